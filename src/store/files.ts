@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readdir, rename, link, rm, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+/**
+ * Durable file primitives. Every write goes to a temp file in one scratch folder,
+ * is fsynced, then moved into place with rename (replace) or link (create-exclusive),
+ * and the destination folder is fsynced so the new name survives a power cut.
+ * A crash at any instant leaves either the old file or the new one, never a torn one.
+ */
+export class DurableFiles {
+  readonly #tmpDir: string;
+  readonly #knownDirs = new Set<string>();
+
+  constructor(tmpDir: string) {
+    this.#tmpDir = tmpDir;
+  }
+
+  /** Creates the scratch folder and removes whatever a crash left in it. */
+  async init(): Promise<void> {
+    await rm(this.#tmpDir, { recursive: true, force: true });
+    await this.ensureDir(this.#tmpDir);
+  }
+
+  /** Atomically replaces (or creates) `path` with `data`. */
+  async writeFile(path: string, data: string | Uint8Array): Promise<void> {
+    const tmp = await this.#writeTemp(data);
+    await this.ensureDir(dirname(path));
+    await rename(tmp, path);
+    await fsyncDir(dirname(path));
+  }
+
+  /**
+   * Creates `path` with `data` only if no file of that name exists: link(2) fails with
+   * EEXIST atomically, which is how callers reserve a unique name. Returns false then.
+   */
+  async createFile(path: string, data: string | Uint8Array): Promise<boolean> {
+    const tmp = await this.#writeTemp(data);
+    await this.ensureDir(dirname(path));
+    try {
+      await link(tmp, path);
+    } catch (err) {
+      if (isErrno(err, 'EEXIST')) return false;
+      throw err;
+    } finally {
+      await unlink(tmp);
+    }
+    await fsyncDir(dirname(path));
+    return true;
+  }
+
+  /** Removes `path` durably. Returns false when it did not exist. */
+  async removeFile(path: string): Promise<boolean> {
+    try {
+      await unlink(path);
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) return false;
+      throw err;
+    }
+    await fsyncDir(dirname(path));
+    return true;
+  }
+
+  /** mkdir -p, fsyncing the parent of each folder it creates so the folder itself is durable. */
+  async ensureDir(dir: string): Promise<void> {
+    if (this.#knownDirs.has(dir)) return;
+    const created = await mkdir(dir, { recursive: true });
+    if (created !== undefined) {
+      // `created` is the first folder made; fsync every parent from there down.
+      let d = dir;
+      const parents: string[] = [];
+      while (d.length >= created.length) {
+        parents.push(dirname(d));
+        d = dirname(d);
+      }
+      for (const p of parents.reverse()) await fsyncDir(p);
+    }
+    this.#knownDirs.add(dir);
+  }
+
+  async #writeTemp(data: string | Uint8Array): Promise<string> {
+    const tmp = join(this.#tmpDir, `${process.pid}-${randomBytes(8).toString('hex')}.tmp`);
+    const fh = await open(tmp, 'wx', 0o600);
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    return tmp;
+  }
+}
+
+/** fsync a folder so that renames, links and unlinks inside it are on disk. */
+export async function fsyncDir(dir: string): Promise<void> {
+  const fh = await open(dir, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Lists a folder, treating a missing folder as empty. */
+export async function listDir(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return [];
+    throw err;
+  }
+}
+
+export function isErrno(err: unknown, code: string): boolean {
+  return err instanceof Error && (err as NodeJS.ErrnoException).code === code;
+}
