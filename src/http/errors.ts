@@ -1,0 +1,36 @@
+/**
+ * The one error type handlers throw. The code decides the status through a single
+ * table, so a `not_found` can never go out as 400 by accident.
+ */
+export const STATUS_BY_CODE = {
+  bad_request: 400,
+  unauthorized: 401,
+  password_required: 401,
+  forbidden: 403,
+  invalid_password: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  gone: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+} as const;
+
+export type ErrorCode = keyof typeof STATUS_BY_CODE;
+
+export class HttpError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra envelope keys (e.g. `limit_per_minute`) and response headers. */
+    readonly extra: { body?: Record<string, unknown>; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.status = STATUS_BY_CODE[code];
+  }
+}
+
+export const badRequest = (message: string): HttpError => new HttpError('bad_request', message);
+export const notFound = (message = 'Paste not found'): HttpError => new HttpError('not_found', message);

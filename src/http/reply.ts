@@ -1,0 +1,15 @@
+/** What a handler returns; only `respond` turns it into bytes on the socket. */
+export type Reply =
+  | { kind: 'json'; status: number; body: unknown; headers?: Headers }
+  | { kind: 'text'; status: number; body: string; headers?: Headers }
+  | { kind: 'html'; status: number; body: string; headers?: Headers }
+  | { kind: 'redirect'; status: 301 | 302 | 303; location: string; headers?: Headers };
+
+export type Headers = Record<string, string | string[]>;
+
+export const json = (body: unknown, status = 200, headers?: Headers): Reply =>
+  headers ? { kind: 'json', status, body, headers } : { kind: 'json', status, body };
+export const text = (body: string, status = 200): Reply => ({ kind: 'text', status, body });
+export const html = (body: string, status = 200, headers?: Headers): Reply =>
+  headers ? { kind: 'html', status, body, headers } : { kind: 'html', status, body };
+export const redirect = (location: string, status: 301 | 302 | 303 = 302): Reply => ({ kind: 'redirect', status, location });

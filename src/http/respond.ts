@@ -1,0 +1,25 @@
+import type { ServerResponse } from 'node:http';
+import type { Headers, Reply } from './reply.ts';
+
+const CONTENT_TYPE = {
+  json: 'application/json; charset=utf-8',
+  text: 'text/plain; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+} as const;
+
+/** The only code that writes a response. `extra` headers (rate limits, security) go first. */
+export function respond(res: ServerResponse, reply: Reply, extra?: Headers): void {
+  if (res.headersSent) return;
+  const headers: Headers = { ...extra, ...reply.headers };
+  let body: string;
+  if (reply.kind === 'redirect') {
+    headers['location'] = reply.location;
+    body = '';
+  } else {
+    headers['content-type'] = CONTENT_TYPE[reply.kind];
+    body = reply.kind === 'json' ? JSON.stringify(reply.body) : reply.body;
+  }
+  headers['content-length'] = String(Buffer.byteLength(body));
+  res.writeHead(reply.status, headers);
+  res.end(res.req.method === 'HEAD' ? undefined : body);
+}

@@ -1,0 +1,82 @@
+/**
+ * Routes are data: a method, a path pattern with `:param` segments, and whatever the
+ * app wants to attach. Static paths resolve by one Map lookup; patterns by segment match.
+ */
+export interface RouteDef<T> {
+  method: string;
+  path: string;
+  data: T;
+}
+
+export type Match<T> =
+  | { kind: 'found'; data: T; params: Record<string, string> }
+  | { kind: 'method_not_allowed'; allow: string[] }
+  | { kind: 'not_found' };
+
+interface Pattern<T> {
+  segments: string[];
+  byMethod: Map<string, T>;
+}
+
+export class Router<T> {
+  readonly #static = new Map<string, Map<string, T>>();
+  readonly #patterns: Pattern<T>[] = [];
+
+  constructor(routes: RouteDef<T>[]) {
+    for (const r of routes) {
+      const byMethod = r.path.includes(':') ? this.#pattern(r.path) : this.#staticFor(r.path);
+      if (byMethod.has(r.method)) throw new Error(`duplicate route ${r.method} ${r.path}`);
+      byMethod.set(r.method, r.data);
+    }
+  }
+
+  match(method: string, path: string): Match<T> {
+    let byMethod = this.#static.get(path);
+    let params: Record<string, string> = Object.create(null) as Record<string, string>;
+    if (byMethod === undefined) {
+      const parts = path.split('/');
+      for (const p of this.#patterns) {
+        const got = matchSegments(p.segments, parts);
+        if (got !== null) {
+          byMethod = p.byMethod;
+          params = got;
+          break;
+        }
+      }
+    }
+    if (byMethod === undefined) return { kind: 'not_found' };
+    // HEAD is served by the GET handler, as RFC 9110 §9.3.2 expects.
+    const data = byMethod.get(method) ?? (method === 'HEAD' ? byMethod.get('GET') : undefined);
+    if (data !== undefined) return { kind: 'found', data, params };
+    const allow = [...byMethod.keys()];
+    if (allow.includes('GET')) allow.push('HEAD');
+    return { kind: 'method_not_allowed', allow };
+  }
+
+  #staticFor(path: string): Map<string, T> {
+    let m = this.#static.get(path);
+    if (m === undefined) this.#static.set(path, (m = new Map()));
+    return m;
+  }
+
+  #pattern(path: string): Map<string, T> {
+    const segments = path.split('/');
+    let p = this.#patterns.find((q) => q.segments.join('/') === path);
+    if (p === undefined) this.#patterns.push((p = { segments, byMethod: new Map() }));
+    return p.byMethod;
+  }
+}
+
+function matchSegments(pattern: string[], parts: string[]): Record<string, string> | null {
+  if (pattern.length !== parts.length) return null;
+  const params = Object.create(null) as Record<string, string>;
+  for (let i = 0; i < pattern.length; i++) {
+    const want = pattern[i] as string;
+    const got = parts[i] as string;
+    if (want.startsWith(':')) {
+      if (got === '') return null;
+      params[want.slice(1)] = got;
+    } else if (want !== got) return null;
+  }
+  return params;
+}

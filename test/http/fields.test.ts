@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { HttpError } from '../../src/http/errors.ts';
+import { jsonDepth, MAX_FIELDS, parseJsonObject, parseUrlEncoded } from '../../src/http/fields.ts';
+
+describe('parseUrlEncoded', () => {
+  const cases: [string, Record<string, string>][] = [
+    ['', {}],
+    ['a=1&b=two', { a: '1', b: 'two' }],
+    ['a=x+y%2Bz', { a: 'x y+z' }],
+    ['flag', { flag: '' }],
+    ['a=%C3%BC%E2%9C%93', { a: 'ü✓' }],
+    ['a=1&&b=2&', { a: '1', b: '2' }],
+    ['k=a=b', { k: 'a=b' }],
+  ];
+  for (const [input, expected] of cases) {
+    test(`parses "${input}"`, () => assert.deepEqual({ ...parseUrlEncoded(input, 'q') }, expected));
+  }
+  test('produces objects without a prototype, so __proto__ is only a key', () => {
+    const f = parseUrlEncoded('__proto__=x&constructor=y', 'q');
+    assert.equal(Object.getPrototypeOf(f), null);
+    assert.equal(f['__proto__'], 'x');
+    assert.equal(({} as Record<string, unknown>)['x'], undefined);
+  });
+  for (const bad of ['a=%', 'a=%zz', 'a=%E0%A4%A', 'a=1&a=2']) {
+    test(`refuses "${bad}" with 400`, () => {
+      assert.throws(() => parseUrlEncoded(bad, 'q'), (e: unknown) => e instanceof HttpError && e.status === 400);
+    });
+  }
+  test(`refuses more than ${MAX_FIELDS} fields`, () => {
+    const many = Array.from({ length: MAX_FIELDS + 1 }, (_, i) => `f${i}=1`).join('&');
+    assert.throws(() => parseUrlEncoded(many, 'q'), HttpError);
+  });
+});
+
+describe('parseJsonObject', () => {
+  test('keeps strings, numbers, booleans and null', () => {
+    const f = parseJsonObject('{"a":"s","b":1,"c":true,"d":null}');
+    assert.deepEqual({ ...f }, { a: 's', b: 1, c: true, d: null });
+    assert.equal(Object.getPrototypeOf(f), null);
+  });
+  for (const bad of ['', 'nope', '[]', '"s"', '1', 'null', '{"a":[1]}', '{"a":{"b":1}}', '['.repeat(10000)]) {
+    test(`refuses ${JSON.stringify(bad.slice(0, 20))} with 400`, () => {
+      assert.throws(() => parseJsonObject(bad), (e: unknown) => e instanceof HttpError && e.status === 400);
+    });
+  }
+  test('measures depth outside strings only', () => {
+    assert.equal(jsonDepth('{"a":"[[[[{{{{"}'), 1);
+    assert.equal(jsonDepth('{"a":"\\"[["}'), 1);
+    assert.equal(jsonDepth('[[[]]]'), 3);
+  });
+});
