@@ -1,0 +1,270 @@
+import { appendFile, mkdir, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isErrno, listDir } from '../store/files.ts';
+import { logFileName, parseLogFileName, utcDay } from './entry.ts';
+import type { ApiLogEntry } from './entry.ts';
+
+export interface LogAppenderOptions {
+  dir: string;
+  now?: () => number;
+  /** Default 1000. */
+  flushIntervalMs?: number;
+  /** A file that would grow past this moves on to the next rotation index. Default 64 MiB. */
+  maxFileBytes?: number;
+  /** Files dated more than this many days before today are deleted by prune(). Default 30. */
+  retentionDays?: number;
+  /** While writes fail, lines beyond this many are dropped, oldest first. Default 100 000. */
+  maxBufferedLines?: number;
+  /** Where write failures are reported; default stderr. */
+  warn?: (message: string) => void;
+}
+
+interface Pending {
+  day: string;
+  line: string;
+}
+
+/** Where the next line of a day goes. */
+interface Tail {
+  index: number;
+  size: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Buffered, append-only JSON Lines writer for the API log. `append` only queues; the
+ * timer (or `flush`) writes each day's lines with one append per file, so a request never
+ * waits on the disk. Logs are not acknowledged writes, hence no fsync.
+ */
+export class LogAppender {
+  readonly #dir: string;
+  readonly #now: () => number;
+  readonly #flushIntervalMs: number;
+  readonly #maxFileBytes: number;
+  readonly #retentionDays: number;
+  readonly #maxBufferedLines: number;
+  readonly #warn: (message: string) => void;
+
+  #buffer: Pending[] = [];
+  readonly #tails = new Map<string, Tail>();
+  // Days whose last write failed midway: the file may end in a torn line.
+  readonly #torn = new Set<string>();
+  #chain: Promise<void> = Promise.resolve();
+  #dirReady = false;
+  #failing = false;
+  #dropped = 0;
+  #droppedReported = 0;
+  #flushTimer: NodeJS.Timeout | undefined;
+  #pruneTimer: NodeJS.Timeout | undefined;
+
+  constructor(opts: LogAppenderOptions) {
+    this.#dir = opts.dir;
+    this.#now = opts.now ?? Date.now;
+    this.#flushIntervalMs = opts.flushIntervalMs ?? 1000;
+    this.#maxFileBytes = opts.maxFileBytes ?? 64 * 1024 * 1024;
+    this.#retentionDays = opts.retentionDays ?? 30;
+    this.#maxBufferedLines = opts.maxBufferedLines ?? 100_000;
+    this.#warn = opts.warn ?? ((message) => void process.stderr.write(`${message}\n`));
+  }
+
+  /** Lines waiting in memory. */
+  get buffered(): number {
+    return this.#buffer.length;
+  }
+
+  /** Lines dropped so far because the buffer was full while writes kept failing. */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  /** Starts the flush timer and a daily prune (one now). Neither keeps the process alive. */
+  start(): void {
+    if (this.#flushTimer !== undefined) return;
+    // flush() only rejects if the caller's own warn hook throws; a timer must not crash on that.
+    this.#flushTimer = setInterval(() => void this.flush().catch(() => undefined), this.#flushIntervalMs).unref();
+    const prune = (): void => {
+      this.prune().catch((err: unknown) => this.#warn(`api log: prune failed: ${describe(err)}`));
+    };
+    this.#pruneTimer = setInterval(prune, DAY_MS).unref();
+    prune();
+  }
+
+  /** Queues one line; the write happens on the next flush. */
+  append(entry: ApiLogEntry): void {
+    const ms = Date.parse(entry.time);
+    const day = utcDay(Number.isFinite(ms) ? ms : this.#now());
+    // JSON.stringify escapes control characters, so a line can never contain "\n".
+    this.#buffer.push({ day, line: `${JSON.stringify(entry)}\n` });
+    this.#trim();
+  }
+
+  /** Writes everything appended so far. Never rejects: failures are reported and retried. */
+  flush(): Promise<void> {
+    return this.#serial(() => this.#write());
+  }
+
+  /** Stops the timers and writes what is left. */
+  async close(): Promise<void> {
+    clearInterval(this.#flushTimer);
+    clearInterval(this.#pruneTimer);
+    this.#flushTimer = undefined;
+    this.#pruneTimer = undefined;
+    await this.flush();
+  }
+
+  /** Deletes log files dated before (today - retentionDays), by UTC date. */
+  prune(): Promise<void> {
+    return this.#serial(async () => {
+      const cutoff = utcDay(this.#now() - this.#retentionDays * DAY_MS);
+      for (const name of await listDir(this.#dir)) {
+        const id = parseLogFileName(name);
+        if (id === undefined || id.day >= cutoff) continue;
+        try {
+          await unlink(join(this.#dir, name));
+        } catch (err) {
+          // Someone else removed it first; that is what we wanted.
+          if (!isErrno(err, 'ENOENT')) throw err;
+        }
+        this.#tails.delete(id.day);
+      }
+    });
+  }
+
+  // Flushes and prunes run one at a time, so appends to a file never interleave or reorder
+  // and prune never deletes a file under a write.
+  #serial(task: () => Promise<void>): Promise<void> {
+    const run = this.#chain.then(task);
+    this.#chain = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  async #write(): Promise<void> {
+    if (this.#buffer.length === 0) return;
+    const batch = this.#buffer;
+    this.#buffer = [];
+    const byDay = new Map<string, string[]>();
+    for (const { day, line } of batch) {
+      const lines = byDay.get(day);
+      if (lines === undefined) byDay.set(day, [line]);
+      else lines.push(line);
+    }
+    const unwritten: Pending[] = [];
+    let failure: PartialWrite | undefined;
+    for (const day of [...byDay.keys()].sort()) {
+      const lines = byDay.get(day) ?? [];
+      let written = 0;
+      if (failure === undefined) {
+        try {
+          written = await this.#writeDay(day, lines);
+        } catch (err) {
+          failure = err instanceof PartialWrite ? err : new PartialWrite(0, err);
+          written = failure.written;
+        }
+      }
+      for (const line of lines.slice(written)) unwritten.push({ day, line });
+    }
+    if (failure === undefined) {
+      this.#recovered();
+      return;
+    }
+    // Keep the lines, ahead of anything appended meanwhile, for the next flush.
+    this.#buffer = unwritten.concat(this.#buffer);
+    this.#trim();
+    if (!this.#failing) {
+      this.#failing = true;
+      this.#warn(
+        `api log: cannot write to ${this.#dir} (${describe(failure.cause)}); ` +
+          `keeping up to ${this.#maxBufferedLines} lines in memory and retrying`,
+      );
+    }
+  }
+
+  /** Appends `lines` for `day`, moving to the next file whenever one would pass the size cap. */
+  async #writeDay(day: string, lines: string[]): Promise<number> {
+    let written = 0;
+    try {
+      if (!this.#dirReady) {
+        await mkdir(this.#dir, { recursive: true });
+        this.#dirReady = true;
+      }
+      const tail = this.#tails.get(day) ?? (await this.#locate(day));
+      this.#tails.set(day, tail);
+      const sizes = lines.map((line) => Buffer.byteLength(line));
+      while (written < lines.length) {
+        let prefix = this.#torn.has(day) && tail.size > 0 ? '\n' : '';
+        if (tail.size > 0 && tail.size + prefix.length + (sizes[written] ?? 0) > this.#maxFileBytes) {
+          tail.index += 1;
+          tail.size = 0;
+          prefix = '';
+        }
+        // Take as many lines as fit; an empty file takes at least one, however long.
+        let end = written;
+        let bytes = prefix.length;
+        do {
+          bytes += sizes[end] ?? 0;
+          end += 1;
+        } while (end < lines.length && tail.size + bytes + (sizes[end] ?? 0) <= this.#maxFileBytes);
+        await appendFile(join(this.#dir, logFileName({ day, index: tail.index })), prefix + lines.slice(written, end).join(''));
+        this.#torn.delete(day);
+        tail.size += bytes;
+        written = end;
+      }
+      return written;
+    } catch (err) {
+      // The write may have landed in part: forget what we know of the folder and its files,
+      // and start the next write to this day on a fresh line so a torn one stays isolated.
+      this.#dirReady = false;
+      this.#tails.delete(day);
+      this.#torn.add(day);
+      throw new PartialWrite(written, err);
+    }
+  }
+
+  /** Finds the newest file of `day` on disk and its size, so a restart continues there. */
+  async #locate(day: string): Promise<Tail> {
+    let index = 0;
+    for (const name of await listDir(this.#dir)) {
+      const id = parseLogFileName(name);
+      if (id !== undefined && id.day === day && id.index > index) index = id.index;
+    }
+    try {
+      return { index, size: (await stat(join(this.#dir, logFileName({ day, index })))).size };
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) return { index, size: 0 };
+      throw err;
+    }
+  }
+
+  #trim(): void {
+    while (this.#buffer.length > this.#maxBufferedLines) {
+      this.#buffer.shift();
+      this.#dropped += 1;
+    }
+  }
+
+  #recovered(): void {
+    if (!this.#failing) return;
+    this.#failing = false;
+    const lost = this.#dropped - this.#droppedReported;
+    this.#droppedReported = this.#dropped;
+    this.#warn(`api log: writing again${lost > 0 ? `; ${lost} lines were dropped` : ''}`);
+  }
+}
+
+/** A failed day write, with how many of its lines made it to disk before the failure. */
+class PartialWrite extends Error {
+  readonly written: number;
+
+  constructor(written: number, cause: unknown) {
+    super('partial write', { cause });
+    this.written = written;
+  }
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

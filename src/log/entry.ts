@@ -1,0 +1,46 @@
+/** One line of the API log (CONTRACT §7). Callers build it clean: no secrets, no query string. */
+export interface ApiLogEntry {
+  /** ISO 8601; its UTC date picks the file the line goes to. */
+  time: string;
+  token_id: string | null;
+  user_id: number | null;
+  method: string;
+  /** The path only, without the query string. */
+  endpoint: string;
+  status: number;
+  ip: string;
+  duration_ms: number;
+  error?: string;
+}
+
+/** A log file's place in the log: its UTC day, then its rotation index (0 = no suffix). */
+export interface LogFileId {
+  /** YYYY-MM-DD */
+  day: string;
+  index: number;
+}
+
+const FILE_RE = /^api-(\d{4}-\d{2}-\d{2})(?:\.([1-9]\d{0,8}))?\.jsonl$/;
+
+/** `api-YYYY-MM-DD.jsonl`, then `api-YYYY-MM-DD.1.jsonl`, `.2`, ... once a file is full. */
+export function logFileName(id: LogFileId): string {
+  return id.index === 0 ? `api-${id.day}.jsonl` : `api-${id.day}.${id.index}.jsonl`;
+}
+
+/** The inverse of `logFileName`; undefined for any other file name. */
+export function parseLogFileName(name: string): LogFileId | undefined {
+  const m = FILE_RE.exec(name);
+  if (m === null || m[1] === undefined) return undefined;
+  return { day: m[1], index: m[2] === undefined ? 0 : Number(m[2]) };
+}
+
+/** Orders log files oldest first: by day, then rotation index. */
+export function compareLogFiles(a: LogFileId, b: LogFileId): number {
+  if (a.day !== b.day) return a.day < b.day ? -1 : 1;
+  return a.index - b.index;
+}
+
+/** The UTC date (YYYY-MM-DD) of an epoch-ms instant. */
+export function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}

@@ -1,0 +1,147 @@
+/** A token bucket as stored between requests. */
+export interface BucketState {
+  tokens: number;
+  /** Epoch ms of the last refill. */
+  updatedAt: number;
+}
+
+/** The outcome of one request against a bucket. */
+export interface Decision {
+  allowed: boolean;
+  /** Whole requests left after this one (floor); Infinity when unlimited, 0 when refused. */
+  remaining: number;
+  /** Whole seconds until one token is available: >= 1 when refused, 0 when allowed. */
+  retryAfterSec: number;
+  state: BucketState;
+}
+
+/** A bucket plus the limit it was last used with, so pruning can tell when it is full. */
+export interface StoredBucket extends BucketState {
+  limit: number;
+}
+
+const WINDOW_MS = 60_000;
+// Absorbs float drift so that e.g. 1000 ms at 60/min always yields a whole token.
+const EPSILON = 1e-9;
+
+/**
+ * Refills `state` up to `now` for a bucket of capacity `limitPerMinute`.
+ * A new bucket starts full, and a bucket whose limit shrank is clamped to the new capacity.
+ */
+export function refill(state: BucketState | undefined, limitPerMinute: number, now: number): BucketState {
+  if (state === undefined) return { tokens: limitPerMinute, updatedAt: now };
+  const elapsed = now - state.updatedAt;
+  if (elapsed < 0) {
+    // The clock went backwards: mint nothing. A small step keeps the old timestamp (so
+    // jitter cannot be counted twice); a big one rebases, or the bucket would freeze
+    // until the clock caught up again.
+    const updatedAt = elapsed < -WINDOW_MS ? now : state.updatedAt;
+    return { tokens: Math.min(limitPerMinute, state.tokens), updatedAt };
+  }
+  const tokens = Math.min(limitPerMinute, state.tokens + (elapsed * limitPerMinute) / WINDOW_MS);
+  return { tokens, updatedAt: now };
+}
+
+/**
+ * Spends one token if there is one. `limitPerMinute` 0 means unlimited: always allowed,
+ * with an always-full state (a later finite limit clamps it to a full bucket).
+ */
+export function take(state: BucketState | undefined, limitPerMinute: number, now: number): Decision {
+  if (!(limitPerMinute >= 0) || !Number.isFinite(limitPerMinute)) {
+    throw new RangeError(`rate limit must be a finite number >= 0, got ${limitPerMinute}`);
+  }
+  if (limitPerMinute === 0) {
+    return {
+      allowed: true,
+      remaining: Number.POSITIVE_INFINITY,
+      retryAfterSec: 0,
+      state: { tokens: Number.POSITIVE_INFINITY, updatedAt: now },
+    };
+  }
+  const current = refill(state, limitPerMinute, now);
+  if (current.tokens + EPSILON >= 1) {
+    const tokens = Math.max(0, current.tokens - 1);
+    return {
+      allowed: true,
+      remaining: Math.floor(tokens + EPSILON),
+      retryAfterSec: 0,
+      state: { tokens, updatedAt: current.updatedAt },
+    };
+  }
+  const waitSec = ((1 - current.tokens) * WINDOW_MS) / limitPerMinute / 1000;
+  return {
+    allowed: false,
+    remaining: 0,
+    retryAfterSec: Math.max(1, Math.ceil(waitSec - EPSILON)),
+    state: current,
+  };
+}
+
+/**
+ * Keyed token buckets (`token:<id>`, `ip:<addr>`) in memory. Call `prune()` now and then
+ * (e.g. every minute): a bucket that has refilled completely carries no information.
+ */
+export class RateLimiter {
+  readonly #now: () => number;
+  readonly #buckets = new Map<string, StoredBucket>();
+
+  constructor(now: () => number) {
+    this.#now = now;
+  }
+
+  /** Spends one token from `key`'s bucket. A limit of 0 is unlimited and stores nothing. */
+  consume(key: string, limitPerMinute: number): Decision {
+    const decision = take(this.#buckets.get(key), limitPerMinute, this.#now());
+    if (limitPerMinute === 0) {
+      this.#buckets.delete(key);
+    } else {
+      this.#buckets.set(key, { ...decision.state, limit: limitPerMinute });
+    }
+    return decision;
+  }
+
+  /** What `consume` would decide, without spending anything. */
+  peek(key: string, limitPerMinute: number): Decision {
+    return take(this.#buckets.get(key), limitPerMinute, this.#now());
+  }
+
+  /** Number of buckets held (for tests and metrics). */
+  get size(): number {
+    return this.#buckets.size;
+  }
+
+  /** A JSON-safe copy of every bucket, for persisting across a restart. */
+  snapshot(): Record<string, StoredBucket> {
+    // Null prototype: keys are client-influenced, so "__proto__" must stay a plain key.
+    const out = Object.create(null) as Record<string, StoredBucket>;
+    for (const [key, b] of this.#buckets) out[key] = { tokens: b.tokens, updatedAt: b.updatedAt, limit: b.limit };
+    return out;
+  }
+
+  /** Replaces all buckets with those in `snap`, skipping any entry that is not a valid bucket. */
+  restore(snap: unknown): void {
+    this.#buckets.clear();
+    if (typeof snap !== 'object' || snap === null || Array.isArray(snap)) return;
+    for (const [key, value] of Object.entries(snap)) {
+      const bucket = parseBucket(value);
+      if (bucket !== undefined) this.#buckets.set(key, bucket);
+    }
+  }
+
+  /** Drops every bucket that has refilled to capacity, so memory tracks recent clients only. */
+  prune(): void {
+    const now = this.#now();
+    for (const [key, b] of this.#buckets) {
+      if (refill(b, b.limit, now).tokens + EPSILON >= b.limit) this.#buckets.delete(key);
+    }
+  }
+}
+
+function parseBucket(value: unknown): StoredBucket | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { tokens, updatedAt, limit } = value as Record<string, unknown>;
+  if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0) return undefined;
+  if (typeof updatedAt !== 'number' || !Number.isFinite(updatedAt)) return undefined;
+  if (typeof limit !== 'number' || !Number.isFinite(limit) || limit <= 0) return undefined;
+  return { tokens, updatedAt, limit };
+}

@@ -1,0 +1,291 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LogAppender } from '../../src/log/appender.ts';
+import type { LogAppenderOptions } from '../../src/log/appender.ts';
+import type { ApiLogEntry } from '../../src/log/entry.ts';
+
+const T0 = Date.UTC(2024, 2, 10, 12, 0, 0); // 2024-03-10T12:00Z
+
+function entry(time: number, n = 0, extra: Partial<ApiLogEntry> = {}): ApiLogEntry {
+  return {
+    time: new Date(time).toISOString(),
+    // Same length for every two-digit n, so the size tests can count lines per file.
+    token_id: `tok${n % 10}`,
+    user_id: n % 10,
+    method: 'GET',
+    endpoint: '/api/v1/paste/x',
+    status: 200,
+    ip: '127.0.0.1',
+    duration_ms: n,
+    ...extra,
+  };
+}
+
+async function lines(file: string): Promise<ApiLogEntry[]> {
+  const text = await readFile(file, 'utf8');
+  assert.ok(text.endsWith('\n'));
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as ApiLogEntry);
+}
+
+describe('LogAppender', () => {
+  let root = '';
+  let seq = 0;
+  const freshDir = (): string => join(root, `logs-${seq++}`);
+  const quiet: Pick<LogAppenderOptions, 'warn'> = { warn: () => undefined };
+
+  before(async () => {
+    root = await mkdtemp(join(tmpdir(), 'appender-'));
+  });
+  after(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('append buffers in memory and flush writes parseable lines in order', async () => {
+    const dir = freshDir();
+    const log = new LogAppender({ dir, now: () => T0, ...quiet });
+    const written = [entry(T0, 1, { token_id: null, user_id: null }), entry(T0 + 1, 2, { status: 500, error: 'boom\n"quoted"\u2028' })];
+    for (const e of written) log.append(e);
+    assert.equal(log.buffered, 2);
+    assert.deepEqual(await readdir(dir).catch(() => []), []);
+
+    await log.flush();
+    assert.equal(log.buffered, 0);
+    assert.deepEqual(await readdir(dir), ['api-2024-03-10.jsonl']);
+    assert.deepEqual(await lines(join(dir, 'api-2024-03-10.jsonl')), written);
+
+    log.append(entry(T0 + 2, 3));
+    await log.flush();
+    assert.equal((await lines(join(dir, 'api-2024-03-10.jsonl'))).length, 3);
+  });
+
+  it('flush with nothing buffered creates nothing', async () => {
+    const dir = freshDir();
+    await new LogAppender({ dir, ...quiet }).flush();
+    assert.deepEqual(await readdir(dir).catch(() => []), []);
+  });
+
+  it('a buffer straddling UTC midnight splits across the two days files', async () => {
+    const dir = freshDir();
+    const midnight = Date.UTC(2024, 2, 11);
+    const log = new LogAppender({ dir, now: () => midnight, ...quiet });
+    log.append(entry(midnight - 1, 1));
+    log.append(entry(midnight, 2));
+    log.append(entry(midnight - 2, 3)); // a late finisher from the day before
+    await log.flush();
+    assert.deepEqual((await readdir(dir)).sort(), ['api-2024-03-10.jsonl', 'api-2024-03-11.jsonl']);
+    assert.deepEqual((await lines(join(dir, 'api-2024-03-10.jsonl'))).map((e) => e.duration_ms), [1, 3]);
+    assert.deepEqual((await lines(join(dir, 'api-2024-03-11.jsonl'))).map((e) => e.duration_ms), [2]);
+  });
+
+  it('an entry time with an offset is filed by its UTC date; an unparsable one by the clock', async () => {
+    const dir = freshDir();
+    const log = new LogAppender({ dir, now: () => T0, ...quiet });
+    log.append({ ...entry(T0), time: '2024-03-01T22:00:00-05:00' });
+    log.append({ ...entry(T0), time: 'not a time' });
+    await log.flush();
+    assert.deepEqual((await readdir(dir)).sort(), ['api-2024-03-02.jsonl', 'api-2024-03-10.jsonl']);
+  });
+
+  it('a file that would pass maxFileBytes rotates to .1, .2, and a restart continues there', async () => {
+    const dir = freshDir();
+    const size = Buffer.byteLength(`${JSON.stringify(entry(T0, 10))}\n`);
+    const opts = { dir, now: () => T0, maxFileBytes: size * 3, ...quiet };
+    const log = new LogAppender(opts);
+    for (let n = 10; n < 15; n++) log.append(entry(T0, n));
+    await log.flush();
+    assert.deepEqual((await readdir(dir)).sort(), ['api-2024-03-10.1.jsonl', 'api-2024-03-10.jsonl']);
+    assert.equal((await lines(join(dir, 'api-2024-03-10.jsonl'))).length, 3);
+    assert.equal((await lines(join(dir, 'api-2024-03-10.1.jsonl'))).length, 2);
+
+    log.append(entry(T0, 15));
+    log.append(entry(T0, 16));
+    await log.flush();
+    assert.equal((await lines(join(dir, 'api-2024-03-10.1.jsonl'))).length, 3);
+    assert.equal((await lines(join(dir, 'api-2024-03-10.2.jsonl'))).length, 1);
+
+    const restarted = new LogAppender(opts);
+    restarted.append(entry(T0, 17));
+    restarted.append(entry(T0, 18));
+    await restarted.close();
+    assert.deepEqual((await lines(join(dir, 'api-2024-03-10.2.jsonl'))).map((e) => e.duration_ms), [16, 17, 18]);
+    assert.equal((await readdir(dir)).length, 3);
+  });
+
+  it('a line longer than maxFileBytes gets a file of its own', async () => {
+    const dir = freshDir();
+    const log = new LogAppender({ dir, now: () => T0, maxFileBytes: 10, ...quiet });
+    log.append(entry(T0, 1));
+    log.append(entry(T0, 2));
+    await log.flush();
+    assert.deepEqual((await readdir(dir)).sort(), ['api-2024-03-10.1.jsonl', 'api-2024-03-10.jsonl']);
+  });
+
+  it('concurrent flushes keep lines whole and in append order', async () => {
+    const dir = freshDir();
+    const log = new LogAppender({ dir, now: () => T0, ...quiet });
+    const flushes: Promise<void>[] = [];
+    for (let n = 0; n < 200; n++) {
+      log.append(entry(T0, n));
+      if (n % 7 === 0) flushes.push(log.flush());
+    }
+    flushes.push(log.flush());
+    await Promise.all(flushes);
+    assert.deepEqual(
+      (await lines(join(dir, 'api-2024-03-10.jsonl'))).map((e) => e.duration_ms),
+      Array.from({ length: 200 }, (_, n) => n),
+    );
+  });
+
+  it('a write error is reported once, keeps the lines, and they are written once writing works', async () => {
+    const dir = freshDir();
+    await writeFile(dir, 'a file where the folder should be');
+    const warnings: string[] = [];
+    const log = new LogAppender({ dir, now: () => T0, warn: (m) => warnings.push(m) });
+    log.append(entry(T0, 1));
+    await log.flush();
+    log.append(entry(T0, 2));
+    await log.flush();
+    assert.equal(log.buffered, 2);
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0] ?? '', /cannot write/);
+
+    await rm(dir);
+    log.append(entry(T0, 3));
+    await log.flush();
+    assert.equal(log.buffered, 0);
+    assert.deepEqual((await lines(join(dir, 'api-2024-03-10.jsonl'))).map((e) => e.duration_ms), [1, 2, 3]);
+    assert.equal(warnings.length, 2);
+    assert.match(warnings[1] ?? '', /writing again$/);
+  });
+
+  it('lines beyond maxBufferedLines are dropped oldest first and counted while writes fail', async () => {
+    const dir = freshDir();
+    await writeFile(dir, 'blocker');
+    const warnings: string[] = [];
+    const log = new LogAppender({ dir, now: () => T0, maxBufferedLines: 3, warn: (m) => warnings.push(m) });
+    for (let n = 0; n < 5; n++) log.append(entry(T0, n));
+    assert.equal(log.dropped, 2);
+    await log.flush();
+    log.append(entry(T0, 5));
+    assert.equal(log.dropped, 3);
+
+    await rm(dir);
+    await log.flush();
+    assert.deepEqual((await lines(join(dir, 'api-2024-03-10.jsonl'))).map((e) => e.duration_ms), [3, 4, 5]);
+    assert.match(warnings.at(-1) ?? '', /3 lines were dropped/);
+  });
+
+  it('a failure after a rotation keeps only the unwritten lines, and the retry starts on a fresh line', async () => {
+    const dir = freshDir();
+    const size = Buffer.byteLength(`${JSON.stringify(entry(T0, 10))}\n`);
+    const log = new LogAppender({ dir, now: () => T0, maxFileBytes: size * 2, ...quiet });
+    log.append(entry(T0, 10));
+    await log.flush();
+    // Block the next rotation target: appending to a folder fails (EISDIR).
+    await mkdir(join(dir, 'api-2024-03-10.1.jsonl'));
+    for (let n = 11; n < 14; n++) log.append(entry(T0, n));
+    log.append(entry(T0 + 86_400_000, 99)); // a later day waits behind the failure
+    await log.flush();
+    assert.equal(log.buffered, 3);
+    assert.equal((await lines(join(dir, 'api-2024-03-10.jsonl'))).length, 2);
+
+    await rm(join(dir, 'api-2024-03-10.1.jsonl'), { recursive: true });
+    await log.flush();
+    assert.equal(log.buffered, 0);
+    assert.deepEqual((await lines(join(dir, 'api-2024-03-10.1.jsonl'))).map((e) => e.duration_ms), [12, 13]);
+    assert.deepEqual((await lines(join(dir, 'api-2024-03-11.jsonl'))).map((e) => e.duration_ms), [99]);
+  });
+
+  it('after a failed write the next write to that file begins with a newline', async () => {
+    const dir = freshDir();
+    await mkdir(dir);
+    const file = join(dir, 'api-2024-03-10.jsonl');
+    const log = new LogAppender({ dir, now: () => T0, ...quiet });
+    log.append(entry(T0, 1));
+    await log.flush();
+    // Simulate a torn write left by the failure, then a failure, then recovery.
+    await writeFile(file, `${await readFile(file, 'utf8')}{"torn`);
+    await rm(dir, { recursive: true });
+    await writeFile(dir, 'blocker');
+    log.append(entry(T0, 2));
+    await log.flush();
+    await rm(dir);
+    await mkdir(dir);
+    await writeFile(file, `{"torn`);
+    await log.flush();
+    assert.equal(await readFile(file, 'utf8'), `{"torn\n${JSON.stringify(entry(T0, 2))}\n`);
+  });
+
+  it('prune deletes only log files dated before the retention window', async () => {
+    const dir = freshDir();
+    await mkdir(dir);
+    const names = [
+      'api-2024-01-31.jsonl',
+      'api-2024-02-08.jsonl',
+      'api-2024-02-08.1.jsonl',
+      'api-2024-02-09.jsonl',
+      'api-2024-03-10.jsonl',
+      'notes.txt',
+      'api-2024-01-01.jsonl.bak',
+    ];
+    for (const name of names) await writeFile(join(dir, name), '');
+    const log = new LogAppender({ dir, now: () => T0, retentionDays: 30, ...quiet });
+    await log.prune();
+    assert.deepEqual((await readdir(dir)).sort(), [
+      'api-2024-01-01.jsonl.bak',
+      'api-2024-02-09.jsonl',
+      'api-2024-03-10.jsonl',
+      'notes.txt',
+    ]);
+  });
+
+  it('prune of a missing folder does nothing', async () => {
+    await new LogAppender({ dir: freshDir(), ...quiet }).prune();
+  });
+
+  it('prune failing on a delete rejects, and start reports it instead', async () => {
+    const dir = freshDir();
+    await mkdir(join(dir, 'api-2000-01-01.jsonl'), { recursive: true });
+    await writeFile(join(dir, 'api-2000-01-01.jsonl', 'x'), '');
+    const warnings: string[] = [];
+    const log = new LogAppender({ dir, now: () => T0, warn: (m) => warnings.push(m) });
+    await assert.rejects(log.prune());
+    log.start();
+    log.start(); // idempotent
+    await log.close();
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0] ?? '', /prune failed/);
+  });
+
+  it('close stops the timers and flushes what is buffered', async () => {
+    const dir = freshDir();
+    const log = new LogAppender({ dir, now: () => T0, flushIntervalMs: 60_000, ...quiet });
+    log.start();
+    log.append(entry(T0, 1));
+    await log.close();
+    assert.equal((await lines(join(dir, 'api-2024-03-10.jsonl'))).length, 1);
+  });
+
+  it('the flush timer writes without an explicit flush', async (t) => {
+    t.mock.timers.enable({ apis: ['setInterval'] });
+    const dir = freshDir();
+    const log = new LogAppender({ dir, now: () => T0, flushIntervalMs: 1000, ...quiet });
+    const flush = t.mock.method(log, 'flush');
+    log.start();
+    log.append(entry(T0, 1));
+    t.mock.timers.tick(999);
+    assert.equal(flush.mock.callCount(), 0);
+    t.mock.timers.tick(1);
+    assert.equal(flush.mock.callCount(), 1);
+    await flush.mock.calls[0]?.result;
+    assert.equal(log.buffered, 0);
+    await log.close();
+    assert.equal((await lines(join(dir, 'api-2024-03-10.jsonl'))).length, 1);
+  });
+});
