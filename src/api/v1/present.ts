@@ -1,0 +1,46 @@
+import type { AppDeps } from '../../deps.ts';
+import { badRequest } from '../../http/errors.ts';
+import type { Fields } from '../../http/fields.ts';
+import { HASH_RE, shortcodeOf } from '../../paste/ids.ts';
+import { formatTime, type Paste } from '../../paste/paste.ts';
+import type { Problem } from '../../paste/validate.ts';
+import { HttpError } from '../../http/errors.ts';
+
+/** The `hash` parameter, refused with 400 unless it has the shape of a hash (CONTRACT §3). */
+export function requireHash(...sources: Fields[]): string {
+  for (const fields of sources) {
+    const v = Object.hasOwn(fields, 'hash') ? fields['hash'] : undefined;
+    if (v === undefined) continue;
+    if (typeof v === 'string' && HASH_RE.test(v)) return v;
+    throw badRequest('hash must be 10 letters or digits');
+  }
+  throw badRequest('hash is required');
+}
+
+export const pasteUrl = (deps: AppDeps, hash: string): string => `${deps.config.baseUrl}/p/${hash}`;
+export const shortUrl = (deps: AppDeps, hash: string): string => `${deps.config.baseUrl}/s/${shortcodeOf(hash)}`;
+
+/** The Paste object of SPEC §2.1. Password and highlight stay inside. */
+export function presentPaste(deps: AppDeps, p: Paste): Record<string, unknown> {
+  const owner = deps.accounts.user(p.owner_id);
+  return {
+    hash: p.hash,
+    title: p.title,
+    content: p.content,
+    language: p.language,
+    privacy: p.privacy,
+    burn_after_read: p.burn_after_read,
+    short_url: shortUrl(deps, p.hash),
+    created_at: formatTime(p.created_at),
+    expire_at: p.expire_at === null ? null : formatTime(p.expire_at),
+    view_count: p.view_count,
+    owner: { id: p.owner_id, display_name: owner?.name ?? 'unknown' },
+  };
+}
+
+/** Turns validation problems into one refusal: 413 if any is about size, else 400. */
+export function refuse(problems: Problem[]): HttpError {
+  const big = problems.find((p) => p.tooLarge);
+  if (big !== undefined) return new HttpError('payload_too_large', big.message);
+  return new HttpError('bad_request', problems.map((p) => p.message).join('; '));
+}

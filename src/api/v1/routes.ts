@@ -1,0 +1,13 @@
+import type { RouteDef } from '../../http/router.ts';
+import type { ApiRoute } from '../pipeline.ts';
+import { getPaste, rawPaste } from './read.ts';
+import { createPaste, deletePaste, editPaste } from './write.ts';
+
+/** The API v1 route table (SPEC §4): method, path, required scope, handler. */
+export const apiV1Routes: RouteDef<ApiRoute>[] = [
+  { method: 'GET', path: '/api/v1/paste.php', data: { scope: 'read', handler: getPaste } },
+  { method: 'GET', path: '/api/v1/raw.php', data: { scope: 'read', handler: rawPaste } },
+  { method: 'POST', path: '/api/v1/paste_create.php', data: { scope: 'write', handler: createPaste } },
+  { method: 'POST', path: '/api/v1/paste_edit.php', data: { scope: 'write', handler: editPaste } },
+  { method: 'POST', path: '/api/v1/paste_delete.php', data: { scope: 'write', handler: deletePaste } },
+];

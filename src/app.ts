@@ -1,0 +1,45 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { handleApi, type ApiRoute } from './api/pipeline.ts';
+import { apiV1Routes } from './api/v1/routes.ts';
+import type { AppDeps } from './deps.ts';
+import { json } from './http/reply.ts';
+import { respond } from './http/respond.ts';
+import { clientIp } from './http/client-ip.ts';
+import { Router, type RouteDef } from './http/router.ts';
+import { home, pastePage, shortLink } from './web/pages.ts';
+import { handleWeb, type WebHandler } from './web/pipeline.ts';
+
+const webRoutes: RouteDef<WebHandler>[] = [
+  { method: 'GET', path: '/', data: home },
+  { method: 'GET', path: '/p/:hash', data: pastePage },
+  { method: 'GET', path: '/s/:code', data: shortLink },
+];
+
+/**
+ * The request listener: `/api/` goes to the API pipeline (JSON, tokens, logged), `/healthz`
+ * answers directly, everything else is a web page. It never listens itself; main does.
+ */
+export function createApp(deps: AppDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  const api = new Router<ApiRoute>(apiV1Routes);
+  const web = new Router<WebHandler>(webRoutes);
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const query = q === -1 ? '' : url.slice(q + 1);
+    let done: Promise<void>;
+    if (path.startsWith('/api/')) {
+      done = handleApi(deps, api, req, res, path, query, clientIp(req, deps.config.trustProxy));
+    } else if (path === '/healthz') {
+      respond(res, json({ ok: true }), { 'cache-control': 'no-store' });
+      return;
+    } else {
+      done = handleWeb(deps, web, req, res, path);
+    }
+    done.catch((err: unknown) => {
+      // The pipelines answer every error themselves; reaching here means writing failed.
+      deps.logError(err);
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  };
+}

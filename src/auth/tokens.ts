@@ -1,0 +1,37 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { randomBase62 } from '../paste/ids.ts';
+
+export const SCOPES = ['read', 'write', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const isScope = (s: string): s is Scope => (SCOPES as readonly string[]).includes(s);
+
+/**
+ * A token secret is `pst_<id>_<secret>`: the prefix makes a leaked token easy to spot
+ * (and to grep for), the id finds its record without a scan, and 190 bits of secret make
+ * a slow hash unnecessary, so only SHA-256 of the whole string is stored.
+ */
+const TOKEN_RE = /^pst_([A-Za-z0-9]{8})_([A-Za-z0-9]{32})$/;
+
+export function newTokenSecret(): { id: string; secret: string } {
+  const id = randomBase62(8);
+  return { id, secret: `pst_${id}_${randomBase62(32)}` };
+}
+
+export const hashToken = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+
+/** The record id a presented secret claims, or null when it is not shaped like one of ours. */
+export function tokenIdOf(secret: string): string | null {
+  return TOKEN_RE.exec(secret)?.[1] ?? null;
+}
+
+/** Constant-time comparison of a presented secret against a stored hash. */
+export function tokenMatches(secret: string, storedHash: string): boolean {
+  const a = Buffer.from(hashToken(secret), 'hex');
+  const b = Buffer.from(storedHash, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** A scope check where `admin` is the wildcard (SPEC §5.3). */
+export const hasScope = (scopes: readonly Scope[], need: Scope): boolean =>
+  scopes.includes(need) || scopes.includes('admin');

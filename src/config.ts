@@ -1,0 +1,75 @@
+import { resolve } from 'node:path';
+
+/** Everything the server reads from its environment, parsed and checked once at start. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  baseUrl: string;
+  maxPasteBytes: number;
+  trustProxy: boolean;
+  authFailLimitPerMinute: number;
+  logRetentionDays: number;
+  openRegistration: boolean;
+  /** How long a login session lasts without activity. */
+  sessionIdleMs: number;
+  /** How long in-flight requests may take to finish after SIGTERM. */
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+/** Parses the environment; reports every bad variable at once rather than the first. */
+export function parseConfig(env: NodeJS.ProcessEnv): Config {
+  const problems: string[] = [];
+
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const flag = (name: string): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+    if (raw === '1' || raw === 'true') return true;
+    problems.push(`${name} must be 0 or 1, got "${raw}"`);
+    return false;
+  };
+
+  const port = int('PORT', 8080, 0, 65535);
+  const host = env['HOST'] || '127.0.0.1';
+  const dataDir = resolve(env['DATA_DIR'] || './data');
+  let baseUrl = env['BASE_URL'] || `http://localhost:${port}`;
+  try {
+    const u = new URL(baseUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new TypeError('protocol');
+    baseUrl = baseUrl.replace(/\/+$/, '');
+  } catch {
+    // URL throws a TypeError for anything unparseable; that is exactly "invalid".
+    problems.push(`BASE_URL must be an http(s) URL, got "${baseUrl}"`);
+  }
+
+  const config: Config = {
+    port,
+    host,
+    dataDir,
+    baseUrl,
+    maxPasteBytes: int('MAX_PASTE_BYTES', 1_048_576, 1, 64 * 1_048_576),
+    trustProxy: flag('TRUST_PROXY'),
+    authFailLimitPerMinute: int('AUTH_FAIL_LIMIT_PER_MINUTE', 30, 0, 1_000_000),
+    logRetentionDays: int('LOG_RETENTION_DAYS', 30, 1, 36_500),
+    openRegistration: flag('OPEN_REGISTRATION'),
+    sessionIdleMs: int('SESSION_IDLE_DAYS', 14, 1, 3650) * 86_400_000,
+    shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

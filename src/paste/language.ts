@@ -1,0 +1,406 @@
+/**
+ * The languages a paste can be tagged with, and a small heuristic detector for pastes
+ * submitted without one. It adds up weighted clues (line shapes keyed by a line's first
+ * word, and substring-gated patterns over the whole sample) and answers 'text' unless a
+ * language scores convincingly, so prose is never dressed up as code.
+ */
+
+/** Every language the service knows, lowercase; 'text' is plain text. */
+export const LANGUAGES: readonly string[] = Object.freeze([
+  'text', 'javascript', 'typescript', 'python', 'php', 'ruby', 'go', 'rust', 'java', 'c',
+  'cpp', 'csharp', 'bash', 'sql', 'html', 'css', 'json', 'yaml', 'markdown', 'xml',
+  'dockerfile', 'diff', 'ini', 'kotlin', 'swift', 'lua',
+]);
+
+const KNOWN: ReadonlySet<string> = new Set(LANGUAGES);
+
+export function isLanguage(name: string): boolean {
+  return KNOWN.has(name);
+}
+
+/** Only the head of a paste is examined: enough to decide, and it bounds the cost. */
+const SAMPLE_CHARS = 16 * 1024;
+/** Below this the clues are circumstantial (a colon, one stray keyword): say 'text'. */
+const MIN_SCORE = 4;
+
+type Weights = Readonly<Partial<Record<string, number>>>;
+
+/** A pattern for one trimmed line, tried only on lines whose head word is listed. */
+interface LineClue { readonly re: RegExp; readonly w: Weights; readonly max: number }
+/** A pattern tried once over the sample, and only when the literal `has` occurs in it. */
+interface TextClue { readonly has: string; readonly re: RegExp | undefined; readonly w: Weights }
+
+const byHead = new Map<string, LineClue[]>();
+
+/** Registers a line clue; `heads` are the lowercase first words (or first symbols) it needs. */
+function line(heads: string, re: RegExp, w: Weights, max = 1): void {
+  const clue = { re, w, max };
+  for (const head of heads.split(' ')) {
+    const list = byHead.get(head) ?? [];
+    list.push(clue);
+    byHead.set(head, list);
+  }
+}
+
+function text(has: string, w: Weights, re?: RegExp): TextClue {
+  return { has, re, w };
+}
+
+// Every pattern is anchored or gated and free of nested or overlapping quantifiers, so
+// each test is linear in the line (or sample) it runs on.
+const TAG = 'html|head|body|div|span|p|a|ul|ol|li|table|thead|tbody|tr|td|th|form|input|button|'
+  + 'label|select|option|textarea|img|h[1-6]|nav|header|footer|section|article|main|aside|'
+  + 'script|style|link|meta|br|hr|strong|em|iframe|canvas|svg|small|pre|code';
+const SELECTOR = /^[.#:*]?[a-zA-Z*][\w-]*[^{};()=$"']*(?:,|\{(?:\s*[\w-]+\s*:[^;{}]*;)*\s*\}?)$/;
+const CSS_PROPS = 'color background background-color margin padding font font-family font-size '
+  + 'font-weight display border border-radius width height position top left right bottom '
+  + 'z-index transition transform animation line-height align-items justify-content flex gap '
+  + 'grid-template-columns opacity cursor overflow content box-shadow max-width min-height '
+  + 'text-align text-decoration';
+const SHELL = 'cd mkdir rm cp mv ln chmod chown sudo apt apt-get yum dnf brew npm npx yarn pnpm '
+  + 'pip pip3 git curl wget tar docker kubectl make cat grep sed awk find ls touch exit ssh '
+  + 'systemctl journalctl service pg_dump gzip unzip';
+
+line('#', /^#\s*include\s*[<"]/, { c: 3, cpp: 3 });
+line('#', /^#include\s*<(?:iostream|vector|string|map|set|memory|algorithm|unordered_map|thread|cstdio|cstdlib|cstring|cmath|array|utility|functional|sstream|fstream|optional|chrono)>/, { cpp: 4 });
+line('#', /^#include\s*<\w+\.h>/, { c: 1 });
+line('#', /^#\s*(?:define|ifndef|ifdef|endif|pragma|undef)\b/, { c: 2, cpp: 2 });
+line('#', /^#!?\[\w+/, { rust: 4 });
+line('#', /^#{2,6} \S/, { markdown: 3 });
+line('#', /^# syntax=/, { dockerfile: 4 });
+line('# . : * body html a p ul ol li div span img table nav header footer main section article button input form label h1 h2 h3 h4 h5 h6 pre code', SELECTOR, { css: 3 });
+line(CSS_PROPS, new RegExp(`^(?:${CSS_PROPS.replaceAll(' ', '|')})\\s*:[^;]*;$`), { css: 1 }, 4);
+line('<', new RegExp(`^</?(?:${TAG})[\\s>/]`), { html: 2 }, 6);
+line('<', new RegExp(`^</?(?!(?:${TAG})[\\s>/])[\\w:.-]+(?:[\\s>/]|$)`), { xml: 1 }, 6);
+line('<', /^<(?:[\w.-]+:[\w.-]+|[A-Z]\w*)(?:[\s>/]|$)/, { xml: 2 });
+line('@', /^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@/, { diff: 8 });
+line('@', /^@(?:media|import|keyframes|font-face|supports|layer|tailwind|charset)\b/, { css: 4 });
+line('@', /^@(?:Override|Autowired|Service|Component|Repository|Entity|Test|Transactional|RestController|Controller|Bean|Configuration|SuppressWarnings|Deprecated|GetMapping|PostMapping|RequestMapping)\b/, { java: 3, kotlin: 1 });
+line('@', /^@(?:State|Published|Binding|main|objc|MainActor|ObservedObject|StateObject|Environment|EnvironmentObject|IBOutlet|IBAction|escaping|discardableResult)\b/, { swift: 4 });
+line('@', /^@(?:Component|Injectable|Input|Output|NgModule|Directive|Pipe|HostListener|ViewChild)\(/, { typescript: 4 });
+line('@', /^@(?:property|staticmethod|classmethod|dataclass|pytest\.|app\.(?:route|get|post)|functools\.|lru_cache|abstractmethod)/, { python: 3 });
+line('-', /^- \S/, { yaml: 1, markdown: 1 });
+line('-', /^- [\w-]+: /, { yaml: 3 });
+line('-', /^--- [\w.\/]/, { diff: 2 });
+line('-', /^---$/, { yaml: 1 });
+line('-', /^--\[\[/, { lua: 4 });
+line('-', /^-- \S/, { sql: 1, lua: 1 });
+line('-', /^--[\w-]+\s*:/, { css: 4 });
+line('+', /^\+\+\+ [\w.\/]/, { diff: 3 });
+line('"', /^"[^"]*"\s*:/, { json: 1 }, 3);
+line('[', /^\[(?:Http\w+|Route|ApiController|Authorize|AllowAnonymous|Serializable|TestMethod|Fact|Theory|Required|JsonProperty|Key|Obsolete|Flags)\b/, { csharp: 3, ini: -3 });
+line(';', /^;/, { ini: 2 });
+line('$', /^\$\w+\s*=/, { php: 3 });
+line('>', /^> \S/, { markdown: 1 });
+line('|', /^\|.*\|$/, { markdown: 2 });
+line('`', /^```/, { markdown: 4 });
+line('=', /^={3,}$/, { markdown: 3 });
+line('def', /^def \w+\s*\(.*:$/, { python: 4 });
+line('def', /^def (?:self\.)?\w+[?!=]?(?:\(.*\))?$/, { ruby: 4 });
+line('class', /^class \w+(?:\(.*\))?:$/, { python: 3 });
+line('class', /^class \w+ < [\w:]+$/, { ruby: 4 });
+line('class', /^class \w+\s*:\s*(?:public|private|protected)\s/, { cpp: 3 });
+line('class data sealed open abstract', /^(?:(?:data|sealed|open|abstract|inner|value) )*class \w+(?:<[^>]*>)?\s*\((?:(?:private|internal|protected|public) )?va[lr] /, { kotlin: 4 });
+line('data', /^data class \w+/, { kotlin: 4 });
+line('import', /^import .* from ['"]/, { javascript: 2, typescript: 2 });
+line('import', /^import type /, { typescript: 4 });
+line('import', /^import (?:static )?(?:java|javax|android|org|com)\.[\w.]+(?:\.\*)?;$/, { java: 4 });
+line('import', /^import [a-z]\w*(?:\.\w+){2,}$/, { kotlin: 2 });
+line('import', /^import (?:Foundation|SwiftUI|UIKit|Combine|XCTest|AppKit|\w+Kit)$/, { swift: 4 });
+line('import', /^import [a-z_]\w*(?: as \w+)?(?:, [a-z_]\w*)*$/, { python: 2 });
+line('import', /^import (?:\(|"[\w\/.-]+")$/, { go: 3 });
+line('from', /^from [\w.]+ import /, { python: 4 });
+line('from', /^from [\w.]+(?: (?:as )?\w+)?$/i, { sql: 2 });
+line('run cmd copy add workdir expose env entrypoint arg label user volume healthcheck shell onbuild stopsignal', /^(?:RUN|CMD|COPY|ADD|WORKDIR|EXPOSE|ENV|ENTRYPOINT|ARG|LABEL|USER|VOLUME|HEALTHCHECK|SHELL|ONBUILD|STOPSIGNAL) \S/, { dockerfile: 1 }, 6);
+line('from', /^FROM (?:--platform=\S+ )?[\w.-]+(?:\/[\w.-]+)*(?::[\w.-]+)?(?:@sha256:\w+)?(?: AS \w+)?$/, { dockerfile: 2 });
+line('from', /^FROM (?:--platform=\S+ )?[\w.\/-]*[:\/][\w.:\/-]*(?: AS \w+)?$/, { dockerfile: 2 });
+line('select', /^select\s+(?:\*|distinct\b|top\b|[\w.]+(?:\(.*\))?(?:,|\s+as\s+\w+|$))/i, { sql: 3 });
+line('insert create alter drop delete update truncate', /^(?:insert\s+into|create\s+(?:or\s+replace\s+)?(?:table|index|view|unique\s+index|database|schema|function|trigger)|alter\s+table|drop\s+(?:table|index|view)|delete\s+from|update\s+[\w.]+\s+set|truncate\s+table)\b/i, { sql: 5 });
+line('where group order having limit join left right inner outer full cross union values', /^(?:where|group\s+by|order\s+by|having|limit\s+\d|(?:(?:left|right|inner|full|cross)\s+)?(?:outer\s+)?join|union|values\s*\()\b/i, { sql: 1 }, 4);
+line('func', /^func (?:\([^)]*\) )?\w+\(/, { go: 3, swift: 2 });
+line('func', /^func \(\w+ \*?[\w.]+\)/, { go: 3 });
+line('func', /^func \w+(?:<[^>]*>)?\((?:\w+ )?\w+: /, { swift: 3 });
+line('type', /^type \w+ (?:struct|interface|func|map\[|\[\]|chan )/, { go: 4 });
+line('type export', /^(?:export )?type \w+(?:<[^>]*>)?\s*=/, { typescript: 4, rust: 1 });
+line('fn pub async unsafe', /^(?:pub(?:\([\w:]+\))? )?(?:async )?(?:unsafe )?fn \w+/, { rust: 4 });
+line('impl', /^impl(?:<[^>]*>)? [\w:<>, ]+\{$/, { rust: 4 });
+line('use', /^use (?:std|core|alloc|crate|super|self|\w+)::/, { rust: 4 });
+line('use', /^use [A-Z]\w*(?:\\\w+)+;$/, { php: 3 });
+line('let', /^let mut /, { rust: 4 });
+line('let var', /^(?:let|var) \w+: [A-Z][\w<>\[\]?]*(?: =|$)/, { swift: 2, typescript: 1 });
+line('init convenience required override public private', /^(?:(?:convenience|required|override|public|private) )*init\??\(/, { swift: 3 });
+line('private public', /^(?:private|public|internal|fileprivate)\(set\) /, { swift: 3 });
+line('guard if', /^(?:guard|if) let /, { swift: 5 });
+line('struct', /^struct \w+: [\w, ]+\{$/, { swift: 4 });
+line('struct', /^struct \w+\s*\{$/, { c: 1, cpp: 1, rust: 1, swift: 1 });
+line('enum', /^enum \w+: \w+/, { swift: 3 });
+line('case', /^case \.?\w+(?:\(.*\))?$/, { swift: 2 });
+line('match', /^match .+\{$/, { rust: 2 });
+line('package', /^package [a-z][\w.]*;$/, { java: 5 });
+line('package', /^package [a-z]\w*(?:\.\w+)+$/, { kotlin: 4 });
+line('package', /^package \w+$/, { go: 5 });
+line('using', /^using (?:static )?[A-Z][\w.]*;$/, { csharp: 4 });
+line('using', /^using namespace \w+;$/, { cpp: 5 });
+line('namespace', /^namespace [A-Z][\w.]*\s*\{?$/, { csharp: 3 });
+line('namespace', /^namespace \w+(?:\\\w+)+;$/, { php: 4 });
+line('namespace', /^namespace [a-z_]\w*\s*\{$/, { cpp: 3 });
+line('public private protected static', /^(?:public |private |protected )?static void main\s*\(\s*String\s*\[\]\s*\w+\s*\)/, { java: 6 });
+line('public private protected internal static', /^(?:(?:public|private|protected|internal|static|async) )*(?:void|int|Task) Main\s*\(/, { csharp: 6 });
+line('public private protected', /^(?:private|public|protected) (?:static )?final /, { java: 3 });
+line('public private protected internal', /^(?:private|public|protected|internal) (?:static )?readonly [\w<>,\[\]]+ \w+/, { csharp: 3 });
+line('public private protected readonly', /^(?:(?:private|public|protected|readonly) )+[\w$]+\??: /, { typescript: 3 });
+line('public private protected internal', /^(?:public|private|protected|internal)(?: static| async| override| virtual| abstract)* (?:[A-Z]\w*|string|int|bool|void|decimal|double)(?:<[\w<>, ]+>)?(?:\[\])? [A-Z]\w*\(/, { csharp: 3 });
+line('public private protected abstract sealed interface', /^(?:(?:public|private|protected|abstract|sealed|static) )*interface \w+(?:<[^>]*>)?(?: extends [\w<>, .]+)?\s*\{$/, { java: 3, csharp: 2 });
+line('public private protected internal interface', /^(?:(?:public|private|protected|internal) )?interface I[A-Z]\w*/, { csharp: 2 });
+line('public private protected internal', /^(?:(?:public|private|protected|internal|static|sealed|abstract|partial) )*class \w+(?:<[^>]*>)? : [\w<>, .]+$/, { csharp: 3 });
+line('public private protected abstract final', /^(?:(?:public|private|protected|abstract|final|static) )*class \w+(?:<[^>]*>)?(?: extends [\w.<>]+)?(?: implements [\w.<>, ]+)?\s*\{?$/, { java: 2, csharp: 1, php: 1 });
+line('fun suspend override private public internal open inline', /^(?:(?:private|public|internal|protected|override|open|suspend|inline|operator|infix|tailrec) )*fun (?:<[^>]*> )?[\w.]+\(/, { kotlin: 5 });
+line('val private public internal override', /^(?:(?:private|public|internal|protected|override|lateinit) )*val \w+/, { kotlin: 3 });
+line('export', /^export (?:default )?(?:async )?(?:function|class|const|let)\b/, { javascript: 2, typescript: 2 });
+line('export', /^export (?:interface|type|enum|declare|abstract class|namespace)\b/, { typescript: 3 });
+line('export', /^export [A-Z_][A-Z0-9_]*=/, { bash: 3 });
+line('const let var', /^(?:const|let|var) [\w$]+\s*=\s*require\(/, { javascript: 4 });
+line('const let var', /^(?:const|let|var) (?:[\w$]+|\{[^}]*\}|\[[^\]]*\])\s*=.*;$/, { javascript: 2, typescript: 2, rust: 1 });
+line('const let var', /^(?:const|let|var) (?:[\w$]+|\{[^}]*\}|\[[^\]]*\])\s*=.*[^;]$/, { javascript: 1, typescript: 1, swift: 1 });
+line('const let', /^(?:const|let) [\w$]+: [\w$<>\[\]|, ]+=/, { typescript: 3 });
+line('interface export', /^(?:export )?interface \w+(?:<[^>]*>)?(?: extends [\w<>, .]+)?\s*\{$/, { typescript: 3, java: 1 });
+line('function async export', /^(?:export )?(?:async )?function\*? ?[\w$]*\s*\(.*\{$/, { javascript: 2, typescript: 2 });
+line('function public private protected static final abstract', /^(?:(?:public|private|protected|static|final|abstract) )*function &?\w+\s*\(.*\$\w/, { php: 4 });
+line('function local', /^(?:local )?function [\w.:]+\s*\(.*\)$/, { lua: 2 });
+line('function local', /^(?:local )?function \w+[.:]\w+\s*\(/, { lua: 3 });
+line('local', /^local (?:function\b|\w+(?:, ?\w+)* = |\w+$)/, { lua: 4 });
+line('local', /^local (?:-\w+ )?\w+=/, { bash: 3 });
+line('if elseif', /^(?:if|elseif) [^;]+ then(?: |$)/, { lua: 3 });
+line('for while', /^(?:for|while) [^;]+ do$/, { lua: 3 });
+line('if elif while until', /^(?:if|elif|while|until) \[\[? /, { bash: 4 });
+line('if elif while for until', /; (?:then|do)$/, { bash: 3 });
+line('then do else fi done esac', /^(?:then|do|fi|done|esac)$/, { bash: 4 });
+line('end', /^end$/, { ruby: 2, lua: 2 });
+line('elsif unless until', /^(?:elsif|unless|until) /, { ruby: 3 });
+line('puts', /^puts /, { ruby: 3 });
+line('require require_relative', /^require(?:_relative)? ['"][\w\/.-]+['"]$/, { ruby: 3 });
+line('attr_accessor attr_reader attr_writer belongs_to has_many has_one validates before_action include extend', /^\w+ :\w/, { ruby: 3 });
+line('module', /^module [A-Z]\w*(?:::[A-Z]\w*)*$/, { ruby: 4 });
+line('if elif while for with try except else finally', /^(?:if|elif|while|for|with|try|except|else|finally)\b.*:$/, { python: 2 });
+line('echo', /^echo (?:-[neE]+ )?["'$\w]/, { bash: 2 });
+line('echo print', /^(?:echo|print) .*;$/, { php: 2 });
+line('printf', /^printf ['"]/, { bash: 2 });
+line('set shopt trap source', /^(?:set -[euxo]|shopt -s|trap ['"]|source )/, { bash: 4 });
+line(SHELL, /^[\w-]+(?: |$)/, { bash: 1 }, 5);
+line('print', /^print\(/, { python: 1, lua: 1, swift: 1 });
+line('println', /^println\(/, { kotlin: 2 });
+line('int char void long double float unsigned signed static const struct inline extern size_t bool', /^(?:(?:static|const|unsigned|signed|inline|extern|struct) )*(?:int|char|void|long|double|float|size_t|bool)\s*\**\s*\w+\s*\(/, { c: 2, cpp: 2 });
+
+const TEXT_CLUES: readonly TextClue[] = [
+  text('console.', { javascript: 3, typescript: 3 }),
+  text('document.', { javascript: 2, typescript: 2 }),
+  text('module.exports', { javascript: 5 }),
+  text('require(', { javascript: 3 }, /\brequire\(['"]/),
+  text('===', { javascript: 2, typescript: 2, php: 1 }),
+  text('=>', { javascript: 1, typescript: 1 }, /\) => |\w => /),
+  text('...', { javascript: 2, typescript: 2 }, /[({[,] ?\.\.\.[\w$]/),
+  text(': ', { typescript: 3 }, /[\w)]\??: (?:string|number|boolean|void|unknown|never|any)\b/),
+  text('Promise<', { typescript: 2 }),
+  text('!:', { typescript: 3 }, /\w!: [\w$]/),
+  text('@angular/', { typescript: 4 }),
+  text('className=', { javascript: 3, typescript: 2 }),
+  text('={', { javascript: 3, typescript: 2 }, /<[\w.]+[^>\n]* \w+=\{/),
+  text('use', { javascript: 2, typescript: 2 }, /\buse(?:State|Effect|Ref|Memo|Callback|Context)\(/),
+  text('extends ', { typescript: 2, java: 1 }, /<[A-Z]\w*(?:, [A-Z]\w*)* extends /),
+  text('implements ', { java: 2, typescript: 1, php: 1 }),
+  text('(self', { python: 4 }, /\(self\b/),
+  text('__', { python: 4 }, /__(?:init|name|main|str|repr|dict|class)__/),
+  text('None', { python: 1, rust: 1 }, /\bNone\b/),
+  text('elif ', { python: 2, bash: 1 }),
+  text('lambda ', { python: 3 }, /\blambda \w*(?:, ?\w+)*:/),
+  text('f"', { python: 2 }, /\bf"[^"\n]*\{/),
+  text(':=', { go: 3 }),
+  text('fmt.', { go: 4 }),
+  text('err != nil', { go: 5 }),
+  text('[]', { go: 3 }, /\[\](?:byte|string|int|float64|rune|\*?[A-Z]\w*\{)/),
+  text('defer ', { go: 3, swift: 1 }, /^[ \t]*defer /m),
+  text('!(', { rust: 5 }, /\b(?:println|print|eprintln|format|panic|assert|assert_eq|write|writeln|macro_rules)!\(/),
+  text('vec![', { rust: 4 }),
+  text('self', { rust: 4 }, /&(?:mut )?self\b/),
+  text('&str', { rust: 3 }),
+  text('::new(', { rust: 2, cpp: 1 }),
+  text('.unwrap()', { rust: 3 }),
+  text('std::', { cpp: 3, rust: 1 }),
+  text('std::', { cpp: 4 }, /\bstd::(?:cout|cin|cerr|endl|string|vector|map|unique_ptr|shared_ptr|move)\b/),
+  text('template', { cpp: 4 }, /\btemplate\s*</),
+  text('nullptr', { cpp: 3 }),
+  text('noexcept', { cpp: 3 }),
+  text('constexpr', { cpp: 3 }),
+  text('auto', { cpp: 2 }, /\bconst auto\b|\bauto\s*&/),
+  text('(', { c: 3, cpp: 1 }, /\b(?:printf|fprintf|malloc|calloc|realloc|free|fopen|fclose|fgets|fgetc|scanf|strcmp|strcpy|strlen|memcpy|memset)\(/),
+  text('sizeof', { c: 2, cpp: 1 }),
+  text('NULL', { c: 2, cpp: 1 }, /\bNULL\b/),
+  text('->', { c: 1, cpp: 1, php: 2 }, /\w->\w/),
+  text('typedef', { c: 3, cpp: 1 }),
+  text('int main(', { c: 2, cpp: 2 }),
+  text(' *', { c: 2, cpp: 1 }, /^[ \t]*(?:const )?(?:struct )?[A-Za-z_]\w* \*+[a-z_]\w*\s*[=;(,)]/m),
+  text('System.out.print', { java: 5 }),
+  text('String[]', { java: 3 }),
+  text('Optional<', { java: 3 }),
+  text('<>()', { java: 2 }),
+  text(' throws ', { java: 4 }, /\) throws [A-Z]/),
+  text('Console.', { csharp: 5 }),
+  text('get;', { csharp: 5 }, /\{ ?get; ?(?:(?:private |protected |init )?set; ?)?\}/),
+  text('foreach (', { csharp: 4 }, /\bforeach \((?:var|[A-Z]\w*|string|int) \w+ in /),
+  text('foreach', { php: 4 }, /\bforeach\s*\(\s*\$\w+ as /),
+  text('Task<', { csharp: 3 }),
+  text('using var ', { csharp: 4 }),
+  text('Async(', { csharp: 3 }, /\bawait [\w.]+Async\(/),
+  text('string.', { csharp: 4 }, /\bstring\.(?:Empty|Join|Format|IsNullOrEmpty)\b/),
+  text('nameof(', { csharp: 3 }),
+  text('$this->', { php: 5 }),
+  text('$', { php: 3 }, /\$\w+->\w/),
+  text('$', { php: 2 }, /\$\w+ = /),
+  text('array(', { php: 2 }),
+  text('fun ', { kotlin: 4 }, /\bfun (?:<[^>\n]*> )?\w+\(/),
+  text('val ', { kotlin: 3 }, /\bval \w+\s*[:=]/),
+  text('Of', { kotlin: 4 }, /\b(?:listOf|mutableListOf|mapOf|mutableMapOf|setOf|arrayOf)[(<]/),
+  text('?.let', { kotlin: 3 }),
+  text('companion object', { kotlin: 4 }),
+  text('it.', { kotlin: 1 }, /\{ it\./),
+  text('\\(', { swift: 4 }, /"[^"\n]*\\\([^)\n]*\)/),
+  text('as?', { swift: 2, kotlin: 1 }),
+  text('some ', { swift: 4 }, /: some [A-Z]/),
+  text('throws', { swift: 3 }, /\) (?:async )?throws(?: ->| \{)/),
+  text(' -> ', { rust: 1, swift: 1, python: 1 }, /\) -> [\w\[(&<]/),
+  text('~=', { lua: 4 }),
+  text('..', { lua: 2 }, / \.\. /),
+  text('pairs(', { lua: 4 }, /\bi?pairs\(/),
+  text('setmetatable', { lua: 5 }),
+  text('do |', { ruby: 4 }, /\bdo \|[\w, ]+\|/),
+  text('|', { ruby: 3 }, /\{ ?\|[\w, ]+\|/),
+  text('#{', { ruby: 3 }, /"[^"\n]*#\{/),
+  text('&:', { ruby: 4 }, /\(&:\w+\)/),
+  text('%w', { ruby: 3 }, /%[wi][[(]/),
+  text(':', { ruby: 2 }, /(?:^|[\s(,]):[a-z_]\w*(?=[\s,)]|$)/m),
+  text('2>&1', { bash: 3 }),
+  text('/dev/null', { bash: 2 }),
+  text('>&2', { bash: 2 }),
+  text('$(', { bash: 2 }),
+  text('${', { bash: 3 }, /\$\{\w+(?::?[-=?+]|[#%\/])/),
+  text('"$', { bash: 2 }, /"\$\w/),
+  text('[ -', { bash: 3 }, /\[\[? -[a-zA-Z] /),
+  text('xmlns', { xml: 4 }),
+  text('class="', { html: 2 }),
+  text('href="', { html: 1 }),
+  text('px', { css: 2 }, /\d(?:px|rem|em|vh|vw|ms)\b/),
+  text('!important', { css: 3 }),
+  text('var(--', { css: 3 }),
+  text('](', { markdown: 3 }, /\[[^\]\n]+\]\([^)\s]+\)/),
+  text('**', { markdown: 2 }, /\*\*[^*\s][^*\n]*\*\*/),
+  text('`', { markdown: 1 }, /`[^`\n]+`/),
+];
+
+/** Interpreter names in a `#!` line, which settle the question outright. */
+const SHEBANGS: readonly (readonly [RegExp, string])[] = [
+  [/^(?:ba|z|k|da|a)?sh$/, 'bash'],
+  [/^python/, 'python'],
+  [/^(?:ts-node|tsx)$/, 'typescript'],
+  [/^(?:node|nodejs|deno|bun)$/, 'javascript'],
+  [/^ruby/, 'ruby'],
+  [/^php/, 'php'],
+  [/^lua/, 'lua'],
+];
+
+/** Lines like these are `key` lines in YAML but belong to Python, C labels and the like. */
+const NOT_YAML_KEYS = new Set(['else', 'try', 'finally', 'default', 'public', 'private', 'protected']);
+const NEEDS_SEMICOLONS = ['java', 'c', 'cpp', 'csharp', 'php'];
+
+/** Guesses the language of `content`; 'text' unless the evidence is convincing. */
+export function detectLanguage(content: string): string {
+  const sample = content.slice(0, SAMPLE_CHARS);
+  const body = sample.trimStart();
+  if (body === '') return 'text';
+  const decided = decisive(body);
+  if (decided !== undefined) return decided;
+
+  const score = new Map<string, number>();
+  const add = (w: Weights): void => {
+    for (const [lang, n] of Object.entries(w)) score.set(lang, (score.get(lang) ?? 0) + (n ?? 0));
+  };
+  const seen = new Map<LineClue, number>();
+  let lines = 0;
+  let semicolonLines = 0;
+  let yamlKeys = 0;
+  let iniKeys = 0;
+  let iniSections = 0;
+  for (const raw of sample.split('\n')) {
+    const l = raw.trim();
+    if (l === '') continue;
+    lines++;
+    if (l.endsWith(';')) semicolonLines++;
+    const word = /^[A-Za-z_][\w-]*/.exec(l)?.[0];
+    const head = word === undefined ? l.charAt(0) : word.toLowerCase();
+    for (const clue of byHead.get(head) ?? []) {
+      const n = seen.get(clue) ?? 0;
+      if (n < clue.max && clue.re.test(l)) {
+        seen.set(clue, n + 1);
+        add(clue.w);
+      }
+    }
+    if (word !== undefined && isYamlKey(l, head)) yamlKeys++;
+    if (word !== undefined && /^[\w.-]+[ \t]*=[^=(){}[\];]*$/.test(l)) iniKeys++;
+    if (head === '[' && /^\[[^\]]+\]$/.test(l)) iniSections++;
+  }
+  for (const clue of TEXT_CLUES) {
+    if (sample.includes(clue.has) && (clue.re === undefined || clue.re.test(sample))) add(clue.w);
+  }
+  // A bare `x = 1` is as much Python or shell as INI; sections are what make it INI.
+  const ini = iniSections > 0 ? 3 + Math.min(iniKeys, 4) : Math.min(iniKeys, 4) / 2;
+  add({ yaml: Math.min(yamlKeys, 6), ini });
+  if (lines >= 4 && semicolonLines === 0) {
+    for (const lang of NEEDS_SEMICOLONS) add({ [lang]: -2 });
+  }
+  if (body.startsWith('{') || body.startsWith('[')) add({ json: 3 });
+  (globalThis as Record<string, unknown>)['__scores'] = score;
+  return best(score);
+}
+
+/** Clues strong enough to skip the scoring: a shebang, a prolog, a diff header, valid JSON. */
+function decisive(body: string): string | undefined {
+  if (body.startsWith('#!')) {
+    const words = (body.split('\n', 1)[0] ?? '').slice(2).trim().split(/\s+/);
+    let program = (words[0] ?? '').split('/').pop() ?? '';
+    if (program === 'env') program = words.slice(1).find((w) => !w.startsWith('-')) ?? '';
+    for (const [re, lang] of SHEBANGS) if (re.test(program)) return lang;
+  }
+  if (body.startsWith('<?php')) return 'php';
+  if (body.startsWith('<?xml')) return 'xml';
+  if (/^<!doctype html/i.test(body)) return 'html';
+  if (body.startsWith('diff --git ')) return 'diff';
+  if (body.startsWith('{') || body.startsWith('[')) {
+    try {
+      JSON.parse(body);
+      return 'json';
+    } catch (err: unknown) {
+      // Not valid JSON (or cut off by the sample limit): leave it to the scoring.
+      if (!(err instanceof SyntaxError)) throw err;
+    }
+  }
+  return undefined;
+}
+
+function isYamlKey(l: string, head: string): boolean {
+  if (NOT_YAML_KEYS.has(head) || !/^[\w.-]+:(?: |$)/.test(l)) return false;
+  const last = l.charAt(l.length - 1);
+  return last !== ';' && last !== ',' && last !== '{' && last !== '(';
+}
+
+/** The top scorer, ties going to the earlier language in LANGUAGES. */
+function best(score: ReadonlyMap<string, number>): string {
+  let winner = 'text';
+  let top = MIN_SCORE - 1;
+  for (const lang of LANGUAGES) {
+    const s = score.get(lang) ?? 0;
+    if (s > top) {
+      winner = lang;
+      top = s;
+    }
+  }
+  return winner;
+}

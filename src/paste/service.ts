@@ -1,0 +1,123 @@
+import { hashPassword, verifyPassword } from '../auth/passwords.ts';
+import { HttpError, notFound } from '../http/errors.ts';
+import type { PasteStore } from '../store/pastes.ts';
+import type { ViewCounter } from '../store/views.ts';
+import { expireAt } from './expiry.ts';
+import { detectLanguage } from './language.ts';
+import { isExpired, type Paste } from './paste.ts';
+import type { CreateInput, EditInput } from './validate.ts';
+
+/** Who is asking: a user (through a token or a web session), or nobody. */
+export interface Viewer {
+  userId: number;
+  isAdmin: boolean;
+}
+
+const owns = (v: Viewer | null, p: Paste): boolean => v !== null && (v.isAdmin || v.userId === p.owner_id);
+
+/** A private paste that is not yours looks exactly like one that does not exist. */
+export const canSee = (v: Viewer | null, p: Paste): boolean => p.privacy !== 'private' || owns(v, p);
+
+export const burnedError = (): HttpError => new HttpError('gone', 'This paste was already burned (it was a one-time view)');
+export const expiredError = (): HttpError => new HttpError('gone', 'This paste has expired');
+
+/** The paste operations shared by the API and the web pages. Throws HttpError for refusals. */
+export class PasteService {
+  constructor(
+    private readonly store: PasteStore,
+    private readonly views: ViewCounter,
+    private readonly now: () => number,
+  ) {}
+
+  /** A paste the viewer may see, without counting a view or checking its password. */
+  async peek(hash: string, viewer: Viewer | null): Promise<Paste> {
+    const p = await this.store.get(hash);
+    if (p === null || !canSee(viewer, p)) throw notFound();
+    if (isExpired(p, this.now())) throw expiredError();
+    if (p.burned) throw burnedError();
+    return p;
+  }
+
+  /** True when this viewer must supply the paste's password to read it. */
+  needsPassword = (p: Paste, viewer: Viewer | null): boolean => p.password !== null && !owns(viewer, p);
+
+  /**
+   * A successful read: checks the password, counts the view, and burns a one-time paste
+   * in the same step (durably, before the content is returned), so that of any number of
+   * concurrent readers exactly one gets it. The returned view_count includes this read.
+   */
+  async read(hash: string, viewer: Viewer | null, password: string | undefined): Promise<Paste> {
+    const p = await this.peek(hash, viewer);
+    if (this.needsPassword(p, viewer)) {
+      if (password === undefined || password === '') throw new HttpError('password_required', 'Password required');
+      if (!(await verifyPassword(password, p.password as string))) throw new HttpError('invalid_password', 'Invalid password');
+    }
+    if (p.burn_after_read === 0) {
+      this.views.add(hash);
+      return { ...p, view_count: p.view_count + this.views.pending(hash) };
+    }
+    return this.store.transact(hash, (cur) => {
+      if (cur === null) throw notFound();
+      if (cur.burned) throw burnedError();
+      const shown = { ...cur, view_count: cur.view_count + this.views.pending(hash) + 1 };
+      return { result: shown, next: { ...shown, content: '', burned: true, updated_at: this.now() } };
+    });
+  }
+
+  async create(input: CreateInput, ownerId: number): Promise<Paste> {
+    const now = this.now();
+    const password = input.password === null ? null : await hashPassword(input.password);
+    return this.store.create((hash) => ({
+      v: 1,
+      hash,
+      title: input.title,
+      content: input.content,
+      language: input.language === 'auto' ? detectLanguage(input.content) : input.language,
+      privacy: input.privacy,
+      highlight: input.highlight,
+      burn_after_read: input.burn_after_read,
+      burned: false,
+      password,
+      owner_id: ownerId,
+      created_at: now,
+      updated_at: now,
+      expire_at: expireAt(input.expiry, now),
+      view_count: 0,
+    }));
+  }
+
+  /** Applies an edit: omitted fields keep their value (CONTRACT §5). */
+  async edit(hash: string, input: EditInput, viewer: Viewer): Promise<Paste> {
+    const password = input.password === undefined ? undefined : await hashPassword(input.password);
+    return this.store.transact(hash, (p) => {
+      const now = this.now();
+      this.#checkOwner(p, viewer);
+      if (p.burned) throw burnedError();
+      if (isExpired(p, now)) throw expiredError();
+      const next: Paste = { ...p, updated_at: now };
+      if (input.title !== undefined) next.title = input.title;
+      if (input.content !== undefined) next.content = input.content;
+      if (input.privacy !== undefined) next.privacy = input.privacy;
+      if (input.language !== undefined) {
+        next.language = input.language === 'auto' ? detectLanguage(next.content) : input.language;
+      }
+      if (input.expiry !== 'keep') next.expire_at = expireAt(input.expiry, now);
+      if (input.clear_password === 1) next.password = null;
+      if (password !== undefined) next.password = password;
+      return { result: next, next };
+    });
+  }
+
+  /** Deletes a paste in any state (burned and expired ones too), short link included. */
+  delete(hash: string, viewer: Viewer): Promise<void> {
+    return this.store.transact(hash, (p) => {
+      this.#checkOwner(p, viewer);
+      return { result: undefined, next: 'delete' };
+    });
+  }
+
+  #checkOwner(p: Paste | null, viewer: Viewer): asserts p is Paste {
+    if (p === null || !canSee(viewer, p)) throw notFound();
+    if (!owns(viewer, p)) throw new HttpError('forbidden', 'Only the owner of this paste (or an admin) may change it');
+  }
+}

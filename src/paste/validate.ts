@@ -1,0 +1,166 @@
+import type { Fields, FieldValue } from '../http/fields.ts';
+import { isExpiry, type Expiry } from './expiry.ts';
+import { isLanguage } from './language.ts';
+import { PRIVACIES, type Privacy } from './paste.ts';
+
+export const TITLE_MAX_CHARS = 200;
+export const PASSWORD_MAX_CHARS = 1024;
+
+/** One thing wrong with a submitted field. `tooLarge` problems answer 413, the rest 400. */
+export interface Problem {
+  field: string;
+  message: string;
+  tooLarge?: true;
+}
+
+export interface CreateInput {
+  title: string;
+  content: string;
+  /** `auto` (the default) means "detect from the content". */
+  language: string;
+  privacy: Privacy;
+  expiry: Expiry;
+  password: string | null;
+  highlight: 0 | 1;
+  burn_after_read: 0 | 1;
+}
+
+export interface EditInput {
+  title?: string;
+  content?: string;
+  language?: string;
+  privacy?: Privacy;
+  expiry: Expiry | 'keep';
+  password?: string;
+  clear_password: 0 | 1;
+}
+
+export type Validated<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
+
+/** Field readers that record a problem and return undefined when a value is unusable. */
+class Reader {
+  readonly problems: Problem[] = [];
+  constructor(private readonly fields: Fields) {}
+
+  private raw(name: string): FieldValue | undefined {
+    return Object.hasOwn(this.fields, name) ? this.fields[name] : undefined;
+  }
+
+  string(name: string): string | undefined {
+    const v = this.raw(name);
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'string') {
+      this.problems.push({ field: name, message: `${name} must be a string` });
+      return undefined;
+    }
+    return v;
+  }
+
+  title(): string | undefined {
+    const v = this.string('title');
+    if (v === undefined) return undefined;
+    if ([...v].length > TITLE_MAX_CHARS) {
+      this.problems.push({ field: 'title', message: `title must be at most ${TITLE_MAX_CHARS} characters` });
+    } else if (/[\u0000-\u001f\u007f]/.test(v)) {
+      this.problems.push({ field: 'title', message: 'title must be a single line without control characters' });
+    }
+    return v;
+  }
+
+  content(maxBytes: number, required: boolean): string | undefined {
+    const v = this.string('content');
+    if (v === undefined) {
+      if (required && !this.problems.some((p) => p.field === 'content')) {
+        this.problems.push({ field: 'content', message: 'content is required' });
+      }
+      return undefined;
+    }
+    if (v.length === 0) {
+      this.problems.push({ field: 'content', message: 'content must not be empty' });
+    } else if (Buffer.byteLength(v, 'utf8') > maxBytes) {
+      this.problems.push({ field: 'content', message: `content exceeds ${maxBytes} bytes`, tooLarge: true });
+    }
+    return v;
+  }
+
+  language(): string | undefined {
+    const v = this.string('language');
+    if (v === undefined || v === '') return undefined;
+    const name = v.toLowerCase();
+    if (name !== 'auto' && !isLanguage(name)) {
+      this.problems.push({ field: 'language', message: `language "${v.slice(0, 40)}" is not supported` });
+      return undefined;
+    }
+    return name;
+  }
+
+  privacy(): Privacy | undefined {
+    const v = this.string('privacy');
+    if (v === undefined) return undefined;
+    const match = PRIVACIES.find((p) => p === v);
+    if (match === undefined) this.problems.push({ field: 'privacy', message: 'privacy must be public, unlisted or private' });
+    return match;
+  }
+
+  expiry(allowKeep: boolean): Expiry | 'keep' | undefined {
+    const v = this.string('expiry');
+    if (v === undefined) return undefined;
+    if (isExpiry(v) || (allowKeep && v === 'keep')) return v;
+    const allowed = `${allowKeep ? 'keep, ' : ''}never, 10m, 1h, 1d, 1w or 1m`;
+    this.problems.push({ field: 'expiry', message: `expiry must be one of ${allowed}` });
+    return undefined;
+  }
+
+  password(): string | undefined {
+    const v = this.string('password');
+    if (v === undefined || v === '') return undefined;
+    if (v.length > PASSWORD_MAX_CHARS) {
+      this.problems.push({ field: 'password', message: `password must be at most ${PASSWORD_MAX_CHARS} characters` });
+    }
+    return v;
+  }
+
+  /** CONTRACT §3: 0/1, "0"/"1" and JSON false/true; anything else is refused. */
+  flag(name: string): 0 | 1 | undefined {
+    const v = this.raw(name);
+    if (v === undefined) return undefined;
+    if (v === 0 || v === '0' || v === false) return 0;
+    if (v === 1 || v === '1' || v === true) return 1;
+    this.problems.push({ field: name, message: `${name} must be 0 or 1` });
+    return undefined;
+  }
+}
+
+export function validateCreate(fields: Fields, maxBytes: number): Validated<CreateInput> {
+  const r = new Reader(fields);
+  const value: CreateInput = {
+    title: r.title() ?? '',
+    content: r.content(maxBytes, true) ?? '',
+    language: r.language() ?? 'auto',
+    privacy: r.privacy() ?? 'public',
+    expiry: (r.expiry(false) as Expiry | undefined) ?? 'never',
+    password: r.password() ?? null,
+    highlight: r.flag('highlight') ?? 1,
+    burn_after_read: r.flag('burn_after_read') ?? 0,
+  };
+  return r.problems.length > 0 ? { ok: false, problems: r.problems } : { ok: true, value };
+}
+
+export function validateEdit(fields: Fields, maxBytes: number): Validated<EditInput> {
+  const r = new Reader(fields);
+  const value: EditInput = { expiry: r.expiry(true) ?? 'keep', clear_password: r.flag('clear_password') ?? 0 };
+  const title = r.title();
+  const content = r.content(maxBytes, false);
+  const language = r.language();
+  const privacy = r.privacy();
+  const password = r.password();
+  if (title !== undefined) value.title = title;
+  if (content !== undefined) value.content = content;
+  if (language !== undefined) value.language = language;
+  if (privacy !== undefined) value.privacy = privacy;
+  if (password !== undefined) value.password = password;
+  if (password !== undefined && value.clear_password === 1) {
+    r.problems.push({ field: 'password', message: 'password and clear_password=1 cannot be combined' });
+  }
+  return r.problems.length > 0 ? { ok: false, problems: r.problems } : { ok: true, value };
+}

@@ -1,0 +1,158 @@
+import { readFile, rmdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomBase62, shortcodeOf } from '../paste/ids.ts';
+import { isExpired, type Paste } from '../paste/paste.ts';
+import { isErrno, listDir, type DurableFiles } from './files.ts';
+import { KeyedMutex } from './mutex.ts';
+import { PasteCache } from './paste-cache.ts';
+
+/** What a transaction asks the store to do with the paste once its callback returns. */
+export interface Txn<T> {
+  result: T;
+  next?: Paste | 'delete';
+  /** Runs synchronously right after the change is durable and cached. */
+  onCommit?: () => void;
+}
+
+/**
+ * One JSON file per paste at `pastes/<2 chars>/<shortcode>.json`. The shortcode is the
+ * hash's first six characters, so a single exclusive create reserves both the hash and
+ * the short link, and `/s/{code}` is one file read. Folders are sharded by the first two
+ * characters (3,844 of them), so none grows past a few thousand entries.
+ *
+ * Only the server writes pastes, so the cache is authoritative once a paste has been read
+ * or written; every change goes through `transact`, under a per-paste lock.
+ */
+export class PasteStore {
+  readonly #root: string;
+  readonly #expiryRoot: string;
+  readonly #locks = new KeyedMutex();
+  readonly #cache: PasteCache;
+  /** Bumped by every commit; a disk read that overlapped one must not fill the cache. */
+  #epoch = 0;
+
+  constructor(
+    dataDir: string,
+    private readonly files: DurableFiles,
+    cacheBytes = 32 * 1024 * 1024,
+  ) {
+    this.#root = join(dataDir, 'pastes');
+    this.#expiryRoot = join(dataDir, 'expiry');
+    this.#cache = new PasteCache(cacheBytes);
+  }
+
+  async init(): Promise<void> {
+    await this.files.ensureDir(this.#root);
+    await this.files.ensureDir(this.#expiryRoot);
+  }
+
+  #path(shortcode: string): string {
+    return join(this.#root, shortcode.slice(0, 2), `${shortcode}.json`);
+  }
+
+  /** The paste with this exact hash, or null. Callers validate the hash's shape first. */
+  async get(hash: string): Promise<Paste | null> {
+    const paste = await this.getByShortcode(shortcodeOf(hash));
+    return paste !== null && paste.hash === hash ? paste : null;
+  }
+
+  async getByShortcode(code: string): Promise<Paste | null> {
+    const cached = this.#cache.get(code);
+    if (cached !== undefined) return cached;
+    const epoch = this.#epoch;
+    let text: string;
+    try {
+      text = await readFile(this.#path(code), 'utf8');
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) return null;
+      throw err;
+    }
+    const paste = JSON.parse(text) as Paste;
+    // If a commit landed while we read, our copy may predate it (even a delete): don't cache it.
+    if (epoch === this.#epoch) this.#cache.set(code, paste);
+    return paste;
+  }
+
+  /**
+   * Stores a new paste under a fresh random hash. `make` builds the record for a hash;
+   * a taken shortcode (one in 56 billion per existing paste) just means another draw.
+   */
+  async create(make: (hash: string) => Paste): Promise<Paste> {
+    for (;;) {
+      const paste = make(randomBase62(10));
+      const code = shortcodeOf(paste.hash);
+      // The expiry index entry goes first: a crash may leave an entry without a paste
+      // (the sweep ignores it) but never an expiring paste the sweep cannot find.
+      if (paste.expire_at !== null) await this.#indexExpiry(paste);
+      if (await this.files.createFile(this.#path(code), JSON.stringify(paste))) {
+        this.#epoch++;
+        this.#cache.set(code, paste);
+        return paste;
+      }
+    }
+  }
+
+  /** Reads, decides and writes one paste with no other change to it in between. */
+  transact<T>(hash: string, fn: (paste: Paste | null) => Txn<T> | Promise<Txn<T>>): Promise<T> {
+    const code = shortcodeOf(hash);
+    return this.#locks.run(code, async () => {
+      const current = await this.get(hash);
+      const txn = await fn(current);
+      if (txn.next === 'delete') {
+        this.#epoch++;
+        this.#cache.delete(code);
+        await this.files.removeFile(this.#path(code));
+        this.#epoch++;
+      } else if (txn.next !== undefined) {
+        if (txn.next.expire_at !== null && txn.next.expire_at !== current?.expire_at) await this.#indexExpiry(txn.next);
+        this.#epoch++;
+        await this.files.writeFile(this.#path(code), JSON.stringify(txn.next));
+        this.#epoch++;
+        this.#cache.set(code, txn.next);
+      }
+      txn.onCommit?.();
+      return txn.result;
+    });
+  }
+
+  /** Removes every paste whose expiry has passed; returns how many. Reads only the index. */
+  async sweepExpired(now: number): Promise<number> {
+    let removed = 0;
+    for (const bucket of (await listDir(this.#expiryRoot)).sort()) {
+      const bucketStart = Number(bucket) * HOUR_MS;
+      if (!/^\d+$/.test(bucket) || bucketStart > now) continue;
+      const dir = join(this.#expiryRoot, bucket);
+      const entries = await listDir(dir);
+      let left = entries.length;
+      for (const entry of entries) {
+        const [at, hash] = entry.split('-');
+        if (hash === undefined || Number(at) > now) continue;
+        const gone = await this.transact(hash, (p) =>
+          p !== null && isExpired(p, now) ? { result: true, next: 'delete' as const } : { result: false },
+        );
+        if (gone) removed++;
+        // Losing this unlink in a crash only means the sweep looks at the entry again.
+        await unlink(join(dir, entry)).catch((err: unknown) => {
+          if (!isErrno(err, 'ENOENT')) throw err;
+        });
+        left--;
+      }
+      if (left === 0 && bucketStart + HOUR_MS <= now) {
+        await rmdir(dir).catch((err: unknown) => {
+          // A create for this hour raced us and added an entry: keep the folder.
+          if (!isErrno(err, 'ENOTEMPTY') && !isErrno(err, 'ENOENT')) throw err;
+        });
+      }
+    }
+    return removed;
+  }
+
+  /** Index entry `expiry/<hour number>/<expire ms>-<hash>`, an empty file. */
+  async #indexExpiry(paste: Paste): Promise<void> {
+    const at = paste.expire_at as number;
+    const dir = join(this.#expiryRoot, String(Math.floor(at / HOUR_MS)));
+    await this.files.createFile(join(dir, `${at}-${paste.hash}`), '');
+  }
+}
+
+const HOUR_MS = 3_600_000;

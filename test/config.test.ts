@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { test } from 'node:test';
+import { ConfigError, parseConfig } from '../src/config.ts';
+
+test('parseConfig has defaults that work on a laptop', () => {
+  const c = parseConfig({});
+  assert.equal(c.port, 8080);
+  assert.equal(c.host, '127.0.0.1');
+  assert.equal(c.dataDir, resolve('./data'));
+  assert.equal(c.baseUrl, 'http://localhost:8080');
+  assert.equal(c.maxPasteBytes, 1_048_576);
+  assert.equal(c.trustProxy, false);
+  assert.equal(c.authFailLimitPerMinute, 30);
+  assert.equal(c.logRetentionDays, 30);
+});
+
+test('parseConfig reads every variable', () => {
+  const c = parseConfig({ PORT: '9000', HOST: '0.0.0.0', DATA_DIR: '/tmp/x', BASE_URL: 'https://paste.example/', MAX_PASTE_BYTES: '10', TRUST_PROXY: '1', AUTH_FAIL_LIMIT_PER_MINUTE: '5', LOG_RETENTION_DAYS: '7' });
+  assert.deepEqual(
+    [c.port, c.host, c.dataDir, c.baseUrl, c.maxPasteBytes, c.trustProxy, c.authFailLimitPerMinute, c.logRetentionDays],
+    [9000, '0.0.0.0', '/tmp/x', 'https://paste.example', 10, true, 5, 7],
+  );
+  assert.equal(parseConfig({ PORT: '9000' }).baseUrl, 'http://localhost:9000');
+});
+
+test('parseConfig reports every bad variable at once', () => {
+  try {
+    parseConfig({ PORT: 'eighty', MAX_PASTE_BYTES: '-1', TRUST_PROXY: 'maybe', BASE_URL: 'ftp://x' });
+    assert.fail('expected ConfigError');
+  } catch (err) {
+    assert.ok(err instanceof ConfigError);
+    assert.equal(err.problems.length, 4);
+    assert.match(err.message, /PORT/);
+  }
+});

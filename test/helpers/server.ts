@@ -1,0 +1,133 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../../src/cli.ts';
+
+export const ROOT = new URL('../../', import.meta.url).pathname;
+
+export interface TestServer {
+  url: string;
+  port: number;
+  dataDir: string;
+  proc: ChildProcess;
+  output: () => string;
+  /** Sends a signal and resolves with the exit code once the process is gone. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export const tempDataDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'paste-test-'));
+
+/** Starts `src/main.ts` as its own process on a free port, as `npm start` would. */
+export async function startServer(opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? (await tempDataDir());
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 20_000);
+    const check = (): void => {
+      const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        proc.stdout?.off('data', check);
+        resolve(Number(m[1]));
+      }
+    };
+    proc.stdout?.on('data', check);
+    void exited.then((code) => reject(new Error(`server exited with ${code}:\n${out}`)));
+  });
+  const env = { BASE_URL: `http://localhost:${port}`, ...opts.env };
+  return {
+    url: env.BASE_URL,
+    port,
+    dataDir,
+    proc,
+    output: () => out,
+    stop: async (signal = 'SIGTERM') => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs a CLI command in-process against a data folder; returns what it printed. */
+export async function cli(dataDir: string, args: string[], stdin = ''): Promise<string> {
+  const lines: string[] = [];
+  await runCli(args, { env: { DATA_DIR: dataDir }, stdout: (l) => lines.push(l), readStdin: async () => stdin });
+  return lines.join('\n');
+}
+
+/** Creates a user (unless it exists) and a token for it; returns the token secret. */
+export async function makeToken(
+  dataDir: string,
+  opts: { user?: string; scopes?: string; rate?: number; admin?: boolean } = {},
+): Promise<string> {
+  const user = opts.user ?? 'alice';
+  try {
+    await cli(dataDir, ['user', 'add', user, ...(opts.admin ? ['--admin'] : [])]);
+  } catch (err) {
+    if (!(err instanceof Error && err.message.includes('already exists'))) throw err;
+  }
+  return cli(dataDir, ['token', 'create', '--user', user, '--scopes', opts.scopes ?? 'read,write', '--rate', String(opts.rate ?? 0)]);
+}
+
+export interface Res {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  // eslint-style escape hatch avoided: tests read fields off this by name.
+  json: Record<string, unknown> & { ok?: boolean; error?: string };
+}
+
+/**
+ * A raw node:http request (fetch would normalise paths and hide some headers).
+ * `body` objects are sent as JSON unless `form` is set.
+ */
+export function req(
+  server: { port: number },
+  method: string,
+  path: string,
+  opts: { token?: string; headers?: Record<string, string>; body?: string | Buffer | Record<string, unknown>; form?: boolean } = {},
+): Promise<Res> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token !== undefined) headers['authorization'] = `Bearer ${opts.token}`;
+  let payload: string | Buffer | undefined;
+  if (typeof opts.body === 'string' || Buffer.isBuffer(opts.body)) payload = opts.body;
+  else if (opts.body !== undefined) {
+    if (opts.form) {
+      payload = new URLSearchParams(Object.entries(opts.body).map(([k, v]): [string, string] => [k, String(v)])).toString();
+      headers['content-type'] ??= 'application/x-www-form-urlencoded';
+    } else {
+      payload = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+  }
+  return new Promise((resolve, reject) => {
+    const r = httpRequest({ host: '127.0.0.1', port: server.port, method, path, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: Res['json'] = {};
+        try {
+          json = JSON.parse(text) as Res['json'];
+        } catch {
+          // Not every response is JSON (raw.php, pages); tests that expect JSON assert on it.
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+      });
+    });
+    r.on('error', reject);
+    r.end(payload);
+  });
+}
+
+export const cleanup = (dir: string): Promise<void> => rm(dir, { recursive: true, force: true });

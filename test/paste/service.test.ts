@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { access, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, beforeEach, describe, test } from 'node:test';
+import { HttpError } from '../../src/http/errors.ts';
+import { PasteService, type Viewer } from '../../src/paste/service.ts';
+import type { CreateInput } from '../../src/paste/validate.ts';
+import { DurableFiles } from '../../src/store/files.ts';
+import { PasteStore } from '../../src/store/pastes.ts';
+import { ViewCounter } from '../../src/store/views.ts';
+import { cleanup, tempDataDir } from '../helpers/server.ts';
+
+let dir: string;
+let now: number;
+let store: PasteStore;
+let views: ViewCounter;
+let service: PasteService;
+const owner: Viewer = { userId: 1, isAdmin: false };
+const other: Viewer = { userId: 2, isAdmin: false };
+
+const input = (over: Partial<CreateInput> = {}): CreateInput => ({
+  title: '', content: 'hello', language: 'text', privacy: 'public', expiry: 'never',
+  password: null, highlight: 1, burn_after_read: 0, ...over,
+});
+
+async function open(): Promise<void> {
+  const files = new DurableFiles(join(dir, 'tmp'));
+  await files.init();
+  store = new PasteStore(dir, files, 1024 * 1024);
+  await store.init();
+  views = new ViewCounter(store, files, join(dir, 'views.json'));
+  service = new PasteService(store, views, () => now);
+}
+
+const status = (p: Promise<unknown>, code: number) =>
+  assert.rejects(p, (e: unknown) => e instanceof HttpError && e.status === code);
+
+const dirs: string[] = [];
+after(() => Promise.all(dirs.map(cleanup)));
+beforeEach(async () => {
+  dir = await tempDataDir();
+  dirs.push(dir);
+  now = Date.UTC(2026, 0, 1, 12, 0, 0);
+  await open();
+});
+
+describe('the paste cache never serves stale data', () => {
+  test('after an edit the next read shows the new content', async () => {
+    const p = await service.create(input(), 1);
+    assert.equal((await service.read(p.hash, other, undefined)).content, 'hello');
+    await service.edit(p.hash, { content: 'changed', expiry: 'keep', clear_password: 0 }, owner);
+    assert.equal((await service.read(p.hash, other, undefined)).content, 'changed');
+  });
+
+  test('after a delete the next read is 404', async () => {
+    const p = await service.create(input(), 1);
+    await service.read(p.hash, other, undefined);
+    await service.delete(p.hash, owner);
+    await status(service.read(p.hash, other, undefined), 404);
+  });
+
+  test('a read racing a delete does not put the deleted paste back in the cache', async () => {
+    const p = await service.create(input(), 1);
+    await open(); // fresh cache: the next read goes to disk
+    const reading = store.get(p.hash);
+    await service.delete(p.hash, owner);
+    await reading;
+    assert.equal(await store.get(p.hash), null);
+  });
+
+  test('after a burn every read is 410', async () => {
+    const p = await service.create(input({ burn_after_read: 1 }), 1);
+    assert.equal((await service.read(p.hash, other, undefined)).content, 'hello');
+    await status(service.read(p.hash, other, undefined), 410);
+    await status(service.read(p.hash, owner, undefined), 410);
+  });
+
+  test('a cached paste turns 410 the moment it expires', async () => {
+    const p = await service.create(input({ expiry: '10m' }), 1);
+    await service.read(p.hash, other, undefined);
+    now += 10 * 60_000 - 1;
+    await service.read(p.hash, other, undefined);
+    now += 1;
+    await status(service.read(p.hash, other, undefined), 410);
+  });
+});
+
+describe('expiry sweep', () => {
+  test('removes expired pastes from disk, and only those', async () => {
+    const short = await service.create(input({ expiry: '10m' }), 1);
+    const long = await service.create(input({ expiry: '1d' }), 1);
+    const forever = await service.create(input(), 1);
+    assert.equal(await store.sweepExpired(now), 0);
+    now += 11 * 60_000;
+    assert.equal(await store.sweepExpired(now), 1);
+    assert.equal(await store.get(short.hash), null);
+    assert.notEqual(await store.get(long.hash), null);
+    now += 2 * 86_400_000;
+    assert.equal(await store.sweepExpired(now), 1);
+    assert.notEqual(await store.get(forever.hash), null);
+    assert.deepEqual(await readdir(join(dir, 'expiry')), []);
+  });
+
+  test('a paste whose expiry was extended by an edit survives its old expiry', async () => {
+    const p = await service.create(input({ expiry: '10m' }), 1);
+    await service.edit(p.hash, { expiry: '1w', clear_password: 0 }, owner);
+    now += 11 * 60_000;
+    assert.equal(await store.sweepExpired(now), 0);
+    await access(join(dir, 'pastes', p.hash.slice(0, 2), `${p.hash.slice(0, 6)}.json`));
+  });
+});
+
+describe('view counts', () => {
+  test('are batched in memory and folded into the file by drain', async () => {
+    const p = await service.create(input(), 1);
+    for (let i = 1; i <= 3; i++) assert.equal((await service.read(p.hash, other, undefined)).view_count, i);
+    assert.equal(views.pending(p.hash), 3);
+    await views.drain();
+    assert.equal(views.pending(p.hash), 0);
+    await open();
+    assert.equal((await store.get(p.hash))?.view_count, 3);
+    assert.equal((await service.read(p.hash, other, undefined)).view_count, 4);
+  });
+
+  test('survive a graceful restart through save and load', async () => {
+    const p = await service.create(input(), 1);
+    await service.read(p.hash, other, undefined);
+    await service.read(p.hash, other, undefined);
+    await views.save();
+    await open();
+    await views.load();
+    assert.equal((await service.read(p.hash, other, undefined)).view_count, 3);
+  });
+});
+
+describe('visibility', () => {
+  test('a private paste is 404 to others and readable by its owner and admins', async () => {
+    const p = await service.create(input({ privacy: 'private' }), 1);
+    await status(service.read(p.hash, other, undefined), 404);
+    await status(service.read(p.hash, null, undefined), 404);
+    assert.equal((await service.read(p.hash, owner, undefined)).content, 'hello');
+    assert.equal((await service.read(p.hash, { userId: 9, isAdmin: true }, undefined)).content, 'hello');
+  });
+});

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Fields } from '../../src/http/fields.ts';
+import { validateCreate, validateEdit } from '../../src/paste/validate.ts';
+
+const fields = (o: Record<string, string | number | boolean | null>): Fields => Object.assign(Object.create(null) as Fields, o);
+
+describe('validateCreate', () => {
+  test('fills the contract defaults', () => {
+    const v = validateCreate(fields({ content: 'x' }), 100);
+    assert.deepEqual(v, {
+      ok: true,
+      value: { title: '', content: 'x', language: 'auto', privacy: 'public', expiry: 'never', password: null, highlight: 1, burn_after_read: 0 },
+    });
+  });
+  test('reports every problem, naming each field', () => {
+    const v = validateCreate(fields({ title: 5, privacy: 'x', expiry: 'x', highlight: 'x', burn_after_read: 3 }), 100);
+    assert.equal(v.ok, false);
+    if (!v.ok) assert.deepEqual(v.problems.map((p) => p.field).sort(), ['burn_after_read', 'content', 'expiry', 'highlight', 'privacy', 'title']);
+  });
+  test('marks oversized content as tooLarge', () => {
+    const v = validateCreate(fields({ content: 'ab' }), 1);
+    assert.ok(!v.ok && v.problems[0]?.tooLarge === true);
+  });
+  test('lower-cases known languages and refuses unknown ones', () => {
+    const v = validateCreate(fields({ content: 'x', language: 'PHP' }), 100);
+    assert.ok(v.ok && v.value.language === 'php');
+    assert.equal(validateCreate(fields({ content: 'x', language: 'cobol85' }), 100).ok, false);
+  });
+  test('refuses control characters in a title', () => {
+    assert.equal(validateCreate(fields({ content: 'x', title: 'a\nb' }), 100).ok, false);
+  });
+});
+
+describe('validateEdit', () => {
+  test('leaves out what was not sent and keeps expiry by default', () => {
+    assert.deepEqual(validateEdit(fields({ hash: 'x' }), 100), { ok: true, value: { expiry: 'keep', clear_password: 0 } });
+  });
+  test('accepts keep and the durations, refuses others', () => {
+    assert.equal(validateEdit(fields({ expiry: 'keep' }), 100).ok, true);
+    assert.equal(validateEdit(fields({ expiry: '1m' }), 100).ok, true);
+    assert.equal(validateEdit(fields({ expiry: 'forever' }), 100).ok, false);
+  });
+  test('refuses a new password together with clear_password=1', () => {
+    assert.equal(validateEdit(fields({ password: 'abc', clear_password: '1' }), 100).ok, false);
+  });
+  test('refuses empty content', () => {
+    assert.equal(validateEdit(fields({ content: '' }), 100).ok, false);
+  });
+});
