@@ -1,0 +1,181 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { hashPassword } from './auth/passwords.ts';
+import { hashToken, isScope, newTokenSecret, type Scope } from './auth/tokens.ts';
+import { parseConfig } from './config.ts';
+import { formatTime } from './paste/paste.ts';
+import { AccountStore, type AccountsDoc, type User } from './store/accounts.ts';
+import { DurableFiles } from './store/files.ts';
+import { readUsage } from './store/token-usage.ts';
+
+export class CliError extends Error {}
+
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  stdout: (line: string) => void;
+  readStdin: () => Promise<string>;
+}
+
+const USAGE = `usage:
+  user add NAME [--admin] [--password-stdin]
+  user passwd NAME            (new password on stdin)
+  token create --user NAME --scopes read,write[,admin] [--rate N] [--label TEXT]
+  token list
+  token revoke ID`;
+
+export const USER_NAME_RE = /^[A-Za-z0-9_.-]{1,32}$/;
+export const TOKEN_LABEL_MAX = 100;
+
+/** Parses `--flag [value]` options strictly: unknown flags and missing values are errors. */
+export function parseOptions(args: string[], spec: Record<string, 'bool' | 'value'>): { positional: string[]; opts: Map<string, string | true> } {
+  const positional: string[] = [];
+  const opts = new Map<string, string | true>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (!arg.startsWith('--')) {
+      positional.push(arg);
+      continue;
+    }
+    const [name, inline] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
+    const kind = spec[name];
+    if (kind === undefined) throw new CliError(`unknown option --${name}`);
+    if (opts.has(name)) throw new CliError(`option --${name} given twice`);
+    if (kind === 'bool') {
+      if (inline !== undefined) throw new CliError(`option --${name} takes no value`);
+      opts.set(name, true);
+    } else {
+      const value = inline ?? args[++i];
+      if (value === undefined || (inline === undefined && value.startsWith('--'))) throw new CliError(`option --${name} needs a value`);
+      opts.set(name, value);
+    }
+  }
+  return { positional, opts };
+}
+
+/** Runs one CLI command against DATA_DIR; the running server sees the change on its next request. */
+export async function runCli(argv: string[], io: CliIo): Promise<void> {
+  const config = parseConfig(io.env);
+  const files = new DurableFiles(join(config.dataDir, 'tmp'));
+  await files.ensureDir(join(config.dataDir, 'tmp'));
+  const accounts = new AccountStore(config.dataDir, files);
+  await accounts.load();
+  const [noun, verb, ...rest] = argv;
+  const command = `${noun ?? ''} ${verb ?? ''}`;
+
+  switch (command) {
+    case 'user add': {
+      const { positional, opts } = parseOptions(rest, { admin: 'bool', 'password-stdin': 'bool' });
+      const name = exactlyOne(positional, 'NAME');
+      if (!USER_NAME_RE.test(name)) throw new CliError('user name must be 1-32 letters, digits, ".", "_" or "-"');
+      const password = opts.has('password-stdin') ? await readPassword(io) : null;
+      const user = await accounts.mutate((doc) => {
+        if (findUser(doc, name) !== undefined) throw new CliError(`user "${name}" already exists`);
+        const u: User = { id: doc.next_user_id++, name, role: opts.has('admin') ? 'admin' : 'user', password, created_at: Date.now() };
+        doc.users.push(u);
+        return u;
+      });
+      io.stdout(String(user.id));
+      return;
+    }
+    case 'user passwd': {
+      const { positional } = parseOptions(rest, {});
+      const name = exactlyOne(positional, 'NAME');
+      const password = await readPassword(io);
+      await accounts.mutate((doc) => {
+        const u = findUser(doc, name);
+        if (u === undefined) throw new CliError(`no user named "${name}"`);
+        u.password = password;
+      });
+      return;
+    }
+    case 'token create': {
+      const { positional, opts } = parseOptions(rest, { user: 'value', scopes: 'value', rate: 'value', label: 'value' });
+      if (positional.length > 0) throw new CliError(`unexpected argument "${positional[0]}"`);
+      const userName = opts.get('user');
+      const scopesText = opts.get('scopes');
+      if (typeof userName !== 'string') throw new CliError('--user is required');
+      if (typeof scopesText !== 'string') throw new CliError('--scopes is required');
+      const scopes = parseScopes(scopesText);
+      const rate = parseRate(opts.get('rate'));
+      const label = opts.get('label');
+      if (typeof label === 'string' && label.length > TOKEN_LABEL_MAX) throw new CliError(`--label must be at most ${TOKEN_LABEL_MAX} characters`);
+      const { id, secret } = newTokenSecret();
+      await accounts.mutate((doc) => {
+        const user = findUser(doc, userName);
+        if (user === undefined) throw new CliError(`no user named "${userName}"`);
+        if (scopes.includes('admin') && user.role !== 'admin') throw new CliError(`user "${userName}" is not an admin, so cannot hold the admin scope`);
+        doc.tokens.push({ id, user_id: user.id, label: typeof label === 'string' ? label : '', scopes, rate_limit_per_minute: rate, hash: hashToken(secret), created_at: Date.now() });
+      });
+      io.stdout(secret);
+      return;
+    }
+    case 'token list': {
+      parseOptions(rest, {});
+      if (rest.length > 0) throw new CliError(`unexpected argument "${rest[0]}"`);
+      const used = await readUsage(join(config.dataDir, 'state', 'token-usage.json'));
+      const rows = [['ID', 'USER', 'LABEL', 'SCOPES', 'RATE', 'CREATED', 'LAST USED']];
+      for (const t of accounts.tokens) {
+        const lastUsed = used[t.id];
+        rows.push([t.id, accounts.user(t.user_id)?.name ?? '?', t.label || '-', t.scopes.join(','), String(t.rate_limit_per_minute), formatTime(t.created_at), lastUsed === undefined ? 'never' : formatTime(lastUsed)]);
+      }
+      for (const line of table(rows)) io.stdout(line);
+      return;
+    }
+    case 'token revoke': {
+      const { positional } = parseOptions(rest, {});
+      const id = exactlyOne(positional, 'ID');
+      await accounts.mutate((doc) => {
+        const i = doc.tokens.findIndex((t) => t.id === id);
+        if (i === -1) throw new CliError(`no token with id "${id}"`);
+        doc.tokens.splice(i, 1);
+      });
+      return;
+    }
+    default:
+      throw new CliError(`unknown command "${argv.join(' ')}"\n${USAGE}`);
+  }
+}
+
+const findUser = (doc: AccountsDoc, name: string): User | undefined => doc.users.find((u) => u.name.toLowerCase() === name.toLowerCase());
+
+function exactlyOne(positional: string[], what: string): string {
+  if (positional.length !== 1) throw new CliError(`expected exactly one ${what}`);
+  return positional[0] as string;
+}
+
+export function parseScopes(text: string): Scope[] {
+  const scopes = text.split(',').map((s) => s.trim());
+  for (const s of scopes) if (!isScope(s)) throw new CliError(`unknown scope "${s}" (use read, write, admin)`);
+  return [...new Set(scopes)] as Scope[];
+}
+
+export function parseRate(value: string | true | undefined): number {
+  if (value === undefined) return 0;
+  if (typeof value !== 'string' || !/^\d{1,9}$/.test(value)) throw new CliError('--rate must be a whole number (0 = unlimited)');
+  return Number(value);
+}
+
+async function readPassword(io: CliIo): Promise<string> {
+  const text = (await io.readStdin()).replace(/\r?\n$/, '');
+  if (text.length < 8) throw new CliError('password must be at least 8 characters');
+  return hashPassword(text);
+}
+
+function table(rows: string[][]): string[] {
+  const widths = (rows[0] as string[]).map((_, i) => Math.max(...rows.map((r) => (r[i] as string).length)));
+  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ').trimEnd());
+}
+
+async function readAllStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  runCli(process.argv.slice(2), { env: process.env, stdout: (l) => console.log(l), readStdin: readAllStdin }).catch((err: unknown) => {
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`error: ${message.split('\n')[0]}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { CliError, parseOptions } from '../src/cli.ts';
+import { cleanup, cli, req, ROOT, startServer, tempDataDir, type TestServer } from './helpers/server.ts';
+
+/** The CLI as an operator runs it: its own process, exit status and stderr. */
+function run(dataDir: string, args: string[], input = ''): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir },
+    input,
+    encoding: 'utf8',
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('cli as a process', () => {
+  let dir: string;
+  before(async () => {
+    dir = await tempDataDir();
+  });
+  after(() => cleanup(dir));
+
+  test('user add prints the id; token create prints the secret alone on one line', () => {
+    const u = run(dir, ['user', 'add', 'carol']);
+    assert.equal(u.status, 0, u.stderr);
+    assert.equal(u.stdout, '1\n');
+    const t = run(dir, ['token', 'create', '--user', 'carol', '--scopes', 'read,write', '--rate', '5', '--label', 'laptop']);
+    assert.equal(t.status, 0, t.stderr);
+    assert.match(t.stdout, /^pst_[A-Za-z0-9]{8}_[A-Za-z0-9]{32}\n$/);
+  });
+
+  test('errors exit non-zero with one line on stderr', () => {
+    for (const args of [
+      ['token', 'create', '--user', 'nobody', '--scopes', 'read'],
+      ['token', 'create', '--user', 'carol', '--scopes', 'read,fly'],
+      ['token', 'create', '--user', 'carol', '--scopes', 'read', '--rate', 'ten'],
+      ['token', 'create', '--user', 'carol', '--scopes', 'admin'],
+      ['token', 'create', '--user', 'carol', '--scopes'],
+      ['token', 'create', '--user', 'carol', '--scopes', 'read', '--colour', 'red'],
+      ['user', 'add', 'carol'],
+      ['user', 'add', 'bad name'],
+      ['token', 'revoke', 'nope'],
+      ['frobnicate'],
+    ]) {
+      const r = run(dir, args);
+      assert.notEqual(r.status, 0, args.join(' '));
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, /^error: [^\n]+\n$/, args.join(' '));
+    }
+  });
+
+  test('user add --password-stdin stores a scrypt hash, never the password', async () => {
+    const r = run(dir, ['user', 'add', 'dave', '--admin', '--password-stdin'], 'a long password\n');
+    assert.equal(r.status, 0, r.stderr);
+    const doc = await readFile(join(dir, 'accounts.json'), 'utf8');
+    assert.doesNotMatch(doc, /a long password/);
+    assert.match(doc, /scrypt\$/);
+    assert.equal(run(dir, ['token', 'create', '--user', 'dave', '--scopes', 'read,admin']).status, 0);
+  });
+});
+
+describe('cli against a running server', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(async () => {
+    await server.stop();
+    await cleanup(server.dataDir);
+  });
+
+  test('a token created by the CLI authenticates on the next request, and list shows its use', async () => {
+    await cli(server.dataDir, ['user', 'add', 'erin']);
+    const secret = await cli(server.dataDir, ['token', 'create', '--user', 'erin', '--scopes', 'read', '--label', 'ci bot']);
+    const r = await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: secret });
+    assert.equal(r.status, 404);
+    const list = (await cli(server.dataDir, ['token', 'list'])).split('\n');
+    assert.match(list[0] as string, /^ID\s+USER\s+LABEL\s+SCOPES\s+RATE\s+CREATED\s+LAST USED$/);
+    const row = list.find((l) => l.startsWith(secret.split('_')[1] as string));
+    assert.ok(row, 'token row listed by id first');
+    assert.match(row, /erin\s+ci bot\s+read\s+0\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+(never|\d{4}-)/);
+    assert.doesNotMatch(list.join('\n'), new RegExp(secret));
+  });
+
+  test('a changed token file never shows a secret in clear', async () => {
+    const secret = await cli(server.dataDir, ['token', 'create', '--user', 'erin', '--scopes', 'read']);
+    assert.doesNotMatch(await readFile(join(server.dataDir, 'accounts.json'), 'utf8'), new RegExp(secret));
+  });
+});
+
+describe('parseOptions', () => {
+  test('reads --name value and --name=value, and refuses repeats and bare values', () => {
+    const { positional, opts } = parseOptions(['x', '--rate=5', '--label', 'a b'], { rate: 'value', label: 'value' });
+    assert.deepEqual(positional, ['x']);
+    assert.equal(opts.get('rate'), '5');
+    assert.equal(opts.get('label'), 'a b');
+    assert.throws(() => parseOptions(['--rate', '1', '--rate', '2'], { rate: 'value' }), CliError);
+    assert.throws(() => parseOptions(['--admin=1'], { admin: 'bool' }), CliError);
+    assert.throws(() => parseOptions(['--rate', '--label'], { rate: 'value', label: 'value' }), CliError);
+  });
+});
