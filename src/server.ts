@@ -10,7 +10,9 @@ import { RateLimiter } from './ratelimit/bucket.ts';
 import { loadBuckets, saveBuckets } from './ratelimit/persist.ts';
 import { AccountStore } from './store/accounts.ts';
 import { DurableFiles } from './store/files.ts';
+import { OwnerIndex } from './store/owner-index.ts';
 import { PasteStore } from './store/pastes.ts';
+import { RecentPastes } from './store/recent.ts';
 import { TokenUsage } from './store/token-usage.ts';
 import { ViewCounter } from './store/views.ts';
 
@@ -44,10 +46,12 @@ export async function startServer(config: Config, now: () => number = Date.now):
   const store = new PasteStore(dir, files);
   const views = new ViewCounter(store, files, join(state, 'views.json'));
   const tokenUsage = new TokenUsage(files, join(state, 'token-usage.json'));
+  const owners = new OwnerIndex(dir, files);
+  const recent = new RecentPastes(files, join(state, 'recent.json'));
   const limiter = new RateLimiter(now);
   const bucketsFile = join(state, 'ratelimit.json');
   const log = new LogAppender({ dir: join(dir, 'logs'), now, retentionDays: config.logRetentionDays });
-  await Promise.all([accounts.load(), store.init(), views.load(), tokenUsage.load()]);
+  await Promise.all([accounts.load(), store.init(), owners.init(), views.load(), tokenUsage.load(), recent.load()]);
   limiter.restore(await loadBuckets(bucketsFile));
 
   // Listen before building the app: with PORT=0 the default BASE_URL needs the port we got.
@@ -66,7 +70,7 @@ export async function startServer(config: Config, now: () => number = Date.now):
     config,
     accounts,
     store,
-    pastes: new PasteService(store, views, now),
+    pastes: new PasteService(store, views, owners, recent, now),
     tokenUsage,
     limiter,
     log,
@@ -87,7 +91,7 @@ export async function startServer(config: Config, now: () => number = Date.now):
     }
     await views.drain();
     limiter.prune();
-    await Promise.all([saveBuckets(files, bucketsFile, limiter), tokenUsage.save()]);
+    await Promise.all([saveBuckets(files, bucketsFile, limiter), tokenUsage.save(), recent.save()]);
   };
   const tick = (): void => {
     upkeep = upkeep.then(step).catch(deps.logError);
@@ -106,7 +110,7 @@ export async function startServer(config: Config, now: () => number = Date.now):
       await stopped;
       clearTimeout(deadline);
       await upkeep;
-      await Promise.all([saveBuckets(files, bucketsFile, limiter), views.save(), tokenUsage.save(), log.close()]);
+      await Promise.all([saveBuckets(files, bucketsFile, limiter), views.save(), tokenUsage.save(), recent.save(), log.close()]);
     })());
 
   return { server, port, deps, close };

@@ -1,6 +1,8 @@
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import { HttpError, notFound } from '../http/errors.ts';
+import type { OwnerIndex } from '../store/owner-index.ts';
 import type { PasteStore } from '../store/pastes.ts';
+import type { RecentPastes } from '../store/recent.ts';
 import type { ViewCounter } from '../store/views.ts';
 import { expireAt } from './expiry.ts';
 import { detectLanguage } from './language.ts';
@@ -26,6 +28,8 @@ export class PasteService {
   constructor(
     private readonly store: PasteStore,
     private readonly views: ViewCounter,
+    private readonly owners: OwnerIndex,
+    private readonly recent: RecentPastes,
     private readonly now: () => number,
   ) {}
 
@@ -67,7 +71,8 @@ export class PasteService {
   async create(input: CreateInput, ownerId: number): Promise<Paste> {
     const now = this.now();
     const password = input.password === null ? null : await hashPassword(input.password);
-    return this.store.create((hash) => ({
+    const paste = await this.store.create(
+      (hash) => ({
       v: 1,
       hash,
       title: input.title,
@@ -83,7 +88,33 @@ export class PasteService {
       updated_at: now,
       expire_at: expireAt(input.expiry, now),
       view_count: 0,
-    }));
+      }),
+      (p) => this.owners.add(ownerId, p.hash),
+    );
+    if (paste.privacy === 'public' && paste.burn_after_read === 0) this.recent.add(paste.hash);
+    return paste;
+  }
+
+  /** The user's own pastes, newest first, that still exist (any state). */
+  async listOwned(userId: number, offset: number, limit: number): Promise<{ pastes: Paste[]; total: number }> {
+    const hashes = await this.owners.list(userId);
+    const pastes: Paste[] = [];
+    for (const hash of hashes.slice(offset, offset + limit)) {
+      const p = await this.store.get(hash);
+      if (p !== null) pastes.push(p);
+    }
+    return { pastes, total: hashes.length };
+  }
+
+  /** Recent public pastes that are still public, readable and unexpired. */
+  async listRecent(limit: number): Promise<Paste[]> {
+    const out: Paste[] = [];
+    for (const hash of this.recent.list()) {
+      const p = await this.store.get(hash);
+      if (p !== null && p.privacy === 'public' && !p.burned && p.password === null && !isExpired(p, this.now())) out.push(p);
+      if (out.length === limit) break;
+    }
+    return out;
   }
 
   /** Applies an edit: omitted fields keep their value (CONTRACT §5). */
@@ -109,11 +140,13 @@ export class PasteService {
   }
 
   /** Deletes a paste in any state (burned and expired ones too), short link included. */
-  delete(hash: string, viewer: Viewer): Promise<void> {
-    return this.store.transact(hash, (p) => {
+  async delete(hash: string, viewer: Viewer): Promise<void> {
+    const ownerId = await this.store.transact(hash, (p) => {
       this.#checkOwner(p, viewer);
-      return { result: undefined, next: 'delete' };
+      return { result: p.owner_id, next: 'delete' };
     });
+    this.recent.remove(hash);
+    await this.owners.remove(ownerId, hash);
   }
 
   #checkOwner(p: Paste | null, viewer: Viewer): asserts p is Paste {

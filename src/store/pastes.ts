@@ -76,15 +76,18 @@ export class PasteStore {
   /**
    * Stores a new paste under a fresh random hash. `make` builds the record for a hash;
    * a taken shortcode (one in 56 billion per existing paste) just means another draw.
+   * `alongside` writes index entries for the paste concurrently with the paste itself.
    */
-  async create(make: (hash: string) => Paste): Promise<Paste> {
+  async create(make: (hash: string) => Paste, alongside?: (paste: Paste) => Promise<void>): Promise<Paste> {
     for (;;) {
       const paste = make(randomBase62(10));
       const code = shortcodeOf(paste.hash);
       // The expiry index entry goes first: a crash may leave an entry without a paste
       // (the sweep ignores it) but never an expiring paste the sweep cannot find.
       if (paste.expire_at !== null) await this.#indexExpiry(paste);
-      if (await this.files.createFile(this.#path(code), JSON.stringify(paste))) {
+      // Index writes that tolerate a dangling entry run alongside, sharing the fsync wait.
+      const [created] = await Promise.all([this.files.createFile(this.#path(code), JSON.stringify(paste)), alongside?.(paste)]);
+      if (created) {
         this.#epoch++;
         this.#cache.set(code, paste);
         return paste;

@@ -6,7 +6,9 @@ import { HttpError } from '../../src/http/errors.ts';
 import { PasteService, type Viewer } from '../../src/paste/service.ts';
 import type { CreateInput } from '../../src/paste/validate.ts';
 import { DurableFiles } from '../../src/store/files.ts';
+import { OwnerIndex } from '../../src/store/owner-index.ts';
 import { PasteStore } from '../../src/store/pastes.ts';
+import { RecentPastes } from '../../src/store/recent.ts';
 import { ViewCounter } from '../../src/store/views.ts';
 import { cleanup, tempDataDir } from '../helpers/server.ts';
 
@@ -15,6 +17,8 @@ let now: number;
 let store: PasteStore;
 let views: ViewCounter;
 let service: PasteService;
+let owners: OwnerIndex;
+let recent: RecentPastes;
 const owner: Viewer = { userId: 1, isAdmin: false };
 const other: Viewer = { userId: 2, isAdmin: false };
 
@@ -29,7 +33,10 @@ async function open(): Promise<void> {
   store = new PasteStore(dir, files, 1024 * 1024);
   await store.init();
   views = new ViewCounter(store, files, join(dir, 'views.json'));
-  service = new PasteService(store, views, () => now);
+  owners = new OwnerIndex(dir, files);
+  await owners.init();
+  recent = new RecentPastes(files, join(dir, 'recent.json'), 3);
+  service = new PasteService(store, views, owners, recent, () => now);
 }
 
 const status = (p: Promise<unknown>, code: number) =>
@@ -140,5 +147,41 @@ describe('visibility', () => {
     await status(service.read(p.hash, null, undefined), 404);
     assert.equal((await service.read(p.hash, owner, undefined)).content, 'hello');
     assert.equal((await service.read(p.hash, { userId: 9, isAdmin: true }, undefined)).content, 'hello');
+  });
+});
+
+describe('owner index and recent list', () => {
+  test('lists a user’s own pastes newest first, in every state, and forgets deleted ones', async () => {
+    const a = await service.create(input({ content: 'a' }), 1);
+    const b = await service.create(input({ content: 'b', privacy: 'private' }), 1);
+    const c = await service.create(input({ content: 'c', burn_after_read: 1 }), 1);
+    await service.create(input({ content: 'not mine' }), 2);
+    await service.read(c.hash, other, undefined);
+    await service.delete(a.hash, owner);
+    const { pastes, total } = await service.listOwned(1, 0, 10);
+    assert.deepEqual(pastes.map((p) => p.hash), [c.hash, b.hash]);
+    assert.equal(total, 2);
+    assert.deepEqual((await service.listOwned(1, 1, 1)).pastes.map((p) => p.hash), [b.hash]);
+    await open();
+    assert.deepEqual((await service.listOwned(1, 0, 10)).pastes.map((p) => p.hash), [c.hash, b.hash]);
+  });
+
+  test('recent lists public, readable pastes only, newest first, bounded, across a save and load', async () => {
+    const pub1 = await service.create(input({ content: '1' }), 1);
+    await service.create(input({ content: 'p', privacy: 'private' }), 1);
+    await service.create(input({ content: 'u', privacy: 'unlisted' }), 1);
+    await service.create(input({ content: 'b', burn_after_read: 1 }), 1);
+    const pub2 = await service.create(input({ content: '2', password: 'pw-protected' }), 1);
+    const pub3 = await service.create(input({ content: '3' }), 1);
+    assert.deepEqual((await service.listRecent(10)).map((p) => p.hash), [pub3.hash, pub1.hash]);
+    assert.equal(recent.list().includes(pub2.hash), true);
+    await service.edit(pub3.hash, { privacy: 'private', expiry: 'keep', clear_password: 0 }, owner);
+    assert.deepEqual((await service.listRecent(10)).map((p) => p.hash), [pub1.hash]);
+    await recent.save();
+    await open();
+    await recent.load();
+    assert.deepEqual((await service.listRecent(1)).map((p) => p.hash), [pub1.hash]);
+    for (let i = 0; i < 5; i++) await service.create(input({ content: String(i) }), 1);
+    assert.equal(recent.list().length, 3);
   });
 });
