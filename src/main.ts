@@ -1,9 +1,9 @@
-import { ConfigError, parseConfig } from './config.ts';
+import { ConfigError, parseConfig, type Config } from './config.ts';
 import { startServer } from './server.ts';
 
-/** Process wiring only: config → server → signals. */
-async function main(): Promise<void> {
-  let config;
+/** Process wiring only: config → signals → server. */
+function main(): void {
+  let config: Config;
   try {
     config = parseConfig(process.env);
   } catch (err) {
@@ -13,24 +13,38 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const running = await startServer(config);
-  console.log(`listening on http://${config.host}:${running.port} (data in ${config.dataDir})`);
+  const starting = startServer(config);
 
+  // Handlers go in before the server announces itself, so a signal sent the moment
+  // "listening" appears is never met by Node's default (exit without cleanup).
+  let stopping = false;
   const shutdown = (signal: string): void => {
+    if (stopping) return; // a second signal while draining changes nothing
+    stopping = true;
     console.log(`${signal} received, shutting down`);
-    running.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        console.error(err);
-        process.exit(1);
-      },
-    );
+    starting
+      .then((running) => running.close())
+      .then(
+        () => {
+          console.log('shutdown complete');
+          process.exit(0);
+        },
+        (err: unknown) => {
+          console.error(err);
+          process.exit(1);
+        },
+      );
   };
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+
+  starting.then(
+    (running) => console.log(`listening on http://${config.host}:${running.port} (data in ${config.dataDir})`),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+main();

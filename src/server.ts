@@ -105,9 +105,13 @@ export async function startServer(config: Config, now: () => number = Date.now):
     (closing ??= (async () => {
       clearInterval(timer);
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      // close() only drops connections idle right now; keep-alive sockets that finish their
+      // request later would otherwise hold shutdown open for the whole keep-alive timeout.
       server.closeIdleConnections();
+      const sweeper = setInterval(() => server.closeIdleConnections(), 25);
       const deadline = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await stopped;
+      clearInterval(sweeper);
       clearTimeout(deadline);
       await upkeep;
       await Promise.all([saveBuckets(files, bucketsFile, limiter), views.save(), tokenUsage.save(), recent.save(), log.close()]);

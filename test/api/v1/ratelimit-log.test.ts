@@ -1,0 +1,221 @@
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { cleanup, cli, makeToken, req, startServer, type TestServer } from '../../helpers/server.ts';
+
+const hashQuery = '/api/v1/paste.php?hash=AAAAAAAAAA';
+
+async function logLines(server: TestServer): Promise<Record<string, unknown>[]> {
+  const dir = join(server.dataDir, 'logs');
+  const lines: Record<string, unknown>[] = [];
+  for (const f of (await readdir(dir)).sort()) {
+    assert.match(f, /^api-\d{4}-\d\d-\d\d\.jsonl$/);
+    for (const line of (await readFile(join(dir, f), 'utf8')).split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+  }
+  return lines;
+}
+
+/** Every file under a folder, recursively, as text. */
+async function allFiles(dir: string): Promise<string> {
+  let out = '';
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    out += e.isDirectory() ? await allFiles(p) : await readFile(p, 'utf8');
+  }
+  return out;
+}
+
+describe('per-token rate limit', () => {
+  test('headers count down, then 429 with limit_per_minute and Retry-After', async () => {
+    const server = await startServer();
+    try {
+      const token = await makeToken(server.dataDir, { rate: 3 });
+      const remaining = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await req(server, 'GET', hashQuery, { token });
+        assert.equal(r.headers['x-ratelimit-limit'], '3');
+        remaining.push(r.headers['x-ratelimit-remaining']);
+      }
+      assert.deepEqual(remaining, ['2', '1', '0']);
+      const r = await req(server, 'GET', hashQuery, { token });
+      assert.equal(r.status, 429);
+      assert.equal(r.json.ok, false);
+      assert.equal(typeof r.json.error, 'string');
+      assert.equal(r.json['limit_per_minute'], 3);
+      const retry = Number(r.headers['retry-after']);
+      assert.ok(Number.isInteger(retry) && retry >= 1 && retry <= 20, `Retry-After ${retry}`);
+      assert.equal(r.headers['x-ratelimit-remaining'], '0');
+    } finally {
+      await server.stop();
+      await cleanup(server.dataDir);
+    }
+  });
+
+  test('an unlimited token gets X-RateLimit-Limit 0 and no Remaining', async () => {
+    const server = await startServer();
+    try {
+      const token = await makeToken(server.dataDir, { rate: 0 });
+      const r = await req(server, 'GET', hashQuery, { token });
+      assert.equal(r.headers['x-ratelimit-limit'], '0');
+      assert.equal(r.headers['x-ratelimit-remaining'], undefined);
+    } finally {
+      await server.stop();
+      await cleanup(server.dataDir);
+    }
+  });
+
+  test('a depleted bucket is still depleted after a graceful restart', async () => {
+    const server = await startServer();
+    const token = await makeToken(server.dataDir, { rate: 2 });
+    await req(server, 'GET', hashQuery, { token });
+    await req(server, 'GET', hashQuery, { token });
+    assert.equal((await req(server, 'GET', hashQuery, { token })).status, 429);
+    assert.equal(await server.stop('SIGTERM'), 0);
+    const again = await startServer({ dataDir: server.dataDir });
+    try {
+      assert.equal((await req(again, 'GET', hashQuery, { token })).status, 429);
+    } finally {
+      await again.stop();
+      await cleanup(server.dataDir);
+    }
+  });
+
+  test('a rate changed with the CLI takes effect at the next request', async () => {
+    const server = await startServer();
+    try {
+      await cli(server.dataDir, ['user', 'add', 'zed', '--admin']);
+      const token = await cli(server.dataDir, ['token', 'create', '--user', 'zed', '--scopes', 'read', '--rate', '1']);
+      await req(server, 'GET', hashQuery, { token });
+      assert.equal((await req(server, 'GET', hashQuery, { token })).status, 429);
+      const id = token.split('_')[1] as string;
+      // The admin UI edits rates through the same accounts file the CLI writes.
+      const { AccountStore } = await import('../../../src/store/accounts.ts');
+      const { DurableFiles } = await import('../../../src/store/files.ts');
+      const accounts = new AccountStore(server.dataDir, new DurableFiles(join(server.dataDir, 'tmp')));
+      await accounts.mutate((doc) => {
+        const t = doc.tokens.find((x) => x.id === id);
+        if (t) t.rate_limit_per_minute = 0;
+      });
+      const r = await req(server, 'GET', hashQuery, { token });
+      assert.equal(r.status, 404);
+      assert.equal(r.headers['x-ratelimit-limit'], '0');
+    } finally {
+      await server.stop();
+      await cleanup(server.dataDir);
+    }
+  });
+});
+
+describe('failed authentication per client IP', () => {
+  test('after AUTH_FAIL_LIMIT_PER_MINUTE failures the IP gets 429, even with a valid token', async () => {
+    const server = await startServer({ env: { AUTH_FAIL_LIMIT_PER_MINUTE: '3' } });
+    try {
+      const token = await makeToken(server.dataDir);
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await req(server, 'GET', hashQuery, { token: `pst_AAAAAAAA_${'x'.repeat(32)}` })).status);
+      assert.deepEqual(statuses, [401, 401, 401, 429]);
+      const r = await req(server, 'GET', hashQuery, { token });
+      assert.equal(r.status, 429);
+      assert.equal(r.json['limit_per_minute'], 3);
+      assert.ok(Number(r.headers['retry-after']) >= 1);
+    } finally {
+      await server.stop();
+      await cleanup(server.dataDir);
+    }
+  });
+
+  test('with TRUST_PROXY=1 the budget is per X-Forwarded-For client, otherwise per socket', async () => {
+    const server = await startServer({ env: { AUTH_FAIL_LIMIT_PER_MINUTE: '1', TRUST_PROXY: '1' } });
+    try {
+      const bad = { token: 'nope' };
+      const as = (ip: string) => ({ ...bad, headers: { 'x-forwarded-for': `10.9.9.9, ${ip}` } });
+      assert.equal((await req(server, 'GET', hashQuery, as('203.0.113.1'))).status, 401);
+      assert.equal((await req(server, 'GET', hashQuery, as('203.0.113.1'))).status, 429);
+      assert.equal((await req(server, 'GET', hashQuery, as('203.0.113.2'))).status, 401);
+      const lines = await waitForLog(server, 3);
+      assert.deepEqual(lines.map((l) => l['ip']), ['203.0.113.1', '203.0.113.1', '203.0.113.2']);
+    } finally {
+      await server.stop();
+      await cleanup(server.dataDir);
+    }
+    const plain = await startServer({ env: { AUTH_FAIL_LIMIT_PER_MINUTE: '1' } });
+    try {
+      const spoof = (ip: string) => ({ token: 'nope', headers: { 'x-forwarded-for': ip } });
+      assert.equal((await req(plain, 'GET', hashQuery, spoof('1.1.1.1'))).status, 401);
+      assert.equal((await req(plain, 'GET', hashQuery, spoof('2.2.2.2'))).status, 429);
+    } finally {
+      await plain.stop();
+      await cleanup(plain.dataDir);
+    }
+  });
+});
+
+async function waitForLog(server: TestServer, n: number): Promise<Record<string, unknown>[]> {
+  // The appender flushes at least every second; poll a little longer than that.
+  for (let i = 0; i < 40; i++) {
+    const lines = await logLines(server).catch(() => []);
+    if (lines.length >= n) return lines;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return logLines(server);
+}
+
+describe('API request log', () => {
+  test('every API request becomes one JSON line with the contract keys, secrets nowhere on disk', async () => {
+    const server = await startServer();
+    try {
+      const token = await makeToken(server.dataDir);
+      const created = await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'logged', password: 'pw-in-body-123' } });
+      const hash = created.json['hash'] as string;
+      await req(server, 'GET', `/api/v1/raw.php?hash=${hash}&token=${token}&password=pw-in-query-456`);
+      await req(server, 'GET', '/api/v1/nope.php');
+      await req(server, 'GET', hashQuery);
+      const lines = await waitForLog(server, 4);
+      assert.equal(lines.length, 4);
+      for (const l of lines) {
+        assert.deepEqual(
+          Object.keys(l).filter((k) => k !== 'error').sort(),
+          ['duration_ms', 'endpoint', 'ip', 'method', 'status', 'time', 'token_id', 'user_id'],
+        );
+        assert.ok(!Number.isNaN(Date.parse(l['time'] as string)));
+        assert.equal(typeof l['duration_ms'], 'number');
+        assert.equal(l['ip'], '127.0.0.1');
+      }
+      const tokenId = token.split('_')[1];
+      assert.deepEqual(lines.map((l) => [l['method'], l['endpoint'], l['status'], l['token_id'], l['user_id']]), [
+        ['POST', '/api/v1/paste_create.php', 200, tokenId, 1],
+        ['GET', '/api/v1/raw.php', 200, tokenId, 1],
+        ['GET', '/api/v1/nope.php', 404, null, null],
+        ['GET', '/api/v1/paste.php', 401, null, null],
+      ]);
+      assert.equal(lines[0]?.['error'], undefined);
+      assert.match(lines[2]?.['error'] as string, /endpoint/);
+      assert.match(lines[3]?.['error'] as string, /token/);
+      await server.stop();
+      const everything = await allFiles(server.dataDir);
+      assert.doesNotMatch(everything, new RegExp(token));
+      assert.doesNotMatch(everything, /pw-in-query-456|pw-in-body-123/);
+    } finally {
+      await server.stop();
+      await cleanup(server.dataDir);
+    }
+  });
+});
+
+describe('healthz', () => {
+  test('answers 200 {ok:true} without a token and is not rate-limited or logged', async () => {
+    const server = await startServer({ env: { AUTH_FAIL_LIMIT_PER_MINUTE: '1' } });
+    try {
+      for (let i = 0; i < 5; i++) {
+        const r = await req(server, 'GET', '/healthz');
+        assert.equal(r.status, 200);
+        assert.deepEqual(r.json, { ok: true });
+      }
+      await server.stop();
+      assert.deepEqual(await logLines(server).catch(() => []), []);
+    } finally {
+      await cleanup(server.dataDir);
+    }
+  });
+});

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { request } from 'node:http';
+import { describe, test } from 'node:test';
+import { cleanup, makeToken, req, ROOT, startServer, tempDataDir } from './helpers/server.ts';
+
+describe('graceful shutdown', () => {
+  test('SIGTERM lets an in-flight request finish, persists state and exits 0', async () => {
+    const server = await startServer();
+    const token = await makeToken(server.dataDir);
+    const body = JSON.stringify({ content: 'finished after SIGTERM' });
+    const half = Math.floor(body.length / 2);
+    const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const r = request(
+        {
+          host: '127.0.0.1',
+          port: server.port,
+          method: 'POST',
+          path: '/api/v1/paste_create.php',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      r.on('error', reject);
+      r.write(body.slice(0, half));
+      setTimeout(() => {
+        server.proc.kill('SIGTERM');
+        setTimeout(() => r.end(body.slice(half)), 300);
+      }, 200);
+    });
+    const res = await response;
+    assert.equal(res.status, 200, res.text);
+    assert.equal(await server.stop(), 0);
+    assert.match(server.output(), /SIGTERM received/);
+
+    const again = await startServer({ dataDir: server.dataDir });
+    try {
+      const hash = (JSON.parse(res.text) as { hash: string }).hash;
+      assert.equal((await req(again, 'GET', `/api/v1/raw.php?hash=${hash}`, { token })).text, 'finished after SIGTERM');
+    } finally {
+      await again.stop();
+      await cleanup(server.dataDir);
+    }
+  });
+
+  test('SIGINT also exits 0', async () => {
+    const server = await startServer();
+    assert.equal(await server.stop('SIGINT'), 0);
+    await cleanup(server.dataDir);
+  });
+
+  test('npm start passes SIGTERM on to the server, which exits cleanly', async () => {
+    const dataDir = await tempDataDir();
+    const proc = spawn('npm', ['start', '--silent'], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: '0', DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    // 'close' waits for every holder of the output pipes: npm and the server under it.
+    const closed = new Promise<void>((resolve) => proc.once('close', () => resolve()));
+    for (let i = 0; i < 200 && !/listening on/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
+    const port = Number(/listening on http:\/\/[^:]+:(\d+)/.exec(out)?.[1]);
+    assert.ok(port > 0, out);
+    proc.kill('SIGTERM');
+    await closed;
+    // npm itself may die of the signal it forwards; what matters is the server's clean exit.
+    assert.match(out, /SIGTERM received, shutting down\nshutdown complete\n/);
+    await assert.rejects(req({ port }, 'GET', '/healthz'), /ECONNREFUSED/);
+    await cleanup(dataDir);
+  });
+
+  test('a bad configuration is reported, every variable at once, with exit status 2', async () => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: 'x', MAX_PASTE_BYTES: 'y' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((resolve) => proc.once('exit', resolve));
+    assert.equal(code, 2);
+    assert.match(err, /PORT/);
+    assert.match(err, /MAX_PASTE_BYTES/);
+  });
+});
