@@ -1,17 +1,27 @@
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isErrno, type DurableFiles } from './files.ts';
-import { KeyedMutex } from './mutex.ts';
+
+/** Lines waiting for the next write of one user's file, and who waits for them. */
+interface Batch {
+  lines: string;
+  waiters: { resolve: () => void; reject: (err: unknown) => void }[];
+}
 
 /**
  * Which pastes each user owns, so "My pastes" never scans the store: one append-only
  * file per user of `+hash` / `-hash` lines, fsynced before the create or delete that
  * wrote it is acknowledged. A line may outlive its paste after a crash (a create that
  * never finished), so readers check each hash against the store.
+ *
+ * Appends are group-committed: while one write+fsync of a user's file is in flight, new
+ * lines queue up and the next single write+fsync makes all of them durable, so a burst of
+ * creates by one user costs a couple of fsyncs, not one each in a row.
  */
 export class OwnerIndex {
   readonly #dir: string;
-  readonly #locks = new KeyedMutex();
+  readonly #queued = new Map<number, Batch>();
+  readonly #writing = new Set<number>();
 
   constructor(
     dataDir: string,
@@ -54,15 +64,32 @@ export class OwnerIndex {
   }
 
   #append(userId: number, line: string): Promise<void> {
-    return this.#locks.run(String(userId), async () => {
-      const file = this.#file(userId);
-      const fh = await open(file, 'a', 0o600);
-      try {
-        await fh.appendFile(line);
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
+    return new Promise((resolve, reject) => {
+      let batch = this.#queued.get(userId);
+      if (batch === undefined) this.#queued.set(userId, (batch = { lines: '', waiters: [] }));
+      batch.lines += line;
+      batch.waiters.push({ resolve, reject });
+      if (!this.#writing.has(userId)) void this.#drain(userId);
     });
+  }
+
+  async #drain(userId: number): Promise<void> {
+    this.#writing.add(userId);
+    for (let batch = this.#queued.get(userId); batch !== undefined; batch = this.#queued.get(userId)) {
+      this.#queued.delete(userId);
+      try {
+        const fh = await open(this.#file(userId), 'a', 0o600);
+        try {
+          await fh.appendFile(batch.lines);
+          await fh.sync();
+        } finally {
+          await fh.close();
+        }
+        for (const w of batch.waiters) w.resolve();
+      } catch (err) {
+        for (const w of batch.waiters) w.reject(err);
+      }
+    }
+    this.#writing.delete(userId);
   }
 }
