@@ -95,11 +95,12 @@ async function run(
   const query = parseUrlEncoded(rawQuery, 'query string');
   const type = method === 'POST' ? bodyType(req) : null;
 
-  // A form body may carry the token (SPEC §5.2), so such a body is read before auth.
-  // A body error then just means "no token here"; the body check proper comes later.
+  // A form body may carry the token (SPEC §5.2; a JSON body's `token` key is taken the same
+  // way), so such a body is read before auth. A body error then just means "no token
+  // here"; the body check proper comes after the auth, rate and scope checks.
   let body: Fields | HttpError | null = null;
   const found = findToken(req, query);
-  if (found === null && type === 'form') body = await readFields(req, 'form', deps).catch(asHttpError);
+  if (found === null && type !== null) body = await readFields(req, type, deps).catch(asHttpError);
   const secret = found ?? (body instanceof HttpError || body === null ? null : stringField(body, 'token'));
 
   const principal = await authenticate(deps, secret, ip);

@@ -134,6 +134,40 @@ describe('token locations', () => {
     assert.equal(got.text, 'via form');
   });
 
+  test('accepts the token as a JSON body field too', async () => {
+    const r = await req(server, 'POST', '/api/v1/paste_create.php', { body: { token, content: 'via json' } });
+    assert.equal(r.status, 200, r.text);
+  });
+
+  test('a chunked body past the limit is refused with 413 before it ends, and the connection closes', async () => {
+    const { request } = await import('node:http');
+    const result = await new Promise<{ status: number; connection: string | undefined; sent: number }>((resolve, reject) => {
+      let sent = 0;
+      const r = request(
+        { host: '127.0.0.1', port: server.port, method: 'POST', path: '/api/v1/paste_create.php', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers['connection'], sent }));
+        },
+      );
+      r.on('error', reject);
+      const chunk = Buffer.alloc(64 * 1024, 'a');
+      // 64 MiB would be sent if the server read to the end; it must answer long before.
+      const pump = (): void => {
+        while (sent < 64 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!r.write(chunk)) return void r.once('drain', pump);
+        }
+        r.end();
+      };
+      r.write('{"content":"');
+      pump();
+    });
+    assert.equal(result.status, 413);
+    assert.equal(result.connection, 'close');
+    assert.ok(result.sent < 64 * 1024 * 1024, `sent ${result.sent} bytes`);
+  });
+
   test('prefers the Bearer header over a bad query token', async () => {
     const r = await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA&token=pst_bad', { token });
     assert.equal(r.status, 404);
