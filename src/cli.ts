@@ -113,7 +113,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       parseOptions(rest, {});
       if (rest.length > 0) throw new CliError(`unexpected argument "${rest[0]}"`);
       const used = await readUsage(join(config.dataDir, 'state', 'token-usage.json'));
-      const rows = [['ID', 'USER', 'LABEL', 'SCOPES', 'RATE', 'CREATED', 'LAST USED']];
+      // One token a line, id first (CONTRACT §2): no header row for scripts to skip.
+      const rows: string[][] = [];
       for (const t of accounts.tokens) {
         const lastUsed = used[t.id];
         rows.push([t.id, accounts.user(t.user_id)?.name ?? '?', t.label || '-', t.scopes.join(','), String(t.rate_limit_per_minute), formatTime(t.created_at), lastUsed === undefined ? 'never' : formatTime(lastUsed)]);
@@ -162,6 +163,7 @@ async function readPassword(io: CliIo): Promise<string> {
 }
 
 function table(rows: string[][]): string[] {
+  if (rows.length === 0) return [];
   const widths = (rows[0] as string[]).map((_, i) => Math.max(...rows.map((r) => (r[i] as string).length)));
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ').trimEnd());
 }

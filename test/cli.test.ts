@@ -79,11 +79,27 @@ describe('cli against a running server', () => {
     const r = await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: secret });
     assert.equal(r.status, 404);
     const list = (await cli(server.dataDir, ['token', 'list'])).split('\n');
-    assert.match(list[0] as string, /^ID\s+USER\s+LABEL\s+SCOPES\s+RATE\s+CREATED\s+LAST USED$/);
+    assert.equal(list.length, 1);
     const row = list.find((l) => l.startsWith(secret.split('_')[1] as string));
     assert.ok(row, 'token row listed by id first');
     assert.match(row, /erin\s+ci bot\s+read\s+0\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+(never|\d{4}-)/);
     assert.doesNotMatch(list.join('\n'), new RegExp(secret));
+  });
+
+  test('token list is empty when there are no tokens, and revoke removes a line', async () => {
+    const dir = await tempDataDir();
+    try {
+      assert.equal(await cli(dir, ['token', 'list']), '');
+      await cli(dir, ['user', 'add', 'fay']);
+      const a = await cli(dir, ['token', 'create', '--user', 'fay', '--scopes', 'read']);
+      const b = await cli(dir, ['token', 'create', '--user', 'fay', '--scopes', 'write', '--rate', '9']);
+      const ids = (await cli(dir, ['token', 'list'])).split('\n').map((l) => l.split(/\s+/)[0]);
+      assert.deepEqual(ids, [a.split('_')[1], b.split('_')[1]]);
+      await cli(dir, ['token', 'revoke', a.split('_')[1] as string]);
+      assert.match(await cli(dir, ['token', 'list']), new RegExp(`^${b.split('_')[1]}\\s+fay\\s+-\\s+write\\s+9\\s`));
+    } finally {
+      await cleanup(dir);
+    }
   });
 
   test('a changed token file never shows a secret in clear', async () => {
