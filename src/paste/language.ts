@@ -20,21 +20,43 @@ export function isLanguage(name: string): boolean {
 
 /** Only the head of a paste is examined: enough to decide, and it bounds the cost. */
 const SAMPLE_CHARS = 16 * 1024;
+/**
+ * Substring clues scan their whole sample, so they get a shorter one: the tokens they look
+ * for turn up early in any real paste, and this keeps a 16 KB paste well under a millisecond.
+ */
+const CLUE_SAMPLE_CHARS = 4 * 1024;
 /** Below this the clues are circumstantial (a colon, one stray keyword): say 'text'. */
 const MIN_SCORE = 4;
 
 type Weights = Readonly<Partial<Record<string, number>>>;
+/** Weights as [index in LANGUAGES, points] pairs, so scoring does no lookups by name. */
+type Points = readonly (readonly [number, number])[];
 
 /** A pattern for one trimmed line, tried only on lines whose head word is listed. */
-interface LineClue { readonly re: RegExp; readonly w: Weights; readonly max: number }
+interface LineClue { readonly id: number; readonly re: RegExp; readonly points: Points; readonly max: number }
 /** A pattern tried once over the sample, and only when the literal `has` occurs in it. */
-interface TextClue { readonly has: string; readonly re: RegExp | undefined; readonly w: Weights }
+interface TextClue {
+  readonly has: string;
+  readonly re: RegExp | undefined;
+  readonly points: Points;
+  /** Hashes of the n-grams of `has`, to rule it out before scanning for it. */
+  readonly grams: readonly number[];
+}
+
+function points(w: Weights): Points {
+  return Object.entries(w).map(([lang, n]) => {
+    const i = LANGUAGES.indexOf(lang);
+    if (i < 0) throw new Error(`language clue names unknown language ${lang}`);
+    return [i, n ?? 0] as const;
+  });
+}
 
 const byHead = new Map<string, LineClue[]>();
+let lineClues = 0;
 
 /** Registers a line clue; `heads` are the lowercase first words (or first symbols) it needs. */
 function line(heads: string, re: RegExp, w: Weights, max = 1): void {
-  const clue = { re, w, max };
+  const clue = { id: lineClues++, re, points: points(w), max };
   for (const head of heads.split(' ')) {
     const list = byHead.get(head) ?? [];
     list.push(clue);
@@ -42,16 +64,58 @@ function line(heads: string, re: RegExp, w: Weights, max = 1): void {
   }
 }
 
-function text(has: string, w: Weights, re?: RegExp): TextClue {
-  return { has, re, w };
+/** Line clues tried on every line that starts with a word, whatever the word. */
+const ANY_WORD: LineClue[] = [];
+
+function anyLine(re: RegExp, w: Weights, max = 1): void {
+  ANY_WORD.push({ id: lineClues++, re, points: points(w), max });
 }
 
-// Every pattern is anchored or gated and free of nested or overlapping quantifiers, so
-// each test is linear in the line (or sample) it runs on.
+/** A substring clue: `literal` must occur, and then `re` (when given) must match too. */
+function has(literal: string, w: Weights, re?: RegExp): TextClue {
+  const grams: number[] = [];
+  for (let i = 1; i < literal.length; i++) {
+    const [a, b, c] = [literal.charCodeAt(i - 2), literal.charCodeAt(i - 1), literal.charCodeAt(i)];
+    grams.push(bigram(b, c));
+    if (i >= 2) grams.push(trigram(a, b, c));
+  }
+  return { has: literal, re, points: points(w), grams };
+}
+
+/*
+ * Scanning the whole sample once per substring clue was most of the cost, so one pass puts
+ * the sample's character bigrams and trigrams into a 64 Kbit set, and a clue with an n-gram
+ * missing from the set is skipped unscanned. A hash collision only lets a clue through.
+ */
+const bigram = (a: number, b: number): number => (a * 31 + b + 0x8000) & 0xffff;
+const trigram = (a: number, b: number, c: number): number => (a * 961 + b * 31 + c) & 0xffff;
+
+function gramSet(sample: string): Uint32Array {
+  const bits = new Uint32Array(0x10000 / 32);
+  let a = 0;
+  let b = sample.charCodeAt(0);
+  for (let i = 1; i < sample.length; i++) {
+    const c = sample.charCodeAt(i);
+    const h2 = bigram(b, c);
+    const h3 = trigram(a, b, c);
+    bits[h2 >>> 5]! |= 1 << (h2 & 31);
+    bits[h3 >>> 5]! |= 1 << (h3 & 31);
+    a = b;
+    b = c;
+  }
+  return bits;
+}
+
+function mayContain(bits: Uint32Array, grams: readonly number[]): boolean {
+  return grams.every((h) => ((bits[h >>> 5] ?? 0) & (1 << (h & 31))) !== 0);
+}
+
+// Every pattern is anchored or gated, and no two adjacent quantifiers can match the same
+// characters, so each test is linear in the line (or sample) it runs on.
 const TAG = 'html|head|body|div|span|p|a|ul|ol|li|table|thead|tbody|tr|td|th|form|input|button|'
   + 'label|select|option|textarea|img|h[1-6]|nav|header|footer|section|article|main|aside|'
   + 'script|style|link|meta|br|hr|strong|em|iframe|canvas|svg|small|pre|code';
-const SELECTOR = /^[.#:*]?[a-zA-Z*][\w-]*[^{};()=$"']*(?:,|\{(?:\s*[\w-]+\s*:[^;{}]*;)*\s*\}?)$/;
+const SELECTOR = /^[.#:*]?[a-zA-Z*][^{};()=$"']*(?:,|\{(?:\s*[\w-]+\s*:[^;{}]*;)*\s*\}?)$/;
 const CSS_PROPS = 'color background background-color margin padding font font-family font-size '
   + 'font-weight display border border-radius width height position top left right bottom '
   + 'z-index transition transform animation line-height align-items justify-content flex gap '
@@ -88,14 +152,18 @@ line('-', /^-- \S/, { sql: 1, lua: 1 });
 line('-', /^--[\w-]+\s*:/, { css: 4 });
 line('+', /^\+\+\+ [\w.\/]/, { diff: 3 });
 line('"', /^"[^"]*"\s*:/, { json: 1 }, 3);
+line('{', /^\{\s*"[^"]*"\s*:/, { json: 1 }, 3);
 line('[', /^\[(?:Http\w+|Route|ApiController|Authorize|AllowAnonymous|Serializable|TestMethod|Fact|Theory|Required|JsonProperty|Key|Obsolete|Flags)\b/, { csharp: 3, ini: -3 });
 line(';', /^;/, { ini: 2 });
 line('$', /^\$\w+\s*=/, { php: 3 });
 line('>', /^> \S/, { markdown: 1 });
 line('|', /^\|.*\|$/, { markdown: 2 });
+line('|', /^\| ?[a-z][\w-]*(?: |$)/, { bash: 2 }, 3);
 line('`', /^```/, { markdown: 4 });
 line('=', /^={3,}$/, { markdown: 3 });
-line('def', /^def \w+\s*\(.*:$/, { python: 4 });
+line('def async', /^(?:async )?def \w+\s*\(.*:$/, { python: 4 });
+line('async', /^async (?:with|for) .*:$/, { python: 3 });
+line('except', /^except(?: [\w.]+(?: as \w+)?)?:$/, { python: 3 });
 line('def', /^def (?:self\.)?\w+[?!=]?(?:\(.*\))?$/, { ruby: 4 });
 line('class', /^class \w+(?:\(.*\))?:$/, { python: 3 });
 line('class', /^class \w+ < [\w:]+$/, { ruby: 4 });
@@ -113,7 +181,7 @@ line('from', /^from [\w.]+ import /, { python: 4 });
 line('from', /^from [\w.]+(?: (?:as )?\w+)?$/i, { sql: 2 });
 line('run cmd copy add workdir expose env entrypoint arg label user volume healthcheck shell onbuild stopsignal', /^(?:RUN|CMD|COPY|ADD|WORKDIR|EXPOSE|ENV|ENTRYPOINT|ARG|LABEL|USER|VOLUME|HEALTHCHECK|SHELL|ONBUILD|STOPSIGNAL) \S/, { dockerfile: 1 }, 6);
 line('from', /^FROM (?:--platform=\S+ )?[\w.-]+(?:\/[\w.-]+)*(?::[\w.-]+)?(?:@sha256:\w+)?(?: AS \w+)?$/, { dockerfile: 2 });
-line('from', /^FROM (?:--platform=\S+ )?[\w.\/-]*[:\/][\w.:\/-]*(?: AS \w+)?$/, { dockerfile: 2 });
+line('from', /^FROM (?:--platform=\S+ )?(?=[\w.\/-]*[:\/])[\w.:\/-]+(?: AS \w+)?$/, { dockerfile: 2 });
 line('select', /^select\s+(?:\*|distinct\b|top\b|[\w.]+(?:\(.*\))?(?:,|\s+as\s+\w+|$))/i, { sql: 3 });
 line('insert create alter drop delete update truncate', /^(?:insert\s+into|create\s+(?:or\s+replace\s+)?(?:table|index|view|unique\s+index|database|schema|function|trigger)|alter\s+table|drop\s+(?:table|index|view)|delete\s+from|update\s+[\w.]+\s+set|truncate\s+table)\b/i, { sql: 5 });
 line('where group order having limit join left right inner outer full cross union values', /^(?:where|group\s+by|order\s+by|having|limit\s+\d|(?:(?:left|right|inner|full|cross)\s+)?(?:outer\s+)?join|union|values\s*\()\b/i, { sql: 1 }, 4);
@@ -150,12 +218,14 @@ line('public private protected', /^(?:private|public|protected) (?:static )?fina
 line('public private protected internal', /^(?:private|public|protected|internal) (?:static )?readonly [\w<>,\[\]]+ \w+/, { csharp: 3 });
 line('public private protected readonly', /^(?:(?:private|public|protected|readonly) )+[\w$]+\??: /, { typescript: 3 });
 line('public private protected internal', /^(?:public|private|protected|internal)(?: static| async| override| virtual| abstract)* (?:[A-Z]\w*|string|int|bool|void|decimal|double)(?:<[\w<>, ]+>)?(?:\[\])? [A-Z]\w*\(/, { csharp: 3 });
-line('public private protected abstract sealed interface', /^(?:(?:public|private|protected|abstract|sealed|static) )*interface \w+(?:<[^>]*>)?(?: extends [\w<>, .]+)?\s*\{$/, { java: 3, csharp: 2 });
+line('public private protected abstract sealed interface', /^(?:(?:public|private|protected|abstract|sealed|static) )*interface \w+(?:<[^>]*>)?(?: extends [\w<>, .]+)? ?\{$/, { java: 3, csharp: 2 });
 line('public private protected internal interface', /^(?:(?:public|private|protected|internal) )?interface I[A-Z]\w*/, { csharp: 2 });
 line('public private protected internal', /^(?:(?:public|private|protected|internal|static|sealed|abstract|partial) )*class \w+(?:<[^>]*>)? : [\w<>, .]+$/, { csharp: 3 });
-line('public private protected abstract final', /^(?:(?:public|private|protected|abstract|final|static) )*class \w+(?:<[^>]*>)?(?: extends [\w.<>]+)?(?: implements [\w.<>, ]+)?\s*\{?$/, { java: 2, csharp: 1, php: 1 });
+line('public private protected abstract final', /^(?:(?:public|private|protected|abstract|final|static) )*class \w+(?:<[^>]*>)?(?: extends [\w.<>]+)?(?: implements [\w.<>, ]+)? ?\{?$/, { java: 2, csharp: 1, php: 1 });
 line('fun suspend override private public internal open inline', /^(?:(?:private|public|internal|protected|override|open|suspend|inline|operator|infix|tailrec) )*fun (?:<[^>]*> )?[\w.]+\(/, { kotlin: 5 });
 line('val private public internal override', /^(?:(?:private|public|internal|protected|override|lateinit) )*val \w+/, { kotlin: 3 });
+line('constructor', /^constructor\s*\(/, { javascript: 3, typescript: 3 });
+anyLine(/^(?!(?:if|for|while|switch|catch|with|function|return)\b)(?:(?:static|get|set|async) )*[a-z_$][\w$]*\s*\([\w$, ]*\)\s*\{$/, { javascript: 1 }, 3);
 line('export', /^export (?:default )?(?:async )?(?:function|class|const|let)\b/, { javascript: 2, typescript: 2 });
 line('export', /^export (?:interface|type|enum|declare|abstract class|namespace)\b/, { typescript: 3 });
 line('export', /^export [A-Z_][A-Z0-9_]*=/, { bash: 3 });
@@ -163,7 +233,7 @@ line('const let var', /^(?:const|let|var) [\w$]+\s*=\s*require\(/, { javascript:
 line('const let var', /^(?:const|let|var) (?:[\w$]+|\{[^}]*\}|\[[^\]]*\])\s*=.*;$/, { javascript: 2, typescript: 2, rust: 1 });
 line('const let var', /^(?:const|let|var) (?:[\w$]+|\{[^}]*\}|\[[^\]]*\])\s*=.*[^;]$/, { javascript: 1, typescript: 1, swift: 1 });
 line('const let', /^(?:const|let) [\w$]+: [\w$<>\[\]|, ]+=/, { typescript: 3 });
-line('interface export', /^(?:export )?interface \w+(?:<[^>]*>)?(?: extends [\w<>, .]+)?\s*\{$/, { typescript: 3, java: 1 });
+line('interface export', /^(?:export )?interface \w+(?:<[^>]*>)?(?: extends [\w<>, .]+)? ?\{$/, { typescript: 3, java: 1 });
 line('function async export', /^(?:export )?(?:async )?function\*? ?[\w$]*\s*\(.*\{$/, { javascript: 2, typescript: 2 });
 line('function public private protected static final abstract', /^(?:(?:public|private|protected|static|final|abstract) )*function &?\w+\s*\(.*\$\w/, { php: 4 });
 line('function local', /^(?:local )?function [\w.:]+\s*\(.*\)$/, { lua: 2 });
@@ -181,7 +251,7 @@ line('puts', /^puts /, { ruby: 3 });
 line('require require_relative', /^require(?:_relative)? ['"][\w\/.-]+['"]$/, { ruby: 3 });
 line('attr_accessor attr_reader attr_writer belongs_to has_many has_one validates before_action include extend', /^\w+ :\w/, { ruby: 3 });
 line('module', /^module [A-Z]\w*(?:::[A-Z]\w*)*$/, { ruby: 4 });
-line('if elif while for with try except else finally', /^(?:if|elif|while|for|with|try|except|else|finally)\b.*:$/, { python: 2 });
+line('if elif while for with try except else finally', /^(?:if|elif|while|for|with|try|except|else|finally)\b.*:$/, { python: 2 }, 3);
 line('echo', /^echo (?:-[neE]+ )?["'$\w]/, { bash: 2 });
 line('echo print', /^(?:echo|print) .*;$/, { php: 2 });
 line('printf', /^printf ['"]/, { bash: 2 });
@@ -189,111 +259,117 @@ line('set shopt trap source', /^(?:set -[euxo]|shopt -s|trap ['"]|source )/, { b
 line(SHELL, /^[\w-]+(?: |$)/, { bash: 1 }, 5);
 line('print', /^print\(/, { python: 1, lua: 1, swift: 1 });
 line('println', /^println\(/, { kotlin: 2 });
-line('int char void long double float unsigned signed static const struct inline extern size_t bool', /^(?:(?:static|const|unsigned|signed|inline|extern|struct) )*(?:int|char|void|long|double|float|size_t|bool)\s*\**\s*\w+\s*\(/, { c: 2, cpp: 2 });
+line('int char void long double float unsigned signed static const struct inline extern size_t bool', /^(?:(?:static|const|unsigned|signed|inline|extern|struct) )*(?:int|char|void|long|double|float|size_t|bool)(?:\s*\*+\s*|\s+)\w+\s*\(/, { c: 2, cpp: 2 });
 
 const TEXT_CLUES: readonly TextClue[] = [
-  text('console.', { javascript: 3, typescript: 3 }),
-  text('document.', { javascript: 2, typescript: 2 }),
-  text('module.exports', { javascript: 5 }),
-  text('require(', { javascript: 3 }, /\brequire\(['"]/),
-  text('===', { javascript: 2, typescript: 2, php: 1 }),
-  text('=>', { javascript: 1, typescript: 1 }, /\) => |\w => /),
-  text('...', { javascript: 2, typescript: 2 }, /[({[,] ?\.\.\.[\w$]/),
-  text(': ', { typescript: 3 }, /[\w)]\??: (?:string|number|boolean|void|unknown|never|any)\b/),
-  text('Promise<', { typescript: 2 }),
-  text('!:', { typescript: 3 }, /\w!: [\w$]/),
-  text('@angular/', { typescript: 4 }),
-  text('className=', { javascript: 3, typescript: 2 }),
-  text('={', { javascript: 3, typescript: 2 }, /<[\w.]+[^>\n]* \w+=\{/),
-  text('use', { javascript: 2, typescript: 2 }, /\buse(?:State|Effect|Ref|Memo|Callback|Context)\(/),
-  text('extends ', { typescript: 2, java: 1 }, /<[A-Z]\w*(?:, [A-Z]\w*)* extends /),
-  text('implements ', { java: 2, typescript: 1, php: 1 }),
-  text('(self', { python: 4 }, /\(self\b/),
-  text('__', { python: 4 }, /__(?:init|name|main|str|repr|dict|class)__/),
-  text('None', { python: 1, rust: 1 }, /\bNone\b/),
-  text('elif ', { python: 2, bash: 1 }),
-  text('lambda ', { python: 3 }, /\blambda \w*(?:, ?\w+)*:/),
-  text('f"', { python: 2 }, /\bf"[^"\n]*\{/),
-  text(':=', { go: 3 }),
-  text('fmt.', { go: 4 }),
-  text('err != nil', { go: 5 }),
-  text('[]', { go: 3 }, /\[\](?:byte|string|int|float64|rune|\*?[A-Z]\w*\{)/),
-  text('defer ', { go: 3, swift: 1 }, /^[ \t]*defer /m),
-  text('!(', { rust: 5 }, /\b(?:println|print|eprintln|format|panic|assert|assert_eq|write|writeln|macro_rules)!\(/),
-  text('vec![', { rust: 4 }),
-  text('self', { rust: 4 }, /&(?:mut )?self\b/),
-  text('&str', { rust: 3 }),
-  text('::new(', { rust: 2, cpp: 1 }),
-  text('.unwrap()', { rust: 3 }),
-  text('std::', { cpp: 3, rust: 1 }),
-  text('std::', { cpp: 4 }, /\bstd::(?:cout|cin|cerr|endl|string|vector|map|unique_ptr|shared_ptr|move)\b/),
-  text('template', { cpp: 4 }, /\btemplate\s*</),
-  text('nullptr', { cpp: 3 }),
-  text('noexcept', { cpp: 3 }),
-  text('constexpr', { cpp: 3 }),
-  text('auto', { cpp: 2 }, /\bconst auto\b|\bauto\s*&/),
-  text('(', { c: 3, cpp: 1 }, /\b(?:printf|fprintf|malloc|calloc|realloc|free|fopen|fclose|fgets|fgetc|scanf|strcmp|strcpy|strlen|memcpy|memset)\(/),
-  text('sizeof', { c: 2, cpp: 1 }),
-  text('NULL', { c: 2, cpp: 1 }, /\bNULL\b/),
-  text('->', { c: 1, cpp: 1, php: 2 }, /\w->\w/),
-  text('typedef', { c: 3, cpp: 1 }),
-  text('int main(', { c: 2, cpp: 2 }),
-  text(' *', { c: 2, cpp: 1 }, /^[ \t]*(?:const )?(?:struct )?[A-Za-z_]\w* \*+[a-z_]\w*\s*[=;(,)]/m),
-  text('System.out.print', { java: 5 }),
-  text('String[]', { java: 3 }),
-  text('Optional<', { java: 3 }),
-  text('<>()', { java: 2 }),
-  text(' throws ', { java: 4 }, /\) throws [A-Z]/),
-  text('Console.', { csharp: 5 }),
-  text('get;', { csharp: 5 }, /\{ ?get; ?(?:(?:private |protected |init )?set; ?)?\}/),
-  text('foreach (', { csharp: 4 }, /\bforeach \((?:var|[A-Z]\w*|string|int) \w+ in /),
-  text('foreach', { php: 4 }, /\bforeach\s*\(\s*\$\w+ as /),
-  text('Task<', { csharp: 3 }),
-  text('using var ', { csharp: 4 }),
-  text('Async(', { csharp: 3 }, /\bawait [\w.]+Async\(/),
-  text('string.', { csharp: 4 }, /\bstring\.(?:Empty|Join|Format|IsNullOrEmpty)\b/),
-  text('nameof(', { csharp: 3 }),
-  text('$this->', { php: 5 }),
-  text('$', { php: 3 }, /\$\w+->\w/),
-  text('$', { php: 2 }, /\$\w+ = /),
-  text('array(', { php: 2 }),
-  text('fun ', { kotlin: 4 }, /\bfun (?:<[^>\n]*> )?\w+\(/),
-  text('val ', { kotlin: 3 }, /\bval \w+\s*[:=]/),
-  text('Of', { kotlin: 4 }, /\b(?:listOf|mutableListOf|mapOf|mutableMapOf|setOf|arrayOf)[(<]/),
-  text('?.let', { kotlin: 3 }),
-  text('companion object', { kotlin: 4 }),
-  text('it.', { kotlin: 1 }, /\{ it\./),
-  text('\\(', { swift: 4 }, /"[^"\n]*\\\([^)\n]*\)/),
-  text('as?', { swift: 2, kotlin: 1 }),
-  text('some ', { swift: 4 }, /: some [A-Z]/),
-  text('throws', { swift: 3 }, /\) (?:async )?throws(?: ->| \{)/),
-  text(' -> ', { rust: 1, swift: 1, python: 1 }, /\) -> [\w\[(&<]/),
-  text('~=', { lua: 4 }),
-  text('..', { lua: 2 }, / \.\. /),
-  text('pairs(', { lua: 4 }, /\bi?pairs\(/),
-  text('setmetatable', { lua: 5 }),
-  text('do |', { ruby: 4 }, /\bdo \|[\w, ]+\|/),
-  text('|', { ruby: 3 }, /\{ ?\|[\w, ]+\|/),
-  text('#{', { ruby: 3 }, /"[^"\n]*#\{/),
-  text('&:', { ruby: 4 }, /\(&:\w+\)/),
-  text('%w', { ruby: 3 }, /%[wi][[(]/),
-  text(':', { ruby: 2 }, /(?:^|[\s(,]):[a-z_]\w*(?=[\s,)]|$)/m),
-  text('2>&1', { bash: 3 }),
-  text('/dev/null', { bash: 2 }),
-  text('>&2', { bash: 2 }),
-  text('$(', { bash: 2 }),
-  text('${', { bash: 3 }, /\$\{\w+(?::?[-=?+]|[#%\/])/),
-  text('"$', { bash: 2 }, /"\$\w/),
-  text('[ -', { bash: 3 }, /\[\[? -[a-zA-Z] /),
-  text('xmlns', { xml: 4 }),
-  text('class="', { html: 2 }),
-  text('href="', { html: 1 }),
-  text('px', { css: 2 }, /\d(?:px|rem|em|vh|vw|ms)\b/),
-  text('!important', { css: 3 }),
-  text('var(--', { css: 3 }),
-  text('](', { markdown: 3 }, /\[[^\]\n]+\]\([^)\s]+\)/),
-  text('**', { markdown: 2 }, /\*\*[^*\s][^*\n]*\*\*/),
-  text('`', { markdown: 1 }, /`[^`\n]+`/),
+  has('console.', { javascript: 3, typescript: 3 }),
+  has('document.', { javascript: 2, typescript: 2 }),
+  has('module.exports', { javascript: 5 }),
+  has('require(', { javascript: 3 }, /\brequire\(['"]/),
+  has('===', { javascript: 2, typescript: 2, php: 1 }),
+  has('=>', { javascript: 1, typescript: 1 }, /\) => |\w => /),
+  has('...', { javascript: 2, typescript: 2 }, /[({[,] ?\.\.\.[\w$]/),
+  has(': ', { typescript: 3 }, /[\w)]\??: (?:string|number|boolean|void|unknown|never|any)\b/),
+  has('Promise<', { typescript: 2 }),
+  has('!:', { typescript: 3 }, /\w!: [\w$]/),
+  has('@angular/', { typescript: 4 }),
+  has('className=', { javascript: 3, typescript: 2 }),
+  has('={', { javascript: 3, typescript: 2 }, / [a-z]\w*=\{/),
+  has('use', { javascript: 2, typescript: 2 }, /\buse(?:State|Effect|Ref|Memo|Callback|Context)\(/),
+  has('extends ', { typescript: 2, java: 1 }, /<[A-Z]\w*(?:, [A-Z]\w*)* extends /),
+  has('implements ', { java: 2, typescript: 1, php: 1 }),
+  has('(self', { python: 4 }, /\(self\b/),
+  has('__', { python: 4 }, /__(?:init|name|main|str|repr|dict|class)__/),
+  has('None', { python: 1, rust: 1 }, /\bNone\b/),
+  has('elif ', { python: 2, bash: 1 }),
+  has('lambda ', { python: 3 }, /\blambda \w*(?:, ?\w+)*:/),
+  has('f"', { python: 2 }, /\bf"[^"\n]*\{/),
+  has(':=', { go: 3 }),
+  has('fmt.', { go: 4 }),
+  has('err != nil', { go: 5 }),
+  has('[]', { go: 3 }, /\[\](?:byte|string|int|float64|rune|\*?[A-Z]\w*\{)/),
+  has('defer ', { go: 3, swift: 1 }, /^[ \t]*defer /m),
+  has('!(', { rust: 5 }, /\b(?:println|print|eprintln|format|panic|assert|assert_eq|write|writeln|macro_rules)!\(/),
+  has('vec![', { rust: 4 }),
+  has('self', { rust: 4 }, /&(?:mut )?self\b/),
+  has('&str', { rust: 3 }),
+  has('::new(', { rust: 2, cpp: 1 }),
+  has('.unwrap()', { rust: 3 }),
+  has('std::', { cpp: 3, rust: 1 }),
+  has('std::', { cpp: 4 }, /\bstd::(?:cout|cin|cerr|endl|string|vector|map|unique_ptr|shared_ptr|move)\b/),
+  has('template', { cpp: 4 }, /\btemplate\s*</),
+  has('nullptr', { cpp: 3 }),
+  has('noexcept', { cpp: 3 }),
+  has('constexpr', { cpp: 3 }),
+  has('auto', { cpp: 2 }, /\bconst auto\b|\bauto\s*&/),
+  has('printf(', { c: 3, cpp: 1 }, /\b(?:f|s|sn)?printf\(/),
+  has('alloc(', { c: 2 }, /\b(?:m|c|re)alloc\(/),
+  has('sizeof', { c: 2, cpp: 1 }),
+  has('size_t', { c: 2, cpp: 1 }),
+  has('str', { c: 2, cpp: 1 }, /\bstr(?:len|n?cmp|n?cpy|n?cat|chr|dup|tok)\(/),
+  has('NULL', { c: 2, cpp: 1 }, /\bNULL\b/),
+  has('->', { c: 1, cpp: 1, php: 2 }, /\w->\w/),
+  has('typedef', { c: 3, cpp: 1 }),
+  has('int main(', { c: 2, cpp: 2 }),
+  has(' *', { c: 2, cpp: 1 }, /(?:^[ \t]*|\()(?:const )?(?:struct )?[A-Za-z_]\w* \*+[a-z_]\w*\s*[=;(,)]/m),
+  has('System.out.print', { java: 5 }),
+  has('String[]', { java: 3 }),
+  has('assert', { java: 3 }, /\bassert(?:Equals|True|False|Throws|NotNull|That)\(/),
+  has('.class', { java: 3 }, /\w\.class\b/),
+  has('Optional<', { java: 3 }),
+  has('<>()', { java: 2 }),
+  has(' throws ', { java: 4 }, /\) throws [A-Z]/),
+  has('Console.', { csharp: 5 }),
+  has('get;', { csharp: 5 }, /\{ ?get; ?(?:(?:private |protected |init )?set; ?)?\}/),
+  has('foreach (', { csharp: 4 }, /\bforeach \((?:var|[A-Z]\w*|string|int) \w+ in /),
+  has('foreach', { php: 4 }, /\bforeach\s*\(\s*\$\w+ as /),
+  has('Task<', { csharp: 3 }),
+  has('using var ', { csharp: 4 }),
+  has('Async(', { csharp: 3 }, /\bawait [\w.]+Async\(/),
+  has('string.', { csharp: 4 }, /\bstring\.(?:Empty|Join|Format|IsNullOrEmpty)\b/),
+  has('nameof(', { csharp: 3 }),
+  has('$this->', { php: 5 }),
+  has('->', { php: 3 }, /\$\w+->\w/),
+  has('$', { php: 2 }, /\$\w+ = /),
+  has('array(', { php: 2 }),
+  has('fun ', { kotlin: 4 }, /\bfun (?:<[^>\n]*> )?\w+\(/),
+  has('val ', { kotlin: 3 }, /\bval \w+\s*[:=]/),
+  has('Of', { kotlin: 4 }, /\b(?:listOf|mutableListOf|mapOf|mutableMapOf|setOf|arrayOf)[(<]/),
+  has('?.let', { kotlin: 3 }),
+  has('companion object', { kotlin: 4 }),
+  has('it.', { kotlin: 1 }, /\{ it\./),
+  has('\\(', { swift: 4 }, /\\\([a-z_][\w.]*\)/i),
+  has('as?', { swift: 2, kotlin: 1 }),
+  has('some ', { swift: 4 }, /: some [A-Z]/),
+  has('throws', { swift: 3 }, /\) (?:async )?throws(?: ->| \{)/),
+  has(' -> ', { rust: 1, swift: 1, python: 1 }, /\) -> [\w\[(&<]/),
+  has('~=', { lua: 4 }),
+  has('..', { lua: 2 }, / \.\. /),
+  has('pairs(', { lua: 4 }, /\bi?pairs\(/),
+  has('setmetatable', { lua: 5 }),
+  has('do |', { ruby: 4 }, /\bdo \|[\w, ]+\|/),
+  has('{ |', { ruby: 3 }, /\{ \|[\w, ]+\|/),
+  has('#{', { ruby: 3 }, /"[^"\n]*#\{/),
+  has('&:', { ruby: 4 }, /\(&:\w+\)/),
+  has('%w', { ruby: 3 }, /%[wi][[(]/),
+  has(' :', { ruby: 2 }, / :[a-z_]\w*(?=[\s,)]|$)/m),
+  has('2>&1', { bash: 3 }),
+  has(' | ', { bash: 2 }, /\| (?:grep|sort|uniq|head|tail|awk|sed|wc|xargs|tr|cut|tee|jq|less)\b/),
+  has('/dev/null', { bash: 2 }),
+  has('>&2', { bash: 2 }),
+  has('$(', { bash: 2 }),
+  has('${', { bash: 3 }, /\$\{\w+(?::?[-=?+]|[#%\/])/),
+  has('"$', { bash: 2 }, /"\$\w/),
+  has('[ -', { bash: 3 }, /\[\[? -[a-zA-Z] /),
+  has('xmlns', { xml: 4 }),
+  has('class="', { html: 2 }),
+  has('href="', { html: 1 }),
+  has('px', { css: 2 }, /\d(?:px|rem|em|vh|vw|ms)\b/),
+  has('!important', { css: 3 }),
+  has('var(--', { css: 3 }),
+  has('](', { markdown: 3 }, /\[[^\]\n]+\]\([^)\s]+\)/),
+  has('**', { markdown: 2 }, /\*\*[^*\s][^*\n]*\*\*/),
+  has('`', { markdown: 1 }, /`[^`\n]+`/),
 ];
 
 /** Interpreter names in a `#!` line, which settle the question outright. */
@@ -309,7 +385,10 @@ const SHEBANGS: readonly (readonly [RegExp, string])[] = [
 
 /** Lines like these are `key` lines in YAML but belong to Python, C labels and the like. */
 const NOT_YAML_KEYS = new Set(['else', 'try', 'finally', 'default', 'public', 'private', 'protected']);
-const NEEDS_SEMICOLONS = ['java', 'c', 'cpp', 'csharp', 'php'];
+/** Several lines and not one ending in `;` is unlike these languages. */
+const NO_SEMICOLONS = points({ java: -2, c: -2, cpp: -2, csharp: -2, php: -2 });
+
+const NONE: readonly LineClue[] = [];
 
 /** Guesses the language of `content`; 'text' unless the evidence is convincing. */
 export function detectLanguage(content: string): string {
@@ -319,11 +398,19 @@ export function detectLanguage(content: string): string {
   const decided = decisive(body);
   if (decided !== undefined) return decided;
 
-  const score = new Map<string, number>();
-  const add = (w: Weights): void => {
-    for (const [lang, n] of Object.entries(w)) score.set(lang, (score.get(lang) ?? 0) + (n ?? 0));
+  const score = new Float64Array(LANGUAGES.length);
+  const add = (p: Points): void => {
+    for (const [lang, n] of p) score[lang] = (score[lang] ?? 0) + n;
   };
-  const seen = new Map<LineClue, number>();
+  const matched = new Uint8Array(lineClues);
+  const tryClues = (clues: readonly LineClue[], l: string): void => {
+    for (const clue of clues) {
+      if ((matched[clue.id] ?? 0) < clue.max && clue.re.test(l)) {
+        matched[clue.id] = (matched[clue.id] ?? 0) + 1;
+        add(clue.points);
+      }
+    }
+  };
   let lines = 0;
   let semicolonLines = 0;
   let yamlKeys = 0;
@@ -334,30 +421,26 @@ export function detectLanguage(content: string): string {
     if (l === '') continue;
     lines++;
     if (l.endsWith(';')) semicolonLines++;
-    const word = /^[A-Za-z_][\w-]*/.exec(l)?.[0];
+    const word = leadingWord(l);
     const head = word === undefined ? l.charAt(0) : word.toLowerCase();
-    for (const clue of byHead.get(head) ?? []) {
-      const n = seen.get(clue) ?? 0;
-      if (n < clue.max && clue.re.test(l)) {
-        seen.set(clue, n + 1);
-        add(clue.w);
-      }
-    }
+    tryClues(byHead.get(head) ?? NONE, l);
+    if (word !== undefined) tryClues(ANY_WORD, l);
     if (word !== undefined && isYamlKey(l, head)) yamlKeys++;
     if (word !== undefined && /^[\w.-]+[ \t]*=[^=(){}[\];]*$/.test(l)) iniKeys++;
     if (head === '[' && /^\[[^\]]+\]$/.test(l)) iniSections++;
   }
+  const head = sample.slice(0, CLUE_SAMPLE_CHARS);
+  const grams = gramSet(head);
   for (const clue of TEXT_CLUES) {
-    if (sample.includes(clue.has) && (clue.re === undefined || clue.re.test(sample))) add(clue.w);
+    if (!mayContain(grams, clue.grams)) continue;
+    if (clue.re === undefined ? head.includes(clue.has) : clue.re.test(head)) add(clue.points);
   }
+  // In YAML nearly every line is a key; prose has the odd `Note: ...` line.
+  add(points({ yaml: yamlKeys * 3 >= lines ? Math.min(yamlKeys, 6) : 0 }));
   // A bare `x = 1` is as much Python or shell as INI; sections are what make it INI.
-  const ini = iniSections > 0 ? 3 + Math.min(iniKeys, 4) : Math.min(iniKeys, 4) / 2;
-  add({ yaml: Math.min(yamlKeys, 6), ini });
-  if (lines >= 4 && semicolonLines === 0) {
-    for (const lang of NEEDS_SEMICOLONS) add({ [lang]: -2 });
-  }
-  if (body.startsWith('{') || body.startsWith('[')) add({ json: 3 });
-  (globalThis as Record<string, unknown>)['__scores'] = score;
+  add(points({ ini: iniSections > 0 ? 3 + Math.min(iniKeys, 4) : Math.min(iniKeys, 4) / 2 }));
+  if (lines >= 4 && semicolonLines === 0) add(NO_SEMICOLONS);
+  if (body.startsWith('{') || body.startsWith('[')) add(points({ json: 3 }));
   return best(score);
 }
 
@@ -373,34 +456,43 @@ function decisive(body: string): string | undefined {
   if (body.startsWith('<?xml')) return 'xml';
   if (/^<!doctype html/i.test(body)) return 'html';
   if (body.startsWith('diff --git ')) return 'diff';
-  if (body.startsWith('{') || body.startsWith('[')) {
-    try {
-      JSON.parse(body);
-      return 'json';
-    } catch (err: unknown) {
-      // Not valid JSON (or cut off by the sample limit): leave it to the scoring.
-      if (!(err instanceof SyntaxError)) throw err;
-    }
-  }
+  if ((body.startsWith('{') || body.startsWith('[')) && parsesAsJson(body)) return 'json';
   return undefined;
+}
+
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch (err: unknown) {
+    // Invalid (or cut off by the sample limit) is a SyntaxError: leave it to the scoring.
+    if (err instanceof SyntaxError) return false;
+    throw err;
+  }
+}
+
+/** The identifier (dashes allowed) a line starts with, if it starts with one. */
+function leadingWord(l: string): string | undefined {
+  let end = 0;
+  for (; end < l.length; end++) {
+    const c = l.charCodeAt(end);
+    const letter = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+    if (!letter && (end === 0 || !((c >= 48 && c <= 57) || c === 45))) break;
+  }
+  return end === 0 ? undefined : l.slice(0, end);
 }
 
 function isYamlKey(l: string, head: string): boolean {
   if (NOT_YAML_KEYS.has(head) || !/^[\w.-]+:(?: |$)/.test(l)) return false;
+  // `Q: How long are pastes kept?` is a sentence, not a value.
+  if (/^[\w.-]+: (?:\S+ ){3,}\S*[.?!]$/.test(l)) return false;
   const last = l.charAt(l.length - 1);
   return last !== ';' && last !== ',' && last !== '{' && last !== '(';
 }
 
 /** The top scorer, ties going to the earlier language in LANGUAGES. */
-function best(score: ReadonlyMap<string, number>): string {
-  let winner = 'text';
-  let top = MIN_SCORE - 1;
-  for (const lang of LANGUAGES) {
-    const s = score.get(lang) ?? 0;
-    if (s > top) {
-      winner = lang;
-      top = s;
-    }
-  }
-  return winner;
+function best(score: Float64Array): string {
+  let winner = 0;
+  for (let i = 1; i < score.length; i++) if ((score[i] ?? 0) > (score[winner] ?? 0)) winner = i;
+  return (score[winner] ?? 0) >= MIN_SCORE ? (LANGUAGES[winner] ?? 'text') : 'text';
 }

@@ -1,0 +1,301 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { highlight } from '../../src/web/highlight.ts';
+import { LANGUAGES } from '../../src/paste/language.ts';
+
+const CLASSES = ['kw', 'str', 'com', 'num', 'fn', 'attr', 'op', 'add', 'del', 'hunk'];
+const TAG = new RegExp(`<span class="tk-(?:${CLASSES.join('|')})">|</span>`, 'g');
+
+function unescape(html: string): string {
+  return html.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+}
+
+/** The line's text with the highlighting taken off again. */
+const plain = (html: string): string => unescape(html.replace(TAG, ''));
+
+/** The line's spans as [class, text] pairs. */
+function tokens(html: string): [string, string][] {
+  return [...html.matchAll(/<span class="tk-(\w+)">(.*?)<\/span>/g)].map((m) => [m[1] ?? '', unescape(m[2] ?? '')]);
+}
+
+/** One highlighted line is safe: only our own flat span tags, balanced, and all text escaped. */
+function assertSafeLine(html: string, source: string): void {
+  assert.doesNotMatch(html, /<script|<img/i);
+  assert.equal(html.replace(TAG, '').search(/[<>]/), -1, `stray markup in ${html}`);
+  let depth = 0;
+  for (const [tag] of html.matchAll(TAG)) {
+    depth += tag === '</span>' ? -1 : 1;
+    assert.ok(depth === 0 || depth === 1, `unbalanced or nested spans in ${html}`);
+  }
+  assert.equal(depth, 0, `unclosed span in ${html}`);
+  assert.equal(plain(html), source);
+}
+
+function assertSafe(code: string, language: string): string[] {
+  const out = highlight(code, language);
+  const lines = code.split('\n').map((l) => l.replace(/\r$/, ''));
+  assert.equal(out.length, lines.length);
+  out.forEach((html, i) => assertSafeLine(html, lines[i] ?? ''));
+  return out;
+}
+
+const PAYLOADS = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', '&amp;',
+  `'&quot;&#39;<>\\ </span><span class="tk-kw">`];
+
+/** Places a payload can land: plain code, strings, comments, tags, and tokens that span lines. */
+const CONTEXTS = ['P', '"P"', "'P'", '`P`', 'x = "P"; // P', '# P', '-- P', '/* P */', '<!-- P -->',
+  '<a title="P">P</a>', '<P', 'key: P', '"key": "P"', '[P]', '+P', '-P', '@@ -1 +1 @@ P', '**P** `P`',
+  's = """\nP\n"""', '/* start\nP\nend */', '<!--\nP\n-->', '<script>\nP\n</script>', '<style>\nP\n</style>',
+  '<a title="\nP\n">', 'cat <<EOF\nP\nEOF', 'x = `\nP\n`', '--[[\nP\n]]', '```\nP\n```', 'r = /P/g; y = a / P'];
+
+describe('highlight escaping', () => {
+  for (const language of [...LANGUAGES, 'no-such-language']) {
+    it(`highlight escapes hostile input in every context for ${language}`, () => {
+      for (const payload of PAYLOADS) {
+        for (const context of CONTEXTS) assertSafe(context.replaceAll('P', payload), language);
+      }
+    });
+  }
+
+  it('highlight returns text and unknown languages escaped, with no spans', () => {
+    const code = '<b>bold</b> & "quoted" \'single\'\nif (x) { return 1; }';
+    const expected = ['&lt;b&gt;bold&lt;/b&gt; &amp; &quot;quoted&quot; &#39;single&#39;', 'if (x) { return 1; }'];
+    assert.deepEqual(highlight(code, 'text'), expected);
+    assert.deepEqual(highlight(code, 'cobol'), expected);
+    assert.deepEqual(highlight(code, '__proto__'), expected);
+  });
+});
+
+describe('highlight lines', () => {
+  it('highlight returns one string per input line, with no carriage returns', () => {
+    for (const code of ['', 'a', 'a\n', 'a\nb', 'a\r\nb\r\n', '\n\n', '/* a\r\nb */\r\n']) {
+      for (const language of LANGUAGES) {
+        const out = highlight(code, language);
+        assert.equal(out.length, code.split('\n').length, `${language}: ${JSON.stringify(code)}`);
+        assert.ok(out.every((l) => !l.includes('\r')));
+      }
+    }
+  });
+
+  it('highlight closes and reopens a block comment on every line it spans', () => {
+    const out = assertSafe('int a; /* one\ntwo\nthree */ int b;', 'c');
+    assert.deepEqual(out.map(tokens), [
+      [['kw', 'int'], ['com', '/* one']],
+      [['com', 'two']],
+      [['com', 'three */'], ['kw', 'int']],
+    ]);
+  });
+
+  it('highlight closes and reopens multi-line strings, template literals and raw strings', () => {
+    assert.deepEqual(assertSafe('s = """a\nb"""\nt = 1', 'python').map(tokens),
+      [[['op', '='], ['str', '"""a']], [['str', 'b"""']], [['op', '='], ['num', '1']]]);
+    assert.deepEqual(assertSafe('const t = `a\n${b}`;', 'javascript').map(tokens),
+      [[['kw', 'const'], ['op', '='], ['str', '`a']], [['str', '${b}`']]]);
+    assert.deepEqual(assertSafe('s := `a\nb`', 'go').map(tokens),
+      [[['op', ':='], ['str', '`a']], [['str', 'b`']]]);
+    assert.deepEqual(assertSafe('var s = @"a\nb";', 'csharp').map(tokens),
+      [[['kw', 'var'], ['op', '='], ['str', '@"a']], [['str', 'b"']]]);
+  });
+
+  it('highlight keeps nested block comments open until the outer one closes', () => {
+    for (const language of ['rust', 'kotlin', 'swift']) {
+      const out = assertSafe('/* a /* b */\nstill */ x', language);
+      assert.deepEqual(out.map(tokens), [[['com', '/* a /* b */']], [['com', 'still */']]]);
+    }
+  });
+
+  it('highlight ends an unterminated one-line string at the end of its line', () => {
+    assert.deepEqual(assertSafe('x = "open\ny = 2', 'c').map(tokens),
+      [[['op', '='], ['str', '"open']], [['op', '='], ['num', '2']]]);
+  });
+
+  it('highlight treats the language name case-insensitively', () => {
+    assert.deepEqual(highlight('const x = 1;', 'JavaScript'), highlight('const x = 1;', 'javascript'));
+  });
+});
+
+describe('highlight classes', () => {
+  const first = (code: string, language: string): [string, string][] =>
+    tokens(highlight(code, language)[0] ?? '');
+
+  it('highlight marks JavaScript keywords, strings, comments, calls and regular expressions', () => {
+    assert.deepEqual(first('const x = "s"; // note', 'javascript'),
+      [['kw', 'const'], ['op', '='], ['str', '"s"'], ['com', '// note']]);
+    assert.deepEqual(first('app.get(re.test(s) ? /a\\/[/]b/gi : n / 2 / d)', 'javascript'),
+      [['fn', 'get'], ['fn', 'test'], ['op', '?'], ['str', '/a\\/[/]b/gi'], ['op', ':'], ['op', '/'], ['num', '2'], ['op', '/']]);
+    assert.deepEqual(first('class Cache extends Map {}', 'javascript'),
+      [['kw', 'class'], ['fn', 'Cache'], ['kw', 'extends']]);
+    assert.deepEqual(first('x = a / (b', 'javascript'), [['op', '='], ['op', '/']]);
+    assert.deepEqual(first('x = [1] / 2; y = / unclosed', 'javascript'),
+      [['op', '='], ['num', '1'], ['op', '/'], ['num', '2'], ['op', '='], ['op', '/']]);
+  });
+
+  it('highlight marks a JavaScript shebang line as a comment', () => {
+    assert.deepEqual(highlight('#!/usr/bin/env node\nx = /re/;', 'javascript').map(tokens),
+      [[['com', '#!/usr/bin/env node']], [['op', '='], ['str', '/re/']]]);
+  });
+
+  it('highlight marks TypeScript types and decorators', () => {
+    assert.deepEqual(first('@Input() name: string;', 'typescript'),
+      [['fn', '@Input'], ['op', ':'], ['kw', 'string']]);
+  });
+
+  it('highlight marks Python definitions, prefixed strings, decorators and comments', () => {
+    assert.deepEqual(first('def f(): return rb"x" + f\'{y}\'  # done', 'python'),
+      [['kw', 'def'], ['fn', 'f'], ['op', ':'], ['kw', 'return'], ['str', 'rb"x"'], ['op', '+'], ['str', "f'{y}'"], ['com', '# done']]);
+    assert.deepEqual(first('@app.route("/")', 'python'), [['fn', '@app.route'], ['str', '"/"']]);
+  });
+
+  it('highlight marks C preprocessor lines, numbers and pointers', () => {
+    assert.deepEqual(first('#include <stdio.h>', 'c'), [['kw', '#include <stdio.h>']]);
+    assert.deepEqual(first('char *s = L"w"; int n = 0x1F;', 'c'),
+      [['kw', 'char'], ['op', '*'], ['op', '='], ['str', 'L"w"'], ['kw', 'int'], ['op', '='], ['num', '0x1F']]);
+  });
+
+  it('highlight tells Rust char literals from lifetimes and marks macros and attributes', () => {
+    assert.deepEqual(first("#[derive(Debug)] fn f<'a>(s: &'a str) -> char { println!(\"{}\", '\\n') }", 'rust'), [
+      ['attr', '#[derive(Debug)]'], ['kw', 'fn'], ['fn', 'f'], ['op', '<'], ['attr', "'a"], ['op', '>'], ['op', ':'],
+      ['op', '&'], ['attr', "'a"], ['kw', 'str'], ['op', '->'], ['kw', 'char'], ['fn', 'println!'], ['str', '"{}"'], ['str', "'\\n'"],
+    ]);
+  });
+
+  it('highlight marks SQL keywords in any case, comments and doubled quotes', () => {
+    assert.deepEqual(first("select 'it''s' FROM t -- why", 'sql'),
+      [['kw', 'select'], ['str', "'it''s'"], ['kw', 'FROM'], ['com', '-- why']]);
+    assert.deepEqual(first('SELECT COUNT(*) FROM users', 'sql'),
+      [['kw', 'SELECT'], ['fn', 'COUNT'], ['op', '*'], ['kw', 'FROM']]);
+  });
+
+  it('highlight marks shell variables, builtins and comments only after a space', () => {
+    assert.deepEqual(first('echo "$HOME" $1 ${PATH:-x} a#b # c', 'bash'),
+      [['fn', 'echo'], ['str', '"$HOME"'], ['attr', '$1'], ['attr', '${PATH:-x}'], ['com', '# c']]);
+  });
+
+  it('highlight keeps a shell here-document a string up to its terminator', () => {
+    const out = assertSafe('cat <<-EOF > f\n\tif $x\n\tEOF\nif true; then :; fi', 'bash');
+    assert.deepEqual(out.map(tokens), [
+      [['str', '<<-EOF'], ['op', '>']],
+      [['str', '\tif $x']],
+      [['str', '\tEOF']],
+      [['kw', 'if'], ['kw', 'then'], ['op', ':'], ['kw', 'fi']],
+    ]);
+  });
+
+  it('highlight marks PHP tags and variables, and Ruby symbols and instance variables', () => {
+    assert.deepEqual(first('<?php $x = $this->name; ?>', 'php'),
+      [['kw', '<?php'], ['attr', '$x'], ['op', '='], ['attr', '$this'], ['op', '->'], ['kw', '?>']]);
+    assert.deepEqual(first('has_many :items; @count = 0; puts "#{x}"', 'ruby'),
+      [['attr', ':items'], ['attr', '@count'], ['op', '='], ['num', '0'], ['fn', 'puts'], ['str', '"#{x}"']]);
+  });
+
+  it('highlight marks HTML tags, attributes, values, entities and comments', () => {
+    assert.deepEqual(first('<!DOCTYPE html><a href="/x" id=top data-x>&amp; &copy</a><!-- c -->', 'html'), [
+      ['op', '<!'], ['kw', 'DOCTYPE'], ['attr', 'html'], ['op', '><'], ['fn', 'a'], ['attr', 'href'], ['op', '='],
+      ['str', '"/x"'], ['attr', 'id'], ['op', '='], ['str', 'top'], ['attr', 'data-x'], ['op', '>'], ['num', '&amp;'],
+      ['op', '</'], ['fn', 'a'], ['op', '>'], ['com', '<!-- c -->'],
+    ]);
+  });
+
+  it('highlight lexes HTML script and style bodies as JavaScript and CSS', () => {
+    const out = assertSafe('<script>\nif (a < b) f("</p>");\n</script><style>p { color: red }</style>', 'html');
+    assert.deepEqual(out.map(tokens), [
+      [['op', '<'], ['fn', 'script'], ['op', '>']],
+      [['kw', 'if'], ['op', '<'], ['fn', 'f'], ['str', '"</p>"']],
+      [['op', '</'], ['fn', 'script'], ['op', '><'], ['fn', 'style'], ['op', '>'], ['fn', 'p'], ['attr', 'color'],
+        ['op', ':'], ['op', '</'], ['fn', 'style'], ['op', '>']],
+    ]);
+  });
+
+  it('highlight marks XML prologs, CDATA and attribute values that span lines', () => {
+    const out = assertSafe('<?xml version="1.0"?>\n<a:b x:y="1\n2"/><![CDATA[<raw>\n]]>', 'xml');
+    assert.deepEqual(out.map(tokens), [
+      [['op', '<?'], ['kw', 'xml'], ['attr', 'version'], ['op', '='], ['str', '"1.0"'], ['op', '?>']],
+      [['op', '<'], ['fn', 'a:b'], ['attr', 'x:y'], ['op', '='], ['str', '"1']],
+      [['str', '2"'], ['op', '/>'], ['str', '<![CDATA[<raw>']],
+      [['str', ']]>']],
+    ]);
+  });
+
+  it('highlight marks CSS selectors, properties, colours, at-rules and !important', () => {
+    assert.deepEqual(first('@media print { #main a:hover { color: #abc !important; margin: -2px } }', 'css'), [
+      ['kw', '@media'], ['fn', 'print'], ['fn', '#main'], ['fn', 'a'], ['op', ':'], ['fn', 'hover'], ['attr', 'color'], ['op', ':'], ['num', '#abc'],
+      ['kw', '!important'], ['attr', 'margin'], ['op', ':'], ['op', '-'], ['num', '2px'],
+    ]);
+    assert.deepEqual(first('#main, .a { --gap: 1em; }', 'css'),
+      [['fn', '#main'], ['fn', 'a'], ['attr', '--gap'], ['op', ':'], ['num', '1em']]);
+  });
+
+  it('highlight marks JSON keys apart from string values', () => {
+    assert.deepEqual(first('{"a": "b", "n": -1.5e3, "ok": true, "x": null}', 'json'), [
+      ['attr', '"a"'], ['op', ':'], ['str', '"b"'], ['attr', '"n"'], ['op', ':'], ['op', '-'], ['num', '1.5e3'],
+      ['attr', '"ok"'], ['op', ':'], ['kw', 'true'], ['attr', '"x"'], ['op', ':'], ['kw', 'null'],
+    ]);
+  });
+
+  it('highlight marks YAML keys, list items, anchors and comments', () => {
+    assert.deepEqual(highlight('- name: web # first\n  url: http://x#y\n  base: &b yes', 'yaml').map(tokens), [
+      [['op', '-'], ['attr', 'name'], ['op', ':'], ['com', '# first']],
+      [['attr', 'url'], ['op', ':'], ['op', '://']],
+      [['attr', 'base'], ['op', ':'], ['kw', '&b'], ['kw', 'yes']],
+    ]);
+  });
+
+  it('highlight marks INI sections, keys and comments, and Dockerfile instructions', () => {
+    assert.deepEqual(highlight('[server]\nport = 8080 ; main\nName With Spaces=on', 'ini').map(tokens), [
+      [['kw', '[server]']], [['attr', 'port'], ['num', '8080'], ['com', '; main']], [['attr', 'Name With Spaces'], ['kw', 'on']],
+    ]);
+    assert.deepEqual(highlight('FROM node:20 AS build\n# c\nRUN echo $HOME', 'dockerfile').map(tokens), [
+      [['kw', 'FROM'], ['num', '20'], ['kw', 'AS']], [['com', '# c']], [['kw', 'RUN'], ['attr', '$HOME']],
+    ]);
+  });
+
+  it('highlight marks Markdown headings, code, emphasis, links, lists and quotes', () => {
+    const out = assertSafe('# Title\n- *em* __strong__ `code` [a](b)\n> quote\n```js\nx = 1\n```\n1) end\n---', 'markdown');
+    assert.deepEqual(out.map(tokens), [
+      [['kw', '# Title']],
+      [['op', '-'], ['attr', '*em*'], ['attr', '__strong__'], ['str', '`code`'], ['fn', '[a](b)']],
+      [['com', '> quote']],
+      [['str', '```js']],
+      [['str', 'x = 1']],
+      [['str', '```']],
+      [['op', '1)']],
+      [['kw', '---']],
+    ]);
+  });
+
+  it('highlight marks Lua long comments and long strings across lines', () => {
+    assert.deepEqual(assertSafe('--[[ a\nb ]] local s = [[x\ny]]', 'lua').map(tokens),
+      [[['com', '--[[ a']], [['com', 'b ]]'], ['kw', 'local'], ['op', '='], ['str', '[[x']], [['str', 'y]]']]]);
+  });
+
+  it('highlight classes whole diff lines, counting hunk lines to tell content from headers', () => {
+    const diff = 'diff --git a/x b/x\nindex 1..2\n--- a/x\n+++ b/x\n@@ -1,3 +1,2 @@ ctx\n keep\n--- old sql comment\n-gone\n'
+      + '+++ new\n\\ No newline at end of file\n+loose\n-loose\nplain';
+    assert.deepEqual(assertSafe(diff, 'diff').map(tokens), [
+      [['com', 'diff --git a/x b/x']], [['com', 'index 1..2']], [['com', '--- a/x']], [['com', '+++ b/x']],
+      [['hunk', '@@ -1,3 +1,2 @@ ctx']], [], [['del', '--- old sql comment']], [['del', '-gone']], [['add', '+++ new']],
+      [['com', '\\ No newline at end of file']], [['add', '+loose']], [['del', '-loose']], [],
+    ]);
+  });
+});
+
+// Speed is the benchmark's business; these only guard against catastrophic backtracking,
+// which would turn each call from milliseconds into minutes and trip the timeout.
+describe('highlight on hostile input', { timeout: 60_000 }, () => {
+  const MiB = 1 << 20;
+  const fill = (text: string): string => text.repeat(Math.ceil(MiB / text.length)).slice(0, MiB);
+
+  it('highlight renders 1 MiB of hostile single-line input losslessly', () => {
+    // Each repeats a token start that never completes, or completes a token every few bytes.
+    const hostile: readonly (readonly [string, string])[] = [['"', 'javascript'], ["'", 'rust'],
+      ['=/[', 'javascript'], ['/*', 'css'], ['#[', 'rust'], ['${', 'bash'], ['<<A ', 'bash'], ['[', 'markdown'],
+      ['![a', 'markdown'], ['<a b=', 'html'], ['&', 'html'], ['a: ', 'yaml'], ['<', 'xml'], ['\\', 'python']];
+    for (const [unit, language] of hostile) {
+      const input = fill(unit);
+      const lines = highlight(input, language);
+      assert.equal(lines.length, 1, `${language}: ${unit}`);
+      assert.equal(plain(lines[0] as string), input, `${language}: ${unit}`);
+    }
+  });
+});
