@@ -5,23 +5,20 @@ import type { AppDeps } from './deps.ts';
 import { json } from './http/reply.ts';
 import { respond } from './http/respond.ts';
 import { clientIp } from './http/client-ip.ts';
-import { Router, type RouteDef } from './http/router.ts';
-import { home, pastePage, shortLink } from './web/pages.ts';
-import { handleWeb, type WebHandler } from './web/pipeline.ts';
-
-const webRoutes: RouteDef<WebHandler>[] = [
-  { method: 'GET', path: '/', data: home },
-  { method: 'GET', path: '/p/:hash', data: pastePage },
-  { method: 'GET', path: '/s/:code', data: shortLink },
-];
+import { Router } from './http/router.ts';
+import type { WebRoute } from './web/context.ts';
+import { handleWeb } from './web/pipeline.ts';
+import { webRoutes } from './web/routes.ts';
+import { serveStatic } from './web/static.ts';
 
 /**
  * The request listener: `/api/` goes to the API pipeline (JSON, tokens, logged), `/healthz`
- * answers directly, everything else is a web page. It never listens itself; main does.
+ * answers directly, `/static/` serves the stylesheet and script, everything else is a web
+ * page. It never listens itself; main does.
  */
 export function createApp(deps: AppDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const api = new Router<ApiRoute>(apiV1Routes);
-  const web = new Router<WebHandler>(webRoutes);
+  const web = new Router<WebRoute>(webRoutes);
   return (req, res) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -33,8 +30,10 @@ export function createApp(deps: AppDeps): (req: IncomingMessage, res: ServerResp
     } else if (path === '/healthz') {
       respond(res, json({ ok: true }), { 'cache-control': 'no-store' });
       return;
+    } else if (serveStatic(req, res, path, query)) {
+      return;
     } else {
-      done = handleWeb(deps, web, req, res, path);
+      done = handleWeb(deps, web, req, res, path, query, clientIp(req, deps.config.trustProxy));
     }
     done.catch((err: unknown) => {
       // The pipelines answer every error themselves; reaching here means writing failed.

@@ -4,6 +4,7 @@ import type { PasteService } from './paste/service.ts';
 import type { RateLimiter } from './ratelimit/bucket.ts';
 import type { AccountStore } from './store/accounts.ts';
 import type { PasteStore } from './store/pastes.ts';
+import type { SessionStore } from './store/sessions.ts';
 import type { TokenUsage } from './store/token-usage.ts';
 
 /** Everything a request may touch, built once by main (or a test) and passed down. */
@@ -13,6 +14,8 @@ export interface AppDeps {
   store: PasteStore;
   pastes: PasteService;
   tokenUsage: TokenUsage;
+  /** Web login sessions (the API uses tokens instead). */
+  sessions: SessionStore;
   limiter: RateLimiter;
   log: LogAppender;
   now: () => number;

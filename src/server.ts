@@ -13,6 +13,7 @@ import { DurableFiles } from './store/files.ts';
 import { OwnerIndex } from './store/owner-index.ts';
 import { PasteStore } from './store/pastes.ts';
 import { RecentPastes } from './store/recent.ts';
+import { SessionStore } from './store/sessions.ts';
 import { TokenUsage } from './store/token-usage.ts';
 import { ViewCounter } from './store/views.ts';
 
@@ -48,10 +49,11 @@ export async function startServer(config: Config, now: () => number = Date.now):
   const tokenUsage = new TokenUsage(files, join(state, 'token-usage.json'));
   const owners = new OwnerIndex(dir, files);
   const recent = new RecentPastes(files, join(state, 'recent.json'));
+  const sessions = new SessionStore(join(dir, 'sessions'), files, config.sessionIdleMs, now);
   const limiter = new RateLimiter(now);
   const bucketsFile = join(state, 'ratelimit.json');
   const log = new LogAppender({ dir: join(dir, 'logs'), now, retentionDays: config.logRetentionDays });
-  await Promise.all([accounts.load(), store.init(), owners.init(), views.load(), tokenUsage.load(), recent.load()]);
+  await Promise.all([accounts.load(), store.init(), owners.init(), views.load(), tokenUsage.load(), recent.load(), sessions.load()]);
   limiter.restore(await loadBuckets(bucketsFile));
 
   // Listen before building the app: with PORT=0 the default BASE_URL needs the port we got.
@@ -72,6 +74,7 @@ export async function startServer(config: Config, now: () => number = Date.now):
     store,
     pastes: new PasteService(store, views, owners, recent, now),
     tokenUsage,
+    sessions,
     limiter,
     log,
     now,
@@ -88,6 +91,7 @@ export async function startServer(config: Config, now: () => number = Date.now):
     if (now() - lastSweep >= SWEEP_MS) {
       lastSweep = now();
       await store.sweepExpired(now());
+      await sessions.sweep();
     }
     await views.drain();
     limiter.prune();

@@ -1,6 +1,8 @@
+import type { User } from '../store/accounts.ts';
 import { html, type SafeHtml } from './html.ts';
+import { ASSET_URLS } from './static.ts';
 
-/** Headers every HTML page carries: no inline script, no framing, no sniffing. */
+/** Headers every web response carries: no inline script, no framing, no sniffing. */
 export const SECURITY_HEADERS = {
   'content-security-policy':
     "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
@@ -9,18 +11,49 @@ export const SECURITY_HEADERS = {
   'x-frame-options': 'DENY',
 } as const;
 
-export function page(title: string, body: SafeHtml): string {
+/** What the page frame needs to know about the request: who is looking, and where. */
+export interface Chrome {
+  user: User | null;
+  path: string;
+  csrf: () => string;
+}
+
+export const LOGO = html`<svg class="logo" viewBox="0 0 24 24" aria-hidden="true" width="22" height="22"><rect x="4" y="3" width="16" height="18" rx="3" fill="none" stroke="currentColor" stroke-width="2"/><path d="M8 8h8M8 12h8M8 16h5" stroke="currentColor" stroke-width="2" stroke-linecap="round"/></svg>`;
+
+function nav(c: Chrome): SafeHtml {
+  const link = (href: string, label: string, match = (p: string): boolean => p === href): SafeHtml =>
+    html`<a href="${href}"${match(c.path) ? html` aria-current="page"` : ''}>${label}</a>`;
+  if (c.user === null) {
+    return html`<nav class="nav">${link('/', 'Recent')}${link('/login', 'Log in')}${link('/register', 'Register')}</nav>`;
+  }
+  return html`<nav class="nav">
+${link('/', 'New paste')}${link('/my', 'My pastes')}${link('/api_keys.php', 'API keys')}${c.user.role === 'admin' ? link('/admin/tokens', 'Admin', (p) => p.startsWith('/admin/')) : ''}
+<form method="post" action="/logout" class="nav-logout"><input type="hidden" name="_csrf" value="${c.csrf()}"><button type="submit" class="linklike" title="Log out ${c.user.name}">Log out <span class="who">${c.user.name}</span></button></form>
+</nav>`;
+}
+
+/** A whole HTML document: the header with navigation, the page's body, a footer. */
+export function page(c: Chrome, title: string, body: SafeHtml): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <title>${title}</title>
+<link rel="stylesheet" href="${ASSET_URLS.css}">
+<link rel="icon" href="${ASSET_URLS.icon}" type="image/svg+xml">
+<script src="${ASSET_URLS.js}" defer></script>
 </head>
 <body>
-<main>
+<header class="top"><div class="wrap top-inner">
+<a class="brand" href="/">${LOGO}<span>Paste</span></a>
+${nav(c)}
+</div></header>
+<main class="wrap">
 ${body}
 </main>
+<footer class="foot wrap"><span>Self-hosted paste service</span><span>API under <code>/api/v1/</code></span></footer>
 </body>
 </html>
 `.value;

@@ -1,0 +1,29 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { serializeCookie } from '../http/cookies.ts';
+
+/** The cookie that carries a login session id. */
+export const SESSION_COOKIE = 'paste_sid';
+
+/** 32 random bytes in base64url: 43 characters, 256 bits, unguessable. */
+export const SESSION_ID_RE = /^[A-Za-z0-9_-]{43}$/;
+
+export const newSessionId = (): string => randomBytes(32).toString('base64url');
+
+/** What is stored instead of the id: a leaked data folder must not hand out sessions. */
+export const sessionKey = (id: string): string => createHash('sha256').update(id).digest('hex');
+
+/**
+ * HttpOnly keeps the id from scripts; SameSite=Lax keeps it off cross-site POSTs (a second
+ * line behind the CSRF tokens); Secure whenever the service is served over https.
+ * Max-Age follows the idle limit, and is renewed whenever the session's last use is.
+ */
+export function sessionCookie(id: string, idleMs: number, secure: boolean): string {
+  return serializeCookie(SESSION_COOKIE, id, { maxAge: idleMs / 1000, httpOnly: true, secure, sameSite: 'Lax' });
+}
+
+export function clearSessionCookie(secure: boolean): string {
+  return serializeCookie(SESSION_COOKIE, '', { maxAge: 0, httpOnly: true, secure, sameSite: 'Lax' });
+}
+
+/** Cookies are marked Secure exactly when the public address is https. */
+export const secureCookies = (baseUrl: string): boolean => baseUrl.startsWith('https:');

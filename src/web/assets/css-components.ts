@@ -1,0 +1,139 @@
+/** The stylesheet's building blocks: cards, alerts, badges, tables, the code view, QR codes. */
+export const CSS_COMPONENTS = `
+.card { background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); box-shadow: var(--shadow); padding: 22px; margin-bottom: 20px; }
+.card > :last-child { margin-bottom: 0; }
+.card-head { display: flex; flex-wrap: wrap; align-items: baseline; justify-content: space-between; gap: 8px 16px; margin-bottom: 14px; }
+.card-head h1, .card-head h2 { margin: 0; }
+.auth-card .logo { width: 40px; height: 40px; color: var(--accent); margin-bottom: 4px; }
+.auth-card form + p { margin-top: 16px; }
+.narrow { max-width: 440px; margin-left: auto; margin-right: auto; }
+.medium { max-width: 760px; margin-left: auto; margin-right: auto; }
+.page-head { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 12px; margin-bottom: 18px; }
+.page-head h1 { margin: 0; }
+.lede { color: var(--muted); margin-top: -4px; }
+.status-code { font-size: 3rem; font-weight: 800; color: var(--accent); margin: 0; letter-spacing: -.03em; }
+.columns { display: grid; gap: 20px; grid-template-columns: minmax(0, 1fr); }
+@media (min-width: 900px) { .columns { grid-template-columns: minmax(0, 1fr) 340px; align-items: start; } }
+
+/* Alerts */
+.alert { border-radius: var(--radius-sm); padding: 12px 16px; margin-bottom: 16px; border: 1px solid transparent; }
+.alert ul { margin: 6px 0 0; padding-left: 20px; }
+.alert-error { background: var(--danger-soft); color: var(--danger); border-color: color-mix(in srgb, var(--danger) 30%, transparent); }
+.alert-ok { background: var(--ok-soft); color: var(--ok); border-color: color-mix(in srgb, var(--ok) 30%, transparent); }
+.alert-warn { background: var(--warn-soft); color: var(--warn); border-color: color-mix(in srgb, var(--warn) 30%, transparent); }
+.alert-info { background: var(--info-soft); color: var(--info); border-color: color-mix(in srgb, var(--info) 25%, transparent); }
+.secret-box { display: flex; gap: 8px; margin: 12px 0; }
+.secret-box input { font-family: var(--mono); font-size: .9rem; color: var(--text); }
+
+/* Warning pages (burn after read, delete) */
+.warning-card { text-align: center; padding: 34px 24px; }
+.warning-card .icon { width: 56px; height: 56px; margin: 0 auto 12px; border-radius: 50%; display: grid; place-items: center; background: var(--warn-soft); color: var(--warn); }
+.warning-card .icon.danger { background: var(--danger-soft); color: var(--danger); }
+.warning-card form { max-width: 340px; margin: 18px auto 0; text-align: left; }
+
+/* Badges */
+.badges { display: flex; flex-wrap: wrap; gap: 6px; }
+.badge { display: inline-flex; align-items: center; gap: 4px; font-size: .75rem; font-weight: 620; padding: 2px 9px; border-radius: 999px; background: var(--surface-2); color: var(--muted); border: 1px solid var(--border); white-space: nowrap; }
+.badge-accent { background: var(--accent-soft); color: var(--accent); border-color: transparent; }
+.badge-private, .badge-warn { background: var(--warn-soft); color: var(--warn); border-color: transparent; }
+.badge-burn, .badge-bad { background: var(--danger-soft); color: var(--danger); border-color: transparent; }
+.badge-ok { background: var(--ok-soft); color: var(--ok); border-color: transparent; }
+
+/* Lists and tables */
+.paste-list { list-style: none; margin: 0; padding: 0; }
+.paste-list li { border-top: 1px solid var(--border); }
+.paste-list li:first-child { border-top: 0; }
+.paste-list a.item { display: block; padding: 11px 4px; text-decoration: none; color: var(--text); border-radius: 8px; }
+.paste-list a.item:hover { background: var(--surface-2); }
+.paste-list .item-title { display: block; font-weight: 620; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.paste-list .item-meta { display: flex; flex-wrap: wrap; gap: 4px 10px; color: var(--muted); font-size: .82rem; align-items: center; }
+.empty { color: var(--muted); text-align: center; padding: 26px 10px; }
+.table-wrap { overflow-x: auto; margin: 0 -4px; }
+table { width: 100%; border-collapse: collapse; font-size: .92rem; }
+th, td { padding: 11px 10px; border-bottom: 1px solid var(--border); text-align: left; vertical-align: middle; }
+th { font-size: .74rem; text-transform: uppercase; letter-spacing: .05em; color: var(--muted); font-weight: 650; }
+tr:last-child td { border-bottom: 0; }
+td.num { font-variant-numeric: tabular-nums; }
+td .title-cell { font-weight: 620; }
+.mono { font-family: var(--mono); font-size: .86rem; }
+.row-actions { display: flex; flex-wrap: wrap; gap: 6px; justify-content: flex-end; }
+.inline-form { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 14px; }
+.inline-form input[type="number"] { width: 110px; }
+@media (max-width: 720px) {
+  table.stack thead { display: none; }
+  table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; width: 100%; }
+  table.stack tr { border: 1px solid var(--border); border-radius: var(--radius-sm); padding: 6px 12px; margin-bottom: 10px; }
+  table.stack td { border: 0; padding: 6px 0; display: flex; justify-content: space-between; gap: 12px; text-align: right; }
+  table.stack td::before { content: attr(data-label); color: var(--muted); font-size: .8rem; font-weight: 650; text-align: left; }
+  table.stack td.full { display: block; text-align: left; }
+  table.stack td.full::before { display: block; margin-bottom: 6px; }
+  .row-actions { justify-content: flex-end; }
+}
+.pager { display: flex; justify-content: space-between; align-items: center; gap: 10px; margin-top: 16px; }
+.tabs { display: flex; gap: 4px; border-bottom: 1px solid var(--border); margin-bottom: 20px; }
+.tabs a { padding: 9px 14px; color: var(--muted); text-decoration: none; font-weight: 620; border-bottom: 2px solid transparent; margin-bottom: -1px; }
+.tabs a[aria-current="page"] { color: var(--accent); border-bottom-color: var(--accent); }
+.filters { display: grid; gap: 12px; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); align-items: end; }
+.filters .field { margin: 0; }
+.status { font-weight: 700; font-variant-numeric: tabular-nums; }
+.status-2 { color: var(--ok); } .status-3 { color: var(--info); } .status-4 { color: var(--warn); } .status-5 { color: var(--danger); }
+
+/* The paste page: head and share side by side on wide screens; on phones the QR code comes after the code. */
+.paste-layout { display: grid; gap: 0 20px; grid-template-columns: minmax(0, 1fr); grid-template-areas: "head" "code" "share"; }
+@media (min-width: 760px) { .paste-layout { grid-template-columns: minmax(0, 1fr) 232px; grid-template-areas: "head share" "code code"; } }
+.paste-head { grid-area: head; display: flex; flex-direction: column; }
+.paste-head .facts { margin-top: auto; }
+.paste-head .paste-title { margin-bottom: 4px; }
+.paste-head .lede { margin: 0 0 18px; }
+.paste-layout .share { grid-area: share; }
+.paste-layout .code-card { grid-area: code; }
+.paste-title { word-break: break-word; margin-top: 8px; }
+.head-top { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: center; gap: 8px; }
+.owner-tools { display: flex; gap: 4px; margin: -4px -8px -4px 0; }
+.facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(130px, 1fr)); gap: 14px 20px; margin: 0; padding: 16px 0 0; border-top: 1px solid var(--border); }
+.facts dt { font-size: .72rem; text-transform: uppercase; letter-spacing: .06em; color: var(--muted); font-weight: 650; }
+.facts dd { margin: 2px 0 0; font-weight: 560; }
+.share { display: flex; flex-direction: column; align-items: center; gap: 10px; text-align: center; }
+.share .label { margin: 0; }
+.shortlink-text { display: block; font-family: var(--mono); font-size: .8rem; word-break: break-all; color: var(--text); background: var(--surface-2); border: 1px solid var(--border); border-radius: 8px; padding: 6px 8px; width: 100%; }
+.qr { display: block; width: 150px; height: 150px; border-radius: 12px; background: #fff; padding: 8px; border: 1px solid var(--border); }
+.qr svg { display: block; width: 100%; height: 100%; }
+.qr .qr-bg { fill: #fff; }
+.qr .qr-fg { fill: #000; }
+.code-card { padding: 0; overflow: hidden; }
+.code-bar { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 8px; padding: 10px 14px; border-bottom: 1px solid var(--border); background: var(--surface-2); }
+.code-bar .info { color: var(--muted); font-size: .85rem; }
+.code-bar .tools { display: flex; gap: 6px; flex-wrap: wrap; }
+
+/* The code view: line numbers come from a CSS counter, so they are never copied. */
+pre.code { margin: 0; padding: 12px 0; overflow: auto; max-height: 78vh; background: var(--code-bg); font: 13.5px/1.65 var(--mono); tab-size: 4; counter-reset: ln; }
+pre.code code { display: inline-block; min-width: 100%; font-size: inherit; }
+pre.code .l { display: block; white-space: pre; padding-right: 18px; min-height: 1.65em; }
+pre.code .l::before {
+  counter-increment: ln; content: counter(ln); display: inline-block; position: sticky; left: 0; width: 4.2em; padding-right: .9em; margin-right: 1em;
+  text-align: right; color: var(--ln); background: var(--code-bg); border-right: 1px solid var(--border); user-select: none;
+}
+pre.code.snippet { max-height: none; padding: 12px 16px; border-radius: var(--radius-sm); border: 1px solid var(--border); font-size: 12.5px; }
+pre.code.snippet .l::before { display: none; }
+pre.code.snippet .l:hover { background: none; }
+pre.code .l:hover { background: color-mix(in srgb, var(--accent) 6%, transparent); }
+.tk-kw { color: var(--tk-kw); font-weight: 600; }
+.tk-str { color: var(--tk-str); }
+.tk-com { color: var(--tk-com); font-style: italic; }
+.tk-num { color: var(--tk-num); }
+.tk-fn { color: var(--tk-fn); }
+.tk-attr { color: var(--tk-attr); }
+.tk-op { color: var(--tk-op); }
+.tk-hunk { color: var(--tk-hunk); font-weight: 600; }
+pre.code .l:has(> .tk-add:first-child) { background: var(--tk-add); }
+pre.code .l:has(> .tk-del:first-child) { background: var(--tk-del); }
+.tk-add { color: var(--ok); }
+.tk-del { color: var(--danger); }
+
+/* Quick start steps */
+.steps { margin: 0; padding-left: 20px; color: var(--muted); }
+.steps li { margin-bottom: 4px; }
+.hero { text-align: center; padding: 34px 22px; }
+.hero h1 { font-size: 1.8rem; }
+.hero .actions { justify-content: center; }
+`;

@@ -1,0 +1,23 @@
+import { CSRF_FIELD } from '../auth/csrf.ts';
+import { html, type SafeHtml } from './html.ts';
+
+/** The hidden CSRF field every state-changing form carries. */
+export const csrfInput = (token: string): SafeHtml => html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`;
+
+/** `<option>`s with the current value selected. */
+export function options(choices: readonly (readonly [string, string])[], selected: string): SafeHtml {
+  return html`${choices.map(([value, label]) => html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`)}`;
+}
+
+/** A list of what is wrong with a submitted form, or nothing. */
+export function problemList(problems: readonly string[]): SafeHtml {
+  if (problems.length === 0) return html``;
+  return html`<div class="alert alert-error" role="alert"><strong>Please fix ${problems.length === 1 ? 'this' : 'these'}:</strong><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>`;
+}
+
+/** A one-line notice (success, info, warning). */
+export const notice = (kind: 'ok' | 'info' | 'warn' | 'error', message: string | SafeHtml): SafeHtml =>
+  html`<div class="alert alert-${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${message}</div>`;
+
+/** A checked attribute when `on`. */
+export const checked = (on: boolean): SafeHtml | '' => (on ? html` checked` : '');

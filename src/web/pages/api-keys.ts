@@ -1,0 +1,103 @@
+import { allowedScopes, createToken, revokeOwnToken, TOKEN_LABEL_MAX } from '../../auth/token-records.ts';
+import { HttpError } from '../../http/errors.ts';
+import { html as reply, redirect, type Reply } from '../../http/reply.ts';
+import type { TokenRecord, User } from '../../store/accounts.ts';
+import { field, userOf, type WebContext } from '../context.ts';
+import { csrfInput, notice, problemList } from '../forms.ts';
+import { html, type SafeHtml } from '../html.ts';
+import { page } from '../layout.ts';
+import { timeTag } from '../time.ts';
+import { rateFrom, rateLabel, scopeBadges, scopeBoxes, scopesFrom, tokenFormProblems } from '../token-form.ts';
+
+interface KeysState {
+  problems?: string[];
+  created?: { record: TokenRecord; secret: string };
+  message?: string;
+  label?: string;
+}
+
+function secretBox(ctx: WebContext, created: { record: TokenRecord; secret: string }): SafeHtml {
+  const base = ctx.deps.config.baseUrl;
+  return html`<section class="card secret-card">
+<div class="alert alert-ok"><strong>Your new token is ready.</strong> Copy it now: it is shown only this once, because the server keeps only a hash of it.</div>
+<label class="label" for="new-secret">API token${created.record.label === '' ? '' : html` · ${created.record.label}`}</label>
+<div class="secret-box"><input type="text" id="new-secret" class="copyable" value="${created.secret}" readonly spellcheck="false"><button class="btn btn-primary" type="button" data-copy="new-secret" hidden>Copy</button></div>
+<p class="muted small"><strong>Keep it secret.</strong> Anyone who has it can use the API as you, within its scopes. Store it in a password manager or your app's secret settings, never in code or chat. If it leaks, revoke it below and create a new one.</p>
+<p class="small">Try it:</p>
+<pre class="code snippet"><code><span class="l">curl -H "Authorization: Bearer ${created.secret}" \\</span><span class="l">     -d content="Hello" ${base}/api/v1/paste_create.php</span></code></pre>
+</section>`;
+}
+
+function tokenRows(ctx: WebContext, tokens: TokenRecord[]): SafeHtml {
+  const now = ctx.deps.now();
+  if (tokens.length === 0) return html`<p class="empty">You have no API tokens yet.</p>`;
+  const rows = tokens.map((t) => {
+    const used = ctx.deps.tokenUsage.get(t.id);
+    return html`<tr>
+<td class="full" data-label="Token"><span class="title-cell">${t.label === '' ? 'Unlabelled token' : t.label}</span><br><span class="mono muted">pst_${t.id}_…</span></td>
+<td data-label="Scopes">${scopeBadges(t.scopes)}</td>
+<td data-label="Rate limit">${rateLabel(t.rate_limit_per_minute)}</td>
+<td data-label="Created">${timeTag(t.created_at, now)}</td>
+<td data-label="Last used">${used === undefined ? html`<span class="muted">never</span>` : timeTag(used, now)}</td>
+<td data-label=""><form method="post" action="/api_keys.php" class="row-actions">${csrfInput(ctx.csrf())}<input type="hidden" name="action" value="revoke"><input type="hidden" name="id" value="${t.id}"><button class="btn btn-sm btn-ghost" type="submit">Revoke</button></form></td>
+</tr>`;
+  });
+  return html`<div class="table-wrap"><table class="stack"><thead><tr><th>Token</th><th>Scopes</th><th>Rate limit</th><th>Created</th><th>Last used</th><th><span class="offscreen">Revoke</span></th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+function keysPage(ctx: WebContext, user: User, s: KeysState, status = 200): Reply {
+  const tokens = ctx.deps.accounts.tokens.filter((t) => t.user_id === user.id).sort((a, b) => b.created_at - a.created_at);
+  const allowed = allowedScopes(user);
+  const body = html`<div class="page-head"><h1>My API Keys</h1></div>
+<p class="lede">Tokens let scripts and apps use the paste API as you. Send one as <code>Authorization: Bearer &lt;token&gt;</code>.</p>
+${s.message === undefined ? '' : notice('ok', s.message)}
+${s.created === undefined ? '' : secretBox(ctx, s.created)}
+<div class="columns">
+<section class="card">
+<div class="card-head"><h2>Your tokens</h2><span class="muted small">${tokens.length} active</span></div>
+${tokenRows(ctx, tokens)}
+</section>
+<section class="card">
+<h2>Create a token</h2>
+${problemList(s.problems ?? [])}
+<form method="post" action="/api_keys.php">
+${csrfInput(ctx.csrf())}<input type="hidden" name="action" value="create">
+<div class="field"><label for="label">Label</label><input type="text" id="label" name="label" maxlength="${TOKEN_LABEL_MAX}" value="${s.label ?? ''}" placeholder="e.g. laptop script"></div>
+<div class="field"><span class="label">Scopes</span><div class="checks">${scopeBoxes(allowed, ['read', 'write'], 'new-scope')}</div>
+<span class="hint">read: view pastes · write: create, edit, delete${allowed.includes('admin') ? ' · admin: full access to every paste' : ''}</span></div>
+<div class="field"><label for="rate">Rate limit (requests per minute)</label><input type="number" id="rate" name="rate" min="0" max="999999999" step="1" value="0" inputmode="numeric"><span class="hint">0 means unlimited.</span></div>
+<button class="btn btn-primary btn-block" type="submit">Create token</button>
+</form>
+</section>
+</div>`;
+  return reply(page(ctx, 'My API Keys', body), status);
+}
+
+/** GET /api_keys.php ("My API Keys", SPEC §1) */
+export async function apiKeys(ctx: WebContext): Promise<Reply> {
+  await ctx.deps.accounts.fresh();
+  const message = field(ctx.query, 'revoked') === '1' ? 'The token was revoked. It stops working at once.' : undefined;
+  return keysPage(ctx, userOf(ctx), message === undefined ? {} : { message });
+}
+
+/** POST /api_keys.php: `action=create` (shows the secret once) or `action=revoke`. */
+export async function apiKeysAction(ctx: WebContext): Promise<Reply> {
+  const user = userOf(ctx);
+  const { deps } = ctx;
+  const action = field(ctx.form, 'action');
+  if (action === 'revoke') {
+    await revokeOwnToken(deps.accounts, user.id, field(ctx.form, 'id'));
+    return redirect('/api_keys.php?revoked=1', 303);
+  }
+  if (action !== 'create') throw new HttpError('bad_request', 'Unknown action.');
+  const label = field(ctx.form, 'label').trim();
+  const problems = tokenFormProblems(ctx.form, allowedScopes(user), true);
+  if (problems.length > 0) return keysPage(ctx, user, { problems, label }, 400);
+  try {
+    const created = await createToken(deps.accounts, user.id, { label, scopes: scopesFrom(ctx.form), rate: rateFrom(ctx.form) }, deps.now());
+    return keysPage(ctx, user, { created });
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    return keysPage(ctx, user, { problems: [err.message], label }, err.status);
+  }
+}

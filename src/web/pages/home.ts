@@ -1,0 +1,86 @@
+import { html as reply, redirect, type Reply } from '../../http/reply.ts';
+import type { Paste } from '../../paste/paste.ts';
+import { validateCreate } from '../../paste/validate.ts';
+import { userOf, type WebContext } from '../context.ts';
+import { csrfInput, problemList } from '../forms.ts';
+import { html, type SafeHtml } from '../html.ts';
+import { languageLabel } from '../languages.ts';
+import { page } from '../layout.ts';
+import { EXPIRY_CHOICES, flagBox, formToFields, pasteFields, problemMessages, type PasteFormValues } from '../paste-form.ts';
+import { pasteTitle } from '../paste-view.ts';
+import { timeTag } from '../time.ts';
+
+const RECENT_COUNT = 20;
+
+interface CreateState extends PasteFormValues {
+  highlight: boolean;
+  burn: boolean;
+}
+
+const EMPTY: CreateState = { title: '', content: '', language: 'auto', privacy: 'public', expiry: 'never', highlight: true, burn: false };
+
+function createForm(ctx: WebContext, v: CreateState, problems: string[]): SafeHtml {
+  return html`<section class="card">
+<div class="card-head"><h1>New paste</h1></div>
+${problemList(problems)}
+<form method="post" action="/">
+${csrfInput(ctx.csrf())}
+${pasteFields(v, EXPIRY_CHOICES, html`<div class="field"><label for="password">Password</label><input type="password" id="password" name="password" autocomplete="new-password" placeholder="Optional"></div>`)}
+<div class="checks">
+${flagBox('highlight', 'Syntax highlighting', v.highlight)}
+${flagBox('burn_after_read', 'Burn after read (one view only)', v.burn)}
+</div>
+<div class="actions"><button class="btn btn-primary" type="submit">Create paste</button><span class="muted small">You can edit or delete it later under <a href="/my">My pastes</a>.</span></div>
+</form>
+</section>`;
+}
+
+function recentList(recent: Paste[], now: number): SafeHtml {
+  const items = recent.map(
+    (p) => html`<li><a class="item" href="/p/${p.hash}"><span class="item-title">${pasteTitle(p)}</span><span class="item-meta"><span class="badge badge-accent">${languageLabel(p.language)}</span>${timeTag(p.created_at, now)}</span></a></li>`,
+  );
+  return html`<section class="card">
+<div class="card-head"><h2>Recent pastes</h2></div>
+${recent.length === 0 ? html`<p class="empty">No public pastes yet.</p>` : html`<ul class="paste-list">${items}</ul>`}
+</section>`;
+}
+
+async function homePage(ctx: WebContext, v: CreateState, problems: string[]): Promise<string> {
+  const recent = recentList(await ctx.deps.pastes.listRecent(RECENT_COUNT), ctx.deps.now());
+  if (ctx.user === null) {
+    const hero = html`<section class="card hero">
+<h1>Share text and code, simply</h1>
+<p class="muted">Create pastes with syntax highlighting, short links with QR codes, passwords, expiry and one-time views, from the web or through the API.</p>
+<div class="actions"><a class="btn btn-primary" href="/login">Log in to create a paste</a><a class="btn" href="/register">Register</a></div>
+</section>`;
+    return page(ctx, 'Paste', html`${hero}${recent}`);
+  }
+  return page(ctx, 'New paste · Paste', html`<div class="columns">${createForm(ctx, v, problems)}${recent}</div>`);
+}
+
+/** GET /: the create form (when logged in) and the recent public pastes. */
+export async function home(ctx: WebContext): Promise<Reply> {
+  return reply(await homePage(ctx, EMPTY, []));
+}
+
+/** POST /: creates a paste with the API's rules, then shows it. */
+export async function createPaste(ctx: WebContext): Promise<Reply> {
+  const user = userOf(ctx);
+  const fields = formToFields(ctx.form, ['highlight', 'burn_after_read'], ['title', 'content', 'language', 'privacy', 'expiry', 'password']);
+  const v = validateCreate(fields, ctx.deps.config.maxPasteBytes);
+  if (!v.ok) {
+    const state: CreateState = {
+      title: String(fields['title'] ?? ''),
+      content: String(fields['content'] ?? ''),
+      language: String(fields['language'] ?? 'auto'),
+      privacy: String(fields['privacy'] ?? 'public'),
+      expiry: String(fields['expiry'] ?? 'never'),
+      highlight: fields['highlight'] === '1',
+      burn: fields['burn_after_read'] === '1',
+    };
+    const status = v.problems.some((p) => p.tooLarge) ? 413 : 400;
+    return reply(await homePage(ctx, state, problemMessages(v.problems)), status);
+  }
+  const paste = await ctx.deps.pastes.create(v.value, user.id);
+  return redirect(`/p/${paste.hash}`, 303);
+}

@@ -1,0 +1,50 @@
+import { html as reply, type Reply } from '../../http/reply.ts';
+import { isExpired, type Paste } from '../../paste/paste.ts';
+import { field, userOf, type WebContext } from '../context.ts';
+import { notice } from '../forms.ts';
+import { html, type SafeHtml } from '../html.ts';
+import { page } from '../layout.ts';
+import { pasteBadges, pasteTitle } from '../paste-view.ts';
+import { timeTag } from '../time.ts';
+
+export const MY_PAGE_SIZE = 20;
+
+function row(p: Paste, now: number): SafeHtml {
+  const dead = p.burned || isExpired(p, now);
+  return html`<tr>
+<td class="full" data-label="Paste"><a class="title-cell" href="/p/${p.hash}">${pasteTitle(p)}</a> ${pasteBadges(p, now)}</td>
+<td data-label="Created">${timeTag(p.created_at, now)}</td>
+<td data-label="Views" class="num">${p.view_count}</td>
+<td data-label="Actions"><div class="row-actions">
+${dead ? '' : html`<a class="btn btn-sm" href="/p/${p.hash}/edit">Edit</a>`}
+<a class="btn btn-sm btn-ghost" href="/p/${p.hash}/delete">Delete</a>
+</div></td>
+</tr>`;
+}
+
+/** GET /my?page=N: the user's own pastes, newest first, in every state. */
+export async function myPastes(ctx: WebContext): Promise<Reply> {
+  const user = userOf(ctx);
+  const requested = Number(field(ctx.query, 'page') || '1');
+  const pageNo = Number.isSafeInteger(requested) && requested >= 1 ? requested : 1;
+  const { pastes, total } = await ctx.deps.pastes.listOwned(user.id, (pageNo - 1) * MY_PAGE_SIZE, MY_PAGE_SIZE);
+  const pages = Math.max(1, Math.ceil(total / MY_PAGE_SIZE));
+  const now = ctx.deps.now();
+  const deleted = field(ctx.query, 'deleted') === '1' ? notice('ok', 'The paste was deleted.') : '';
+  const table =
+    pastes.length === 0
+      ? html`<p class="empty">${total === 0 ? html`You have no pastes yet. <a href="/">Create one</a>.` : 'Nothing on this page.'}</p>`
+      : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Paste</th><th>Created</th><th>Views</th><th><span class="offscreen">Actions</span></th></tr></thead>
+<tbody>${pastes.map((p) => row(p, now))}</tbody></table></div>`;
+  const pager =
+    pages > 1
+      ? html`<nav class="pager" aria-label="Pages">
+${pageNo > 1 ? html`<a class="btn btn-sm" href="/my?page=${pageNo - 1}" rel="prev">← Newer</a>` : html`<span></span>`}
+<span class="muted small">Page ${pageNo} of ${pages}</span>
+${pageNo < pages ? html`<a class="btn btn-sm" href="/my?page=${pageNo + 1}" rel="next">Older →</a>` : html`<span></span>`}
+</nav>`
+      : '';
+  const body = html`${deleted}<div class="page-head"><h1>My pastes</h1><a class="btn btn-primary" href="/">New paste</a></div>
+<section class="card"><p class="muted small">${total} ${total === 1 ? 'paste' : 'pastes'} in all.</p>${table}${pager}</section>`;
+  return reply(page(ctx, 'My pastes', body));
+}

@@ -1,0 +1,136 @@
+import { HttpError, notFound } from '../../http/errors.ts';
+import { html as reply, redirect, text, type Reply } from '../../http/reply.ts';
+import { HASH_RE, SHORTCODE_RE } from '../../paste/ids.ts';
+import type { Paste } from '../../paste/paste.ts';
+import { canSee } from '../../paste/service.ts';
+import { field, type WebContext } from '../context.ts';
+import { csrfInput, notice, problemList } from '../forms.ts';
+import { html } from '../html.ts';
+import { page } from '../layout.ts';
+import { pasteView, shareCard } from '../paste-view.ts';
+
+/** Password guesses allowed per client address and paste per minute (each costs a scrypt). */
+export const PASTE_PASSWORD_LIMIT_PER_MINUTE = 10;
+
+/** The title the burn warning must carry (SPEC §3). */
+export const BURN_TITLE = 'Burn After Read paste';
+
+const FIRE = html`<div class="icon danger" aria-hidden="true"><svg viewBox="0 0 24 24" width="28" height="28" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M12 2c1 3.5 5 6 5 11a5 5 0 0 1-10 0c0-2.2 1-3.8 2.3-5.1C9.8 9.6 11 11 11 11s-.5-5 1-9z"/></svg></div>`;
+const LOCK = html`<div class="icon" aria-hidden="true"><svg viewBox="0 0 24 24" width="26" height="26" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><rect x="4" y="11" width="16" height="10" rx="2"/><path d="M8 11V7a4 4 0 0 1 8 0v4"/></svg></div>`;
+
+async function visiblePaste(ctx: WebContext): Promise<Paste> {
+  const hash = ctx.params['hash'] ?? '';
+  // A malformed hash is answered like a missing paste, before any file is touched.
+  if (!HASH_RE.test(hash)) throw notFound();
+  return ctx.deps.pastes.peek(hash, ctx.viewer);
+}
+
+function passwordField(autofocus: boolean): ReturnType<typeof html> {
+  return html`<div class="field"><label for="password">Password</label><input type="password" id="password" name="password" autocomplete="off" required${autofocus ? html` autofocus` : ''}></div>`;
+}
+
+/** The warning a one-time paste shows on GET: nothing is revealed or burned until the POST. */
+function burnWarning(ctx: WebContext, p: Paste, problems: string[], status: number): Reply {
+  const needsPw = ctx.deps.pastes.needsPassword(p, ctx.viewer);
+  const body = html`<section class="card medium warning-card">
+${FIRE}
+<h1>${BURN_TITLE}</h1>
+<p>This paste can be read <strong>only once</strong>. When you open it, it is shown to you and deleted from the server at the same moment; the link stops working for everyone.</p>
+<p class="muted small">Make sure you are ready to copy or save it. Link previews and crawlers do not open it: only this button does.</p>
+${problemList(problems)}
+<form method="post" action="/p/${p.hash}">
+${csrfInput(ctx.csrf())}
+${needsPw ? passwordField(problems.length > 0) : ''}
+<button class="btn btn-danger btn-block" type="submit">Show it and burn it</button>
+</form>
+<p class="small"><a href="/">Not now</a></p>
+</section>
+${ctx.viewer?.userId === p.owner_id ? html`<div class="medium owner-share">${notice('info', 'You created this one-time paste. Share the link below; opening it yourself would use up its only view.')}${shareCard(ctx, p)}</div>` : ''}`;
+  return reply(page(ctx, BURN_TITLE, body), status);
+}
+
+/** Asks for a paste's password; `action` is the page or the raw address to post it to. */
+function passwordGate(ctx: WebContext, p: Paste, action: string, problems: string[], status: number): Reply {
+  const body = html`<section class="card narrow warning-card">
+${LOCK}
+<h1>Password required</h1>
+<p class="muted">This paste is protected by a password. Enter it to read the paste.</p>
+${problemList(problems)}
+<form method="post" action="${action}">
+${csrfInput(ctx.csrf())}
+${passwordField(true)}
+<button class="btn btn-primary btn-block" type="submit">Unlock</button>
+</form>
+</section>`;
+  return reply(page(ctx, 'Password required', body), status);
+}
+
+/**
+ * Reads a paste with a submitted password. Returns the paste, or the page to answer instead:
+ * the form again (401 nothing given, 403 wrong password) or 429 when guessing too fast.
+ */
+async function readWithPassword(ctx: WebContext, p: Paste, gate: (problems: string[], status: number) => Reply): Promise<Paste | Reply> {
+  const needsPw = ctx.deps.pastes.needsPassword(p, ctx.viewer);
+  const password = field(ctx.form, 'password');
+  if (needsPw) {
+    if (password === '') return gate(['Enter the password.'], 401);
+    const d = ctx.deps.limiter.consume(`paste-pw:${ctx.ip}:${p.hash}`, PASTE_PASSWORD_LIMIT_PER_MINUTE);
+    if (!d.allowed) {
+      const r = gate([`Too many attempts. Wait ${d.retryAfterSec} seconds and try again.`], 429);
+      return { ...r, headers: { 'retry-after': String(d.retryAfterSec) } };
+    }
+  }
+  try {
+    return await ctx.deps.pastes.read(p.hash, ctx.viewer, needsPw ? password : undefined);
+  } catch (err) {
+    if (err instanceof HttpError && err.code === 'invalid_password') return gate(['That password is wrong.'], 403);
+    throw err;
+  }
+}
+
+/** GET /p/{hash}: the paste, or first its burn warning or password form. */
+export async function viewPaste(ctx: WebContext): Promise<Reply> {
+  const p = await visiblePaste(ctx);
+  if (p.burn_after_read === 1) return burnWarning(ctx, p, [], 200);
+  if (ctx.deps.pastes.needsPassword(p, ctx.viewer)) return passwordGate(ctx, p, `/p/${p.hash}`, [], 401);
+  return reply(pasteView(ctx, await ctx.deps.pastes.read(p.hash, ctx.viewer, undefined), false));
+}
+
+/** POST /p/{hash}: the confirmed burn, or the password; reveals the paste. */
+export async function unlockPaste(ctx: WebContext): Promise<Reply> {
+  const p = await visiblePaste(ctx);
+  const burn = p.burn_after_read === 1;
+  const gate = (problems: string[], status: number): Reply =>
+    burn ? burnWarning(ctx, p, problems, status) : passwordGate(ctx, p, `/p/${p.hash}`, problems, status);
+  const shown = await readWithPassword(ctx, p, gate);
+  if ('kind' in shown) return shown;
+  return reply(pasteView(ctx, shown, burn));
+}
+
+/** GET /p/{hash}/raw: the text alone. A one-time paste sends the reader to its warning. */
+export async function rawPaste(ctx: WebContext): Promise<Reply> {
+  const p = await visiblePaste(ctx);
+  if (p.burn_after_read === 1) return redirect(`/p/${p.hash}`);
+  if (ctx.deps.pastes.needsPassword(p, ctx.viewer)) return passwordGate(ctx, p, `/p/${p.hash}/raw`, [], 401);
+  return text((await ctx.deps.pastes.read(p.hash, ctx.viewer, undefined)).content);
+}
+
+/** POST /p/{hash}/raw: the text alone, after its password. */
+export async function rawPasteUnlock(ctx: WebContext): Promise<Reply> {
+  const p = await visiblePaste(ctx);
+  if (p.burn_after_read === 1) return redirect(`/p/${p.hash}`, 303);
+  const shown = await readWithPassword(ctx, p, (problems, status) => passwordGate(ctx, p, `/p/${p.hash}/raw`, problems, status));
+  return 'kind' in shown ? shown : text(shown.content);
+}
+
+/**
+ * GET /s/{code}: the short link, a 302 to the paste page (CONTRACT §3). It needs no token;
+ * a private paste's link works only for its owner and admins, and is a 404 to anyone else.
+ */
+export async function shortLink(ctx: WebContext): Promise<Reply> {
+  const code = ctx.params['code'] ?? '';
+  if (!SHORTCODE_RE.test(code)) throw notFound();
+  const p = await ctx.deps.store.getByShortcode(code);
+  if (p === null || !canSee(ctx.viewer, p)) throw notFound();
+  return redirect(`${ctx.deps.config.baseUrl}/p/${p.hash}`);
+}

@@ -1,0 +1,69 @@
+import type { Fields } from '../http/fields.ts';
+import { emptyFields } from '../http/fields.ts';
+import type { Problem } from '../paste/validate.ts';
+import { TITLE_MAX_CHARS } from '../paste/validate.ts';
+import { field } from './context.ts';
+import { checked, options } from './forms.ts';
+import { html, type SafeHtml } from './html.ts';
+import { languageChoices } from './languages.ts';
+
+export const PRIVACY_CHOICES = [
+  ['public', 'Public'],
+  ['unlisted', 'Unlisted'],
+  ['private', 'Private'],
+] as const;
+
+export const EXPIRY_CHOICES = [
+  ['never', 'Never'],
+  ['10m', '10 minutes'],
+  ['1h', '1 hour'],
+  ['1d', '1 day'],
+  ['1w', '1 week'],
+  ['1m', '1 month'],
+] as const;
+
+/** The values a paste form shows: what was submitted, or a paste's current values. */
+export interface PasteFormValues {
+  title: string;
+  content: string;
+  language: string;
+  privacy: string;
+  expiry: string;
+}
+
+/**
+ * The form's submission in the shape the shared validators expect. A checkbox sends
+ * nothing when unticked, and the validators' default for `highlight` is 1, so both flags
+ * are spelled out here; other fields pass through only when present.
+ */
+export function formToFields(form: Fields, flags: readonly string[], keep: readonly string[]): Fields {
+  const out = emptyFields();
+  for (const name of keep) if (Object.hasOwn(form, name)) out[name] = field(form, name);
+  for (const name of flags) out[name] = field(form, name) === '1' ? '1' : '0';
+  return out;
+}
+
+export const problemMessages = (problems: readonly Problem[]): string[] => problems.map((p) => p.message.charAt(0).toUpperCase() + p.message.slice(1) + '.');
+
+/**
+ * Title, content, and the language / privacy / expiry selects shared by create and edit;
+ * `extra` joins the selects' row (the password field).
+ * The newline after `<textarea>` is eaten by the HTML parser, so content that itself starts
+ * with a newline keeps it.
+ */
+export function pasteFields(v: PasteFormValues, expiryChoices: readonly (readonly [string, string])[], extra: SafeHtml): SafeHtml {
+  return html`<div class="field"><label for="title">Title <span class="muted small">(optional)</span></label><input type="text" id="title" name="title" value="${v.title}" maxlength="${TITLE_MAX_CHARS}" placeholder="Untitled paste"></div>
+<div class="field"><label for="content">Content</label><textarea id="content" name="content" class="code-input" rows="14" spellcheck="false" autocapitalize="off" required placeholder="Paste your text or code here">
+${v.content}</textarea></div>
+<div class="grid">
+<div class="field"><label for="language">Language</label><select id="language" name="language">${options(languageChoices(), v.language)}</select></div>
+<div class="field"><label for="privacy">Visibility</label><select id="privacy" name="privacy">${options(PRIVACY_CHOICES, v.privacy)}</select></div>
+<div class="field"><label for="expiry">Expires</label><select id="expiry" name="expiry">${options(expiryChoices, v.expiry)}</select></div>
+${extra}
+</div>
+<p class="hint">Public pastes are listed on the start page; unlisted ones only open with their link; private ones only for you.</p>`;
+}
+
+/** A checkbox that sends `name=1` when ticked. */
+export const flagBox = (name: string, label: string, on: boolean): SafeHtml =>
+  html`<label class="check"><input type="checkbox" name="${name}" value="1"${checked(on)}> ${label}</label>`;

@@ -1,0 +1,81 @@
+import { shortcodeOf } from '../paste/ids.ts';
+import type { Paste } from '../paste/paste.ts';
+import { codeBlock } from './code-view.ts';
+import type { WebContext } from './context.ts';
+import { notice } from './forms.ts';
+import { html, type SafeHtml } from './html.ts';
+import { languageLabel } from './languages.ts';
+import { page } from './layout.ts';
+import { qrSvg } from './qr.ts';
+import { timeTag } from './time.ts';
+
+export const pasteTitle = (p: Pick<Paste, 'title'>): string => (p.title === '' ? 'Untitled paste' : p.title);
+
+export const shortUrl = (ctx: WebContext, p: Pick<Paste, 'hash'>): string => `${ctx.deps.config.baseUrl}/s/${shortcodeOf(p.hash)}`;
+
+/** Small labels for a paste's language, privacy and special behaviour. */
+export function pasteBadges(p: Paste, now: number): SafeHtml {
+  const expired = p.expire_at !== null && p.expire_at <= now;
+  return html`<span class="badges">
+<span class="badge badge-accent">${languageLabel(p.language)}</span>
+${p.privacy === 'public' ? '' : html`<span class="badge${p.privacy === 'private' ? ' badge-private' : ''}">${p.privacy}</span>`}
+${p.burn_after_read === 1 ? html`<span class="badge badge-burn">${p.burned ? 'burned' : 'burn after read'}</span>` : ''}
+${p.password !== null ? html`<span class="badge">password</span>` : ''}
+${expired ? html`<span class="badge badge-bad">expired</span>` : ''}
+</span>`;
+}
+
+/** The short link with its QR code and a copy button. */
+export function shareCard(ctx: WebContext, p: Pick<Paste, 'hash'>): SafeHtml {
+  const link = shortUrl(ctx, p);
+  return html`<aside class="card share" aria-label="Short link">
+<span class="label">Short link</span>
+<span class="qr">${qrSvg(link, `QR code for ${link}`)}</span>
+<a class="shortlink-text" id="short-url" href="${link}">${link}</a>
+<button class="btn btn-sm" type="button" data-copy="short-url" hidden>Copy link</button>
+</aside>`;
+}
+
+const PRIVACY_WORDS: Record<Paste['privacy'], string> = { public: 'Public', unlisted: 'Unlisted', private: 'Private' };
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function sizeLabel(content: string): string {
+  const bytes = Buffer.byteLength(content);
+  return bytes < 1024 ? plural(bytes, 'byte') : `${(bytes / 1024).toFixed(1)} KiB`;
+}
+
+/**
+ * The page of a paste being read. `burnedNow` marks the one showing of a one-time paste:
+ * there is no raw link or short link then, since both already lead to nothing.
+ */
+export function pasteView(ctx: WebContext, p: Paste, burnedNow: boolean): string {
+  const now = ctx.deps.now();
+  const owner = ctx.deps.accounts.user(p.owner_id)?.name ?? 'a former user';
+  const mine = ctx.viewer !== null && (ctx.viewer.isAdmin || ctx.viewer.userId === p.owner_id);
+  const lines = p.content === '' ? 0 : p.content.split('\n').length - (p.content.endsWith('\n') ? 1 : 0);
+  const share = burnedNow ? '' : shareCard(ctx, p);
+  const body = html`${burnedNow ? notice('warn', html`<strong>This paste is now burned.</strong> This is its one and only view: it has been deleted from the server. Copy what you need before you leave this page.`) : ''}
+<div class="paste-layout">
+<section class="card paste-head">
+<div class="head-top">${pasteBadges(p, now)}${mine && !burnedNow ? html`<span class="owner-tools"><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/edit">Edit</a><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/delete">Delete</a></span>` : ''}</div>
+<h1 class="paste-title">${pasteTitle(p)}</h1>
+<p class="lede">${plural(lines, 'line')} of ${p.language === 'text' ? 'plain text' : languageLabel(p.language)} · ${sizeLabel(p.content)}</p>
+<dl class="facts">
+<div><dt>Author</dt><dd>${owner}</dd></div>
+<div><dt>Created</dt><dd>${timeTag(p.created_at, now)}</dd></div>
+<div><dt>Expires</dt><dd>${p.expire_at === null ? 'Never' : timeTag(p.expire_at, now)}</dd></div>
+<div><dt>Views</dt><dd>${p.view_count}</dd></div>
+<div><dt>Visibility</dt><dd>${PRIVACY_WORDS[p.privacy]}</dd></div>
+${p.updated_at !== p.created_at && !burnedNow ? html`<div><dt>Edited</dt><dd>${timeTag(p.updated_at, now)}</dd></div>` : ''}
+</dl>
+</section>
+${share}
+<section class="card code-card">
+<div class="code-bar"><span class="info">${languageLabel(p.language)}${p.highlight === 1 ? '' : ' · not highlighted'}</span>
+<span class="tools">${burnedNow ? '' : html`<a class="btn btn-sm" href="/p/${p.hash}/raw">Raw</a>`}<button class="btn btn-sm" type="button" data-copy="paste-code" hidden>Copy</button></span></div>
+${codeBlock('paste-code', p)}
+</section>
+</div>`;
+  return page(ctx, pasteTitle(p), body);
+}

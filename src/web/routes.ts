@@ -1,0 +1,39 @@
+import type { RouteDef } from '../http/router.ts';
+import type { WebRoute } from './context.ts';
+import { login, loginForm, logout, register, registerForm } from './pages/account.ts';
+import { adminLogs } from './pages/admin-logs.ts';
+import { adminTokens, adminTokenUpdate } from './pages/admin-tokens.ts';
+import { apiKeys, apiKeysAction } from './pages/api-keys.ts';
+import { deleteForm, deletePaste, editForm, editPaste } from './pages/edit.ts';
+import { createPaste, home } from './pages/home.ts';
+import { myPastes } from './pages/my.ts';
+import { rawPaste, rawPasteUnlock, shortLink, unlockPaste, viewPaste } from './pages/paste.ts';
+
+/**
+ * The web route table. Every POST is a form whose CSRF token the pipeline checks first;
+ * `access` sends anonymous visitors to the login page and non-admins to a 403.
+ */
+export const webRoutes: RouteDef<WebRoute>[] = [
+  { method: 'GET', path: '/', data: { handler: home } },
+  { method: 'POST', path: '/', data: { handler: createPaste, access: 'user' } },
+  { method: 'GET', path: '/login', data: { handler: loginForm } },
+  { method: 'POST', path: '/login', data: { handler: login } },
+  { method: 'GET', path: '/register', data: { handler: registerForm } },
+  { method: 'POST', path: '/register', data: { handler: register } },
+  { method: 'POST', path: '/logout', data: { handler: logout } },
+  { method: 'GET', path: '/my', data: { handler: myPastes, access: 'user' } },
+  { method: 'GET', path: '/api_keys.php', data: { handler: apiKeys, access: 'user' } },
+  { method: 'POST', path: '/api_keys.php', data: { handler: apiKeysAction, access: 'user' } },
+  { method: 'GET', path: '/admin/tokens', data: { handler: adminTokens, access: 'admin' } },
+  { method: 'POST', path: '/admin/tokens', data: { handler: adminTokenUpdate, access: 'admin' } },
+  { method: 'GET', path: '/admin/logs', data: { handler: adminLogs, access: 'admin' } },
+  { method: 'GET', path: '/p/:hash', data: { handler: viewPaste } },
+  { method: 'POST', path: '/p/:hash', data: { handler: unlockPaste } },
+  { method: 'GET', path: '/p/:hash/raw', data: { handler: rawPaste } },
+  { method: 'POST', path: '/p/:hash/raw', data: { handler: rawPasteUnlock } },
+  { method: 'GET', path: '/p/:hash/edit', data: { handler: editForm, access: 'user' } },
+  { method: 'POST', path: '/p/:hash/edit', data: { handler: editPaste, access: 'user' } },
+  { method: 'GET', path: '/p/:hash/delete', data: { handler: deleteForm, access: 'user' } },
+  { method: 'POST', path: '/p/:hash/delete', data: { handler: deletePaste, access: 'user' } },
+  { method: 'GET', path: '/s/:code', data: { handler: shortLink } },
+];

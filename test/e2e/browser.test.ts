@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { access, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { cleanup, ROOT, startServer, type TestServer } from '../helpers/server.ts';
+
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const ARTIFACTS = join(ROOT, 'test/artifacts');
+const VIEWPORTS = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } } as const;
+
+let server: TestServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+
+before(async () => {
+  await access(CHROMIUM);
+  await mkdir(ARTIFACTS, { recursive: true });
+  server = await startServer();
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  context = await browser.newContext({ viewport: VIEWPORTS.desktop, baseURL: server.url, reducedMotion: 'reduce' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+  page = await context.newPage();
+  // Any CSP violation or script error means a page is broken in a real browser.
+  page.on('console', (m) => {
+    // The burned page's 410 is expected; the browser reports every 4xx document as an error.
+    if (m.type() === 'error' && !m.text().includes('status of 410')) problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(e.message));
+});
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (server) await cleanup(server.dataDir);
+});
+
+const problems: string[] = [];
+
+/** Screenshots of the current page at both widths, in both colour schemes. */
+async function shoot(p: Page, name: string): Promise<void> {
+  for (const [width, size] of Object.entries(VIEWPORTS)) {
+    await p.setViewportSize(size);
+    for (const scheme of ['light', 'dark'] as const) {
+      await p.emulateMedia({ colorScheme: scheme });
+      await p.screenshot({ path: join(ARTIFACTS, `${name}-${width}-${scheme}.png`), fullPage: true });
+    }
+  }
+  await p.setViewportSize(VIEWPORTS.desktop);
+  await p.emulateMedia({ colorScheme: 'light' });
+}
+
+async function apiCreate(token: string, body: Record<string, unknown>): Promise<{ hash: string; short_url: string; url: string }> {
+  const r = await fetch(`${server.url}/api/v1/paste_create.php`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  assert.equal(r.status, 200);
+  return (await r.json()) as { hash: string; short_url: string; url: string };
+}
+
+test('register, create a token, use it, open the paste by its short link, burn a one-time paste', async () => {
+  const anon = await browser.newPage({ viewport: VIEWPORTS.desktop, baseURL: server.url, reducedMotion: 'reduce' });
+  await anon.goto('/');
+  await shoot(anon, 'home-anonymous');
+  await anon.goto('/login');
+  await shoot(anon, 'login');
+  await anon.close();
+
+  await page.goto('/register');
+  await page.fill('#name', 'ada');
+  await page.fill('#password', 'correct horse battery');
+  await page.fill('#confirm', 'correct horse battery');
+  await page.click('button[type=submit]');
+  await page.waitForURL(`${server.url}/`);
+  assert.match(await page.textContent('.nav') ?? '', /Admin/);
+
+  await page.goto('/api_keys.php');
+  await page.fill('#label', 'e2e script');
+  await page.check('#new-scope-read');
+  await page.check('#new-scope-write');
+  await page.fill('#rate', '120');
+  await page.click('form[action="/api_keys.php"] button:has-text("Create token")');
+  const secret = await page.inputValue('#new-secret');
+  assert.match(secret, /^pst_[A-Za-z0-9]{8}_[A-Za-z0-9]{32}$/);
+  await page.click('button[data-copy="new-secret"]');
+  await page.waitForSelector('button[data-copy="new-secret"]:has-text("Copied!")');
+  assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), secret);
+  await page.screenshot({ path: join(ARTIFACTS, 'api-keys-secret-desktop-light.png'), fullPage: true });
+  await page.goto('/api_keys.php');
+  assert.ok(!(await page.content()).includes(secret), 'the secret is shown only once');
+  assert.match(await page.textContent('table') ?? '', /e2e script/);
+  await shoot(page, 'api-keys');
+
+  const code = 'import { readFile } from "node:fs/promises";\n\n// Count the lines of a file.\nexport async function lines(path: string): Promise<number> {\n  const text = await readFile(path, "utf8");\n  return text.split("\\n").length;\n}\n';
+  const created = await apiCreate(secret, { title: 'Line counter <in TS>', content: code, language: 'typescript' });
+  await page.goto(created.short_url);
+  assert.equal(page.url(), created.url);
+  assert.equal(await page.textContent('h1'), 'Line counter <in TS>');
+  assert.equal(await page.locator('pre.code .l').count(), 7);
+  const qr = page.locator('.qr svg');
+  await qr.waitFor();
+  const box = await qr.boundingBox();
+  assert.ok(box !== null && box.width >= 100 && box.height >= 100, 'the QR code is drawn at a scannable size');
+  assert.equal(await page.textContent('#short-url'), created.short_url);
+  await shoot(page, 'paste');
+  await page.click('button[data-copy="paste-code"]');
+  await page.waitForSelector('button[data-copy="paste-code"]:has-text("Copied!")');
+  assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), code.replace(/\n$/, ''));
+  await page.click('button[data-copy="short-url"]');
+  await page.waitForSelector('button[data-copy="short-url"]:has-text("Copied!")');
+  assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), created.short_url);
+
+  const once = await apiCreate(secret, { title: 'Wifi password', content: 'hunter2-but-longer', burn_after_read: 1 });
+  await page.goto(once.short_url);
+  assert.equal(await page.title(), 'Burn After Read paste');
+  assert.ok(!(await page.content()).includes('hunter2-but-longer'));
+  await shoot(page, 'burn-warning');
+  await page.click('button:has-text("Show it and burn it")');
+  assert.match(await page.textContent('pre.code') ?? '', /hunter2-but-longer/);
+  assert.match(await page.textContent('.alert') ?? '', /burned/);
+  const again = await page.goto(once.url);
+  assert.equal(again?.status(), 410);
+  assert.match(await page.textContent('main') ?? '', /burned/);
+
+  await page.goto('/my');
+  await shoot(page, 'my-pastes');
+  await page.goto('/admin/logs');
+  assert.match(await page.textContent('table') ?? '', /paste_create\.php/);
+  await shoot(page, 'admin-logs');
+  await page.goto('/admin/tokens');
+  await shoot(page, 'admin-tokens');
+  await page.goto('/');
+  await shoot(page, 'home');
+
+  assert.deepEqual(problems, [], 'no console errors or CSP violations');
+});

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { cleanup, req, startServer, type TestServer } from '../helpers/server.ts';
+import { createViaForm, register, WebClient } from '../helpers/web-client.ts';
+
+let s: TestServer;
+let admin: WebClient;
+let other: WebClient;
+let hash: string;
+let burnHash: string;
+let pwHash: string;
+let tokenId: string;
+
+before(async () => {
+  s = await startServer({ env: { OPEN_REGISTRATION: '1', AUTH_FAIL_LIMIT_PER_MINUTE: '1000' } });
+  admin = new WebClient(s);
+  await register(admin, 'admin');
+  other = new WebClient(s);
+  await register(other, 'other');
+  hash = await createViaForm(admin, { title: 'keep', content: 'unchanged' });
+  burnHash = await createViaForm(admin, { content: 'still here', burn_after_read: '1' });
+  pwHash = await createViaForm(admin, { content: 'locked', password: 'secret-pass' });
+  await admin.get('/api_keys.php');
+  const created = await admin.post('/api_keys.php', { action: 'create', label: 'k', scope_read: '1', rate: '0' });
+  tokenId = /pst_([A-Za-z0-9]{8})_/.exec(created.text)?.[1] ?? '';
+  assert.notEqual(tokenId, '');
+});
+after(async () => {
+  await s.stop();
+  await cleanup(s.dataDir);
+});
+
+const accountsText = (): Promise<string> => readFile(join(s.dataDir, 'accounts.json'), 'utf8');
+
+/** Every state-changing form, with fields that would succeed given a valid token. */
+const forms = (): [string, string, Record<string, string>][] => [
+  ['create a paste', '/', { content: 'x', language: 'auto', privacy: 'public', expiry: 'never' }],
+  ['create a token', '/api_keys.php', { action: 'create', label: 'evil', scope_read: '1', rate: '0' }],
+  ['revoke a token', '/api_keys.php', { action: 'revoke', id: tokenId }],
+  ['edit a token as admin', '/admin/tokens', { id: tokenId, scope_read: '1', scope_write: '1', rate: '5' }],
+  ['edit a paste', `/p/${hash}/edit`, { title: 'pwned', content: 'pwned', language: 'text', privacy: 'public', expiry: 'keep' }],
+  ['delete a paste', `/p/${hash}/delete`, {}],
+  ['burn a one-time paste', `/p/${burnHash}`, {}],
+  ['unlock a password paste', `/p/${pwHash}`, { password: 'secret-pass' }],
+  ['unlock a raw password paste', `/p/${pwHash}/raw`, { password: 'secret-pass' }],
+  ['log out', '/logout', {}],
+  ['log in', '/login', { name: 'admin', password: 'password123' }],
+  ['register', '/register', { name: 'newbie', password: 'password123', confirm: 'password123' }],
+];
+
+describe('CSRF protection', () => {
+  for (const [what, , ] of forms()) {
+    test(`the form to ${what} is refused with 403 without a token, with a wrong one, or with another session's`, async () => {
+      const [, path, fields] = forms().find((f) => f[0] === what) ?? ['', '', {}];
+      const before = await accountsText();
+      const cases: Record<string, string | undefined> = { missing: undefined, wrong: 'A'.repeat(43), foreign: other.csrf, empty: '' };
+      for (const [name, token] of Object.entries(cases)) {
+        const body = token === undefined ? fields : { ...fields, _csrf: token };
+        const r = await admin.request('POST', path, body);
+        assert.equal(r.status, 403, `${name} token: ${r.status}`);
+        assert.match(r.text, /This form has expired or was sent from another site/);
+      }
+      assert.equal(await accountsText(), before, 'no account or token changed');
+      assert.ok(admin.cookies.has('paste_sid'), 'still logged in');
+      const p = await admin.get(`/p/${hash}`);
+      assert.equal(p.status, 200);
+      assert.match(p.text, /<h1 class="paste-title">keep<\/h1>/);
+      assert.equal((await admin.get(`/p/${burnHash}`)).status, 200, 'the one-time paste is not burned');
+    });
+  }
+
+  test('an anonymous form needs the token of its own double-submit cookie', async () => {
+    const visitor = new WebClient(s);
+    const page = await visitor.get(`/p/${burnHash}`);
+    assert.match(String(page.headers['set-cookie']), /^paste_csrf=/);
+    const stranger = new WebClient(s);
+    await stranger.get('/login');
+    // The stranger's own valid token does not match the visitor's cookie.
+    assert.equal((await visitor.request('POST', `/p/${burnHash}`, { _csrf: stranger.csrf })).status, 403);
+    // A token without any cookie at all is refused as well.
+    assert.equal((await req(s, 'POST', `/p/${burnHash}`, { body: { _csrf: visitor.csrf }, form: true })).status, 403);
+    assert.equal((await visitor.get(`/p/${burnHash}`)).status, 200, 'still unburned');
+  });
+
+  test('a logged-in user cannot use an anonymous token instead of the session one', async () => {
+    const anon = new WebClient(s);
+    await anon.get('/login');
+    const mixed = new WebClient(s);
+    mixed.cookies.set('paste_sid', admin.cookies.get('paste_sid') ?? '');
+    mixed.cookies.set('paste_csrf', anon.cookies.get('paste_csrf') ?? '');
+    assert.equal((await mixed.request('POST', '/', { _csrf: anon.csrf, content: 'x' })).status, 403);
+  });
+
+  test('forms must be form-urlencoded: anything else is 415', async () => {
+    const r = await req(s, 'POST', '/', { headers: { cookie: admin.cookieHeader() }, body: { _csrf: admin.csrf, content: 'x' } });
+    assert.equal(r.status, 415);
+  });
+});

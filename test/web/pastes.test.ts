@@ -1,0 +1,224 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { cleanup, req, startServer, type TestServer } from '../helpers/server.ts';
+import { createViaForm, register, WebClient, type WebRes } from '../helpers/web-client.ts';
+
+let s: TestServer;
+let admin: WebClient;
+let alice: WebClient;
+let bob: WebClient;
+let anon: WebClient;
+
+before(async () => {
+  s = await startServer({ env: { OPEN_REGISTRATION: '1', MAX_PASTE_BYTES: '2000' } });
+  admin = new WebClient(s);
+  await register(admin, 'admin');
+  alice = new WebClient(s);
+  await register(alice, 'alice');
+  bob = new WebClient(s);
+  await register(bob, 'bob');
+  anon = new WebClient(s);
+});
+after(async () => {
+  await s.stop();
+  await cleanup(s.dataDir);
+});
+
+const HOSTILE_TITLE = '<script>alert(1)</script>"\'&';
+const HOSTILE_CONTENT = '</code></pre><script>alert("x")</script><img src=x onerror=alert(1)>\n"quoted" & \'single\'';
+
+/** No markup from the paste reached the page unescaped: the only script tag is ours. */
+function assertInert(r: WebRes): void {
+  assert.equal(r.text.match(/<script/g)?.length, 1, 'only the page script tag');
+  assert.ok(!r.text.includes('<img src=x'));
+  assert.ok(!r.text.includes('</code></pre><script'));
+}
+
+describe('creating a paste from the home page', () => {
+  test('anonymous visitors see recent pastes and a prompt to log in; posting sends them to log in', async () => {
+    const home = await anon.get('/');
+    assert.equal(home.status, 200);
+    assert.match(home.text, /Log in to create a paste/);
+    assert.doesNotMatch(home.text, /name="content"/);
+    await anon.get('/login');
+    const r = await anon.post('/', { content: 'x' });
+    assert.equal(r.status, 303);
+    assert.equal(r.location, '/login?next=%2F');
+  });
+
+  test('the form offers every field of SPEC §4.3', async () => {
+    const home = await alice.get('/');
+    for (const name of ['title', 'content', 'language', 'privacy', 'expiry', 'password', 'highlight', 'burn_after_read']) {
+      assert.match(home.text, new RegExp(`name="${name}"`), name);
+    }
+    assert.match(home.text, /<option value="auto" selected>Auto-detect<\/option>/);
+    for (const e of ['never', '10m', '1h', '1d', '1w', '1m']) assert.match(home.text, new RegExp(`<option value="${e}"`));
+  });
+
+  test('a valid form creates the paste and shows it; the language is detected', async () => {
+    const hash = await createViaForm(alice, { title: 'Greeting', content: '#!/usr/bin/env python3\nprint("hi")\n', expiry: '1d' });
+    const page = await alice.get(`/p/${hash}`);
+    assert.equal(page.status, 200);
+    assert.match(page.text, /<title>Greeting<\/title>/);
+    assert.match(page.text, /Python/);
+    assert.match(page.text, /<dt>Author<\/dt><dd>alice<\/dd>/);
+    assert.match(page.text, /<dt>Expires<\/dt><dd><time/);
+    const api = await req(s, 'GET', `/p/${hash}/raw`);
+    assert.equal(api.text, '#!/usr/bin/env python3\nprint("hi")\n');
+  });
+
+  test('problems re-render the form with 400, the typed content kept', async () => {
+    await alice.get('/');
+    const r = await alice.post('/', { title: 'x'.repeat(201), content: 'keep <this> text', privacy: 'nope', expiry: '2y', language: 'klingon' });
+    assert.equal(r.status, 400);
+    assert.match(r.text, /Title must be at most 200 characters/);
+    assert.match(r.text, /Privacy must be public, unlisted or private/);
+    assert.match(r.text, /Expiry must be one of/);
+    assert.match(r.text, /not supported/);
+    assert.ok(r.text.includes('keep &lt;this&gt; text</textarea>'));
+  });
+
+  test('empty content is refused, oversized content answers 413', async () => {
+    await alice.get('/');
+    assert.equal((await alice.post('/', { content: '' })).status, 400);
+    const big = await alice.post('/', { content: 'é'.repeat(1001) });
+    assert.equal(big.status, 413);
+    assert.match(big.text, /content exceeds 2000 bytes/i);
+  });
+
+  test('content that starts with a blank line keeps it', async () => {
+    const hash = await createViaForm(alice, { content: '\n\nindented' });
+    assert.equal((await req(s, 'GET', `/p/${hash}/raw`)).text, '\n\nindented');
+  });
+});
+
+describe('escaping', () => {
+  test('a hostile title and content are inert on every page that shows them', async () => {
+    const hash = await createViaForm(alice, { title: HOSTILE_TITLE, content: HOSTILE_CONTENT, language: 'html' });
+    const plain = await createViaForm(alice, { title: HOSTILE_TITLE, content: HOSTILE_CONTENT, language: 'text', highlight: '0' });
+    for (const path of [`/p/${hash}`, `/p/${plain}`, '/', '/my', `/p/${hash}/edit`, `/p/${hash}/delete`]) {
+      const r = await alice.get(path);
+      assert.equal(r.status, 200, path);
+      assertInert(r);
+      assert.ok(r.text.includes('&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;'), `${path} shows the title escaped`);
+    }
+    const page = await alice.get(`/p/${plain}`);
+    assert.ok(page.text.includes('&lt;/code&gt;&lt;/pre&gt;&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;'));
+  });
+});
+
+describe('the paste page', () => {
+  test('highlights when highlight is 1 and shows plain escaped text when 0', async () => {
+    const on = await createViaForm(alice, { content: 'const answer = 42;\nreturn answer;', language: 'javascript' });
+    const off = await createViaForm(alice, { content: 'const answer = 42;\nreturn answer;', language: 'javascript', highlight: '0' });
+    const a = await alice.get(`/p/${on}`);
+    assert.match(a.text, /<span class="l"><span class="tk-kw">const<\/span>/);
+    assert.equal(a.text.match(/<span class="l">/g)?.length, 2);
+    const b = await alice.get(`/p/${off}`);
+    assert.doesNotMatch(b.text, /tk-/);
+    assert.match(b.text, /<span class="l">const answer = 42;<\/span><span class="l">return answer;<\/span>/);
+    assert.match(b.text, /not highlighted/);
+  });
+
+  test('shows the short link with an inline SVG QR code, raw and copy buttons, and counts views', async () => {
+    const hash = await createViaForm(alice, { title: 'Counted', content: 'views' });
+    const first = await anon.get(`/p/${hash}`);
+    const short = `${s.url}/s/${hash.slice(0, 6)}`;
+    assert.ok(first.text.includes(`<a class="shortlink-text" id="short-url" href="${short}">${short}</a>`));
+    assert.match(first.text, /<span class="qr"><svg xmlns="http:\/\/www.w3.org\/2000\/svg" viewBox="0 0 \d+ \d+" role="img" aria-label="QR code for [^"]+"/);
+    assert.match(first.text, /<path class="qr-fg" d="(M\d+ \d+h\d+v1h-\d+z)+"/);
+    assert.match(first.text, /href="\/p\/[A-Za-z0-9]{10}\/raw">Raw<\/a>/);
+    assert.match(first.text, /data-copy="paste-code"/);
+    assert.doesNotMatch(first.text, /\/edit"/, 'no edit link for a stranger');
+    assert.match(first.text, /<dt>Views<\/dt><dd>1<\/dd>/);
+    assert.match((await anon.get(`/p/${hash}`)).text, /<dt>Views<\/dt><dd>2<\/dd>/);
+    assert.match((await alice.get(`/p/${hash}`)).text, /\/p\/[A-Za-z0-9]{10}\/edit"/, 'the owner gets edit and delete');
+  });
+
+  test('raw serves text/plain with the security headers', async () => {
+    const hash = await createViaForm(alice, { content: '<b>not html</b>' });
+    const r = await anon.get(`/p/${hash}/raw`);
+    assert.equal(r.status, 200);
+    assert.match(String(r.headers['content-type']), /^text\/plain/);
+    assert.equal(r.text, '<b>not html</b>');
+    assert.equal(r.headers['x-content-type-options'], 'nosniff');
+  });
+
+  test('a private paste, a missing one and a malformed hash all show the same 404 page', async () => {
+    const hash = await createViaForm(alice, { title: 'Secret plans', content: 'private stuff', privacy: 'private' });
+    const bodies: string[] = [];
+    for (const [who, path] of [[anon, `/p/${hash}`], [bob, `/p/${hash}`], [anon, '/p/ZZZZZZZZZZ'], [anon, '/p/bad!'], [bob, `/p/${hash}/raw`]] as const) {
+      const r = await who.get(path);
+      assert.equal(r.status, 404, path);
+      assert.doesNotMatch(r.text, /Secret plans|private stuff/);
+      bodies.push(r.text.replace(/name="_csrf" value="[^"]*"/g, '').replace(/<span class="who">\w+<\/span>|Log out|\/my|\/api_keys\.php/g, ''));
+    }
+    assert.equal(new Set(bodies.map((b) => b.replace(/<nav class="nav">[^]*?<\/nav>/, ''))).size, 1);
+    assert.equal((await alice.get(`/p/${hash}`)).status, 200, 'the owner sees it');
+    assert.equal((await admin.get(`/p/${hash}`)).status, 200, 'an admin sees it');
+  });
+
+  test('short links work without a token; a private one only for its owner and admins', async () => {
+    const pub = await createViaForm(alice, { content: 'pub', privacy: 'unlisted' });
+    const r = await anon.get(`/s/${pub.slice(0, 6)}`);
+    assert.equal(r.status, 302);
+    assert.equal(r.location, `${s.url}/p/${pub}`);
+    const priv = await createViaForm(alice, { content: 'priv', privacy: 'private' });
+    assert.equal((await anon.get(`/s/${priv.slice(0, 6)}`)).status, 404);
+    assert.equal((await bob.get(`/s/${priv.slice(0, 6)}`)).status, 404);
+    assert.equal((await alice.get(`/s/${priv.slice(0, 6)}`)).status, 302);
+    assert.equal((await admin.get(`/s/${priv.slice(0, 6)}`)).status, 302);
+  });
+});
+
+describe('password-protected pastes', () => {
+  let hash: string;
+  before(async () => {
+    hash = await createViaForm(alice, { title: 'Guarded', content: 'the treasure', password: 'open sesame' });
+  });
+
+  test('GET asks for the password with a form, revealing nothing', async () => {
+    const r = await anon.get(`/p/${hash}`);
+    assert.equal(r.status, 401);
+    assert.match(r.text, /<form method="post" action="\/p\/[A-Za-z0-9]{10}">/);
+    assert.match(r.text, /type="password"/);
+    assert.doesNotMatch(r.text, /the treasure|Guarded/);
+  });
+
+  test('a wrong password is 403 with the form again; the right one shows the paste', async () => {
+    await anon.get(`/p/${hash}`);
+    const wrong = await anon.post(`/p/${hash}`, { password: 'guess' });
+    assert.equal(wrong.status, 403);
+    assert.match(wrong.text, /That password is wrong/);
+    assert.match(wrong.text, /type="password"/);
+    assert.equal((await anon.post(`/p/${hash}`, {})).status, 401);
+    const right = await anon.post(`/p/${hash}`, { password: 'open sesame' });
+    assert.equal(right.status, 200);
+    assert.match(right.text, /the treasure/);
+  });
+
+  test('raw asks for the password too, and answers text once it is given', async () => {
+    const gate = await anon.get(`/p/${hash}/raw`);
+    assert.equal(gate.status, 401);
+    assert.match(gate.text, /action="\/p\/[A-Za-z0-9]{10}\/raw"/);
+    assert.equal((await anon.post(`/p/${hash}/raw`, { password: 'nope' })).status, 403);
+    const r = await anon.post(`/p/${hash}/raw`, { password: 'open sesame' });
+    assert.equal(r.text, 'the treasure');
+    assert.match(String(r.headers['content-type']), /^text\/plain/);
+  });
+
+  test('the owner and admins need no password', async () => {
+    assert.match((await alice.get(`/p/${hash}`)).text, /the treasure/);
+    assert.equal((await admin.get(`/p/${hash}/raw`)).text, 'the treasure');
+  });
+
+  test('guessing is limited to ten tries a minute per address and paste', async () => {
+    const target = await createViaForm(alice, { content: 'x', password: 'right-one' });
+    const guesser = new WebClient(s);
+    await guesser.get(`/p/${target}`);
+    for (let i = 0; i < 10; i++) assert.equal((await guesser.post(`/p/${target}`, { password: `wrong${i}` })).status, 403);
+    const r = await guesser.post(`/p/${target}`, { password: 'right-one' });
+    assert.equal(r.status, 429);
+    assert.match(String(r.headers['retry-after']), /^\d+$/);
+  });
+});

@@ -1,0 +1,21 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { qrSvg } from '../../src/web/qr.ts';
+
+describe('qrSvg', () => {
+  test('draws one rectangle run per row segment of dark modules, inside the quiet zone', () => {
+    const svg = qrSvg('https://paste.example/s/AbCdEf', 'QR code').value;
+    const n = Number(/data-modules="(\d+)"/.exec(svg)?.[1]);
+    assert.ok(n >= 21 && (n - 17) % 4 === 0, 'a valid QR version size');
+    assert.match(svg, new RegExp(`viewBox="0 0 ${n + 4} ${n + 4}"`));
+    // The three finder patterns start with a 7-module dark run at the corners.
+    assert.match(svg, /d="M2 2h7v1h-7z/);
+    assert.ok(svg.includes(`M${n - 5} 2h7v1h-7z`));
+    assert.ok(svg.includes(`M2 ${n - 5}h7v1h-7z`));
+    assert.doesNotMatch(svg, /style=|<script/);
+  });
+
+  test('escapes its label', () => {
+    assert.match(qrSvg('x', '<b>"').value, /aria-label="&lt;b&gt;&quot;"/);
+  });
+});

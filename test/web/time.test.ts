@@ -1,0 +1,23 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { relative, timeTag } from '../../src/web/time.ts';
+
+describe('relative times', () => {
+  const now = Date.UTC(2026, 0, 10);
+  const cases: [number, string][] = [
+    [0, 'just now'],
+    [-59_000, 'just now'],
+    [30_000, 'in less than a minute'],
+    [-60_000, '1 minute ago'],
+    [-3 * 3_600_000, '3 hours ago'],
+    [86_400_000 * 2, 'in 2 days'],
+    [-86_400_000 * 14, '2 weeks ago'],
+    [86_400_000 * 31, 'in 1 month'],
+    [-86_400_000 * 800, '2 years ago'],
+  ];
+  for (const [delta, expected] of cases) test(`${delta} ms → ${expected}`, () => assert.equal(relative(now + delta, now), expected));
+
+  test('timeTag carries the exact UTC time for machines and on hover', () => {
+    assert.equal(timeTag(now - 7_200_000, now).value, '<time datetime="2026-01-09T22:00:00.000Z" title="2026-01-09 22:00:00 UTC">2 hours ago</time>');
+  });
+});
