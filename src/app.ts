@@ -9,7 +9,7 @@ import { Router } from './http/router.ts';
 import type { WebRoute } from './web/context.ts';
 import { handleWeb } from './web/pipeline.ts';
 import { webRoutes } from './web/routes.ts';
-import { serveStatic } from './web/static.ts';
+import { staticAsset } from './web/static.ts';
 
 /**
  * The request listener: `/api/` goes to the API pipeline (JSON, tokens, logged), `/healthz`
@@ -24,17 +24,11 @@ export function createApp(deps: AppDeps): (req: IncomingMessage, res: ServerResp
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const query = q === -1 ? '' : url.slice(q + 1);
-    let done: Promise<void>;
-    if (path.startsWith('/api/')) {
-      done = handleApi(deps, api, req, res, path, query, clientIp(req, deps.config.trustProxy));
-    } else if (path === '/healthz') {
-      respond(res, json({ ok: true }), { 'cache-control': 'no-store' });
-      return;
-    } else if (serveStatic(req, res, path, query)) {
-      return;
-    } else {
-      done = handleWeb(deps, web, req, res, path, query, clientIp(req, deps.config.trustProxy));
-    }
+    if (path === '/healthz') return respond(res, json({ ok: true }), { 'cache-control': 'no-store' });
+    const asset = path.startsWith('/static/') ? staticAsset(req, path, query) : null;
+    if (asset !== null) return respond(res, asset);
+    const ip = clientIp(req, deps.config.trustProxy);
+    const done = path.startsWith('/api/') ? handleApi(deps, api, req, res, path, query, ip) : handleWeb(deps, web, req, res, path, query, ip);
     done.catch((err: unknown) => {
       // The pipelines answer every error themselves; reaching here means writing failed.
       deps.logError(err);

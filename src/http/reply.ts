@@ -3,7 +3,9 @@ export type Reply =
   | { kind: 'json'; status: number; body: unknown; headers?: Headers }
   | { kind: 'text'; status: number; body: string; headers?: Headers }
   | { kind: 'html'; status: number; body: string; headers?: Headers }
-  | { kind: 'redirect'; status: 301 | 302 | 303; location: string; headers?: Headers };
+  | { kind: 'redirect'; status: 301 | 302 | 303; location: string; headers?: Headers }
+  /** Any other body (stylesheets, scripts, images), carrying its own Content-Type. */
+  | { kind: 'bytes'; status: number; contentType: string; body: Buffer; headers?: Headers };
 
 export type Headers = Record<string, string | string[]>;
 

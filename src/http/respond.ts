@@ -11,15 +11,20 @@ const CONTENT_TYPE = {
 export function respond(res: ServerResponse, reply: Reply, extra?: Headers): void {
   if (res.headersSent) return;
   const headers: Headers = { ...extra, ...reply.headers };
-  let body: string;
+  let body: string | Buffer;
   if (reply.kind === 'redirect') {
     headers['location'] = reply.location;
     body = '';
+  } else if (reply.kind === 'bytes') {
+    headers['content-type'] = reply.contentType;
+    body = reply.body;
   } else {
     headers['content-type'] = CONTENT_TYPE[reply.kind];
     body = reply.kind === 'json' ? JSON.stringify(reply.body) : reply.body;
   }
-  headers['content-length'] = String(Buffer.byteLength(body));
+  // 204 and 304 carry no body (RFC 9110 §15.3.5, §15.4.5), so no Content-Length either.
+  const bodiless = reply.status === 204 || reply.status === 304;
+  if (!bodiless) headers['content-length'] = String(Buffer.byteLength(body));
   res.writeHead(reply.status, headers);
-  res.end(res.req.method === 'HEAD' ? undefined : body);
+  res.end(res.req.method === 'HEAD' || bodiless ? undefined : body);
 }

@@ -101,7 +101,7 @@ export class PasteService {
     const pastes: Paste[] = [];
     for (const hash of hashes.slice(offset, offset + limit)) {
       const p = await this.store.get(hash);
-      if (p !== null) pastes.push(p);
+      if (p !== null) pastes.push({ ...p, view_count: p.view_count + this.views.pending(hash) });
     }
     return { pastes, total: hashes.length };
   }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import type { Reply } from '../http/reply.ts';
 import { APP_JS } from './assets/app-js.ts';
 import { CSS_BASE } from './assets/css-base.ts';
 import { CSS_COMPONENTS } from './assets/css-components.ts';
@@ -36,31 +37,20 @@ export const ASSET_URLS = {
   icon: `/static/icon.svg?v=${version('/static/icon.svg')}`,
 } as const;
 
-/**
- * Serves a static asset, or returns false when `path` names none. This is the one web
- * response not written by `respond`, whose replies only know JSON, text and HTML types,
- * and a stylesheet or script under `nosniff` must carry its own type.
- */
-export function serveStatic(req: IncomingMessage, res: ServerResponse, path: string, query: string): boolean {
+/** The reply for a static asset, or null when `path` names none. */
+export function staticAsset(req: IncomingMessage, path: string, query: string): Reply | null {
   const a = ASSETS.get(path);
-  if (a === undefined) return false;
+  if (a === undefined) return null;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    res.writeHead(405, { allow: 'GET, HEAD', 'content-length': '0' }).end();
-    return true;
+    return { kind: 'bytes', status: 405, contentType: 'text/plain; charset=utf-8', body: Buffer.alloc(0), headers: { allow: 'GET, HEAD' } };
   }
   const immutable = query === `v=${a.etag.slice(1, 9)}`;
   const headers = {
-    'content-type': a.type,
     etag: a.etag,
     'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
     'x-content-type-options': 'nosniff',
     'content-security-policy': "default-src 'none'",
   };
-  if (req.headers['if-none-match'] === a.etag) {
-    res.writeHead(304, headers).end();
-    return true;
-  }
-  res.writeHead(200, { ...headers, 'content-length': String(a.body.length) });
-  res.end(req.method === 'HEAD' ? undefined : a.body);
-  return true;
+  const status = req.headers['if-none-match'] === a.etag ? 304 : 200;
+  return { kind: 'bytes', status, contentType: a.type, body: a.body, headers };
 }

@@ -158,8 +158,10 @@ describe('owner index and recent list', () => {
     await service.create(input({ content: 'not mine' }), 2);
     await service.read(c.hash, other, undefined);
     await service.delete(a.hash, owner);
+    await service.read(b.hash, owner, undefined);
     const { pastes, total } = await service.listOwned(1, 0, 10);
     assert.deepEqual(pastes.map((p) => p.hash), [c.hash, b.hash]);
+    assert.equal(pastes[1]?.view_count, 1, 'pending views are included');
     assert.equal(total, 2);
     assert.deepEqual((await service.listOwned(1, 1, 1)).pastes.map((p) => p.hash), [b.hash]);
     await open();
