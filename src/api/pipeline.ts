@@ -5,6 +5,7 @@ import { hasScope, type Scope } from '../auth/tokens.ts';
 import type { AppDeps } from '../deps.ts';
 import { bodyType, parseBody, readBody } from '../http/body.ts';
 import { HttpError } from '../http/errors.ts';
+import { lingerBeforeClose } from '../http/linger.ts';
 import { emptyFields, parseUrlEncoded, type Fields } from '../http/fields.ts';
 import { json, type Headers, type Reply } from '../http/reply.ts';
 import { respond } from '../http/respond.ts';
@@ -58,7 +59,10 @@ export async function handleApi(
     error = e.message;
     reply = json({ ok: false, error: e.message, code: e.code, ...e.extra.body }, e.status, e.extra.headers);
     // Refusing a body we did not read to the end: close, so the rest never reaches a parser.
-    if (e.code === 'payload_too_large') trace.headers['connection'] = 'close';
+    if (e.code === 'payload_too_large') {
+      trace.headers['connection'] = 'close';
+      lingerBeforeClose(req.socket);
+    }
   }
   respond(res, reply, trace.headers);
   const entry: ApiLogEntry = {
