@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { hashPassword } from './auth/passwords.ts';
-import { hashToken, isScope, newTokenSecret, type Scope } from './auth/tokens.ts';
+import { createToken, TOKEN_LABEL_MAX } from './auth/token-records.ts';
+import { isScope, type Scope } from './auth/tokens.ts';
+import { USER_NAME_RE } from './auth/users.ts';
 import { parseConfig } from './config.ts';
 import { formatTime } from './paste/paste.ts';
 import { AccountStore, type AccountsDoc, type User } from './store/accounts.ts';
@@ -23,8 +25,6 @@ const USAGE = `usage:
   token list
   token revoke ID`;
 
-export const USER_NAME_RE = /^[A-Za-z0-9_.-]{1,32}$/;
-export const TOKEN_LABEL_MAX = 100;
 
 /** Parses `--flag [value]` options strictly: unknown flags and missing values are errors. */
 export function parseOptions(args: string[], spec: Record<string, 'bool' | 'value'>): { positional: string[]; opts: Map<string, string | true> } {
@@ -32,10 +32,11 @@ export function parseOptions(args: string[], spec: Record<string, 'bool' | 'valu
   const opts = new Map<string, string | true>();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
-    if (!arg.startsWith('--')) {
+    if (!arg.startsWith('-') || arg === '-') {
       positional.push(arg);
       continue;
     }
+    if (!arg.startsWith('--')) throw new CliError(`unknown option ${arg}`);
     const [name, inline] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
     const kind = spec[name];
     if (kind === undefined) throw new CliError(`unknown option --${name}`);
@@ -66,7 +67,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
     case 'user add': {
       const { positional, opts } = parseOptions(rest, { admin: 'bool', 'password-stdin': 'bool' });
       const name = exactlyOne(positional, 'NAME');
-      if (!USER_NAME_RE.test(name)) throw new CliError('user name must be 1-32 letters, digits, ".", "_" or "-"');
+      if (!USER_NAME_RE.test(name)) throw new CliError('user name must be 1-32 letters, digits, ".", "_" or "-", starting with a letter or digit');
       const password = opts.has('password-stdin') ? await readPassword(io) : null;
       const user = await accounts.mutate((doc) => {
         if (findUser(doc, name) !== undefined) throw new CliError(`user "${name}" already exists`);
@@ -99,13 +100,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       const rate = parseRate(opts.get('rate'));
       const label = opts.get('label');
       if (typeof label === 'string' && label.length > TOKEN_LABEL_MAX) throw new CliError(`--label must be at most ${TOKEN_LABEL_MAX} characters`);
-      const { id, secret } = newTokenSecret();
-      await accounts.mutate((doc) => {
-        const user = findUser(doc, userName);
-        if (user === undefined) throw new CliError(`no user named "${userName}"`);
-        if (scopes.includes('admin') && user.role !== 'admin') throw new CliError(`user "${userName}" is not an admin, so cannot hold the admin scope`);
-        doc.tokens.push({ id, user_id: user.id, label: typeof label === 'string' ? label : '', scopes, rate_limit_per_minute: rate, hash: hashToken(secret), created_at: Date.now() });
-      });
+      // `token list` prints one token a line, so a label may not break a line.
+      if (typeof label === 'string' && /[\u0000-\u001f\u007f]/.test(label)) throw new CliError('--label must not contain control characters');
+      const user = accounts.userByName(userName);
+      if (user === undefined) throw new CliError(`no user named "${userName}"`);
+      if (scopes.includes('admin') && user.role !== 'admin') throw new CliError(`user "${userName}" is not an admin, so cannot hold the admin scope`);
+      const { secret } = await createToken(accounts, user.id, { label: typeof label === 'string' ? label : '', scopes, rate }, Date.now());
       io.stdout(secret);
       return;
     }

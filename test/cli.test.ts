@@ -43,6 +43,10 @@ describe('cli as a process', () => {
       ['token', 'create', '--user', 'carol', '--scopes', 'read', '--colour', 'red'],
       ['user', 'add', 'carol'],
       ['user', 'add', 'bad name'],
+      ['user', 'add', '-x'],
+      ['user', 'add', 'x', '-admin'],
+      ['token', 'create', '--user', 'carol', '--scopes', 'read', '--label', 'two\nlines'],
+      ['token', 'create', '--user', 'carol', '--scopes', 'read', '--rate', '-5'],
       ['token', 'revoke', 'nope'],
       ['frobnicate'],
     ]) {

@@ -6,7 +6,7 @@ import type { AppDeps } from '../deps.ts';
 import { bodyType, parseBody, readBody } from '../http/body.ts';
 import { HttpError } from '../http/errors.ts';
 import { lingerBeforeClose } from '../http/linger.ts';
-import { emptyFields, parseUrlEncoded, type Fields } from '../http/fields.ts';
+import { emptyFields, findParam, parseUrlEncoded, type Fields } from '../http/fields.ts';
 import { json, type Headers, type Reply } from '../http/reply.ts';
 import { respond } from '../http/respond.ts';
 import type { Router } from '../http/router.ts';
@@ -16,6 +16,7 @@ import type { Viewer } from '../paste/service.ts';
 export interface ApiContext {
   deps: AppDeps;
   req: IncomingMessage;
+  ip: string;
   query: Fields;
   body: Fields;
   principal: Principal;
@@ -49,7 +50,7 @@ export async function handleApi(
   ip: string,
 ): Promise<void> {
   const started = performance.now();
-  const trace: Trace = { principal: null, headers: {} };
+  const trace: Trace = { principal: null, headers: { 'x-content-type-options': 'nosniff' } };
   let reply: Reply;
   let error: string | undefined;
   try {
@@ -58,11 +59,12 @@ export async function handleApi(
     const e = toHttpError(err, deps);
     error = e.message;
     reply = json({ ok: false, error: e.message, code: e.code, ...e.extra.body }, e.status, e.extra.headers);
-    // Refusing a body we did not read to the end: close, so the rest never reaches a parser.
-    if (e.code === 'payload_too_large') {
-      trace.headers['connection'] = 'close';
-      lingerBeforeClose(req.socket);
-    }
+  }
+  // Answering before the body has arrived (401, 413, 415...): close rather than read the
+  // rest of it, however large, just to keep the connection alive (CONTRACT §3).
+  if (!req.complete) {
+    trace.headers['connection'] = 'close';
+    lingerBeforeClose(req.socket);
   }
   respond(res, reply, trace.headers);
   const entry: ApiLogEntry = {
@@ -96,14 +98,21 @@ async function run(
       headers: { allow: match.allow.join(', ') },
     });
   }
-  const query = parseUrlEncoded(rawQuery, 'query string');
+  // A malformed query string is a 400, but only after authentication, rate limit and
+  // scope (CONTRACT §6); meanwhile the token is picked out of it leniently.
+  let query: Fields | HttpError;
+  try {
+    query = parseUrlEncoded(rawQuery, 'query string');
+  } catch (err) {
+    query = asHttpError(err);
+  }
   const type = method === 'POST' ? bodyType(req) : null;
 
   // A form body may carry the token (SPEC §5.2; a JSON body's `token` key is taken the same
   // way), so such a body is read before auth. A body error then just means "no token
   // here"; the body check proper comes after the auth, rate and scope checks.
   let body: Fields | HttpError | null = null;
-  const found = findToken(req, query);
+  const found = findToken(req, query instanceof HttpError ? findParam(rawQuery, 'token') : stringField(query, 'token'));
   if (found === null && type !== null) body = await readFields(req, type, deps).catch(asHttpError);
   const secret = found ?? (body instanceof HttpError || body === null ? null : stringField(body, 'token'));
 
@@ -132,9 +141,10 @@ async function run(
     if (type === null) throw new HttpError('unsupported_media_type', 'Content-Type must be application/json or application/x-www-form-urlencoded');
     body ??= await readFields(req, type, deps);
   }
+  if (query instanceof HttpError) throw query;
   if (body instanceof HttpError) throw body;
   const viewer: Viewer = { userId: principal.userId, isAdmin: principal.scopes.includes('admin') };
-  return route.handler({ deps, req, query, body: body ?? emptyFields(), principal, viewer });
+  return route.handler({ deps, req, ip, query, body: body ?? emptyFields(), principal, viewer });
 }
 
 async function readFields(req: IncomingMessage, type: 'json' | 'form', deps: AppDeps): Promise<Fields> {

@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../http/errors.ts';
-import type { Fields } from '../http/fields.ts';
 import { tokenIdOf, tokenMatches, type Scope } from './tokens.ts';
 
 /** The authenticated caller of an API request. */
@@ -13,15 +12,14 @@ export interface Principal {
 }
 
 /**
- * The token from the `Authorization: Bearer` header, else the `token` query parameter
+ * The token from the `Authorization: Bearer` header, else the `token` query parameter given
  * (SPEC §5.2; the form field is the pipeline's business). A malformed Authorization header
  * yields '' rather than falling through, so it fails loudly instead of being ignored.
  */
-export function findToken(req: IncomingMessage, query: Fields): string | null {
+export function findToken(req: IncomingMessage, queryToken: string | null): string | null {
   const header = req.headers.authorization;
   if (header !== undefined) return /^Bearer +([^\s]+) *$/i.exec(header)?.[1] ?? '';
-  const q = Object.hasOwn(query, 'token') ? query['token'] : undefined;
-  return typeof q === 'string' ? q : null;
+  return queryToken;
 }
 
 /**

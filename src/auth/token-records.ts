@@ -1,9 +1,8 @@
-import { TOKEN_LABEL_MAX } from '../cli.ts';
 import { HttpError } from '../http/errors.ts';
 import type { AccountStore, TokenRecord, User } from '../store/accounts.ts';
 import { hashToken, newTokenSecret, SCOPES, type Scope } from './tokens.ts';
 
-export { TOKEN_LABEL_MAX };
+export const TOKEN_LABEL_MAX = 100;
 /** Keeps the shared accounts file small; nobody needs more live tokens than this. */
 export const TOKENS_PER_USER_MAX = 50;
 /** The CLI's bound for `--rate` (nine digits). */

@@ -1,9 +1,9 @@
-import { USER_NAME_RE } from '../cli.ts';
 import { HttpError } from '../http/errors.ts';
 import type { AccountStore, User } from '../store/accounts.ts';
 import { hashPassword, verifyPassword, type PasswordHash } from './passwords.ts';
 
-export { USER_NAME_RE };
+/** 1-32 letters, digits, '.', '_' or '-', starting with a letter or digit (never a flag). */
+export const USER_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
 /** The CLI's minimum, so a password set either way obeys the same rule. */
 export const PASSWORD_MIN_CHARS = 8;
 export const PASSWORD_MAX_CHARS = 1024;
@@ -13,7 +13,7 @@ export const isAdmin = (u: User): boolean => u.role === 'admin';
 /** What is wrong with a requested user name and password, or an empty list. */
 export function checkCredentials(name: string, password: string): string[] {
   const problems: string[] = [];
-  if (!USER_NAME_RE.test(name)) problems.push('The user name must be 1 to 32 letters, digits, ".", "_" or "-".');
+  if (!USER_NAME_RE.test(name)) problems.push('The user name must be 1 to 32 letters, digits, ".", "_" or "-", starting with a letter or digit.');
   if ([...password].length < PASSWORD_MIN_CHARS) problems.push(`The password must be at least ${PASSWORD_MIN_CHARS} characters.`);
   if (password.length > PASSWORD_MAX_CHARS) problems.push(`The password must be at most ${PASSWORD_MAX_CHARS} characters.`);
   return problems;

@@ -1,7 +1,13 @@
 import { HttpError } from './errors.ts';
 
 /** A flat bag of submitted values. Objects have no prototype, so `__proto__` is only a key. */
-export type FieldValue = string | number | boolean | null;
+export type FieldValue = string | number | boolean | null | Nested;
+
+/** Stands for a JSON object or array value: unusable as any field, harmless in an ignored one. */
+export interface Nested {
+  readonly nested: true;
+}
+export const NESTED: Nested = Object.freeze({ nested: true });
 export type Fields = Record<string, FieldValue>;
 
 export const MAX_FIELDS = 64;
@@ -29,6 +35,23 @@ export function parseUrlEncoded(input: string, what: string): Fields {
   return out;
 }
 
+/**
+ * The first value of one field, read leniently: for picking the token out of a query
+ * string that is otherwise malformed. An undecodable value counts as absent.
+ */
+export function findParam(input: string, name: string): string | null {
+  for (const pair of input.split('&')) {
+    const eq = pair.indexOf('=');
+    if (eq === -1) continue;
+    try {
+      if (decode(pair.slice(0, eq), '') === name) return decode(pair.slice(eq + 1), '');
+    } catch {
+      // decode throws HttpError for a bad escape; here that just means "not this one".
+    }
+  }
+  return null;
+}
+
 function decode(s: string, what: string): string {
   const plus = s.includes('+') ? s.replaceAll('+', ' ') : s;
   if (!plus.includes('%')) return plus;
@@ -41,7 +64,8 @@ function decode(s: string, what: string): string {
 }
 
 /**
- * Parses a JSON body that must be one flat object of strings, numbers, booleans and nulls.
+ * Parses a JSON body that must be one object; its values are kept as strings, numbers,
+ * booleans and nulls, and nested objects or arrays become the NESTED marker.
  * Nesting depth is checked on the raw text first, so a hostile `[[[[...` is cheap to refuse.
  */
 export function parseJsonObject(text: string): Fields {
@@ -60,10 +84,8 @@ export function parseJsonObject(text: string): Fields {
   const entries = Object.entries(parsed);
   if (entries.length > MAX_FIELDS) throw new HttpError('bad_request', `JSON body has more than ${MAX_FIELDS} fields`);
   for (const [name, value] of entries) {
-    if (value !== null && typeof value === 'object') {
-      throw new HttpError('bad_request', `${name.slice(0, 40)} must be a string, number or boolean`);
-    }
-    out[name] = value as FieldValue;
+    // Unknown fields are ignored whatever they hold; known ones are checked by the validators.
+    out[name] = value !== null && typeof value === 'object' ? NESTED : (value as FieldValue);
   }
   return out;
 }

@@ -1,7 +1,7 @@
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import { HttpError, notFound } from '../http/errors.ts';
 import type { OwnerIndex } from '../store/owner-index.ts';
-import type { PasteStore } from '../store/pastes.ts';
+import { TOMBSTONE_MS, type PasteStore } from '../store/pastes.ts';
 import type { RecentPastes } from '../store/recent.ts';
 import type { ViewCounter } from '../store/views.ts';
 import { expireAt } from './expiry.ts';
@@ -49,13 +49,16 @@ export class PasteService {
    * A successful read: checks the password, counts the view, and burns a one-time paste
    * in the same step (durably, before the content is returned), so that of any number of
    * concurrent readers exactly one gets it. The returned view_count includes this read.
+   * With `consume` false (HEAD) the same checks run but nothing is counted or burned.
    */
-  async read(hash: string, viewer: Viewer | null, password: string | undefined): Promise<Paste> {
+  async read(hash: string, viewer: Viewer | null, password: string | undefined, consume = true): Promise<Paste> {
     const p = await this.peek(hash, viewer);
     if (this.needsPassword(p, viewer)) {
       if (password === undefined || password === '') throw new HttpError('password_required', 'Password required');
       if (!(await verifyPassword(password, p.password as string))) throw new HttpError('invalid_password', 'Invalid password');
     }
+    // A HEAD asks what a read would answer without being one: no view, no burn.
+    if (!consume) return { ...p, view_count: p.view_count + this.views.pending(hash) };
     if (p.burn_after_read === 0) {
       this.views.add(hash);
       return { ...p, view_count: p.view_count + this.views.pending(hash) };
@@ -64,7 +67,8 @@ export class PasteService {
       if (cur === null) throw notFound();
       if (cur.burned) throw burnedError();
       const shown = { ...cur, view_count: cur.view_count + this.views.pending(hash) + 1 };
-      return { result: shown, next: { ...shown, content: '', burned: true, updated_at: this.now() } };
+      const now = this.now();
+      return { result: shown, next: { ...shown, content: '', burned: true, updated_at: now }, sweepAt: now + TOMBSTONE_MS };
     });
   }
 

@@ -10,6 +10,8 @@ import { PasteCache } from './paste-cache.ts';
 export interface Txn<T> {
   result: T;
   next?: Paste | 'delete';
+  /** Also list the paste in the expiry index at this time, so the sweep revisits it. */
+  sweepAt?: number;
   /** Runs synchronously right after the change is durable and cached. */
   onCommit?: () => void;
 }
@@ -84,7 +86,7 @@ export class PasteStore {
       const code = shortcodeOf(paste.hash);
       // The expiry index entry goes first: a crash may leave an entry without a paste
       // (the sweep ignores it) but never an expiring paste the sweep cannot find.
-      if (paste.expire_at !== null) await this.#indexExpiry(paste);
+      if (paste.expire_at !== null) await this.#index(paste.expire_at, paste.hash);
       // Index writes that tolerate a dangling entry run alongside, sharing the fsync wait.
       const [created] = await Promise.all([this.files.createFile(this.#path(code), JSON.stringify(paste)), alongside?.(paste)]);
       if (created) {
@@ -107,7 +109,8 @@ export class PasteStore {
         await this.files.removeFile(this.#path(code));
         this.#epoch++;
       } else if (txn.next !== undefined) {
-        if (txn.next.expire_at !== null && txn.next.expire_at !== current?.expire_at) await this.#indexExpiry(txn.next);
+        if (txn.next.expire_at !== null && txn.next.expire_at !== current?.expire_at) await this.#index(txn.next.expire_at, hash);
+        if (txn.sweepAt !== undefined) await this.#index(txn.sweepAt, hash);
         this.#epoch++;
         await this.files.writeFile(this.#path(code), JSON.stringify(txn.next));
         this.#epoch++;
@@ -118,9 +121,14 @@ export class PasteStore {
     });
   }
 
-  /** Removes every paste whose expiry has passed; returns how many. Reads only the index. */
+  /**
+   * Visits every paste the index lists as due: an expired paste has its content, title and
+   * password wiped from disk, leaving a tombstone that answers 410 "expired" (rather than a
+   * puzzling 404) for TOMBSTONE_MS; a tombstone that old, expired or burned, is deleted.
+   * Reads only the index and the pastes it names. Returns how many pastes it changed.
+   */
   async sweepExpired(now: number): Promise<number> {
-    let removed = 0;
+    let changed = 0;
     for (const bucket of (await listDir(this.#expiryRoot)).sort()) {
       const bucketStart = Number(bucket) * HOUR_MS;
       if (!/^\d+$/.test(bucket) || bucketStart > now) continue;
@@ -130,10 +138,13 @@ export class PasteStore {
       for (const entry of entries) {
         const [at, hash] = entry.split('-');
         if (hash === undefined || Number(at) > now) continue;
-        const gone = await this.transact(hash, (p) =>
-          p !== null && isExpired(p, now) ? { result: true, next: 'delete' as const } : { result: false },
-        );
-        if (gone) removed++;
+        const done = await this.transact(hash, (p): Txn<boolean> => {
+          if (p === null) return { result: false };
+          if (isTombstone(p)) return now >= p.updated_at + TOMBSTONE_MS ? { result: true, next: 'delete' } : { result: false };
+          if (!isExpired(p, now)) return { result: false };
+          return { result: true, next: { ...p, title: '', content: '', password: null, updated_at: now }, sweepAt: now + TOMBSTONE_MS };
+        });
+        if (done) changed++;
         // Losing this unlink in a crash only means the sweep looks at the entry again.
         await unlink(join(dir, entry)).catch((err: unknown) => {
           if (!isErrno(err, 'ENOENT')) throw err;
@@ -147,15 +158,20 @@ export class PasteStore {
         });
       }
     }
-    return removed;
+    return changed;
   }
 
-  /** Index entry `expiry/<hour number>/<expire ms>-<hash>`, an empty file. */
-  async #indexExpiry(paste: Paste): Promise<void> {
-    const at = paste.expire_at as number;
+  /** Index entry `expiry/<hour number>/<ms>-<hash>`: an empty file the sweep lists. */
+  async #index(at: number, hash: string): Promise<void> {
     const dir = join(this.#expiryRoot, String(Math.floor(at / HOUR_MS)));
-    await this.files.createFile(join(dir, `${at}-${paste.hash}`), '');
+    await this.files.createFile(join(dir, `${at}-${hash}`), '');
   }
 }
 
 const HOUR_MS = 3_600_000;
+
+/** How long an expired or burned paste's tombstone keeps answering 410 before it goes. */
+export const TOMBSTONE_MS = 30 * 86_400_000;
+
+/** A paste whose content is gone (burned, or expired and swept): live content is never empty. */
+export const isTombstone = (p: Paste): boolean => p.content === '';

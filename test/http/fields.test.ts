@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { HttpError } from '../../src/http/errors.ts';
-import { jsonDepth, MAX_FIELDS, parseJsonObject, parseUrlEncoded } from '../../src/http/fields.ts';
+import { findParam, jsonDepth, MAX_FIELDS, NESTED, parseJsonObject, parseUrlEncoded } from '../../src/http/fields.ts';
 
 describe('parseUrlEncoded', () => {
   const cases: [string, Record<string, string>][] = [
@@ -39,7 +39,13 @@ describe('parseJsonObject', () => {
     assert.deepEqual({ ...f }, { a: 's', b: 1, c: true, d: null });
     assert.equal(Object.getPrototypeOf(f), null);
   });
-  for (const bad of ['', 'nope', '[]', '"s"', '1', 'null', '{"a":[1]}', '{"a":{"b":1}}', '['.repeat(10000)]) {
+  test('keeps nested values only as an opaque marker', () => {
+    const f = parseJsonObject('{"a":[1],"b":{"c":1},"d":"x"}');
+    assert.equal(f['a'], NESTED);
+    assert.equal(f['b'], NESTED);
+    assert.equal(f['d'], 'x');
+  });
+  for (const bad of ['', 'nope', '[]', '"s"', '1', 'null', '['.repeat(10000), `{"a":${'['.repeat(9)}${']'.repeat(9)}}`]) {
     test(`refuses ${JSON.stringify(bad.slice(0, 20))} with 400`, () => {
       assert.throws(() => parseJsonObject(bad), (e: unknown) => e instanceof HttpError && e.status === 400);
     });
@@ -48,5 +54,14 @@ describe('parseJsonObject', () => {
     assert.equal(jsonDepth('{"a":"[[[[{{{{"}'), 1);
     assert.equal(jsonDepth('{"a":"\\"[["}'), 1);
     assert.equal(jsonDepth('[[[]]]'), 3);
+  });
+});
+
+describe('findParam', () => {
+  test('finds the first decodable value of a field in an otherwise malformed query', () => {
+    assert.equal(findParam('a=%zz&token=abc&token=def', 'token'), 'abc');
+    assert.equal(findParam('token=%zz&x=1', 'token'), null);
+    assert.equal(findParam('token&x=1', 'token'), null);
+    assert.equal(findParam('t%6Fken=a+b', 'token'), 'a b');
   });
 });

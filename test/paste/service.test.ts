@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { access, readdir } from 'node:fs/promises';
+import { access, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, beforeEach, describe, test } from 'node:test';
 import { HttpError } from '../../src/http/errors.ts';
@@ -7,7 +7,7 @@ import { PasteService, type Viewer } from '../../src/paste/service.ts';
 import type { CreateInput } from '../../src/paste/validate.ts';
 import { DurableFiles } from '../../src/store/files.ts';
 import { OwnerIndex } from '../../src/store/owner-index.ts';
-import { PasteStore } from '../../src/store/pastes.ts';
+import { PasteStore, TOMBSTONE_MS } from '../../src/store/pastes.ts';
 import { RecentPastes } from '../../src/store/recent.ts';
 import { ViewCounter } from '../../src/store/views.ts';
 import { cleanup, tempDataDir } from '../helpers/server.ts';
@@ -93,19 +93,38 @@ describe('the paste cache never serves stale data', () => {
 });
 
 describe('expiry sweep', () => {
-  test('removes expired pastes from disk, and only those', async () => {
-    const short = await service.create(input({ expiry: '10m' }), 1);
+  test('wipes expired pastes to tombstones that answer 410, then deletes them after 30 days', async () => {
+    const short = await service.create(input({ content: 'secret-short', title: 'T', password: 'pw-12345', expiry: '10m' }), 1);
     const long = await service.create(input({ expiry: '1d' }), 1);
     const forever = await service.create(input(), 1);
+    const file = join(dir, 'pastes', short.hash.slice(0, 2), `${short.hash.slice(0, 6)}.json`);
     assert.equal(await store.sweepExpired(now), 0);
     now += 11 * 60_000;
     assert.equal(await store.sweepExpired(now), 1);
-    assert.equal(await store.get(short.hash), null);
+    const stored = await readFile(file, 'utf8');
+    assert.doesNotMatch(stored, /secret-short|scrypt/);
+    await status(service.read(short.hash, owner, undefined), 410);
     assert.notEqual(await store.get(long.hash), null);
     now += 2 * 86_400_000;
     assert.equal(await store.sweepExpired(now), 1);
+    await status(service.read(long.hash, owner, undefined), 410);
+    now += TOMBSTONE_MS;
+    assert.equal(await store.sweepExpired(now), 2);
+    assert.equal(await store.get(short.hash), null);
+    assert.equal(await store.get(long.hash), null);
     assert.notEqual(await store.get(forever.hash), null);
-    assert.deepEqual(await readdir(join(dir, 'expiry')), []);
+    for (const bucket of await readdir(join(dir, 'expiry'))) assert.deepEqual(await readdir(join(dir, 'expiry', bucket)), []);
+  });
+
+  test('a burned paste stays a 410 tombstone for 30 days, then is deleted', async () => {
+    const p = await service.create(input({ burn_after_read: 1 }), 1);
+    await service.read(p.hash, other, undefined);
+    now += TOMBSTONE_MS - 1;
+    assert.equal(await store.sweepExpired(now), 0);
+    await status(service.read(p.hash, other, undefined), 410);
+    now += 1;
+    assert.equal(await store.sweepExpired(now), 1);
+    await status(service.read(p.hash, other, undefined), 404);
   });
 
   test('a paste whose expiry was extended by an edit survives its old expiry', async () => {

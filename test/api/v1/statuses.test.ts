@@ -58,6 +58,10 @@ describe('400 Bad Request', () => {
     });
   }
 
+  test('ignores unknown fields, whatever they hold', async () => {
+    await create({ content: 'x', meta: { a: [1, 2] }, tags: ['a'], n: 1 });
+  });
+
   test('accepts a title of exactly 200 characters', async () => {
     await create({ content: 'x', title: '😀'.repeat(200) });
   });
@@ -94,13 +98,16 @@ describe('400 Bad Request', () => {
     assertError(r, 400);
   });
 
-  test('__proto__ in a JSON body is only a key', async () => {
+  test('__proto__ in a JSON body is only an ignored key, never a prototype', async () => {
     const r = await req(server, 'POST', '/api/v1/paste_create.php', {
       token,
-      body: '{"content":"proto","__proto__":{"privacy":"private"}}',
+      body: '{"content":"proto","__proto__":{"privacy":"private"},"constructor":{"prototype":{"x":1}}}',
       headers: { 'content-type': 'application/json' },
     });
-    assertError(r, 400, /__proto__/);
+    assert.equal(r.status, 200, r.text);
+    const got = await req(server, 'GET', `/api/v1/paste.php?hash=${r.json['hash']}`, { token });
+    assert.equal((got.json['paste'] as Record<string, unknown>)['privacy'], 'public');
+    assert.equal(({} as Record<string, unknown>)['x'], undefined);
   });
 });
 

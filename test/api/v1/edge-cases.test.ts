@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { cleanup, makeToken, req, startServer, type TestServer } from '../../helpers/server.ts';
+
+let server: TestServer;
+let alice: string;
+let bob: string;
+let writeOnly: string;
+
+before(async () => {
+  server = await startServer({ env: { AUTH_FAIL_LIMIT_PER_MINUTE: '1000' } });
+  alice = await makeToken(server.dataDir, { user: 'alice' });
+  bob = await makeToken(server.dataDir, { user: 'bob', scopes: 'read' });
+  writeOnly = await makeToken(server.dataDir, { user: 'bob', scopes: 'write' });
+});
+after(async () => {
+  await server.stop();
+  await cleanup(server.dataDir);
+});
+
+async function create(body: Record<string, unknown>): Promise<string> {
+  const r = await req(server, 'POST', '/api/v1/paste_create.php', { token: alice, body });
+  assert.equal(r.status, 200, r.text);
+  return r.json['hash'] as string;
+}
+
+describe('HEAD requests', () => {
+  test('HEAD on paste.php and raw.php neither burns a one-time paste nor counts a view', async () => {
+    const hash = await create({ content: 'head must not burn', burn_after_read: 1 });
+    for (const path of [`/api/v1/raw.php?hash=${hash}`, `/api/v1/paste.php?hash=${hash}`]) {
+      const head = await req(server, 'HEAD', path, { token: bob });
+      assert.equal(head.status, 200);
+      assert.equal(head.text, '');
+    }
+    const get = await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token: bob });
+    assert.equal(get.status, 200);
+    assert.equal((get.json['paste'] as Record<string, unknown>)['content'], 'head must not burn');
+    assert.equal((get.json['paste'] as Record<string, unknown>)['view_count'], 1);
+    assert.equal((await req(server, 'HEAD', `/api/v1/raw.php?hash=${hash}`, { token: bob })).status, 410);
+  });
+});
+
+describe('a malformed query string answers 400 only after authentication and scope', () => {
+  test('without a token it is 401', async () => {
+    assert.equal((await req(server, 'GET', '/api/v1/paste.php?hash=a&hash=b')).status, 401);
+    assert.equal((await req(server, 'GET', '/api/v1/paste.php?hash=%ZZ')).status, 401);
+  });
+  test('with a token lacking the scope it is 403', async () => {
+    assert.equal((await req(server, 'GET', '/api/v1/paste.php?hash=%ZZ', { token: writeOnly })).status, 403);
+  });
+  test('with a good token it is 400, and the token in the same query still authenticates', async () => {
+    const r = await req(server, 'GET', `/api/v1/paste.php?hash=%ZZ&token=${bob}`);
+    assert.equal(r.status, 400);
+    assert.match(r.json.error as string, /percent/);
+  });
+});
+
+describe('bodies refused before they arrive', () => {
+  test('a 401 to a huge upload closes the connection instead of reading it all', async () => {
+    const declared = 50_000_000;
+    const result = await new Promise<{ head: string; sent: number }>((resolve) => {
+      let sent = 0;
+      let received = '';
+      const socket = connect(server.port, '127.0.0.1');
+      const chunk = Buffer.alloc(64 * 1024, 'a');
+      const pump = (): void => {
+        while (sent < declared && !socket.destroyed) {
+          sent += chunk.length;
+          if (!socket.write(chunk)) return void socket.once('drain', pump);
+        }
+      };
+      socket.on('connect', () => {
+        socket.write(`POST /api/v1/paste_create.php HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${declared}\r\n\r\n`);
+        pump();
+      });
+      socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
+      socket.on('error', () => {}); // the server closing while we still send
+      socket.on('close', () => resolve({ head: received, sent }));
+    });
+    assert.match(result.head, /^HTTP\/1\.1 401 /);
+    assert.match(result.head, /\r\nconnection: close\r\n/i);
+    assert.ok(result.sent < 50_000_000, `sent ${result.sent} bytes`);
+  });
+});
+
+describe('paste passwords', () => {
+  test('a UTF-8 password works in the X-Paste-Password header as in the query', async () => {
+    const hash = await create({ content: 'umlauts', password: 'pässwörd' });
+    const viaHeader = await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, {
+      token: bob,
+      headers: { 'x-paste-password': Buffer.from('pässwörd', 'utf8').toString('latin1') },
+    });
+    assert.equal(viaHeader.status, 200, viaHeader.text);
+    const viaQuery = await req(server, 'GET', `/api/v1/raw.php?hash=${hash}&password=${encodeURIComponent('pässwörd')}`, { token: bob });
+    assert.equal(viaQuery.text, 'umlauts');
+  });
+
+  test('wrong guesses are limited per client and paste, even for an unlimited token', async () => {
+    const hash = await create({ content: 'guarded', password: 'the-right-one' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      statuses.push((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}&password=wrong${i}`, { token: bob })).status);
+    }
+    assert.deepEqual(statuses, [...Array<number>(10).fill(403), 429]);
+    const right = await req(server, 'GET', `/api/v1/raw.php?hash=${hash}&password=the-right-one`, { token: bob });
+    assert.equal(right.status, 429, 'no more tries until the budget refills');
+    assert.ok(Number(right.headers['retry-after']) >= 1);
+    assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: alice })).text, 'guarded', 'the owner needs no password');
+  });
+});
+
+describe('response headers', () => {
+  test('raw.php serves user content with nosniff', async () => {
+    const hash = await create({ content: '<html><script>alert(1)</script>' });
+    const r = await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: bob });
+    assert.equal(r.headers['x-content-type-options'], 'nosniff');
+    assert.match(String(r.headers['content-type']), /^text\/plain/);
+  });
+});
