@@ -1,0 +1,117 @@
+/**
+ * The reference server: a bare node:http server that does the least possible work for the
+ * requests the bench sends, to show what this machine can do at all.
+ * - GET /api/v1/paste.php?hash=  → Map lookup, a precomputed JSON body the size of ours
+ * - GET /api/v1/raw.php?hash=    → Map lookup, a precomputed text body
+ * - POST /api/v1/paste_create.php → read body, JSON.parse, temp file + fsync + rename +
+ *   fsync of the folder (the durability our store promises), a small JSON answer
+ * Run as its own process: REF_MANIFEST (the seeder's JSON), REF_DIR, HOST, PORT.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdir, open, rename } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Seeded } from './seed.ts';
+
+const manifest = JSON.parse(readFileSync(process.env['REF_MANIFEST'] ?? '', 'utf8')) as Seeded;
+const dir = process.env['REF_DIR'] ?? '';
+const tmpDir = join(dir, 'tmp');
+const pasteDir = join(dir, 'pastes');
+const BASE = 'http://localhost:0';
+
+const json = 'application/json; charset=utf-8';
+const text = 'text/plain; charset=utf-8';
+const pages = new Map<string, Buffer>();
+const raws = new Map<string, Buffer>();
+
+function preload(hash: string, bytes: number): void {
+  const content = 'x'.repeat(bytes - 1) + '\n';
+  raws.set(hash, Buffer.from(content));
+  // The same fields as our Paste object, so the body is the same size.
+  const paste = {
+    hash,
+    title: 'bench paste 0000',
+    content,
+    language: 'text',
+    privacy: 'public',
+    burn_after_read: 0,
+    short_url: `${BASE}/s/${hash.slice(0, 6)}`,
+    created_at: '2025-01-01 00:00:00',
+    expire_at: null,
+    view_count: 1,
+    owner: { id: 1, display_name: 'bench' },
+  };
+  pages.set(hash, Buffer.from(JSON.stringify({ ok: true, paste })));
+}
+manifest.hashes.forEach((h, i) => preload(h, manifest.sizes[i] ?? 1000));
+if (manifest.big !== null) preload(manifest.big.hash, manifest.big.bytes);
+
+const notFound = Buffer.from('{"ok":false,"error":"Not found"}');
+
+function send(res: ServerResponse, status: number, type: string, body: Buffer): void {
+  res.writeHead(status, { 'content-type': type, 'content-length': body.length });
+  res.end(body);
+}
+
+function read(res: ServerResponse, url: string, bodies: Map<string, Buffer>, type: string): void {
+  const i = url.indexOf('hash=');
+  const body = i === -1 ? undefined : bodies.get(url.slice(i + 5, i + 15));
+  if (body === undefined) send(res, 404, json, notFound);
+  else send(res, 200, type, body);
+}
+
+/** temp file + fsync + rename + fsync of the folder. */
+async function durableWrite(name: string, data: string): Promise<void> {
+  const tmp = join(tmpDir, `${name}.tmp`);
+  const fh = await open(tmp, 'wx', 0o600);
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, join(pasteDir, `${name}.json`));
+  const d = await open(pasteDir, 'r');
+  try {
+    await d.sync();
+  } finally {
+    await d.close();
+  }
+}
+
+async function create(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+  const hash = randomBytes(8).toString('base64url').replace(/[-_]/g, 'a').slice(0, 10);
+  await durableWrite(hash, JSON.stringify({ hash, ...body }));
+  const out = { ok: true, hash, url: `${BASE}/p/${hash}`, short_url: `${BASE}/s/${hash.slice(0, 6)}` };
+  send(res, 200, json, Buffer.from(JSON.stringify(out)));
+}
+
+const server = createServer({ keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 60_000 }, (req, res) => {
+  const url = req.url ?? '/';
+  if (url.startsWith('/api/v1/paste.php')) read(res, url, pages, json);
+  else if (url.startsWith('/api/v1/raw.php')) read(res, url, raws, text);
+  else if (url.startsWith('/api/v1/paste_create.php') && req.method === 'POST') {
+    create(req, res).catch((err: unknown) => {
+      console.error(err);
+      if (!res.headersSent) send(res, 500, json, Buffer.from('{"ok":false,"error":"Internal server error"}'));
+    });
+  } else if (url === '/healthz') send(res, 200, json, Buffer.from('{"ok":true}'));
+  else send(res, 404, json, notFound);
+});
+
+await mkdir(tmpDir, { recursive: true });
+await mkdir(pasteDir, { recursive: true });
+server.listen(Number(process.env['PORT'] ?? 0), process.env['HOST'] ?? '127.0.0.1', () => {
+  console.log(`listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+});
+const stop = (): void => {
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

@@ -1,0 +1,136 @@
+/**
+ * `npm run bench`: our server against a bare node:http reference, same load, same run.
+ * Flags: --rounds N (per side, default 2), --duration S (8), --warmup S (2),
+ * --connections N (50), --only TEXT (scenarios whose name contains it), --no-startup.
+ */
+import { execFileSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { cleanupAll, get, installCleanup, ourServerArgv, refServerArgv, spawnServer, tempDir, type Child } from './proc.ts';
+import { loadLine, machineLine, table, type Row } from './report.ts';
+import { best, runRound, SCENARIOS, type Fixture, type RoundSettings, type SideResult } from './scenarios.ts';
+import { makeCredentials, seedPastes } from './seed.ts';
+import { printStartup, startupAndMemory } from './startup.ts';
+
+interface Flags extends RoundSettings {
+  rounds: number;
+  only: string | null;
+  startup: boolean;
+}
+
+function parseFlags(argv: string[]): Flags {
+  const flags: Flags = { rounds: 2, durationSec: 8, warmupSec: 2, connections: 50, only: null, startup: true };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    const count = (min: number): number => {
+      const n = Number(value());
+      if (!Number.isInteger(n) || n < min) throw new Error(`${a} must be an integer ≥ ${min}`);
+      return n;
+    };
+    if (a === '--rounds') flags.rounds = count(1);
+    else if (a === '--duration') flags.durationSec = count(1);
+    else if (a === '--warmup') flags.warmupSec = count(0);
+    else if (a === '--connections') flags.connections = count(1);
+    else if (a === '--only') flags.only = value();
+    else if (a === '--no-startup') flags.startup = false;
+    else throw new Error(`unknown flag ${a}`);
+  }
+  return flags;
+}
+
+const SEED_PASTES = 10_000;
+const BIG_BYTES = 512 * 1024;
+
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2));
+  const started = performance.now();
+  const elapsed = (): string => `${((performance.now() - started) / 1000).toFixed(0)} s`;
+  console.log(machineLine());
+  console.log(loadLine());
+  const fdLimit = execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim();
+  console.log(`open files limit (ulimit -n): ${fdLimit}${Number(fdLimit) < 2_200 ? ' — too low for 1000 idle sockets, raise it (ulimit -n 4096)' : ''}`);
+
+  const ours = await ourServerArgv();
+  console.log(`our server: ${ours.how}; reference: node --import tsx bench/reference.ts`);
+  console.log(`settings: ${flags.connections} connections, pipelining 1, ${flags.warmupSec} s warm-up + ${flags.durationSec} s measured per round, ${flags.rounds} rounds per side (ABBA order), best round per side reported`);
+
+  const dataDir = await tempDir('data');
+  const refDir = await tempDir('ref');
+  const t0 = performance.now();
+  const creds = await makeCredentials(dataDir);
+  const seeded = await seedPastes(dataDir, creds.userId, SEED_PASTES, { bigBytes: BIG_BYTES });
+  const manifest = join(refDir, 'manifest.json');
+  await writeFile(manifest, JSON.stringify(seeded));
+  console.log(`seeded ${SEED_PASTES.toLocaleString('en')} pastes (200 B–4 KB) + one of 512 KB in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+  const servers: Child[] = [];
+  try {
+    const our = await spawnServer('ours', ours.argv, { DATA_DIR: dataDir });
+    servers.push(our);
+    const ref = await spawnServer('reference', refServerArgv(), { REF_MANIFEST: manifest, REF_DIR: refDir });
+    servers.push(ref);
+    const big = seeded.big?.hash ?? '';
+    const fixture: Fixture = {
+      hashes: seeded.hashes,
+      bigHash: big,
+      auth: { authorization: `Bearer ${creds.token}` },
+      limitedAuth: { authorization: `Bearer ${creds.limitedToken}` },
+    };
+    await probe(our, ref, fixture);
+
+    const rows: Row[] = [];
+    const scenarios = SCENARIOS.filter((s) => flags.only === null || s.name.includes(flags.only));
+    for (const s of scenarios) {
+      const results: Record<'ours' | 'ref', SideResult[]> = { ours: [], ref: [] };
+      for (let r = 0; r < flags.rounds; r++) {
+        // ABBA: the side that goes first alternates, so drift in the machine's load hits both.
+        const order: ('ours' | 'ref')[] = r % 2 === 0 ? ['ours', 'ref'] : ['ref', 'ours'];
+        for (const side of order) {
+          const res = await runRound(side === 'ours' ? our.port : ref.port, s, fixture, flags);
+          results[side].push(res);
+          const m = res.measure;
+          const idle = res.idle === undefined ? '' : `, idle sockets open ${res.idle.open} (server closed ${res.idle.closed})`;
+          console.log(`  [${elapsed()}] ${s.name} round ${r + 1} ${side}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.non2xx} non-2xx, ${m.errors} errors${idle}`);
+          for (const f of m.failures) console.log(`      refused: ${f}`);
+        }
+      }
+      rows.push({ scenario: s.name, ours: best(results.ours).measure, ref: best(results.ref).measure, goal: s.goal });
+    }
+    await Promise.all(servers.map((c) => c.stop()));
+    const ourLog = our.output().trim();
+    if (/error/i.test(ourLog)) console.log(`\nour server's output mentions errors:\n${ourLog.split('\n').slice(0, 40).join('\n')}`);
+
+    console.log(`\n${machineLine()}\ncommand: npm run bench (${flags.connections} connections, ${flags.durationSec} s per round, best of ${flags.rounds} rounds per side)\n`);
+    console.log(table(rows));
+    console.log(`\n${loadLine()} (other work on the machine slows both sides)`);
+
+    if (flags.startup) printStartup(await startupAndMemory(ours.argv));
+  } finally {
+    await Promise.all(servers.map((c) => c.stop()));
+    await cleanupAll();
+  }
+  console.log(`\nbench finished in ${elapsed()}`);
+}
+
+/** One request of each kind to both servers, so a broken setup fails before minutes of load. */
+async function probe(our: Child, ref: Child, f: Fixture): Promise<void> {
+  const hash = f.hashes[0] ?? '';
+  for (const c of [our, ref]) {
+    const page = await get(c.port, `/api/v1/paste.php?hash=${hash}`, f.auth);
+    const raw = await get(c.port, `/api/v1/raw.php?hash=${f.bigHash}`, f.limitedAuth);
+    if (page.status !== 200 || raw.status !== 200) throw new Error(`${c.label}: probe failed: paste.php ${page.status} ${page.body.slice(0, 200)}; raw.php ${raw.status}`);
+    console.log(`${c.label}: listening after ${c.listeningMs.toFixed(0)} ms; paste.php body ${page.body.length} B, 512 KB raw.php body ${raw.body.length} B`);
+  }
+}
+
+installCleanup();
+main().catch(async (err: unknown) => {
+  console.error(err);
+  await cleanupAll();
+  process.exit(1);
+});

@@ -1,0 +1,67 @@
+import type { RequestSpec } from 'autocannon';
+import { createBody, load, mixed, openIdlePool, randomGet, type IdlePool, type Measure } from './load.ts';
+import type { Goal } from './report.ts';
+
+/** What the scenarios need to build their requests; the same for both servers. */
+export interface Fixture {
+  hashes: readonly string[];
+  bigHash: string;
+  /** Authorization header of the unlimited token. */
+  auth: Record<string, string>;
+  /** Authorization header of the rate-limited token. */
+  limitedAuth: Record<string, string>;
+}
+
+export interface Scenario {
+  name: string;
+  goal: Goal;
+  /** Keep-alive sockets held open (and idle) while measuring. */
+  idleSockets?: number;
+  requests: (f: Fixture) => RequestSpec[];
+}
+
+const READ: Goal = { minRatio: 0.7, maxP99Ratio: 2 };
+
+export const SCENARIOS: Scenario[] = [
+  { name: 'GET paste.php', goal: READ, requests: (f) => [randomGet('/api/v1/paste.php', f.hashes, f.auth)] },
+  { name: 'GET raw.php', goal: READ, requests: (f) => [randomGet('/api/v1/raw.php', f.hashes, f.auth)] },
+  {
+    name: 'POST paste_create.php 1 KB',
+    goal: { minRatio: 0.8 },
+    requests: (f) => [{ method: 'POST', path: '/api/v1/paste_create.php', headers: { ...f.auth, 'content-type': 'application/json' }, body: createBody() }],
+  },
+  { name: 'GET raw.php 512 KB paste', goal: READ, requests: (f) => [{ method: 'GET', path: `/api/v1/raw.php?hash=${f.bigHash}`, headers: f.auth }] },
+  { name: 'mixed 90/10, rate-limited token', goal: { minRatio: 0.7 }, requests: (f) => [mixed(0.9, f.hashes, f.limitedAuth)] },
+  { name: 'GET paste.php + 1000 idle sockets', goal: READ, idleSockets: 1000, requests: (f) => [randomGet('/api/v1/paste.php', f.hashes, f.auth)] },
+];
+
+export interface RoundSettings {
+  connections: number;
+  durationSec: number;
+  warmupSec: number;
+}
+
+export interface SideResult {
+  measure: Measure;
+  /** Idle sockets still open at the end, and how many the server had closed meanwhile. */
+  idle?: { open: number; closed: number };
+}
+
+/** One round of one scenario against one server: (idle sockets,) warm-up, measurement. */
+export async function runRound(port: number, s: Scenario, f: Fixture, settings: RoundSettings): Promise<SideResult> {
+  let pool: IdlePool | null = null;
+  try {
+    if (s.idleSockets !== undefined) pool = await openIdlePool(port, s.idleSockets);
+    const requests = s.requests(f);
+    if (settings.warmupSec > 0) await load({ port, requests, connections: settings.connections, durationSec: settings.warmupSec });
+    const measure = await load({ port, requests, connections: settings.connections, durationSec: settings.durationSec });
+    return pool === null ? { measure } : { measure, idle: { open: pool.open(), closed: pool.closedByServer() } };
+  } finally {
+    pool?.close();
+  }
+}
+
+/** The round with the most requests a second: on a shared, noisy machine, noise only slows a run down. */
+export function best(results: readonly SideResult[]): SideResult {
+  return results.reduce((a, b) => (b.measure.rps > a.measure.rps ? b : a));
+}

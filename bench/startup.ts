@@ -1,0 +1,98 @@
+import type { RawRequest } from 'autocannon';
+import { load, type Measure } from './load.ts';
+import { get, memoryMb, removeTempDir, spawnServer, tempDir } from './proc.ts';
+import { makeCredentials, seedPastes } from './seed.ts';
+
+export interface StartupReport {
+  pastes: number;
+  seedMs: number;
+  /** One entry per start: spawn → "listening", spawn → first 200 from /healthz and from paste.php. */
+  starts: { listeningMs: number; healthMs: number; firstReadMs: number }[];
+  rssIdleMb: number;
+  reads: number;
+  readLoad: Measure;
+  rssAfterReadsMb: number;
+  peakMb: number;
+}
+
+/**
+ * Start-up time and resident memory at `pastes` pastes: seeds a folder, starts the server
+ * `starts` times (timing each), and after the last start reads `reads` distinct random
+ * pastes and takes VmRSS from /proc.
+ */
+export async function startupAndMemory(argv: string[], opts: { pastes?: number; reads?: number; starts?: number } = {}): Promise<StartupReport> {
+  const pastes = opts.pastes ?? 100_000;
+  const reads = Math.min(opts.reads ?? 20_000, pastes);
+  const dir = await tempDir('startup');
+  try {
+    const t0 = performance.now();
+    const creds = await makeCredentials(dir);
+    const seeded = await seedPastes(dir, creds.userId, pastes, { concurrency: 64, seed: 7 });
+    const seedMs = performance.now() - t0;
+    const auth = { authorization: `Bearer ${creds.token}` };
+
+    const starts: StartupReport['starts'] = [];
+    for (let i = 0; i < (opts.starts ?? 3); i++) {
+      const begun = performance.now();
+      const server = await spawnServer('ours (100k)', argv, { DATA_DIR: dir });
+      const health = await get(server.port, '/healthz');
+      const healthMs = performance.now() - begun;
+      const first = await get(server.port, `/api/v1/paste.php?hash=${seeded.hashes[i] ?? ''}`, auth);
+      const firstReadMs = performance.now() - begun;
+      if (health.status !== 200 || first.status !== 200) throw new Error(`start ${i}: /healthz ${health.status}, paste.php ${first.status} ${first.body.slice(0, 200)}`);
+      starts.push({ listeningMs: server.listeningMs, healthMs, firstReadMs });
+      const last = i === (opts.starts ?? 3) - 1;
+      if (!last) {
+        await server.stop();
+        continue;
+      }
+      // Settle a moment so the idle figure is not the start-up peak.
+      await new Promise((r) => setTimeout(r, 1_000));
+      const idle = await memoryMb(server.pid);
+      const order = shuffled(seeded.hashes).slice(0, reads);
+      let next = 0;
+      const readLoad = await load({
+        port: server.port,
+        connections: 16,
+        amount: reads,
+        requests: [
+          {
+            method: 'GET',
+            headers: auth,
+            setupRequest: (req: RawRequest) => ({ ...req, path: `/api/v1/paste.php?hash=${order[next++ % order.length] ?? ''}` }),
+          },
+        ],
+      });
+      await new Promise((r) => setTimeout(r, 1_000));
+      const after = await memoryMb(server.pid);
+      await server.stop();
+      return { pastes, seedMs, starts, rssIdleMb: idle.rss, reads, readLoad, rssAfterReadsMb: after.rss, peakMb: after.peak };
+    }
+    throw new Error('no start was measured');
+  } finally {
+    await removeTempDir(dir);
+  }
+}
+
+function shuffled<T>(xs: readonly T[]): T[] {
+  const a = [...xs];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [a[i], a[j]] = [a[j] as T, a[i] as T];
+  }
+  return a;
+}
+
+export function printStartup(r: StartupReport): void {
+  console.log(`\nStart-up and memory at ${r.pastes.toLocaleString('en')} pastes (seeded in ${(r.seedMs / 1000).toFixed(1)} s)`);
+  r.starts.forEach((s, i) =>
+    console.log(`  start ${i + 1}: listening after ${s.listeningMs.toFixed(0)} ms, first /healthz 200 after ${s.healthMs.toFixed(0)} ms, first paste.php 200 after ${s.firstReadMs.toFixed(0)} ms`),
+  );
+  const best = Math.min(...r.starts.map((s) => s.healthMs));
+  const worst = Math.max(...r.starts.map((s) => s.healthMs));
+  console.log(`  start-up (spawn → first /healthz): best ${best.toFixed(0)} ms, worst ${worst.toFixed(0)} ms — goal < 1000 ms: ${worst < 1000 ? 'pass' : 'FAIL'}`);
+  console.log(`  RSS idle after start: ${r.rssIdleMb.toFixed(1)} MB`);
+  console.log(
+    `  RSS after reading ${r.reads.toLocaleString('en')} distinct random pastes (${r.readLoad.rps.toFixed(0)} req/s, ${r.readLoad.non2xx} non-2xx): ${r.rssAfterReadsMb.toFixed(1)} MB (peak ${r.peakMb.toFixed(1)} MB) — goal < 150 MB: ${r.peakMb < 150 ? 'pass' : 'FAIL'}`,
+  );
+}
