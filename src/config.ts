@@ -15,6 +15,8 @@ export interface Config {
   sessionIdleMs: number;
   /** How long in-flight requests may take to finish after SIGTERM. */
   shutdownTimeoutMs: number;
+  /** Memory for hot pastes and their rendered responses. */
+  pasteCacheBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -69,6 +71,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     openRegistration: flag('OPEN_REGISTRATION'),
     sessionIdleMs: int('SESSION_IDLE_DAYS', 14, 1, 3650) * 86_400_000,
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    pasteCacheBytes: int('PASTE_CACHE_MB', 64, 0, 65_536) * 1_048_576,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

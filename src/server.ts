@@ -44,7 +44,7 @@ export async function startServer(config: Config, now: () => number = Date.now):
   await files.ensureDir(state);
 
   const accounts = new AccountStore(dir, files);
-  const store = new PasteStore(dir, files);
+  const store = new PasteStore(dir, files, config.pasteCacheBytes);
   const views = new ViewCounter(store, files, join(state, 'views.json'));
   const tokenUsage = new TokenUsage(files, join(state, 'token-usage.json'));
   const owners = new OwnerIndex(dir, files);

@@ -52,23 +52,36 @@ export class PasteService {
    * With `consume` false (HEAD) the same checks run but nothing is counted or burned.
    */
   async read(hash: string, viewer: Viewer | null, password: string | undefined, consume = true): Promise<Paste> {
+    const { paste, viewCount } = await this.readCounted(hash, viewer, password, consume);
+    return paste.view_count === viewCount ? paste : { ...paste, view_count: viewCount };
+  }
+
+  /**
+   * `read`, answering the stored paste object itself (never to be changed) and the view
+   * count apart, so callers can reuse what they rendered from that object before.
+   */
+  async readCounted(hash: string, viewer: Viewer | null, password: string | undefined, consume = true): Promise<{ paste: Paste; viewCount: number }> {
     const p = await this.peek(hash, viewer);
     if (this.needsPassword(p, viewer)) {
       if (password === undefined || password === '') throw new HttpError('password_required', 'Password required');
       if (!(await verifyPassword(password, p.password as string))) throw new HttpError('invalid_password', 'Invalid password');
     }
     // A HEAD asks what a read would answer without being one: no view, no burn.
-    if (!consume) return { ...p, view_count: p.view_count + this.views.pending(hash) };
+    if (!consume) return { paste: p, viewCount: p.view_count + this.views.pending(hash) };
     if (p.burn_after_read === 0) {
       this.views.add(hash);
-      return { ...p, view_count: p.view_count + this.views.pending(hash) };
+      return { paste: p, viewCount: p.view_count + this.views.pending(hash) };
     }
     return this.store.transact(hash, (cur) => {
       if (cur === null) throw notFound();
       if (cur.burned) throw burnedError();
       const shown = { ...cur, view_count: cur.view_count + this.views.pending(hash) + 1 };
       const now = this.now();
-      return { result: shown, next: { ...shown, content: '', burned: true, updated_at: now }, sweepAt: now + TOMBSTONE_MS };
+      return {
+        result: { paste: shown, viewCount: shown.view_count },
+        next: { ...shown, content: '', burned: true, updated_at: now },
+        sweepAt: now + TOMBSTONE_MS,
+      };
     });
   }
 
@@ -124,7 +137,7 @@ export class PasteService {
   /** Applies an edit: omitted fields keep their value (CONTRACT §5). */
   async edit(hash: string, input: EditInput, viewer: Viewer): Promise<Paste> {
     const password = input.password === undefined ? undefined : await hashPassword(input.password);
-    return this.store.transact(hash, (p) => {
+    const edited = await this.store.transact(hash, (p) => {
       const now = this.now();
       this.#checkOwner(p, viewer);
       if (p.burned) throw burnedError();
@@ -141,6 +154,9 @@ export class PasteService {
       if (password !== undefined) next.password = password;
       return { result: next, next };
     });
+    // A paste made public now belongs on the recent list (listRecent re-checks the rest).
+    if (edited.privacy === 'public' && edited.burn_after_read === 0) this.recent.add(hash);
+    return edited;
   }
 
   /** Deletes a paste in any state (burned and expired ones too), short link included. */

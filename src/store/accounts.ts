@@ -114,8 +114,8 @@ export class AccountStore {
   /** Identity of the file's current version: every atomic write makes a new inode. */
   async #stat(): Promise<string> {
     try {
-      const s = await stat(this.#file, { bigint: true });
-      return `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+      const s = await stat(this.#file);
+      return `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
     } catch (err) {
       if (isErrno(err, 'ENOENT')) return '';
       throw err;

@@ -83,7 +83,8 @@ export class DurableFiles {
     const fh = await open(tmp, 'wx', 0o600);
     try {
       await fh.writeFile(data);
-      await fh.sync();
+      // fdatasync: the data and the size needed to read it back, not the timestamps.
+      await fh.datasync();
     } finally {
       await fh.close();
     }

@@ -81,7 +81,7 @@ export class OwnerIndex {
         const fh = await open(this.#file(userId), 'a', 0o600);
         try {
           await fh.appendFile(batch.lines);
-          await fh.sync();
+          await fh.datasync();
         } finally {
           await fh.close();
         }

@@ -1,40 +1,73 @@
 import type { Paste } from '../paste/paste.ts';
 
-/** A least-recently-used map of pastes bounded by an estimate of their memory. */
+interface Entry {
+  paste: Paste;
+  size: number;
+  /** Rendered forms of this exact paste object (response bodies), built on first use. */
+  renders: Map<string, Buffer> | null;
+}
+
+/**
+ * A least-recently-used map of pastes bounded by an estimate of their memory. Next to each
+ * paste it can keep rendered forms of it (e.g. the API's JSON body); they belong to that
+ * paste object, so they vanish with it when the paste is replaced, deleted or evicted, and
+ * a stale rendering can never be served.
+ */
 export class PasteCache {
-  readonly #map = new Map<string, Paste>();
+  readonly #map = new Map<string, Entry>();
   #bytes = 0;
 
   constructor(readonly maxBytes: number) {}
 
   get(key: string): Paste | undefined {
-    const p = this.#map.get(key);
-    if (p !== undefined) {
-      // Re-insert to mark as most recently used (Map keeps insertion order).
-      this.#map.delete(key);
-      this.#map.set(key, p);
-    }
-    return p;
+    const e = this.#map.get(key);
+    if (e === undefined) return undefined;
+    // Re-insert to mark as most recently used (Map keeps insertion order).
+    this.#map.delete(key);
+    this.#map.set(key, e);
+    return e.paste;
   }
 
   set(key: string, paste: Paste): void {
     this.delete(key);
     const size = sizeOf(paste);
     if (size > this.maxBytes / 4) return;
-    this.#map.set(key, paste);
+    this.#map.set(key, { paste, size, renders: null });
     this.#bytes += size;
-    for (const [k, old] of this.#map) {
-      if (this.#bytes <= this.maxBytes) break;
-      this.#map.delete(k);
-      this.#bytes -= sizeOf(old);
-    }
+    this.#evict();
   }
 
   delete(key: string): void {
     const old = this.#map.get(key);
     if (old === undefined) return;
     this.#map.delete(key);
-    this.#bytes -= sizeOf(old);
+    this.#bytes -= old.size;
+  }
+
+  /**
+   * The `kind` rendering of `paste`, built once and kept while this very object is cached.
+   * For an object that is not (or no longer) the cached one, it is built and not kept.
+   */
+  render(key: string, paste: Paste, kind: string, build: () => Buffer): Buffer {
+    const e = this.#map.get(key);
+    if (e === undefined || e.paste !== paste) return build();
+    let body = e.renders?.get(kind);
+    if (body === undefined) {
+      body = build();
+      (e.renders ??= new Map()).set(kind, body);
+      e.size += body.length;
+      this.#bytes += body.length;
+      this.#evict();
+    }
+    return body;
+  }
+
+  #evict(): void {
+    for (const [k, e] of this.#map) {
+      if (this.#bytes <= this.maxBytes) break;
+      this.#map.delete(k);
+      this.#bytes -= e.size;
+    }
   }
 
   get size(): number {
@@ -45,5 +78,6 @@ export class PasteCache {
   }
 }
 
-/** JS strings cost up to two bytes a character; 512 covers the record's other fields. */
-const sizeOf = (p: Paste): number => 2 * (p.content.length + p.title.length) + 512;
+/** V8 stores a string of Latin-1 characters one byte each, any other two; 512 is the rest. */
+const sizeOf = (p: Paste): number => stringBytes(p.content) + stringBytes(p.title) + 512;
+const stringBytes = (s: string): number => (/[^\u0000-\u00ff]/.test(s) ? 2 : 1) * s.length;

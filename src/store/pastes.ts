@@ -36,7 +36,7 @@ export class PasteStore {
   constructor(
     dataDir: string,
     private readonly files: DurableFiles,
-    cacheBytes = 32 * 1024 * 1024,
+    cacheBytes = 64 * 1024 * 1024,
   ) {
     this.#root = join(dataDir, 'pastes');
     this.#expiryRoot = join(dataDir, 'expiry');
@@ -95,6 +95,14 @@ export class PasteStore {
         return paste;
       }
     }
+  }
+
+  /**
+   * A rendered form of `paste` (a response body), built once and kept beside it in the
+   * cache for as long as that exact object is the cached one: any change makes a new one.
+   */
+  render(paste: Paste, kind: string, build: () => Buffer): Buffer {
+    return this.#cache.render(shortcodeOf(paste.hash), paste, kind, build);
   }
 
   /** Reads, decides and writes one paste with no other change to it in between. */

@@ -29,8 +29,11 @@ export class ViewCounter {
     return this.#pending.size;
   }
 
-  /** Writes up to `max` pastes' pending counts into their files. */
-  async drain(max = 500): Promise<void> {
+  /**
+   * Writes up to `max` pastes' pending counts into their files. Each is a durable write, so
+   * the batch is kept small: read-heavy load must not turn into a stream of fsyncs.
+   */
+  async drain(max = 100): Promise<void> {
     const batch = [...this.#pending].slice(0, max);
     for (const [hash, delta] of batch) {
       await this.store.transact(hash, (p) => ({

@@ -204,5 +204,9 @@ describe('owner index and recent list', () => {
     assert.deepEqual((await service.listRecent(1)).map((p) => p.hash), [pub1.hash]);
     for (let i = 0; i < 5; i++) await service.create(input({ content: String(i) }), 1);
     assert.equal(recent.list().length, 3);
+    const unlisted = await service.create(input({ content: 'later public', privacy: 'unlisted' }), 1);
+    assert.notEqual((await service.listRecent(1))[0]?.hash, unlisted.hash);
+    await service.edit(unlisted.hash, { privacy: 'public', expiry: 'keep', clear_password: 0 }, owner);
+    assert.equal((await service.listRecent(1))[0]?.hash, unlisted.hash, 'a paste made public joins the recent list');
   });
 });

@@ -20,8 +20,8 @@ export function requireHash(...sources: Fields[]): string {
 export const pasteUrl = (deps: AppDeps, hash: string): string => `${deps.config.baseUrl}/p/${hash}`;
 export const shortUrl = (deps: AppDeps, hash: string): string => `${deps.config.baseUrl}/s/${shortcodeOf(hash)}`;
 
-/** The Paste object of SPEC §2.1. Password and highlight stay inside. */
-export function presentPaste(deps: AppDeps, p: Paste): Record<string, unknown> {
+/** The Paste object of SPEC §2.1 but for view_count. Password and highlight stay inside. */
+function presentWithoutViews(deps: AppDeps, p: Paste): Record<string, unknown> {
   const owner = deps.accounts.user(p.owner_id);
   return {
     hash: p.hash,
@@ -33,9 +33,20 @@ export function presentPaste(deps: AppDeps, p: Paste): Record<string, unknown> {
     short_url: shortUrl(deps, p.hash),
     created_at: formatTime(p.created_at),
     expire_at: p.expire_at === null ? null : formatTime(p.expire_at),
-    view_count: p.view_count,
     owner: { id: p.owner_id, display_name: owner?.name ?? 'unknown' },
   };
+}
+
+const BODY_HEAD = Buffer.from('{"ok":true,"paste":{"view_count":');
+
+/**
+ * The whole `paste.php` answer as bytes. Everything but the view count is rendered once per
+ * stored paste object and kept beside it in the cache (an edit, burn or expiry makes a new
+ * object, so nothing stale is reused); a read only splices in the count.
+ */
+export function pasteBody(deps: AppDeps, p: Paste, viewCount: number): Buffer {
+  const tail = deps.store.render(p, 'api-paste', () => Buffer.from(`,${JSON.stringify(presentWithoutViews(deps, p)).slice(1)}}`));
+  return Buffer.concat([BODY_HEAD, Buffer.from(String(viewCount)), tail]);
 }
 
 /** Turns validation problems into one refusal: 413 if any is about size, else 400. */

@@ -1,9 +1,9 @@
 import { HttpError } from '../../http/errors.ts';
-import { json, text, type Reply } from '../../http/reply.ts';
+import { text, type Reply } from '../../http/reply.ts';
 import type { Paste } from '../../paste/paste.ts';
 import type { ApiContext } from '../pipeline.ts';
 import { stringField } from '../pipeline.ts';
-import { presentPaste, requireHash } from './present.ts';
+import { pasteBody, requireHash } from './present.ts';
 
 /** Wrong paste passwords allowed per client and paste per minute, however generous the token. */
 export const PASSWORD_GUESSES_PER_MINUTE = 10;
@@ -26,7 +26,7 @@ function password(ctx: ApiContext): string | undefined {
 }
 
 /** A read that counts (or, for HEAD, only checks), with wrong passwords rate-limited. */
-async function readPaste(ctx: ApiContext): Promise<Paste> {
+async function readPaste(ctx: ApiContext): Promise<{ paste: Paste; viewCount: number }> {
   const { pastes, limiter } = ctx.deps;
   const hash = requireHash(ctx.query);
   const key = `pwfail:${ctx.ip}:${hash}`;
@@ -40,7 +40,7 @@ async function readPaste(ctx: ApiContext): Promise<Paste> {
     });
   }
   try {
-    return await pastes.read(hash, ctx.viewer, password(ctx), ctx.req.method !== 'HEAD');
+    return await pastes.readCounted(hash, ctx.viewer, password(ctx), ctx.req.method !== 'HEAD');
   } catch (err) {
     if (err instanceof HttpError && err.code === 'invalid_password') limiter.consume(key, PASSWORD_GUESSES_PER_MINUTE);
     throw err;
@@ -49,10 +49,13 @@ async function readPaste(ctx: ApiContext): Promise<Paste> {
 
 /** GET paste.php?hash= — the paste as JSON (SPEC §4.1). */
 export async function getPaste(ctx: ApiContext): Promise<Reply> {
-  return json({ ok: true, paste: presentPaste(ctx.deps, await readPaste(ctx)) });
+  const { paste, viewCount } = await readPaste(ctx);
+  return { kind: 'bytes', status: 200, contentType: JSON_TYPE, body: pasteBody(ctx.deps, paste, viewCount) };
 }
 
 /** GET raw.php?hash= — the content alone as text/plain (SPEC §4.2). */
 export async function rawPaste(ctx: ApiContext): Promise<Reply> {
-  return text((await readPaste(ctx)).content);
+  return text((await readPaste(ctx)).paste.content);
 }
+
+const JSON_TYPE = 'application/json; charset=utf-8';

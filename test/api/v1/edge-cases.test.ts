@@ -118,3 +118,20 @@ describe('response headers', () => {
     assert.match(String(r.headers['content-type']), /^text\/plain/);
   });
 });
+
+describe('rendered responses are never stale', () => {
+  test('paste.php and raw.php show an edit at once, after being served from the cache', async () => {
+    const hash = await create({ content: 'first version', title: 'one' });
+    for (let i = 0; i < 3; i++) {
+      assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: bob })).text, 'first version');
+      await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token: bob });
+    }
+    const e = await req(server, 'POST', '/api/v1/paste_edit.php', { token: alice, body: { hash, content: 'second version', title: 'two' } });
+    assert.equal(e.status, 200);
+    assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: bob })).text, 'second version');
+    const p = (await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token: bob })).json['paste'] as Record<string, unknown>;
+    assert.deepEqual([p['title'], p['content'], p['view_count']], ['two', 'second version', 8]);
+    await req(server, 'POST', '/api/v1/paste_edit.php', { token: alice, body: { hash, privacy: 'private' } });
+    assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: bob })).status, 404);
+  });
+});

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Paste } from '../../src/paste/paste.ts';
+import { PasteCache } from '../../src/store/paste-cache.ts';
+
+const paste = (hash: string, content: string): Paste => ({
+  v: 1, hash, title: '', content, language: 'text', privacy: 'public', highlight: 1, burn_after_read: 0, burned: false,
+  password: null, owner_id: 1, created_at: 0, updated_at: 0, expire_at: null, view_count: 0,
+});
+
+describe('PasteCache', () => {
+  test('evicts the least recently used entries past its byte bound', () => {
+    const cache = new PasteCache(4 * (512 + 100));
+    for (const k of ['a', 'b', 'c', 'd']) cache.set(k, paste(`${k}000000000`, 'x'.repeat(100)));
+    cache.get('a');
+    cache.set('e', paste('e000000000', 'x'.repeat(100)));
+    assert.equal(cache.get('b'), undefined);
+    assert.ok(cache.get('a') && cache.get('c') && cache.get('d') && cache.get('e'));
+    assert.equal(cache.bytes, 4 * 612);
+  });
+
+  test('counts non-Latin-1 text at two bytes a character', () => {
+    const cache = new PasteCache(1 << 20);
+    cache.set('a', paste('a000000000', 'é'.repeat(100)));
+    cache.set('b', paste('b000000000', '✓'.repeat(100)));
+    assert.equal(cache.bytes, 612 + 712);
+  });
+
+  test('keeps a rendering only for the cached object, and drops it when the paste is replaced', () => {
+    const cache = new PasteCache(1 << 20);
+    const v1 = paste('a000000000', 'one');
+    cache.set('a', v1);
+    let builds = 0;
+    const build = (p: Paste) => () => (builds++, Buffer.from(p.content));
+    assert.equal(cache.render('a', v1, 'raw', build(v1)).toString(), 'one');
+    assert.equal(cache.render('a', v1, 'raw', build(v1)).toString(), 'one');
+    assert.equal(builds, 1);
+    assert.equal(cache.bytes, 3 + 515);
+    const v2 = paste('a000000000', 'two');
+    cache.set('a', v2);
+    assert.equal(cache.render('a', v2, 'raw', build(v2)).toString(), 'two');
+    assert.equal(cache.render('a', v1, 'raw', build(v1)).toString(), 'one', 'a stale object is rendered afresh, not from the cache');
+    assert.equal(builds, 3);
+    cache.delete('a');
+    assert.equal(cache.bytes, 0);
+    cache.render('a', v2, 'raw', build(v2));
+    assert.equal(cache.bytes, 0, 'nothing is kept for an uncached paste');
+  });
+
+  test('does not keep a paste larger than a quarter of the bound', () => {
+    const cache = new PasteCache(4000);
+    cache.set('a', paste('a000000000', 'x'.repeat(1000)));
+    assert.equal(cache.get('a'), undefined);
+  });
+});
