@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, link, rm, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { randomBase62 } from '../paste/ids.ts';
 
 /**
  * Durable file primitives. Every write goes to a temp file in one scratch folder,
@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 export class DurableFiles {
   readonly #tmpDir: string;
   readonly #knownDirs = new Set<string>();
+  #tmpCounter = 0;
 
   constructor(tmpDir: string) {
     this.#tmpDir = tmpDir;
@@ -79,7 +80,9 @@ export class DurableFiles {
   }
 
   async #writeTemp(data: string | Uint8Array): Promise<string> {
-    const tmp = join(this.#tmpDir, `${process.pid}-${randomBytes(8).toString('hex')}.tmp`);
+    // Unique across the processes sharing the folder (server and CLI), even when a crashed
+    // process with the same pid left a file behind.
+    const tmp = join(this.#tmpDir, `${process.pid}-${++this.#tmpCounter}-${randomBase62(6)}.tmp`);
     const fh = await open(tmp, 'wx', 0o600);
     try {
       await fh.writeFile(data);

@@ -1,4 +1,4 @@
-import { readFile, rmdir, unlink } from 'node:fs/promises';
+import { readFile, rmdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBase62, shortcodeOf } from '../paste/ids.ts';
 import { isExpired, type Paste } from '../paste/paste.ts';
@@ -18,8 +18,8 @@ export interface Txn<T> {
 
 /**
  * One JSON file per paste at `pastes/<2 chars>/<shortcode>.json`. The shortcode is the
- * hash's first six characters, so a single exclusive create reserves both the hash and
- * the short link, and `/s/{code}` is one file read. Folders are sharded by the first two
+ * hash's first six characters, so one file reserves both the hash and the short link,
+ * and `/s/{code}` is one file read. Folders are sharded by the first two
  * characters (3,844 of them), so none grows past a few thousand entries.
  *
  * Only the server writes pastes, so the cache is authoritative once a paste has been read
@@ -78,22 +78,27 @@ export class PasteStore {
   /**
    * Stores a new paste under a fresh random hash. `make` builds the record for a hash;
    * a taken shortcode (one in 56 billion per existing paste) just means another draw.
-   * `alongside` writes index entries for the paste concurrently with the paste itself.
+   * Only this process writes pastes, so the per-code lock plus an existence check make the
+   * create exclusive (on a case-insensitive disk the check also sees `abCDEF` as `ABcdef`),
+   * and the rename makes it atomic. `alongside` writes index entries for the paste
+   * concurrently with the paste itself, sharing the wait for the disk.
    */
   async create(make: (hash: string) => Paste, alongside?: (paste: Paste) => Promise<void>): Promise<Paste> {
     for (;;) {
       const paste = make(randomBase62(10));
       const code = shortcodeOf(paste.hash);
-      // The expiry index entry goes first: a crash may leave an entry without a paste
-      // (the sweep ignores it) but never an expiring paste the sweep cannot find.
-      if (paste.expire_at !== null) await this.#index(paste.expire_at, paste.hash);
-      // Index writes that tolerate a dangling entry run alongside, sharing the fsync wait.
-      const [created] = await Promise.all([this.files.createFile(this.#path(code), JSON.stringify(paste)), alongside?.(paste)]);
-      if (created) {
+      const path = this.#path(code);
+      const created = await this.#locks.run(code, async () => {
+        if (this.#cache.get(code) !== undefined || (await exists(path))) return false;
+        // The expiry index entry goes first: a crash may leave an entry without a paste
+        // (the sweep ignores it) but never an expiring paste the sweep cannot find.
+        if (paste.expire_at !== null) await this.#index(paste.expire_at, paste.hash);
+        await Promise.all([this.files.writeFile(path, JSON.stringify(paste)), alongside?.(paste)]);
+        // Not cached: the cache holds what is read, so a burst of creates cannot evict it.
         this.#epoch++;
-        this.#cache.set(code, paste);
-        return paste;
-      }
+        return true;
+      });
+      if (created) return paste;
     }
   }
 
@@ -183,3 +188,13 @@ export const TOMBSTONE_MS = 30 * 86_400_000;
 
 /** A paste whose content is gone (burned, or expired and swept): live content is never empty. */
 export const isTombstone = (p: Paste): boolean => p.content === '';
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return false;
+    throw err;
+  }
+}

@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { Paste } from '../../src/paste/paste.ts';
+import { DurableFiles } from '../../src/store/files.ts';
+import { PasteStore } from '../../src/store/pastes.ts';
+import { cleanup, tempDataDir } from '../helpers/server.ts';
+
+const record = (hash: string, content: string): Paste => ({
+  v: 1, hash, title: '', content, language: 'text', privacy: 'public', highlight: 1, burn_after_read: 0, burned: false,
+  password: null, owner_id: 1, created_at: 0, updated_at: 0, expire_at: null, view_count: 0,
+});
+
+test('PasteStore.create never overwrites a taken shortcode, on disk or in cache, and draws again', async () => {
+  const dir = await tempDataDir();
+  try {
+    const files = new DurableFiles(join(dir, 'tmp'));
+    await files.init();
+    const first = new PasteStore(dir, files);
+    await first.init();
+    const taken = await first.create((h) => record(h, 'original'));
+    // A fresh store has nothing cached, so only the existence check on disk can refuse.
+    for (const store of [first, new PasteStore(dir, files)]) {
+      const drawn: string[] = [];
+      const made = await store.create((h) => {
+        drawn.push(h);
+        // The first draw reuses the taken shortcode with a different tail.
+        return record(drawn.length === 1 ? `${taken.hash.slice(0, 6)}zzzz` : h, 'newcomer');
+      });
+      assert.equal(drawn.length, 2);
+      assert.notEqual(made.hash.slice(0, 6), taken.hash.slice(0, 6));
+      assert.equal((await store.get(taken.hash))?.content, 'original');
+      assert.equal((await store.get(made.hash))?.content, 'newcomer');
+    }
+  } finally {
+    await cleanup(dir);
+  }
+});
