@@ -1,8 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { serializeCookie } from '../http/cookies.ts';
+import { hostCookieName, serializeCookie } from '../http/cookies.ts';
 
-/** The cookie that carries a login session id. */
+/** The cookie that carries a login session id; `__Host-paste_sid` when cookies are Secure. */
 export const SESSION_COOKIE = 'paste_sid';
+
+export const sessionCookieName = (secure: boolean): string => hostCookieName(SESSION_COOKIE, secure);
 
 /** 32 random bytes in base64url: 43 characters, 256 bits, unguessable. */
 export const SESSION_ID_RE = /^[A-Za-z0-9_-]{43}$/;
@@ -18,11 +20,11 @@ export const sessionKey = (id: string): string => createHash('sha256').update(id
  * Max-Age follows the idle limit, and is renewed whenever the session's last use is.
  */
 export function sessionCookie(id: string, idleMs: number, secure: boolean): string {
-  return serializeCookie(SESSION_COOKIE, id, { maxAge: idleMs / 1000, httpOnly: true, secure, sameSite: 'Lax' });
+  return serializeCookie(sessionCookieName(secure), id, { maxAge: idleMs / 1000, httpOnly: true, secure, sameSite: 'Lax' });
 }
 
 export function clearSessionCookie(secure: boolean): string {
-  return serializeCookie(SESSION_COOKIE, '', { maxAge: 0, httpOnly: true, secure, sameSite: 'Lax' });
+  return serializeCookie(sessionCookieName(secure), '', { maxAge: 0, httpOnly: true, secure, sameSite: 'Lax' });
 }
 
 /** Cookies are marked Secure exactly when the public address is https. */

@@ -4,6 +4,8 @@ import { hashPassword, verifyPassword, type PasswordHash } from './passwords.ts'
 
 /** 1-32 letters, digits, '.', '_' or '-', starting with a letter or digit (never a flag). */
 export const USER_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
+/** USER_NAME_RE's bound: a longer login name is refused before it costs anything. */
+export const USER_NAME_MAX_CHARS = 32;
 /** The CLI's minimum, so a password set either way obeys the same rule. */
 export const PASSWORD_MIN_CHARS = 8;
 export const PASSWORD_MAX_CHARS = 1024;

@@ -31,10 +31,23 @@ export interface CookieOptions {
 const TOKEN_RE = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
 const VALUE_RE = /^[A-Za-z0-9!#$%&'()*+./:<=>?@[\]^_`{|}~-]*$/;
 
-/** A Set-Cookie header value, always with `Path=/`. Refuses names and values that need quoting. */
+const HOST_PREFIX = '__Host-';
+
+/**
+ * The name to use for one of our cookies: with the `__Host-` prefix when cookies are Secure,
+ * so browsers accept it only from this exact origin over https, with Path=/ and no Domain
+ * (RFC 6265bis §4.1.3.2); a sibling subdomain or a network attacker cannot plant one.
+ */
+export const hostCookieName = (name: string, secure: boolean): string => (secure ? HOST_PREFIX + name : name);
+
+/**
+ * A Set-Cookie header value, always with `Path=/` and never a Domain. Refuses names and
+ * values that need quoting, and a `__Host-` cookie without Secure (browsers would drop it).
+ */
 export function serializeCookie(name: string, value: string, opts: CookieOptions = {}): string {
   if (!TOKEN_RE.test(name)) throw new TypeError(`invalid cookie name ${name}`);
   if (!VALUE_RE.test(value)) throw new TypeError(`invalid cookie value for ${name}`);
+  if (name.startsWith(HOST_PREFIX) && opts.secure !== true) throw new TypeError(`${name} must be Secure`);
   let out = `${name}=${value}; Path=/`;
   if (opts.maxAge !== undefined) out += `; Max-Age=${Math.max(0, Math.floor(opts.maxAge))}`;
   if (opts.httpOnly) out += '; HttpOnly';

@@ -9,6 +9,12 @@ import { detectLanguage } from './language.ts';
 import { isExpired, type Paste } from './paste.ts';
 import type { CreateInput, EditInput } from './validate.ts';
 
+/**
+ * Proof, other than the password itself, that this reader gave the password of this very
+ * paste (e.g. the web's signed unlock grant); checked against the paste as it is now.
+ */
+export type PasswordProof = (p: Paste) => boolean;
+
 /** Who is asking: a user (through a token or a web session), or nobody. */
 export interface Viewer {
   userId: number;
@@ -49,10 +55,11 @@ export class PasteService {
    * A successful read: checks the password, counts the view, and burns a one-time paste
    * in the same step (durably, before the content is returned), so that of any number of
    * concurrent readers exactly one gets it. The returned view_count includes this read.
-   * With `consume` false (HEAD) the same checks run but nothing is counted or burned.
+   * With `consume` false (HEAD) the same checks run but nothing is counted or burned;
+   * `passwordOk` may stand in for the password.
    */
-  async read(hash: string, viewer: Viewer | null, password: string | undefined, consume = true): Promise<Paste> {
-    const { paste, viewCount } = await this.readCounted(hash, viewer, password, consume);
+  async read(hash: string, viewer: Viewer | null, password: string | undefined, consume = true, passwordOk?: PasswordProof): Promise<Paste> {
+    const { paste, viewCount } = await this.readCounted(hash, viewer, password, consume, passwordOk);
     return paste.view_count === viewCount ? paste : { ...paste, view_count: viewCount };
   }
 
@@ -60,9 +67,15 @@ export class PasteService {
    * `read`, answering the stored paste object itself (never to be changed) and the view
    * count apart, so callers can reuse what they rendered from that object before.
    */
-  async readCounted(hash: string, viewer: Viewer | null, password: string | undefined, consume = true): Promise<{ paste: Paste; viewCount: number }> {
+  async readCounted(
+    hash: string,
+    viewer: Viewer | null,
+    password: string | undefined,
+    consume = true,
+    passwordOk?: PasswordProof,
+  ): Promise<{ paste: Paste; viewCount: number }> {
     const p = await this.peek(hash, viewer);
-    if (this.needsPassword(p, viewer)) {
+    if (this.needsPassword(p, viewer) && passwordOk?.(p) !== true) {
       if (password === undefined || password === '') throw new HttpError('password_required', 'Password required');
       if (!(await verifyPassword(password, p.password as string))) throw new HttpError('invalid_password', 'Invalid password');
     }

@@ -13,9 +13,14 @@ export interface WebContext extends Chrome {
   req: IncomingMessage;
   method: string;
   params: Record<string, string>;
+  /** The query string, read leniently (see lenientQuery). */
   query: Fields;
   /** The POST body (form-urlencoded); empty for GET. Its CSRF token was already checked. */
   form: Fields;
+  /** The request's cookies, by name. */
+  cookies: ReadonlyMap<string, string>;
+  /** Cookies set now must be Secure (and `__Host-` named): the public address is https. */
+  secure: boolean;
   ip: string;
   session: Session | null;
   /** The paste-rules view of the logged-in user, null for an anonymous visitor. */

@@ -4,6 +4,13 @@ import { html, type SafeHtml } from './html.ts';
 /** The hidden CSRF field every state-changing form carries. */
 export const csrfInput = (token: string): SafeHtml => html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`;
 
+/**
+ * The `maxlength` for a field the server limits to `codePoints`: browsers count UTF-16
+ * units, up to two per code point, so twice the limit never stops text the server would
+ * take (an emoji title of 200 is fine); the server's own check is the real limit.
+ */
+export const inputMaxLength = (codePoints: number): number => codePoints * 2;
+
 /** `<option>`s with the current value selected. */
 export function options(choices: readonly (readonly [string, string])[], selected: string): SafeHtml {
   return html`${choices.map(([value, label]) => html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`)}`;

@@ -26,5 +26,17 @@ function render(v: Value | undefined): string {
   return escapeHtml(String(v));
 }
 
+/** Bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069). */
+export const DIRECTION_CONTROL_RE = /[\u202a-\u202e\u2066-\u2069]/;
+
+/** `s` without direction controls, for places that cannot hold a `<bdi>` (the document title). */
+export const withoutDirectionControls = (s: string): string => s.replace(new RegExp(DIRECTION_CONTROL_RE.source, 'g'), '');
+
+/**
+ * Text a user chose (a title, a user name, a token label), isolated in `<bdi>`: its own
+ * direction controls (U+202E and friends) then cannot reorder the page text around it.
+ */
+export const isolate = (s: string): SafeHtml => html`<bdi>${s}</bdi>`;
+
 /** Marks trusted markup (e.g. the highlighter's output) as safe. */
 export const raw = (s: string): SafeHtml => new SafeHtml(s);

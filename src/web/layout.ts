@@ -1,5 +1,5 @@
 import type { User } from '../store/accounts.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, isolate, withoutDirectionControls, type SafeHtml } from './html.ts';
 import { ASSET_URLS } from './static.ts';
 
 /** Headers every web response carries: no inline script, no framing, no sniffing. */
@@ -28,7 +28,7 @@ function nav(c: Chrome): SafeHtml {
   }
   return html`<nav class="nav">
 ${link('/', 'New paste')}${link('/my', 'My pastes')}${link('/api_keys.php', 'API keys')}${c.user.role === 'admin' ? link('/admin/tokens', 'Admin', (p) => p.startsWith('/admin/')) : ''}
-<form method="post" action="/logout" class="nav-logout"><input type="hidden" name="_csrf" value="${c.csrf()}"><button type="submit" class="linklike" title="Log out ${c.user.name}">Log out <span class="who">${c.user.name}</span></button></form>
+<form method="post" action="/logout" class="nav-logout"><input type="hidden" name="_csrf" value="${c.csrf()}"><button type="submit" class="linklike" title="Log out ${c.user.name}">Log out <span class="who">${isolate(c.user.name)}</span></button></form>
 </nav>`;
 }
 
@@ -40,7 +40,7 @@ export function page(c: Chrome, title: string, body: SafeHtml): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<title>${title}</title>
+<title>${withoutDirectionControls(title)}</title>
 <link rel="stylesheet" href="${ASSET_URLS.css}">
 <link rel="icon" href="${ASSET_URLS.icon}" type="image/svg+xml">
 <script src="${ASSET_URLS.js}" defer></script>

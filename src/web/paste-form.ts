@@ -3,7 +3,7 @@ import { emptyFields } from '../http/fields.ts';
 import type { Problem } from '../paste/validate.ts';
 import { TITLE_MAX_CHARS } from '../paste/validate.ts';
 import { field } from './context.ts';
-import { checked, options } from './forms.ts';
+import { checked, inputMaxLength, options } from './forms.ts';
 import { html, type SafeHtml } from './html.ts';
 import { languageChoices } from './languages.ts';
 
@@ -52,7 +52,7 @@ export const problemMessages = (problems: readonly Problem[]): string[] => probl
  * with a newline keeps it.
  */
 export function pasteFields(v: PasteFormValues, expiryChoices: readonly (readonly [string, string])[], extra: SafeHtml): SafeHtml {
-  return html`<div class="field"><label for="title">Title <span class="muted small">(optional)</span></label><input type="text" id="title" name="title" value="${v.title}" maxlength="${TITLE_MAX_CHARS}" placeholder="Untitled paste"></div>
+  return html`<div class="field"><label for="title">Title <span class="muted small">(optional)</span></label><input type="text" id="title" name="title" value="${v.title}" maxlength="${inputMaxLength(TITLE_MAX_CHARS)}" placeholder="Untitled paste"></div>
 <div class="field"><label for="content">Content</label><textarea id="content" name="content" class="code-input" rows="14" spellcheck="false" autocapitalize="off" required placeholder="Paste your text or code here">
 ${v.content}</textarea></div>
 <div class="grid">

@@ -3,7 +3,7 @@ import type { Paste } from '../paste/paste.ts';
 import { codeBlock } from './code-view.ts';
 import type { WebContext } from './context.ts';
 import { notice } from './forms.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, isolate, type SafeHtml } from './html.ts';
 import { languageLabel } from './languages.ts';
 import { page } from './layout.ts';
 import { qrSvg } from './qr.ts';
@@ -59,10 +59,10 @@ export function pasteView(ctx: WebContext, p: Paste, burnedNow: boolean): string
 <div class="paste-layout">
 <section class="card paste-head">
 <div class="head-top">${pasteBadges(p, now)}${mine && !burnedNow ? html`<span class="owner-tools"><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/edit">Edit</a><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/delete">Delete</a></span>` : ''}</div>
-<h1 class="paste-title">${pasteTitle(p)}</h1>
+<h1 class="paste-title">${isolate(pasteTitle(p))}</h1>
 <p class="lede">${plural(lines, 'line')} of ${p.language === 'text' ? 'plain text' : languageLabel(p.language)} · ${sizeLabel(p.content)}</p>
 <dl class="facts">
-<div><dt>Author</dt><dd>${owner}</dd></div>
+<div><dt>Author</dt><dd>${isolate(owner)}</dd></div>
 <div><dt>Created</dt><dd>${timeTag(p.created_at, now)}</dd></div>
 <div><dt>Expires</dt><dd>${p.expire_at === null ? 'Never' : timeTag(p.expire_at, now)}</dd></div>
 <div><dt>Views</dt><dd>${p.view_count}</dd></div>

@@ -2,13 +2,16 @@ import { RATE_MAX, TOKEN_LABEL_MAX } from '../auth/token-records.ts';
 import { SCOPES, type Scope } from '../auth/tokens.ts';
 import type { Fields } from '../http/fields.ts';
 import { field } from './context.ts';
-import { html, type SafeHtml } from './html.ts';
+import { DIRECTION_CONTROL_RE, html, type SafeHtml } from './html.ts';
 
 export const SCOPE_HELP: Record<Scope, string> = {
   read: 'read pastes',
   write: 'create, edit and delete your pastes',
   admin: 'everything, on every paste',
 };
+
+/** C0 and C1 controls, DEL, and the Unicode line and paragraph separators. */
+const LINE_BREAKING = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 /** The ticked `scope_<name>` boxes of a form, in the canonical order. */
 export const scopesFrom = (form: Fields): Scope[] => SCOPES.filter((s) => field(form, `scope_${s}`) === '1');
@@ -23,7 +26,8 @@ export function tokenFormProblems(form: Fields, allowed: readonly Scope[], withL
   if (withLabel) {
     const label = field(form, 'label');
     if ([...label].length > TOKEN_LABEL_MAX) problems.push(`The label must be at most ${TOKEN_LABEL_MAX} characters.`);
-    if (/[\u0000-\u001f\u007f]/.test(label)) problems.push('The label must be a single line.');
+    if (LINE_BREAKING.test(label)) problems.push('The label must be a single line, without control characters.');
+    if (DIRECTION_CONTROL_RE.test(label)) problems.push('The label must not contain text-direction controls (U+202A–U+202E, U+2066–U+2069).');
   }
   return problems;
 }

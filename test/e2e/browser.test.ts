@@ -139,3 +139,48 @@ test('register, create a token, use it, open the paste by its short link, burn a
 
   assert.deepEqual(problems, [], 'no console errors or CSP violations');
 });
+
+test('a long unbroken title wraps on every page instead of overflowing it', async () => {
+  // Logged in as the first test's user.
+  const title = 'W'.repeat(200);
+  await page.goto('/');
+  await page.fill('#title', title);
+  await page.fill('#content', 'long title');
+  await page.click('form[action="/"] button[type=submit]');
+  await page.waitForURL(/\/p\/[A-Za-z0-9]{10}$/);
+  const hash = new URL(page.url()).pathname.slice(3);
+  for (const [path, inner] of [['/my', '.table-wrap'], [`/p/${hash}`, '.paste-head'], [`/p/${hash}/delete`, '.card'], ['/', '.columns']] as const) {
+    for (const size of Object.values(VIEWPORTS)) {
+      await page.setViewportSize(size);
+      await page.goto(path);
+      // How far the page, and the box around the title, would scroll sideways.
+      const overflow = await page.evaluate<{ doc: number; inner: number }>(
+        `(() => { const el = document.querySelector(${JSON.stringify(inner)}); return { doc: document.documentElement.scrollWidth - innerWidth, inner: el.scrollWidth - el.clientWidth }; })()`,
+      );
+      assert.deepEqual(overflow, { doc: 0, inner: 0 }, `${path} at ${size.width}px`);
+    }
+  }
+  await page.setViewportSize(VIEWPORTS.desktop);
+});
+
+test('after unlocking a password paste, its Raw button opens without asking again', async () => {
+  await page.goto('/');
+  await page.fill('#title', 'Locked');
+  await page.fill('#content', 'behind the password');
+  await page.fill('#password', 'e2e-pass-word');
+  await page.click('form[action="/"] button[type=submit]');
+  await page.waitForURL(/\/p\/[A-Za-z0-9]{10}$/);
+  const url = page.url();
+  const visitor = await browser.newPage({ viewport: VIEWPORTS.desktop, baseURL: server.url });
+  const gate = await visitor.goto(url);
+  assert.equal(gate?.status(), 401);
+  await visitor.fill('#password', 'e2e-pass-word');
+  await visitor.click('button:has-text("Unlock")');
+  assert.match(await visitor.textContent('pre.code') ?? '', /behind the password/);
+  assert.ok(!(await visitor.content()).includes('e2e-pass-word'), 'the page does not carry the password');
+  const [raw] = await Promise.all([visitor.waitForNavigation(), visitor.click('a:has-text("Raw")')]);
+  assert.equal(raw?.status(), 200);
+  assert.equal(await visitor.textContent('body'), 'behind the password');
+  await visitor.close();
+  assert.deepEqual(problems, [], 'no console errors or CSP violations');
+});

@@ -40,7 +40,7 @@ describe('registration with OPEN_REGISTRATION off', () => {
     assert.match(cookie, /; Path=\/; Max-Age=1209600; HttpOnly; SameSite=Lax$/);
     assert.doesNotMatch(cookie, /Secure/);
     const home = await c.get('/');
-    assert.match(home.text, /Log out <span class="who">root<\/span>/);
+    assert.match(home.text, /Log out <span class="who"><bdi>root<\/bdi><\/span>/);
     assert.match(home.text, /href="\/admin\/tokens"/);
     const doc = await accounts(s.dataDir);
     assert.equal(doc.users[0]?.role, 'admin');
@@ -137,6 +137,20 @@ describe('login and logout', () => {
     await login(c, 'bob', 'bob-password');
     assert.equal((await c.get('/login?next=/my')).location, '/my');
     assert.equal((await c.get('/register')).location, '/');
+  });
+
+  test('registering while logged in creates no account and keeps the session', async () => {
+    const c = new WebClient(s);
+    await login(c, 'bob', 'bob-password');
+    const sid = c.cookies.get('paste_sid');
+    const users = (await accounts(s.dataDir)).users.length;
+    const r = await c.post('/register', { name: 'bob-two', password: 'password123', confirm: 'password123' });
+    assert.equal(r.status, 303);
+    assert.equal(r.location, '/');
+    assert.equal(r.headers['set-cookie'], undefined, 'no new session cookie');
+    assert.equal(c.cookies.get('paste_sid'), sid);
+    assert.equal((await accounts(s.dataDir)).users.length, users);
+    assert.match((await c.get('/')).text, /<span class="who"><bdi>bob<\/bdi><\/span>/);
   });
 
   test('logout ends the session for good and clears the cookie', async () => {
@@ -241,12 +255,20 @@ describe('sessions across restarts', () => {
     assert.equal(c.cookies.has('paste_sid'), false);
   });
 
-  test('with an https BASE_URL every cookie is Secure', async () => {
+  test('with an https BASE_URL every cookie is Secure and __Host- named; unprefixed ones are ignored', async () => {
     const s = await server({ BASE_URL: 'https://paste.example' });
     const c = new WebClient(s);
     const form = await c.get('/register');
-    assert.match(String(form.headers['set-cookie']), /paste_csrf=[^;]+; Path=\/; Max-Age=604800; HttpOnly; Secure; SameSite=Lax/);
+    assert.match(String(form.headers['set-cookie']), /^__Host-paste_csrf=[^;]+; Path=\/; Max-Age=604800; HttpOnly; Secure; SameSite=Lax$/);
     const r = await c.post('/register', { name: 'tls', password: 'password123', confirm: 'password123' });
-    assert.match(String(r.headers['set-cookie']), /paste_sid=[^;]+; Path=\/; Max-Age=1209600; HttpOnly; Secure; SameSite=Lax/);
+    assert.match(String(r.headers['set-cookie']), /^__Host-paste_sid=[^;]+; Path=\/; Max-Age=1209600; HttpOnly; Secure; SameSite=Lax$/);
+    assert.equal((await c.get('/my')).status, 200, 'the prefixed session cookie logs in');
+    // The same values under the plain names, as a sibling host could plant them, count for nothing.
+    const planted = new WebClient(s);
+    planted.cookies.set('paste_sid', c.cookies.get('__Host-paste_sid') ?? '');
+    assert.equal((await planted.get('/my')).status, 302);
+    planted.cookies.set('paste_csrf', c.cookies.get('__Host-paste_csrf') ?? '');
+    const post = await planted.request('POST', '/login', { _csrf: c.cookies.get('__Host-paste_csrf') ?? '', name: 'tls', password: 'password123' });
+    assert.equal(post.status, 403);
   });
 });

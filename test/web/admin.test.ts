@@ -71,7 +71,10 @@ describe('API Tokens', () => {
     assert.match(r.text, /admin scope can only be held/);
     assert.equal((await admin.post('/admin/tokens', { id: idOf(aliceToken), rate: '0' })).status, 400);
     assert.equal((await admin.post('/admin/tokens', { id: idOf(aliceToken), scope_read: '1', rate: 'lots' })).status, 400);
-    assert.equal((await admin.post('/admin/tokens', { id: 'nosuchid', scope_read: '1', rate: '0' })).status, 404);
+    const missing = await admin.post('/admin/tokens', { id: 'nosuchid', scope_read: '1', rate: '0' });
+    assert.equal(missing.status, 404);
+    assert.match(missing.text, /There is no such token\./);
+    assert.doesNotMatch(missing.text, /A paste may never have existed/);
     assert.equal((await admin.get('/admin/tokens?saved=<b>forged</b>')).text.includes('forged'), false);
   });
 

@@ -92,6 +92,12 @@ describe('My API Keys', () => {
     ['a huge rate', { scope_read: '1', rate: '1000000000' }, /whole number/],
     ['a long label', { scope_read: '1', label: 'x'.repeat(101) }, /at most 100/],
     ['a multi-line label', { scope_read: '1', label: 'a\nb' }, /single line/],
+    ['a label with a C1 control', { scope_read: '1', label: 'a\u0085b' }, /single line/],
+    ['a label with a line separator', { scope_read: '1', label: 'a\u2028b' }, /single line/],
+    ['a label with a paragraph separator', { scope_read: '1', label: 'a\u2029b' }, /single line/],
+    ['a label with a right-to-left override', { scope_read: '1', label: 'invoice\u202Egpj.exe' }, /text-direction controls/],
+    ['a label with a bidi embedding', { scope_read: '1', label: '\u202Ax' }, /text-direction controls/],
+    ['a label with a bidi isolate', { scope_read: '1', label: 'x\u2066y\u2069' }, /text-direction controls/],
   ];
   for (const [what, fields, message] of bad) {
     test(`refuses ${what} with 400`, async () => {
@@ -121,7 +127,19 @@ describe('My API Keys', () => {
     await bob.get('/api_keys.php');
     const r = await bob.post('/api_keys.php', { action: 'revoke', id: secret.slice(4, 12) });
     assert.equal(r.status, 404);
+    assert.match(r.text, /There is no such token\./, 'the token’s own message, not the paste one');
+    assert.doesNotMatch(r.text, /A paste may never have existed/);
     assert.match((await alice.get('/api_keys.php')).text, /not-yours/);
+  });
+
+  test('labels are shown isolated, and the label field allows 100 code points of any width', async () => {
+    const r = await create(alice, { label: 'עברית label', scope_read: '1' });
+    assert.ok(r.text.includes('API token · <bdi>עברית label</bdi>'));
+    const page = await alice.get('/api_keys.php');
+    assert.ok(page.text.includes('<span class="title-cell"><bdi>עברית label</bdi></span>'));
+    assert.match(page.text, /id="label" name="label" maxlength="200"/);
+    const emoji = await create(alice, { label: '🔑'.repeat(100), scope_read: '1' });
+    assert.equal(emoji.status, 200, '100 emoji are 200 UTF-16 units but 100 characters');
   });
 
   test('an unknown action is a 400', async () => {

@@ -66,7 +66,7 @@ describe('CSRF protection', () => {
       assert.ok(admin.cookies.has('paste_sid'), 'still logged in');
       const p = await admin.get(`/p/${hash}`);
       assert.equal(p.status, 200);
-      assert.match(p.text, /<h1 class="paste-title">keep<\/h1>/);
+      assert.match(p.text, /<h1 class="paste-title"><bdi>keep<\/bdi><\/h1>/);
       assert.equal((await admin.get(`/p/${burnHash}`)).status, 200, 'the one-time paste is not burned');
     });
   }
@@ -82,6 +82,44 @@ describe('CSRF protection', () => {
     // A token without any cookie at all is refused as well.
     assert.equal((await req(s, 'POST', `/p/${burnHash}`, { body: { _csrf: visitor.csrf }, form: true })).status, 403);
     assert.equal((await visitor.get(`/p/${burnHash}`)).status, 200, 'still unburned');
+  });
+
+  test('an anonymous cookie-and-field pair of the attacker’s own making is refused', async () => {
+    const visitor = new WebClient(s);
+    await visitor.get(`/p/${burnHash}`);
+    const issued = visitor.cookies.get('paste_csrf') ?? '';
+    const [, mac = ''] = issued.split('.');
+    const forgeries = ['A'.repeat(43), `${'A'.repeat(43)}.${'B'.repeat(43)}`, `${'A'.repeat(43)}.${mac}`];
+    for (const forged of forgeries) {
+      const planted = new WebClient(s);
+      planted.cookies.set('paste_csrf', forged);
+      const r = await planted.request('POST', `/p/${burnHash}`, { _csrf: forged });
+      assert.equal(r.status, 403, forged);
+      // A page with a form replaces the planted value with a signed one.
+      const page = await planted.get('/login');
+      assert.notEqual(planted.cookies.get('paste_csrf'), forged);
+      assert.equal(page.csrf, planted.cookies.get('paste_csrf'));
+    }
+    assert.equal((await visitor.get(`/p/${burnHash}`)).status, 200, 'still unburned');
+  });
+
+  test('a POST from another origin is refused even with valid tokens; a missing Origin is allowed', async () => {
+    const visitor = new WebClient(s);
+    await visitor.get('/login');
+    const fields = { _csrf: visitor.csrf, name: 'nobody', password: 'password123' };
+    for (const origin of ['https://evil.example', 'null', `${s.url}.evil.example`, s.url.replace('localhost', '127.0.0.1')]) {
+      const r = await visitor.request('POST', '/login', fields, { origin });
+      assert.equal(r.status, 403, origin);
+      assert.match(r.text, /sent from another site/);
+      assert.ok(r.text.includes(`Use this service at ${s.url}`), 'names the address to use');
+    }
+    await admin.get('/');
+    const before = await accountsText();
+    const evil = await admin.request('POST', '/api_keys.php', { _csrf: admin.csrf, action: 'create', label: 'evil', scope_read: '1', rate: '0' }, { origin: 'https://evil.example' });
+    assert.equal(evil.status, 403);
+    assert.equal(await accountsText(), before, 'no token was created');
+    assert.equal((await visitor.request('POST', '/login', fields, { origin: s.url })).status, 401, 'our own origin passes');
+    assert.equal((await visitor.request('POST', '/login', fields)).status, 401, 'no Origin passes');
   });
 
   test('a logged-in user cannot use an anonymous token instead of the session one', async () => {

@@ -66,7 +66,7 @@ describe('editing', () => {
     assert.equal(r.location, `/p/${hash}`);
     const page = await new WebClient(s).get(`/p/${hash}`);
     assert.equal(page.status, 200, 'no password any more');
-    assert.match(page.text, /<h1 class="paste-title">After<\/h1>/);
+    assert.match(page.text, /<h1 class="paste-title"><bdi>After<\/bdi><\/h1>/);
     assert.match(page.text, /new text/);
     assert.match(page.text, /Unlisted/);
     assert.match(page.text, /<dt>Expires<\/dt><dd><time[^>]*>in 59 minutes|in 1 hour/);

@@ -46,6 +46,15 @@ describe('creating a paste from the home page', () => {
     assert.equal(r.location, '/login?next=%2F');
   });
 
+  test('the title box lets through every title the server takes: maxlength counts UTF-16 units', async () => {
+    const home = await alice.get('/');
+    assert.match(home.text, /<input type="text" id="title" name="title" value="" maxlength="400"/);
+    const hash = await createViaForm(alice, { title: '😀'.repeat(200), content: 'x' });
+    assert.ok((await alice.get(`/p/${hash}`)).text.includes(`<bdi>${'😀'.repeat(200)}</bdi>`));
+    await alice.get('/');
+    assert.equal((await alice.post('/', { title: '😀'.repeat(201), content: 'x' })).status, 400, 'the server still counts code points');
+  });
+
   test('the form offers every field of SPEC §4.3', async () => {
     const home = await alice.get('/');
     for (const name of ['title', 'content', 'language', 'privacy', 'expiry', 'password', 'highlight', 'burn_after_read']) {
@@ -61,7 +70,7 @@ describe('creating a paste from the home page', () => {
     assert.equal(page.status, 200);
     assert.match(page.text, /<title>Greeting<\/title>/);
     assert.match(page.text, /Python/);
-    assert.match(page.text, /<dt>Author<\/dt><dd>alice<\/dd>/);
+    assert.match(page.text, /<dt>Author<\/dt><dd><bdi>alice<\/bdi><\/dd>/);
     assert.match(page.text, /<dt>Expires<\/dt><dd><time/);
     const api = await req(s, 'GET', `/p/${hash}/raw`);
     assert.equal(api.text, '#!/usr/bin/env python3\nprint("hi")\n');
@@ -104,6 +113,22 @@ describe('escaping', () => {
     }
     const page = await alice.get(`/p/${plain}`);
     assert.ok(page.text.includes('&lt;/code&gt;&lt;/pre&gt;&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;'));
+  });
+});
+
+describe('text direction', () => {
+  test('titles and names are isolated in <bdi> wherever they are shown', async () => {
+    const title = 'חשבונית.exe';
+    const hash = await createViaForm(alice, { title, content: 'x' });
+    const isolated = `<bdi>${title}</bdi>`;
+    const page = await alice.get(`/p/${hash}`);
+    assert.ok(page.text.includes(`<h1 class="paste-title">${isolated}</h1>`));
+    assert.ok(page.text.includes('<dd><bdi>alice</bdi></dd>'));
+    assert.ok(page.text.includes(`<title>${title}</title>`));
+    assert.ok(page.text.includes('Log out <span class="who"><bdi>alice</bdi></span>'));
+    assert.ok((await alice.get('/')).text.includes(`<span class="item-title">${isolated}</span>`));
+    assert.ok((await alice.get('/my')).text.includes(`href="/p/${hash}">${isolated}</a>`));
+    assert.ok((await alice.get(`/p/${hash}/delete`)).text.includes(`<strong>${isolated}</strong>`));
   });
 });
 
@@ -154,6 +179,10 @@ describe('the paste page', () => {
       bodies.push(r.text.replace(/name="_csrf" value="[^"]*"/g, '').replace(/<span class="who">\w+<\/span>|Log out|\/my|\/api_keys\.php/g, ''));
     }
     assert.equal(new Set(bodies.map((b) => b.replace(/<nav class="nav">[^]*?<\/nav>/, ''))).size, 1);
+    assert.match(bodies[0] ?? '', /A paste may never have existed at this address/);
+    const nowhere = await anon.get('/no/such/page');
+    assert.equal(nowhere.status, 404);
+    assert.match(nowhere.text, /There is nothing at this address\./, 'a page that is not a paste keeps its own text');
     assert.equal((await alice.get(`/p/${hash}`)).status, 200, 'the owner sees it');
     assert.equal((await admin.get(`/p/${hash}`)).status, 200, 'an admin sees it');
   });
@@ -198,11 +227,13 @@ describe('password-protected pastes', () => {
   });
 
   test('raw asks for the password too, and answers text once it is given', async () => {
-    const gate = await anon.get(`/p/${hash}/raw`);
+    // A visitor of its own: one who unlocked the page before needs no password for raw.
+    const v = new WebClient(s);
+    const gate = await v.get(`/p/${hash}/raw`);
     assert.equal(gate.status, 401);
     assert.match(gate.text, /action="\/p\/[A-Za-z0-9]{10}\/raw"/);
-    assert.equal((await anon.post(`/p/${hash}/raw`, { password: 'nope' })).status, 403);
-    const r = await anon.post(`/p/${hash}/raw`, { password: 'open sesame' });
+    assert.equal((await v.post(`/p/${hash}/raw`, { password: 'nope' })).status, 403);
+    const r = await v.post(`/p/${hash}/raw`, { password: 'open sesame' });
     assert.equal(r.text, 'the treasure');
     assert.match(String(r.headers['content-type']), /^text\/plain/);
   });

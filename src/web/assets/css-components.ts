@@ -54,7 +54,11 @@ th, td { padding: 11px 10px; border-bottom: 1px solid var(--border); text-align:
 th { font-size: .74rem; text-transform: uppercase; letter-spacing: .05em; color: var(--muted); font-weight: 650; }
 tr:last-child td { border-bottom: 0; }
 td.num { font-variant-numeric: tabular-nums; }
+/* Titles and labels are user text with no spaces guaranteed: "anywhere" (unlike break-word)
+   also shrinks the cell's min-content width, so the table column can narrow instead of overflowing. */
 td .title-cell { font-weight: 620; }
+td .title-cell, .title-text { overflow-wrap: anywhere; }
+td.full { min-width: 0; }
 .mono { font-family: var(--mono); font-size: .86rem; }
 .row-actions { display: flex; flex-wrap: wrap; gap: 6px; justify-content: flex-end; }
 .inline-form { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 14px; }
@@ -87,7 +91,7 @@ td .title-cell { font-weight: 620; }
 .paste-head .lede { margin: 0 0 18px; }
 .paste-layout .share { grid-area: share; }
 .paste-layout .code-card { grid-area: code; }
-.paste-title { word-break: break-word; margin-top: 8px; }
+.paste-title { overflow-wrap: anywhere; min-width: 0; margin-top: 8px; }
 .head-top { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: center; gap: 8px; }
 .owner-tools { display: flex; gap: 4px; margin: -4px -8px -4px 0; }
 .facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(130px, 1fr)); gap: 14px 20px; margin: 0; padding: 16px 0 0; border-top: 1px solid var(--border); }

@@ -1,15 +1,17 @@
-import { clearSessionCookie, secureCookies, sessionCookie } from '../../auth/sessions.ts';
-import { checkCredentials, PASSWORD_MAX_CHARS, registerUser, verifyLogin } from '../../auth/users.ts';
+import { sign } from '../../auth/server-key.ts';
+import { clearSessionCookie, sessionCookie } from '../../auth/sessions.ts';
+import { checkCredentials, PASSWORD_MAX_CHARS, registerUser, USER_NAME_MAX_CHARS, verifyLogin } from '../../auth/users.ts';
 import type { AppDeps } from '../../deps.ts';
 import { HttpError } from '../../http/errors.ts';
 import { html as reply, redirect, type Reply } from '../../http/reply.ts';
 import type { User } from '../../store/accounts.ts';
 import { field, type WebContext } from '../context.ts';
+import { chargeFailures } from '../failure-budget.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { LOGO, page } from '../layout.ts';
 
-/** Login attempts allowed per account per minute, whoever makes them. */
+/** Failed login attempts allowed per account per minute, whoever makes them. */
 export const LOGIN_USER_LIMIT_PER_MINUTE = 10;
 /** Registrations allowed per client address per minute (each costs a slow hash). */
 export const REGISTER_IP_LIMIT_PER_MINUTE = 10;
@@ -49,27 +51,35 @@ export async function loginForm(ctx: WebContext): Promise<Reply> {
   return reply(loginPage(ctx, { next }));
 }
 
-/** POST /login: rate-limited per address and per account, then a fresh session. */
+/**
+ * The rate-limit key of an account's login budget. The typed name is keyed through an HMAC
+ * (server key) rather than stored: the buckets are persisted, and a password typed into the
+ * name box must not land on disk in clear, nor be cheap to test guesses against.
+ */
+const loginUserKey = (deps: AppDeps, name: string): string => `login-user:${sign(deps.sessions.serverKey, 'login-user', name.toLowerCase()).slice(0, 22)}`;
+
+/** POST /login: rate-limited per address and per account (failures only), then a fresh session. */
 export async function login(ctx: WebContext): Promise<Reply> {
   const { deps } = ctx;
   const name = field(ctx.form, 'name').trim();
   const password = field(ctx.form, 'password');
   const next = safeNext(field(ctx.form, 'next'));
-  const again = (status: number, problem: string, headers?: Record<string, string>): Reply =>
-    reply(loginPage(ctx, { name, next, problems: [problem] }), status, headers);
+  const again = (status: number, problem: string, typed: string, headers?: Record<string, string>): Reply =>
+    reply(loginPage(ctx, { name: typed, next, problems: [problem] }), status, headers);
 
-  // Every attempt is counted, before the slow hash: checking the budget only on failure
-  // would let a burst of concurrent guesses all pass the check before any failure is counted.
-  const ipLimit = deps.config.authFailLimitPerMinute;
-  const byIp = ipLimit > 0 ? deps.limiter.consume(`login-ip:${ctx.ip}`, ipLimit) : null;
-  const byUser = byIp?.allowed === false ? null : deps.limiter.consume(`login-user:${name.toLowerCase()}`, LOGIN_USER_LIMIT_PER_MINUTE);
-  const refused = byIp?.allowed === false ? byIp : byUser?.allowed === false ? byUser : null;
-  if (refused !== null) {
-    return again(429, `Too many login attempts. Wait ${refused.retryAfterSec} seconds and try again.`, { 'retry-after': String(refused.retryAfterSec) });
+  // No account has such a name: refuse before any hashing or bucket, and do not echo it back.
+  if (name === '' || name.length > USER_NAME_MAX_CHARS || password.length > PASSWORD_MAX_CHARS) return again(401, 'Wrong user name or password.', '');
+  const budgets = [
+    { key: `login-ip:${ctx.ip}`, limitPerMinute: deps.config.authFailLimitPerMinute },
+    { key: loginUserKey(deps, name), limitPerMinute: LOGIN_USER_LIMIT_PER_MINUTE },
+  ];
+  const outcome = await chargeFailures(deps.limiter, budgets, () => verifyLogin(deps.accounts, name, password), (u) => u === null);
+  if ('refused' in outcome) {
+    const wait = outcome.refused.retryAfterSec;
+    return again(429, `Too many login attempts. Wait ${wait} seconds and try again.`, name, { 'retry-after': String(wait) });
   }
-  const user = name === '' || password.length > PASSWORD_MAX_CHARS ? null : await verifyLogin(deps.accounts, name, password);
-  if (user === null) return again(401, 'Wrong user name or password.');
-  return startSession(ctx, user, next);
+  if (outcome.value === null) return again(401, 'Wrong user name or password.', name);
+  return startSession(ctx, outcome.value, next);
 }
 
 async function startSession(ctx: WebContext, user: User, next: string): Promise<Reply> {
@@ -77,7 +87,7 @@ async function startSession(ctx: WebContext, user: User, next: string): Promise<
   // A new id at every login, so an id planted before the login (fixation) is worth nothing.
   if (ctx.session !== null) await deps.sessions.destroy(ctx.session.id);
   const session = await deps.sessions.create(user.id);
-  const cookie = sessionCookie(session.id, deps.config.sessionIdleMs, secureCookies(deps.config.baseUrl));
+  const cookie = sessionCookie(session.id, deps.config.sessionIdleMs, ctx.secure);
   return { ...redirect(next, 303), headers: { 'set-cookie': cookie } };
 }
 
@@ -109,9 +119,13 @@ export async function registerForm(ctx: WebContext): Promise<Reply> {
   return reply(registrationOpen(ctx.deps) ? registerPage(ctx) : closedPage(ctx));
 }
 
-/** POST /register: the first account becomes admin; later ones only with OPEN_REGISTRATION=1. */
+/**
+ * POST /register: the first account becomes admin; later ones only with OPEN_REGISTRATION=1.
+ * A logged-in user is sent home: the form would otherwise swap their session for the new account.
+ */
 export async function register(ctx: WebContext): Promise<Reply> {
   const { deps } = ctx;
+  if (ctx.user !== null) return redirect('/', 303);
   await deps.accounts.fresh();
   // Refuse before the slow hash when registration is closed anyway.
   if (!registrationOpen(deps)) return reply(closedPage(ctx), 403);
@@ -135,5 +149,5 @@ export async function register(ctx: WebContext): Promise<Reply> {
 /** POST /logout */
 export async function logout(ctx: WebContext): Promise<Reply> {
   if (ctx.session !== null) await ctx.deps.sessions.destroy(ctx.session.id);
-  return { ...redirect('/', 303), headers: { 'set-cookie': clearSessionCookie(secureCookies(ctx.deps.config.baseUrl)) } };
+  return { ...redirect('/', 303), headers: { 'set-cookie': clearSessionCookie(ctx.secure) } };
 }

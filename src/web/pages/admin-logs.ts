@@ -7,7 +7,7 @@ import { BadCursorError, readLog, type LogQuery } from '../../log/reader.ts';
 import { formatTime } from '../../paste/paste.ts';
 import { field, type WebContext } from '../context.ts';
 import { options, problemList } from '../forms.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, isolate, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
 import { adminTabs } from './admin-tokens.ts';
 
@@ -71,7 +71,7 @@ function entryRow(ctx: WebContext, e: ApiLogEntry): SafeHtml {
 <td data-label="Status"><span class="status status-${Math.floor(e.status / 100)}">${e.status}</span></td>
 <td class="full" data-label="Request"><span class="mono">${e.method} ${e.endpoint}</span>${e.error === undefined ? '' : html`<br><span class="muted small">${e.error}</span>`}</td>
 <td data-label="Token" class="mono">${e.token_id ?? html`<span class="muted">none</span>`}</td>
-<td data-label="User">${e.user_id === null ? html`<span class="muted">none</span>` : html`<span>${user?.name ?? '?'} <span class="muted small">#${e.user_id}</span></span>`}</td>
+<td data-label="User">${e.user_id === null ? html`<span class="muted">none</span>` : html`<span>${user === undefined ? '?' : isolate(user.name)} <span class="muted small">#${e.user_id}</span></span>`}</td>
 <td data-label="IP" class="mono">${e.ip}</td>
 <td data-label="Duration" class="num">${e.duration_ms.toFixed(1)} ms</td>
 </tr>`;

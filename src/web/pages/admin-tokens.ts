@@ -4,7 +4,7 @@ import { html as reply, redirect, type Reply } from '../../http/reply.ts';
 import type { TokenRecord } from '../../store/accounts.ts';
 import { field, type WebContext } from '../context.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, isolate, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
 import { timeTag } from '../time.ts';
 import { rateFrom, scopeBoxes, scopesFrom, tokenFormProblems } from '../token-form.ts';
@@ -22,8 +22,8 @@ function tokenRow(ctx: WebContext, t: TokenRecord): SafeHtml {
   const used = ctx.deps.tokenUsage.get(t.id);
   const allowed = owner === undefined ? [] : allowedScopes(owner);
   return html`<tr id="token-${t.id}">
-<td class="full" data-label="Token"><span class="title-cell">${t.label === '' ? 'Unlabelled token' : t.label}</span><br><span class="mono muted">${t.id}</span></td>
-<td data-label="User"><span>${owner?.name ?? '?'}${owner?.role === 'admin' ? html` <span class="badge badge-warn">admin</span>` : ''}<br><span class="muted small">id ${t.user_id}</span></span></td>
+<td class="full" data-label="Token"><span class="title-cell">${t.label === '' ? 'Unlabelled token' : isolate(t.label)}</span><br><span class="mono muted">${t.id}</span></td>
+<td data-label="User"><span>${owner === undefined ? '?' : isolate(owner.name)}${owner?.role === 'admin' ? html` <span class="badge badge-warn">admin</span>` : ''}<br><span class="muted small">id ${t.user_id}</span></span></td>
 <td data-label="Last used"><span>${used === undefined ? html`<span class="muted">never</span>` : timeTag(used, now)}<br><span class="muted small">created ${timeTag(t.created_at, now)}</span></span></td>
 <td class="full" data-label="Scopes and rate limit"><form method="post" action="/admin/tokens" class="inline-form">
 ${csrfInput(ctx.csrf())}<input type="hidden" name="id" value="${t.id}">

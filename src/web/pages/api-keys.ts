@@ -3,8 +3,8 @@ import { HttpError } from '../../http/errors.ts';
 import { html as reply, redirect, type Reply } from '../../http/reply.ts';
 import type { TokenRecord, User } from '../../store/accounts.ts';
 import { field, userOf, type WebContext } from '../context.ts';
-import { csrfInput, notice, problemList } from '../forms.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { csrfInput, inputMaxLength, notice, problemList } from '../forms.ts';
+import { html, isolate, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
 import { timeTag } from '../time.ts';
 import { rateFrom, rateLabel, scopeBadges, scopeBoxes, scopesFrom, tokenFormProblems } from '../token-form.ts';
@@ -20,7 +20,7 @@ function secretBox(ctx: WebContext, created: { record: TokenRecord; secret: stri
   const base = ctx.deps.config.baseUrl;
   return html`<section class="card secret-card">
 <div class="alert alert-ok"><strong>Your new token is ready.</strong> Copy it now: it is shown only this once, because the server keeps only a hash of it.</div>
-<label class="label" for="new-secret">API token${created.record.label === '' ? '' : html` · ${created.record.label}`}</label>
+<label class="label" for="new-secret">API token${created.record.label === '' ? '' : html` · ${isolate(created.record.label)}`}</label>
 <div class="secret-box"><input type="text" id="new-secret" class="copyable" value="${created.secret}" readonly spellcheck="false"><button class="btn btn-primary" type="button" data-copy="new-secret" hidden>Copy</button></div>
 <p class="muted small"><strong>Keep it secret.</strong> Anyone who has it can use the API as you, within its scopes. Store it in a password manager or your app's secret settings, never in code or chat. If it leaks, revoke it below and create a new one.</p>
 <p class="small">Try it:</p>
@@ -34,7 +34,7 @@ function tokenRows(ctx: WebContext, tokens: TokenRecord[]): SafeHtml {
   const rows = tokens.map((t) => {
     const used = ctx.deps.tokenUsage.get(t.id);
     return html`<tr>
-<td class="full" data-label="Token"><span class="title-cell">${t.label === '' ? 'Unlabelled token' : t.label}</span><br><span class="mono muted">pst_${t.id}_…</span></td>
+<td class="full" data-label="Token"><span class="title-cell">${t.label === '' ? 'Unlabelled token' : isolate(t.label)}</span><br><span class="mono muted">pst_${t.id}_…</span></td>
 <td data-label="Scopes">${scopeBadges(t.scopes)}</td>
 <td data-label="Rate limit">${rateLabel(t.rate_limit_per_minute)}</td>
 <td data-label="Created">${timeTag(t.created_at, now)}</td>
@@ -62,7 +62,7 @@ ${tokenRows(ctx, tokens)}
 ${problemList(s.problems ?? [])}
 <form method="post" action="/api_keys.php">
 ${csrfInput(ctx.csrf())}<input type="hidden" name="action" value="create">
-<div class="field"><label for="label">Label</label><input type="text" id="label" name="label" maxlength="${TOKEN_LABEL_MAX}" value="${s.label ?? ''}" placeholder="e.g. laptop script"></div>
+<div class="field"><label for="label">Label</label><input type="text" id="label" name="label" maxlength="${inputMaxLength(TOKEN_LABEL_MAX)}" value="${s.label ?? ''}" placeholder="e.g. laptop script"></div>
 <div class="field"><span class="label">Scopes</span><div class="checks">${scopeBoxes(allowed, ['read', 'write'], 'new-scope')}</div>
 <span class="hint">read: view pastes · write: create, edit, delete${allowed.includes('admin') ? ' · admin: full access to every paste' : ''}</span></div>
 <div class="field"><label for="rate">Rate limit (requests per minute)</label><input type="number" id="rate" name="rate" min="0" max="999999999" step="1" value="0" inputmode="numeric"><span class="hint">0 means unlimited.</span></div>

@@ -6,7 +6,7 @@ import { canSee, type Viewer } from '../../paste/service.ts';
 import { validateEdit } from '../../paste/validate.ts';
 import { field, type WebContext } from '../context.ts';
 import { csrfInput, problemList } from '../forms.ts';
-import { html } from '../html.ts';
+import { html, isolate } from '../html.ts';
 import { page } from '../layout.ts';
 import { EXPIRY_CHOICES, flagBox, formToFields, pasteFields, problemMessages, type PasteFormValues } from '../paste-form.ts';
 import { pasteTitle } from '../paste-view.ts';
@@ -79,7 +79,7 @@ export async function deleteForm(ctx: WebContext): Promise<Reply> {
   const body = html`<section class="card medium warning-card">
 <div class="icon danger" aria-hidden="true"><svg viewBox="0 0 24 24" width="26" height="26" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M4 7h16M10 11v6M14 11v6M6 7l1 13h10l1-13M9 7V4h6v3"/></svg></div>
 <h1>Delete this paste?</h1>
-<p><strong>${pasteTitle(p)}</strong></p>
+<p class="title-text"><strong>${isolate(pasteTitle(p))}</strong></p>
 <p class="muted">It is removed from the server for good, together with its short link. This cannot be undone.</p>
 <form method="post" action="/p/${p.hash}/delete">
 ${csrfInput(ctx.csrf())}

@@ -3,7 +3,7 @@ import type { Paste } from '../../paste/paste.ts';
 import { validateCreate } from '../../paste/validate.ts';
 import { userOf, type WebContext } from '../context.ts';
 import { csrfInput, problemList } from '../forms.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, isolate, type SafeHtml } from '../html.ts';
 import { languageLabel } from '../languages.ts';
 import { page } from '../layout.ts';
 import { EXPIRY_CHOICES, flagBox, formToFields, pasteFields, problemMessages, type PasteFormValues } from '../paste-form.ts';
@@ -37,7 +37,7 @@ ${flagBox('burn_after_read', 'Burn after read (one view only)', v.burn)}
 
 function recentList(recent: Paste[], now: number): SafeHtml {
   const items = recent.map(
-    (p) => html`<li><a class="item" href="/p/${p.hash}"><span class="item-title">${pasteTitle(p)}</span><span class="item-meta"><span class="badge badge-accent">${languageLabel(p.language)}</span>${timeTag(p.created_at, now)}</span></a></li>`,
+    (p) => html`<li><a class="item" href="/p/${p.hash}"><span class="item-title">${isolate(pasteTitle(p))}</span><span class="item-meta"><span class="badge badge-accent">${languageLabel(p.language)}</span>${timeTag(p.created_at, now)}</span></a></li>`,
   );
   return html`<section class="card">
 <div class="card-head"><h2>Recent pastes</h2></div>

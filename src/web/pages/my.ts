@@ -2,7 +2,7 @@ import { html as reply, type Reply } from '../../http/reply.ts';
 import { isExpired, type Paste } from '../../paste/paste.ts';
 import { field, userOf, type WebContext } from '../context.ts';
 import { notice } from '../forms.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, isolate, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
 import { pasteBadges, pasteTitle } from '../paste-view.ts';
 import { timeTag } from '../time.ts';
@@ -12,7 +12,7 @@ export const MY_PAGE_SIZE = 20;
 function row(p: Paste, now: number): SafeHtml {
   const dead = p.burned || isExpired(p, now);
   return html`<tr>
-<td class="full" data-label="Paste"><a class="title-cell" href="/p/${p.hash}">${pasteTitle(p)}</a> ${pasteBadges(p, now)}</td>
+<td class="full" data-label="Paste"><a class="title-cell" href="/p/${p.hash}">${isolate(pasteTitle(p))}</a> ${pasteBadges(p, now)}</td>
 <td data-label="Created">${timeTag(p.created_at, now)}</td>
 <td data-label="Views" class="num">${p.view_count}</td>
 <td data-label="Actions"><div class="row-actions">

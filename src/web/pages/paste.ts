@@ -2,12 +2,13 @@ import { HttpError, notFound } from '../../http/errors.ts';
 import { html as reply, redirect, text, type Reply } from '../../http/reply.ts';
 import { HASH_RE, SHORTCODE_RE } from '../../paste/ids.ts';
 import type { Paste } from '../../paste/paste.ts';
-import { canSee } from '../../paste/service.ts';
+import { canSee, type PasswordProof } from '../../paste/service.ts';
 import { field, type WebContext } from '../context.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
 import { html } from '../html.ts';
 import { page } from '../layout.ts';
 import { pasteView, shareCard } from '../paste-view.ts';
+import { hasUnlockGrant, unlockCookie, unlockCookieName } from '../unlock-grant.ts';
 
 /** Password guesses allowed per client address and paste per minute (each costs a scrypt). */
 export const PASTE_PASSWORD_LIMIT_PER_MINUTE = 10;
@@ -23,6 +24,29 @@ async function visiblePaste(ctx: WebContext): Promise<Paste> {
   // A malformed hash is answered like a missing paste, before any file is touched.
   if (!HASH_RE.test(hash)) throw notFound();
   return ctx.deps.pastes.peek(hash, ctx.viewer);
+}
+
+/** A HEAD asks what a GET would answer without being a read: no view is counted. */
+const consumes = (ctx: WebContext): boolean => ctx.method !== 'HEAD';
+
+/**
+ * Whom to read `p` as without a password now, or null when its password form is due: the
+ * viewer, when the paste needs no password from them; else, with a live unlock grant for
+ * it, its owner. The service knows no grants, so the grant is spent as the owner's view;
+ * the visibility rules were already applied to the real viewer by `visiblePaste`.
+ */
+function readerWithoutPassword(ctx: WebContext, p: Paste): { passwordOk?: PasswordProof } | null {
+  if (!ctx.deps.pastes.needsPassword(p, ctx.viewer)) return {};
+  const grant = ctx.cookies.get(unlockCookieName(p.hash, ctx.secure));
+  // Checked again by the service against the paste as it is at the read itself.
+  const passwordOk: PasswordProof = (cur) => hasUnlockGrant(ctx.deps.sessions.serverKey, cur, grant, ctx.deps.now());
+  return passwordOk(p) ? { passwordOk } : null;
+}
+
+/** The reply with a fresh unlock grant for `p` when its password was just given. */
+function withGrant(ctx: WebContext, p: Paste, r: Reply): Reply {
+  if (!ctx.deps.pastes.needsPassword(p, ctx.viewer)) return r;
+  return { ...r, headers: { ...r.headers, 'set-cookie': unlockCookie(ctx.deps.sessions.serverKey, p, ctx.deps.now(), ctx.secure) } };
 }
 
 function passwordField(autofocus: boolean): ReturnType<typeof html> {
@@ -81,7 +105,7 @@ async function readWithPassword(ctx: WebContext, p: Paste, gate: (problems: stri
     }
   }
   try {
-    return await ctx.deps.pastes.read(p.hash, ctx.viewer, needsPw ? password : undefined);
+    return await ctx.deps.pastes.read(p.hash, ctx.viewer, needsPw ? password : undefined, consumes(ctx));
   } catch (err) {
     if (err instanceof HttpError && err.code === 'invalid_password') return gate(['That password is wrong.'], 403);
     throw err;
@@ -92,8 +116,9 @@ async function readWithPassword(ctx: WebContext, p: Paste, gate: (problems: stri
 export async function viewPaste(ctx: WebContext): Promise<Reply> {
   const p = await visiblePaste(ctx);
   if (p.burn_after_read === 1) return burnWarning(ctx, p, [], 200);
-  if (ctx.deps.pastes.needsPassword(p, ctx.viewer)) return passwordGate(ctx, p, `/p/${p.hash}`, [], 401);
-  return reply(pasteView(ctx, await ctx.deps.pastes.read(p.hash, ctx.viewer, undefined), false));
+  const reader = readerWithoutPassword(ctx, p);
+  if (reader === null) return passwordGate(ctx, p, `/p/${p.hash}`, [], 401);
+  return reply(pasteView(ctx, await ctx.deps.pastes.read(p.hash, ctx.viewer, undefined, consumes(ctx), reader.passwordOk), false));
 }
 
 /** POST /p/{hash}: the confirmed burn, or the password; reveals the paste. */
@@ -104,15 +129,18 @@ export async function unlockPaste(ctx: WebContext): Promise<Reply> {
     burn ? burnWarning(ctx, p, problems, status) : passwordGate(ctx, p, `/p/${p.hash}`, problems, status);
   const shown = await readWithPassword(ctx, p, gate);
   if ('kind' in shown) return shown;
-  return reply(pasteView(ctx, shown, burn));
+  const page = reply(pasteView(ctx, shown, burn));
+  // A one-time paste is gone after this showing; there is nothing left to come back to.
+  return burn ? page : withGrant(ctx, p, page);
 }
 
 /** GET /p/{hash}/raw: the text alone. A one-time paste sends the reader to its warning. */
 export async function rawPaste(ctx: WebContext): Promise<Reply> {
   const p = await visiblePaste(ctx);
   if (p.burn_after_read === 1) return redirect(`/p/${p.hash}`);
-  if (ctx.deps.pastes.needsPassword(p, ctx.viewer)) return passwordGate(ctx, p, `/p/${p.hash}/raw`, [], 401);
-  return text((await ctx.deps.pastes.read(p.hash, ctx.viewer, undefined)).content);
+  const reader = readerWithoutPassword(ctx, p);
+  if (reader === null) return passwordGate(ctx, p, `/p/${p.hash}/raw`, [], 401);
+  return text((await ctx.deps.pastes.read(p.hash, ctx.viewer, undefined, consumes(ctx), reader.passwordOk)).content);
 }
 
 /** POST /p/{hash}/raw: the text alone, after its password. */
@@ -120,7 +148,7 @@ export async function rawPasteUnlock(ctx: WebContext): Promise<Reply> {
   const p = await visiblePaste(ctx);
   if (p.burn_after_read === 1) return redirect(`/p/${p.hash}`, 303);
   const shown = await readWithPassword(ctx, p, (problems, status) => passwordGate(ctx, p, `/p/${p.hash}/raw`, problems, status));
-  return 'kind' in shown ? shown : text(shown.content);
+  return 'kind' in shown ? shown : withGrant(ctx, p, text(shown.content));
 }
 
 /**
