@@ -10,20 +10,20 @@ const paste = (hash: string, content: string): Paste => ({
 
 describe('PasteCache', () => {
   test('evicts the least recently used entries past its byte bound', () => {
-    const cache = new PasteCache(4 * (512 + 100));
+    const cache = new PasteCache(4 * (1024 + 100));
     for (const k of ['a', 'b', 'c', 'd']) cache.set(k, paste(`${k}000000000`, 'x'.repeat(100)));
     cache.get('a');
     cache.set('e', paste('e000000000', 'x'.repeat(100)));
     assert.equal(cache.get('b'), undefined);
     assert.ok(cache.get('a') && cache.get('c') && cache.get('d') && cache.get('e'));
-    assert.equal(cache.bytes, 4 * 612);
+    assert.equal(cache.bytes, 4 * 1124);
   });
 
   test('counts non-Latin-1 text at two bytes a character', () => {
     const cache = new PasteCache(1 << 20);
     cache.set('a', paste('a000000000', 'é'.repeat(100)));
     cache.set('b', paste('b000000000', '✓'.repeat(100)));
-    assert.equal(cache.bytes, 612 + 712);
+    assert.equal(cache.bytes, 1124 + 1224);
   });
 
   test('keeps a rendering only for the cached object, and drops it when the paste is replaced', () => {
@@ -35,7 +35,7 @@ describe('PasteCache', () => {
     assert.equal(cache.render('a', v1, 'raw', build(v1)).toString(), 'one');
     assert.equal(cache.render('a', v1, 'raw', build(v1)).toString(), 'one');
     assert.equal(builds, 1);
-    assert.equal(cache.bytes, 3 + 515);
+    assert.equal(cache.bytes, 3 + 1027);
     const v2 = paste('a000000000', 'two');
     cache.set('a', v2);
     assert.equal(cache.render('a', v2, 'raw', build(v2)).toString(), 'two');

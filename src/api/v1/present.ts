@@ -45,7 +45,7 @@ const BODY_HEAD = Buffer.from('{"ok":true,"paste":{"view_count":');
  * object, so nothing stale is reused); a read only splices in the count.
  */
 export function pasteBody(deps: AppDeps, p: Paste, viewCount: number): Buffer {
-  const tail = deps.store.render(p, 'api-paste', () => Buffer.from(`,${JSON.stringify(presentWithoutViews(deps, p)).slice(1)}}`));
+  const tail = deps.store.render(p, 'api-paste', () => ownedBuffer(`,${JSON.stringify(presentWithoutViews(deps, p)).slice(1)}}`));
   return Buffer.concat([BODY_HEAD, Buffer.from(String(viewCount)), tail]);
 }
 
@@ -54,4 +54,15 @@ export function refuse(problems: Problem[]): HttpError {
   const big = problems.find((p) => p.tooLarge);
   if (big !== undefined) return new HttpError('payload_too_large', big.message);
   return new HttpError('bad_request', problems.map((p) => p.message).join('; '));
+}
+
+/**
+ * Bytes in memory of their own. Buffer.from() hands out small buffers as slices of a shared
+ * 8 KiB slab, and a long-lived slice keeps its whole slab alive: cached renders held that
+ * way cost several times their size.
+ */
+function ownedBuffer(text: string): Buffer {
+  const buf = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  buf.write(text);
+  return buf;
 }
