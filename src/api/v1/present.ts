@@ -56,6 +56,14 @@ export function refuse(problems: Problem[]): HttpError {
   return new HttpError('bad_request', problems.map((p) => p.message).join('; '));
 }
 
+/** Content this large is kept encoded beside the paste; below it, encoding is cheaper than the memory. */
+export const RAW_RENDER_MIN_CHARS = 16 * 1024;
+
+/** The raw.php body: the content as UTF-8, encoded once per stored object when it is large. */
+export function rawBody(deps: AppDeps, p: Paste): Buffer | string {
+  return p.content.length < RAW_RENDER_MIN_CHARS ? p.content : deps.store.render(p, 'raw', () => ownedBuffer(p.content));
+}
+
 /**
  * Bytes in memory of their own. Buffer.from() hands out small buffers as slices of a shared
  * 8 KiB slab, and a long-lived slice keeps its whole slab alive: cached renders held that

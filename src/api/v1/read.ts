@@ -3,7 +3,7 @@ import { text, type Reply } from '../../http/reply.ts';
 import type { Paste } from '../../paste/paste.ts';
 import type { ApiContext } from '../pipeline.ts';
 import { stringField } from '../pipeline.ts';
-import { pasteBody, requireHash } from './present.ts';
+import { pasteBody, rawBody, requireHash } from './present.ts';
 
 /** Wrong paste passwords allowed per client and paste per minute, however generous the token. */
 export const PASSWORD_GUESSES_PER_MINUTE = 10;
@@ -55,7 +55,8 @@ export async function getPaste(ctx: ApiContext): Promise<Reply> {
 
 /** GET raw.php?hash= — the content alone as text/plain (SPEC §4.2). */
 export async function rawPaste(ctx: ApiContext): Promise<Reply> {
-  return text((await readPaste(ctx)).paste.content);
+  const body = rawBody(ctx.deps, (await readPaste(ctx)).paste);
+  return typeof body === 'string' ? text(body) : { kind: 'bytes', status: 200, contentType: 'text/plain; charset=utf-8', body };
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';

@@ -135,3 +135,16 @@ describe('rendered responses are never stale', () => {
     assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: bob })).status, 404);
   });
 });
+
+describe('large pastes', () => {
+  test('raw.php serves a large paste byte for byte, and its edit at once', async () => {
+    const big = 'ü✓ line of a large paste\n'.repeat(2000);
+    const hash = await create({ content: big });
+    for (let i = 0; i < 2; i++) assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: bob })).text, big);
+    await req(server, 'POST', '/api/v1/paste_edit.php', { token: alice, body: { hash, content: `${big}tail` } });
+    const r = await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: bob });
+    assert.equal(r.text, `${big}tail`);
+    assert.match(String(r.headers['content-type']), /^text\/plain; charset=utf-8/);
+    assert.equal(Number(r.headers['content-length']), Buffer.byteLength(`${big}tail`));
+  });
+});
