@@ -16,8 +16,28 @@ const MAX_JSON_DEPTH = 8;
 export const emptyFields = (): Fields => Object.create(null) as Fields;
 
 /**
- * Parses `a=1&b=two` (query strings and form bodies). `+` is a space; a bad percent escape,
- * a repeated name or more than MAX_FIELDS fields is a 400, never a guess.
+ * One `name=value` pair of `a=1&b=two`, decoded (`+` is a space). A name or value whose
+ * percent-encoding is malformed comes back as null; the callers decide what that means.
+ */
+function decodePair(pair: string): { name: string | null; value: string | null } {
+  const eq = pair.indexOf('=');
+  return { name: decode(eq === -1 ? pair : pair.slice(0, eq)), value: eq === -1 ? '' : decode(pair.slice(eq + 1)) };
+}
+
+function decode(s: string): string | null {
+  const plus = s.includes('+') ? s.replaceAll('+', ' ') : s;
+  if (!plus.includes('%')) return plus;
+  try {
+    return decodeURIComponent(plus);
+  } catch {
+    // decodeURIComponent throws URIError only, for malformed escapes or lone surrogates.
+    return null;
+  }
+}
+
+/**
+ * Parses query strings and form bodies strictly: a bad percent escape, a repeated name or
+ * more than MAX_FIELDS fields is a 400, never a guess.
  */
 export function parseUrlEncoded(input: string, what: string): Fields {
   const out = emptyFields();
@@ -26,11 +46,29 @@ export function parseUrlEncoded(input: string, what: string): Fields {
   for (const pair of input.split('&')) {
     if (pair === '') continue;
     if (++count > MAX_FIELDS) throw new HttpError('bad_request', `${what} has more than ${MAX_FIELDS} fields`);
-    const eq = pair.indexOf('=');
-    const name = decode(eq === -1 ? pair : pair.slice(0, eq), what);
-    const value = eq === -1 ? '' : decode(pair.slice(eq + 1), what);
+    const { name, value } = decodePair(pair);
+    if (name === null || value === null) throw new HttpError('bad_request', `${what} has a malformed percent-encoding`);
     if (Object.hasOwn(out, name)) throw new HttpError('bad_request', `${what} repeats the field "${name.slice(0, 40)}"`);
     out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * Parses a query string leniently, for web pages: a pair that does not decode is skipped,
+ * a repeated name keeps its last value, and pairs past MAX_FIELDS are ignored. A page reads
+ * a few optional parameters, so a link mangled by a chat client or a tracker's
+ * `?utm=…&utm=…` must still open it; the API keeps the strict reading, where a wrong guess
+ * would change what a client gets.
+ */
+export function parseUrlEncodedLenient(input: string): Fields {
+  const out = emptyFields();
+  let count = 0;
+  for (const pair of input.split('&')) {
+    if (pair === '') continue;
+    if (++count > MAX_FIELDS) break;
+    const { name, value } = decodePair(pair);
+    if (name !== null && value !== null) out[name] = value;
   }
   return out;
 }
@@ -41,26 +79,11 @@ export function parseUrlEncoded(input: string, what: string): Fields {
  */
 export function findParam(input: string, name: string): string | null {
   for (const pair of input.split('&')) {
-    const eq = pair.indexOf('=');
-    if (eq === -1) continue;
-    try {
-      if (decode(pair.slice(0, eq), '') === name) return decode(pair.slice(eq + 1), '');
-    } catch {
-      // decode throws HttpError for a bad escape; here that just means "not this one".
-    }
+    if (!pair.includes('=')) continue;
+    const p = decodePair(pair);
+    if (p.name === name) return p.value;
   }
   return null;
-}
-
-function decode(s: string, what: string): string {
-  const plus = s.includes('+') ? s.replaceAll('+', ' ') : s;
-  if (!plus.includes('%')) return plus;
-  try {
-    return decodeURIComponent(plus);
-  } catch {
-    // decodeURIComponent throws URIError only, for malformed escapes or lone surrogates.
-    throw new HttpError('bad_request', `${what} has a malformed percent-encoding`);
-  }
 }
 
 /**

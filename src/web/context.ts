@@ -13,7 +13,7 @@ export interface WebContext extends Chrome {
   req: IncomingMessage;
   method: string;
   params: Record<string, string>;
-  /** The query string, read leniently (see lenientQuery). */
+  /** The query string, read leniently (see parseUrlEncodedLenient). */
   query: Fields;
   /** The POST body (form-urlencoded); empty for GET. Its CSRF token was already checked. */
   form: Fields;

@@ -5,14 +5,13 @@ import type { AppDeps } from '../deps.ts';
 import { bodyType, parseBody, readBody } from '../http/body.ts';
 import { parseCookies } from '../http/cookies.ts';
 import { HttpError } from '../http/errors.ts';
-import { emptyFields } from '../http/fields.ts';
+import { emptyFields, parseUrlEncodedLenient } from '../http/fields.ts';
 import { redirect, type Headers, type Reply } from '../http/reply.ts';
 import { respond } from '../http/respond.ts';
 import type { Router } from '../http/router.ts';
 import type { WebContext, WebRoute } from './context.ts';
 import { SECURITY_HEADERS, type Chrome } from './layout.ts';
 import { errorReply } from './pages/error.ts';
-import { lenientQuery } from './query.ts';
 import { resolveSession } from './session.ts';
 
 const CROSS_SITE = 'This form has expired or was sent from another site. Go back, reload the page and try again.';
@@ -69,7 +68,7 @@ export async function handleWeb(
       req,
       method,
       params: match.params,
-      query: lenientQuery(rawQuery),
+      query: parseUrlEncodedLenient(rawQuery),
       form: emptyFields(),
       cookies: jar,
       secure,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { MAX_FIELDS } from '../../src/http/fields.ts';
-import { lenientQuery } from '../../src/web/query.ts';
+import { parseUrlEncodedLenient as lenientQuery } from '../../src/http/fields.ts';
 
 describe('lenientQuery', () => {
   const cases: [string, Record<string, string>][] = [
