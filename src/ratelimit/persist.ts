@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { isErrno } from '../store/files.ts';
+import { readStateFile } from '../store/files.ts';
 import type { DurableFiles } from '../store/files.ts';
 import type { RateLimiter } from './bucket.ts';
 
@@ -9,19 +8,7 @@ import type { RateLimiter } from './bucket.ts';
  * Other I/O errors (permissions, a folder in the way) propagate, since they need an operator.
  */
 export async function loadBuckets(file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    if (isErrno(err, 'ENOENT')) return {};
-    throw err;
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    // JSON.parse of a string only throws SyntaxError: a torn or hand-edited file.
-    return {};
-  }
+  return (await readStateFile(file)) ?? {};
 }
 
 /** Atomically writes the limiter's buckets to `file` (on graceful shutdown). */

@@ -1,4 +1,4 @@
-import { mkdir, open, readdir, rename, link, rm, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, link, rm, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { randomBase62 } from '../paste/ids.ts';
 
@@ -102,6 +102,27 @@ export async function fsyncDir(dir: string): Promise<void> {
     await fh.sync();
   } finally {
     await fh.close();
+  }
+}
+
+/**
+ * The parsed contents of a small state file that only speeds things up or carries over
+ * counters (buckets, view counts, recent list): missing or torn (unparsable) yields
+ * undefined and the caller starts afresh. Other I/O errors propagate: they need an operator.
+ */
+export async function readStateFile(path: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return undefined;
+    throw err;
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    // JSON.parse of a string throws SyntaxError only: a torn or hand-edited file.
+    return undefined;
   }
 }
 

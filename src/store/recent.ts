@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { isErrno, type DurableFiles } from './files.ts';
+import { readStateFile, type DurableFiles } from './files.ts';
 
 /**
  * The most recently created public pastes, for the home page. Kept in memory and saved
@@ -33,12 +32,8 @@ export class RecentPastes {
   }
 
   async load(): Promise<void> {
-    try {
-      const parsed: unknown = JSON.parse(await readFile(this.file, 'utf8'));
-      if (Array.isArray(parsed)) this.#hashes = parsed.filter((h): h is string => typeof h === 'string').slice(0, this.capacity);
-    } catch (err) {
-      if (!isErrno(err, 'ENOENT') && !(err instanceof SyntaxError)) throw err;
-    }
+    const saved = await readStateFile(this.file);
+    if (Array.isArray(saved)) this.#hashes = saved.filter((h): h is string => typeof h === 'string').slice(0, this.capacity);
   }
 
   async save(): Promise<void> {

@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { isErrno, type DurableFiles } from './files.ts';
+import { readStateFile, type DurableFiles } from './files.ts';
 
 /**
  * When each token was last used. Kept in memory and saved every few seconds to its own
@@ -37,11 +36,6 @@ export class TokenUsage {
 
 /** The saved map; a missing or unreadable file is an empty one (it is only a convenience). */
 export async function readUsage(file: string): Promise<Record<string, number>> {
-  try {
-    const parsed: unknown = JSON.parse(await readFile(file, 'utf8'));
-    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, number>) : {};
-  } catch (err) {
-    if (isErrno(err, 'ENOENT') || err instanceof SyntaxError) return {};
-    throw err;
-  }
+  const saved = await readStateFile(file);
+  return typeof saved === 'object' && saved !== null ? (saved as Record<string, number>) : {};
 }

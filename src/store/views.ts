@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { isErrno, type DurableFiles } from './files.ts';
+import { readStateFile, type DurableFiles } from './files.ts';
 import type { PasteStore } from './pastes.ts';
 
 /**
@@ -51,15 +50,8 @@ export class ViewCounter {
 
   /** Takes the counts a previous run saved; the file is removed so they count once. */
   async load(): Promise<void> {
-    let saved: Record<string, number>;
-    try {
-      saved = JSON.parse(await readFile(this.file, 'utf8')) as Record<string, number>;
-    } catch (err) {
-      if (isErrno(err, 'ENOENT')) return;
-      if (err instanceof SyntaxError) saved = {};
-      else throw err;
-    }
-    for (const [hash, n] of Object.entries(saved)) {
+    const saved = await readStateFile(this.file);
+    for (const [hash, n] of Object.entries(typeof saved === 'object' && saved !== null ? saved : {})) {
       if (Number.isInteger(n) && n > 0) this.#pending.set(hash, this.pending(hash) + n);
     }
     await this.files.removeFile(this.file);
