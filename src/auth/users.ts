@@ -1,5 +1,5 @@
 import { HttpError } from '../http/errors.ts';
-import type { AccountStore, User } from '../store/accounts.ts';
+import { findUserByName, type AccountStore, type User } from '../store/accounts.ts';
 import { hashPassword, verifyPassword, type PasswordHash } from './passwords.ts';
 
 /** 1-32 letters, digits, '.', '_' or '-', starting with a letter or digit (never a flag). */
@@ -31,8 +31,7 @@ export async function registerUser(accounts: AccountStore, name: string, passwor
   return accounts.mutate((doc) => {
     const first = doc.users.length === 0;
     if (!first && !open) throw new HttpError('forbidden', 'Registration is closed. Ask an admin to create an account for you.');
-    const key = name.toLowerCase();
-    if (doc.users.some((u) => u.name.toLowerCase() === key)) throw new HttpError('bad_request', 'That user name is taken.');
+    if (findUserByName(doc.users, name) !== undefined) throw new HttpError('bad_request', 'That user name is taken.');
     const user: User = { id: doc.next_user_id++, name, role: first ? 'admin' : 'user', password: hash, created_at: now };
     doc.users.push(user);
     return user;

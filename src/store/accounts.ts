@@ -31,6 +31,12 @@ export interface AccountsDoc {
   tokens: TokenRecord[];
 }
 
+/** User names are unique ignoring case: `Alice` and `alice` are the same account. */
+export const findUserByName = (users: readonly User[], name: string): User | undefined => {
+  const key = name.toLowerCase();
+  return users.find((u) => u.name.toLowerCase() === key);
+};
+
 const emptyDoc = (): AccountsDoc => ({ version: 1, next_user_id: 1, users: [], tokens: [] });
 
 /**
@@ -85,8 +91,7 @@ export class AccountStore {
     return this.#usersById.get(id);
   }
   userByName(name: string): User | undefined {
-    const key = name.toLowerCase();
-    return this.#doc.users.find((u) => u.name.toLowerCase() === key);
+    return findUserByName(this.#doc.users, name);
   }
   token(id: string): TokenRecord | undefined {
     return this.#tokensById.get(id);
