@@ -84,3 +84,17 @@ export async function createViaForm(c: WebClient, fields: Record<string, string>
   assert.ok(hash !== undefined, `unexpected location ${r.location}`);
   return hash;
 }
+
+/** One client per name, each registered (and so logged in) in order: the first becomes admin. */
+export async function registerAll<const N extends readonly string[]>(
+  s: ConstructorParameters<typeof WebClient>[0],
+  ...names: N
+): Promise<{ [K in keyof N]: WebClient }> {
+  const clients: WebClient[] = [];
+  for (const name of names) {
+    const c = new WebClient(s);
+    await register(c, name);
+    clients.push(c);
+  }
+  return clients as { [K in keyof N]: WebClient };
+}

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { cleanup, makeToken, req, startServer, type TestServer } from '../helpers/server.ts';
-import { register, WebClient, type WebRes } from '../helpers/web-client.ts';
+import { register, registerAll, WebClient, type WebRes } from '../helpers/web-client.ts';
 
 let s: TestServer;
 let admin: WebClient;
@@ -12,10 +12,7 @@ let rootToken: string;
 
 before(async () => {
   s = await startServer({ env: { OPEN_REGISTRATION: '1' } });
-  admin = new WebClient(s);
-  await register(admin, 'root');
-  alice = new WebClient(s);
-  await register(alice, 'alice');
+  [admin, alice] = await registerAll(s, 'root', 'alice');
   aliceToken = await makeToken(s.dataDir, { user: 'alice', scopes: 'read' });
   rootToken = await makeToken(s.dataDir, { user: 'root', scopes: 'read,write' });
 });

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { cleanup, req, startServer, type TestServer } from '../helpers/server.ts';
-import { register, WebClient, type WebRes } from '../helpers/web-client.ts';
+import { registerAll, WebClient, type WebRes } from '../helpers/web-client.ts';
 
 let s: TestServer;
 let admin: WebClient;
@@ -12,12 +12,7 @@ let bob: WebClient;
 
 before(async () => {
   s = await startServer({ env: { OPEN_REGISTRATION: '1' } });
-  admin = new WebClient(s);
-  await register(admin, 'admin');
-  alice = new WebClient(s);
-  await register(alice, 'alice');
-  bob = new WebClient(s);
-  await register(bob, 'bob');
+  [admin, alice, bob] = await registerAll(s, 'admin', 'alice', 'bob');
 });
 after(async () => {
   await s.stop();

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { cleanup, req, startServer, type TestServer } from '../helpers/server.ts';
-import { createViaForm, register, WebClient } from '../helpers/web-client.ts';
+import { createViaForm, register, registerAll, WebClient } from '../helpers/web-client.ts';
 
 let s: TestServer;
 let admin: WebClient;
@@ -15,10 +15,7 @@ let tokenId: string;
 
 before(async () => {
   s = await startServer({ env: { OPEN_REGISTRATION: '1', AUTH_FAIL_LIMIT_PER_MINUTE: '1000' } });
-  admin = new WebClient(s);
-  await register(admin, 'admin');
-  other = new WebClient(s);
-  await register(other, 'other');
+  [admin, other] = await registerAll(s, 'admin', 'other');
   hash = await createViaForm(admin, { title: 'keep', content: 'unchanged' });
   burnHash = await createViaForm(admin, { content: 'still here', burn_after_read: '1' });
   pwHash = await createViaForm(admin, { content: 'locked', password: 'secret-pass' });

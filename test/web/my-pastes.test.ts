@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { cleanup, req, startServer, type TestServer } from '../helpers/server.ts';
-import { createViaForm, register, WebClient } from '../helpers/web-client.ts';
+import { createViaForm, registerAll, WebClient } from '../helpers/web-client.ts';
 
 let s: TestServer;
 let admin: WebClient;
@@ -10,12 +10,7 @@ let bob: WebClient;
 
 before(async () => {
   s = await startServer({ env: { OPEN_REGISTRATION: '1' } });
-  admin = new WebClient(s);
-  await register(admin, 'admin');
-  alice = new WebClient(s);
-  await register(alice, 'alice');
-  bob = new WebClient(s);
-  await register(bob, 'bob');
+  [admin, alice, bob] = await registerAll(s, 'admin', 'alice', 'bob');
 });
 after(async () => {
   await s.stop();
