@@ -5,7 +5,6 @@ import { hasScope, type Scope } from '../auth/tokens.ts';
 import type { AppDeps } from '../deps.ts';
 import { bodyType, parseBody, readBody } from '../http/body.ts';
 import { HttpError } from '../http/errors.ts';
-import { lingerBeforeClose } from '../http/linger.ts';
 import { emptyFields, findParam, parseUrlEncoded, type Fields } from '../http/fields.ts';
 import { json, type Headers, type Reply } from '../http/reply.ts';
 import { respond } from '../http/respond.ts';
@@ -59,12 +58,6 @@ export async function handleApi(
     const e = toHttpError(err, deps);
     error = e.message;
     reply = json({ ok: false, error: e.message, code: e.code, ...e.extra.body }, e.status, e.extra.headers);
-  }
-  // Answering before the body has arrived (401, 413, 415...): close rather than read the
-  // rest of it, however large, just to keep the connection alive (CONTRACT §3).
-  if (!req.complete) {
-    trace.headers['connection'] = 'close';
-    lingerBeforeClose(req.socket);
   }
   respond(res, reply, trace.headers);
   const entry: ApiLogEntry = {

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { lingerBeforeClose } from './linger.ts';
 import type { Headers, Reply } from './reply.ts';
 
 const CONTENT_TYPE = {
@@ -21,6 +22,12 @@ export function respond(res: ServerResponse, reply: Reply, extra?: Headers): voi
   } else {
     headers['content-type'] = CONTENT_TYPE[reply.kind];
     body = reply.kind === 'json' ? JSON.stringify(reply.body) : reply.body;
+  }
+  // Answering before the request body has arrived (401, 413, 415...): close rather than
+  // read the rest of it, however large, just to keep the connection alive (CONTRACT §3).
+  if (!res.req.complete) {
+    headers['connection'] = 'close';
+    lingerBeforeClose(res.req.socket);
   }
   // 204 and 304 carry no body (RFC 9110 §15.3.5, §15.4.5), so no Content-Length either.
   const bodiless = reply.status === 204 || reply.status === 304;

@@ -100,8 +100,6 @@ export async function handleWeb(
       deps.logError(err);
       e = new HttpError('internal', 'The server hit an unexpected error.');
     }
-    // Refusing a body we did not read to the end: close, so the rest never reaches a parser.
-    if (e.code === 'payload_too_large') headers['connection'] = 'close';
     result = errorReply(chrome, e);
   }
   const own = result.headers?.['set-cookie'];
