@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { lingerBeforeClose } from './linger.ts';
 import type { Headers, Reply } from './reply.ts';
 
@@ -7,6 +7,17 @@ const CONTENT_TYPE = {
   text: 'text/plain; charset=utf-8',
   html: 'text/html; charset=utf-8',
 } as const;
+
+/**
+ * Whether the request carries a body not yet read to its end. `complete` alone will not do:
+ * a request without a body is only marked complete after a listener that answers at once
+ * (healthz, static files) has run, and closing those would cost every keep-alive client.
+ */
+function bodyUnread(req: IncomingMessage): boolean {
+  if (req.complete) return false;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
 
 /** The only code that writes a response. `extra` headers (rate limits, security) go first. */
 export function respond(res: ServerResponse, reply: Reply, extra?: Headers): void {
@@ -25,7 +36,7 @@ export function respond(res: ServerResponse, reply: Reply, extra?: Headers): voi
   }
   // Answering before the request body has arrived (401, 413, 415...): close rather than
   // read the rest of it, however large, just to keep the connection alive (CONTRACT §3).
-  if (!res.req.complete) {
+  if (bodyUnread(res.req)) {
     headers['connection'] = 'close';
     lingerBeforeClose(res.req.socket);
   }
