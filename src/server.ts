@@ -55,6 +55,7 @@ export async function startServer(config: Config, now: () => number = Date.now):
   const log = new LogAppender({ dir: join(dir, 'logs'), now, retentionDays: config.logRetentionDays });
   await Promise.all([accounts.load(), store.init(), owners.init(), views.load(), tokenUsage.load(), recent.load(), sessions.load()]);
   limiter.restore(await loadBuckets(bucketsFile));
+  accounts.watch();
 
   // Listen before building the app: with PORT=0 the default BASE_URL needs the port we got.
   const server = createServer({ ...SERVER_TIMEOUTS });
@@ -118,6 +119,7 @@ export async function startServer(config: Config, now: () => number = Date.now):
       clearInterval(sweeper);
       clearTimeout(deadline);
       await upkeep;
+      accounts.unwatch();
       await Promise.all([saveBuckets(files, bucketsFile, limiter), views.save(), tokenUsage.save(), recent.save(), log.close()]);
     })());
 

@@ -1,3 +1,4 @@
+import { watch, type FSWatcher } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PasswordHash } from '../auth/passwords.ts';
@@ -39,13 +40,23 @@ export const findUserByName = (users: readonly User[], name: string): User | und
 
 const emptyDoc = (): AccountsDoc => ({ version: 1, next_user_id: 1, users: [], tokens: [] });
 
+/** With a watch on the folder, the file is still stat'ed at least this often, in case an event is lost. */
+export const RECHECK_MS = 1_000;
+
 /**
  * Users and API tokens, one small JSON document shared by the server and the CLI.
- * Writers take a lock file and write atomically; readers notice another process's
- * write by a stat, batched so that every request arriving in the same turn of the
- * event loop shares one stat that starts after all of them arrived.
+ * Writers take a lock file and write atomically (a rename into place). The server sees
+ * another process's write on its next request:
+ * - `watch()` asks the kernel (inotify) to report renames in the data folder. The rename is
+ *   reported before the writer's rename() returns, so before any request it precedes.
+ *   `fresh()` looks at the report in the check phase of the event loop, after every event
+ *   of the poll that delivered the request has been handled, and stats and reloads the file
+ *   only when it was replaced (or at least every RECHECK_MS, in case an event was lost).
+ * - Without a watch (the CLI, or a folder that cannot be watched), `fresh()` stats the file:
+ *   one stat per turn of the event loop, shared by every request that arrived in it.
  */
 export class AccountStore {
+  readonly #dir: string;
   readonly #file: string;
   readonly #lock: string;
   #doc: AccountsDoc = emptyDoc();
@@ -53,11 +64,18 @@ export class AccountStore {
   #pendingCheck: Promise<void> | null = null;
   #usersById = new Map<number, User>();
   #tokensById = new Map<string, TokenRecord>();
+  #watcher: FSWatcher | null = null;
+  /** Whether the file may have changed since the last stat (always, without a watch). */
+  #changed = true;
+  #checkedAt = 0;
+  #reloading: Promise<void> = Promise.resolve();
 
   constructor(
     dataDir: string,
     private readonly files: DurableFiles,
+    private readonly clock: () => number = Date.now,
   ) {
+    this.#dir = dataDir;
     this.#file = join(dataDir, 'accounts.json');
     this.#lock = join(dataDir, 'accounts.lock');
   }
@@ -70,15 +88,52 @@ export class AccountStore {
     this.#set(doc, version);
   }
 
+  /** Starts watching the folder for a replaced file; false (and stat every time) if it cannot be watched. */
+  watch(): boolean {
+    if (this.#watcher !== null) return true;
+    try {
+      this.#watcher = watch(this.#dir, { persistent: false }, (_event, name) => {
+        if (name === null || name === 'accounts.json') this.#changed = true;
+      });
+    } catch {
+      return false;
+    }
+    this.#watcher.on('error', () => this.unwatch());
+    this.#changed = true;
+    return true;
+  }
+
+  unwatch(): void {
+    this.#watcher?.close();
+    this.#watcher = null;
+    this.#changed = true;
+  }
+
   /** Resolves once the in-memory copy reflects every write finished before this call. */
   fresh(): Promise<void> {
     this.#pendingCheck ??= new Promise<void>((resolve, reject) => {
       setImmediate(() => {
         this.#pendingCheck = null;
-        this.load().then(resolve, reject);
+        const now = this.clock();
+        // Nothing replaced the file since the last stat, though that stat may still be running.
+        if (this.#watcher !== null && !this.#changed && now - this.#checkedAt < RECHECK_MS) return void this.#reloading.then(resolve, reject);
+        // Cleared before the stat: a rename reported while it runs marks the file changed again.
+        this.#changed = this.#watcher === null;
+        this.#checkedAt = now;
+        this.#reload().then(resolve, (err: unknown) => {
+          this.#changed = true;
+          reject(err);
+        });
       });
     });
     return this.#pendingCheck;
+  }
+
+  /** `load`, one at a time, so an older read can never land after a newer one. */
+  #reload(): Promise<void> {
+    const next = this.#reloading.catch(() => undefined).then(() => this.load());
+    this.#reloading = next;
+    return next;
   }
 
   get users(): readonly User[] {
@@ -100,7 +155,7 @@ export class AccountStore {
   /** Read-modify-write under the cross-process lock; `fn` may throw to abort. */
   async mutate<T>(fn: (doc: AccountsDoc) => T): Promise<T> {
     return withFileLock(this.#lock, async () => {
-      await this.load();
+      await this.#reload();
       const doc = structuredClone(this.#doc);
       const result = fn(doc);
       await this.files.writeFile(this.#file, JSON.stringify(doc, null, 1));
