@@ -9,7 +9,7 @@ import { emptyFields, findParam, parseUrlEncoded, type Fields } from '../http/fi
 import { json, type Headers, type Reply } from '../http/reply.ts';
 import { respond } from '../http/respond.ts';
 import type { Router } from '../http/router.ts';
-import type { ApiLogEntry } from '../log/entry.ts';
+import { isoTime, type ApiLogEntry } from '../log/entry.ts';
 import type { Viewer } from '../paste/service.ts';
 
 export interface ApiContext {
@@ -61,7 +61,7 @@ export async function handleApi(
   }
   respond(res, reply, trace.headers);
   const entry: ApiLogEntry = {
-    time: new Date(deps.now()).toISOString(),
+    time: isoTime(deps.now()),
     token_id: trace.principal?.tokenId ?? null,
     user_id: trace.principal?.userId ?? null,
     method: req.method ?? '',

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { randomBase62 } from '../paste/ids.ts';
 
 export const SCOPES = ['read', 'write', 'admin'] as const;
@@ -18,7 +18,7 @@ export function newTokenSecret(): { id: string; secret: string } {
   return { id, secret: `pst_${id}_${randomBase62(32)}` };
 }
 
-export const hashToken = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+export const hashToken = (secret: string): string => hash('sha256', secret, 'hex');
 
 /** The record id a presented secret claims, or null when it is not shaped like one of ours. */
 export function tokenIdOf(secret: string): string | null {
@@ -27,7 +27,7 @@ export function tokenIdOf(secret: string): string | null {
 
 /** Constant-time comparison of a presented secret against a stored hash. */
 export function tokenMatches(secret: string, storedHash: string): boolean {
-  const a = Buffer.from(hashToken(secret), 'hex');
+  const a = hash('sha256', secret, 'buffer');
   const b = Buffer.from(storedHash, 'hex');
   return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -1,7 +1,7 @@
 import { appendFile, mkdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isErrno, listDir } from '../store/files.ts';
-import { logFileName, parseLogFileName, utcDay } from './entry.ts';
+import { dayOf, logFileName, parseLogFileName, utcDay } from './entry.ts';
 import type { ApiLogEntry } from './entry.ts';
 
 export interface LogAppenderOptions {
@@ -92,8 +92,11 @@ export class LogAppender {
 
   /** Queues one line; the write happens on the next flush. */
   append(entry: ApiLogEntry): void {
-    const ms = Date.parse(entry.time);
-    const day = utcDay(Number.isFinite(ms) ? ms : this.#now());
+    let day = dayOf(entry.time);
+    if (day === undefined) {
+      const ms = Date.parse(entry.time);
+      day = utcDay(Number.isFinite(ms) ? ms : this.#now());
+    }
     // JSON.stringify escapes control characters, so a line can never contain "\n".
     this.#buffer.push({ day, line: `${JSON.stringify(entry)}\n` });
     this.#trim();

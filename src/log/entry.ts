@@ -41,6 +41,21 @@ export function compareLogFiles(a: LogFileId, b: LogFileId): number {
 }
 
 /** The UTC date (YYYY-MM-DD) of an epoch-ms instant. */
+/** The UTC day of a time as toISOString() writes it, read off its text; undefined for any other shape. */
+export const dayOf = (iso: string): string | undefined => (ISO_UTC_RE.test(iso) ? iso.slice(0, 10) : undefined);
+const ISO_UTC_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/** toISOString() of `ms`, remembered for the last millisecond asked: a busy server logs many lines in one. */
+export function isoTime(ms: number): string {
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}
+let lastMs = NaN;
+let lastIso = '';
+
 export function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }

@@ -41,7 +41,16 @@ export class PasteService {
 
   /** A paste the viewer may see, without counting a view or checking its password. */
   async peek(hash: string, viewer: Viewer | null): Promise<Paste> {
-    const p = await this.store.get(hash);
+    return this.#visible(await this.#lookup(hash), viewer);
+  }
+
+  /** The stored paste, from the cache without a detour through the disk's promises when it is there. */
+  #lookup(hash: string): Paste | null | Promise<Paste | null> {
+    const cached = this.store.cached(hash);
+    return cached !== undefined ? cached : this.store.get(hash);
+  }
+
+  #visible(p: Paste | null, viewer: Viewer | null): Paste {
     if (p === null || !canSee(viewer, p)) throw notFound();
     if (isExpired(p, this.now())) throw expiredError();
     if (p.burned) throw burnedError();
@@ -74,7 +83,7 @@ export class PasteService {
     consume = true,
     passwordOk?: PasswordProof,
   ): Promise<{ paste: Paste; viewCount: number }> {
-    const p = await this.peek(hash, viewer);
+    const p = this.#visible(await this.#lookup(hash), viewer);
     if (this.needsPassword(p, viewer) && passwordOk?.(p) !== true) {
       if (password === undefined || password === '') throw new HttpError('password_required', 'Password required');
       if (!(await verifyPassword(password, p.password as string))) throw new HttpError('invalid_password', 'Invalid password');

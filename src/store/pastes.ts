@@ -58,6 +58,15 @@ export class PasteStore {
     return paste !== null && paste.hash === hash ? paste : null;
   }
 
+  /**
+   * The paste with this exact hash as the cache knows it, without waiting for the disk:
+   * undefined when the cache cannot say. The cache is authoritative for what it holds.
+   */
+  cached(hash: string): Paste | null | undefined {
+    const p = this.#cache.get(shortcodeOf(hash));
+    return p === undefined ? undefined : p.hash === hash ? p : null;
+  }
+
   async getByShortcode(code: string): Promise<Paste | null> {
     const cached = this.#cache.get(code);
     if (cached !== undefined) return cached;
