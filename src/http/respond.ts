@@ -23,7 +23,7 @@ function bodyUnread(req: IncomingMessage): boolean {
 export function respond(res: ServerResponse, reply: Reply, extra?: Headers): void {
   if (res.headersSent) return;
   const headers: Headers = { ...extra, ...reply.headers };
-  let body: string | Buffer;
+  let body: string | Buffer | readonly (Buffer | string)[];
   if (reply.kind === 'redirect') {
     headers['location'] = reply.location;
     body = '';
@@ -42,7 +42,20 @@ export function respond(res: ServerResponse, reply: Reply, extra?: Headers): voi
   }
   // 204 and 304 carry no body (RFC 9110 §15.3.5, §15.4.5), so no Content-Length either.
   const bodiless = reply.status === 204 || reply.status === 304;
-  if (!bodiless) headers['content-length'] = String(Buffer.byteLength(body));
+  if (!bodiless) headers['content-length'] = String(typeof body === 'string' || Buffer.isBuffer(body) ? Buffer.byteLength(body) : byteLength(body));
   res.writeHead(reply.status, headers);
-  res.end(res.req.method === 'HEAD' || bodiless ? undefined : body);
+  if (res.req.method === 'HEAD' || bodiless) res.end();
+  else if (typeof body === 'string' || Buffer.isBuffer(body)) res.end(body);
+  else {
+    // Corked, the head and every piece leave in one writev.
+    res.cork();
+    for (const piece of body) res.write(piece);
+    res.end();
+  }
+}
+
+function byteLength(pieces: readonly (Buffer | string)[]): number {
+  let n = 0;
+  for (const p of pieces) n += Buffer.byteLength(p);
+  return n;
 }

@@ -5,10 +5,15 @@ interface Entry {
   size: number;
   /** Rendered forms of this exact paste object (response bodies), built on first use. */
   renders: Map<string, Buffer> | null;
+  /** Read since eviction last passed it: it gets a second chance. */
+  used: boolean;
 }
 
 /**
- * A least-recently-used map of pastes bounded by an estimate of their memory. Next to each
+ * A map of pastes bounded by an estimate of their memory, evicting the least recently used
+ * (approximately: the CLOCK algorithm). A hit only sets a flag instead of moving the entry,
+ * so reads do not churn the map; eviction walks from the oldest entry, and one read since
+ * it was last passed sends it to the back instead of out. Next to each
  * paste it can keep rendered forms of it (e.g. the API's JSON body); they belong to that
  * paste object, so they vanish with it when the paste is replaced, deleted or evicted, and
  * a stale rendering can never be served.
@@ -22,9 +27,7 @@ export class PasteCache {
   get(key: string): Paste | undefined {
     const e = this.#map.get(key);
     if (e === undefined) return undefined;
-    // Re-insert to mark as most recently used (Map keeps insertion order).
-    this.#map.delete(key);
-    this.#map.set(key, e);
+    e.used = true;
     return e.paste;
   }
 
@@ -32,7 +35,7 @@ export class PasteCache {
     this.delete(key);
     const size = sizeOf(paste);
     if (size > this.maxBytes / 4) return;
-    this.#map.set(key, { paste, size, renders: null });
+    this.#map.set(key, { paste, size, renders: null, used: false });
     this.#bytes += size;
     this.#evict();
   }
@@ -63,9 +66,16 @@ export class PasteCache {
   }
 
   #evict(): void {
+    // Map order is insertion order, and an entry re-inserted during the walk is met again
+    // at the end of it, with its flag cleared: the walk ends.
     for (const [k, e] of this.#map) {
       if (this.#bytes <= this.maxBytes) break;
       this.#map.delete(k);
+      if (e.used) {
+        e.used = false;
+        this.#map.set(k, e);
+        continue;
+      }
       this.#bytes -= e.size;
     }
   }

@@ -19,6 +19,19 @@ describe('PasteCache', () => {
     assert.equal(cache.bytes, 4 * 1124);
   });
 
+  test('an entry read between inserts survives any number of them; unread ones leave oldest first', () => {
+    const cache = new PasteCache(4 * (1024 + 100));
+    for (const k of ['a', 'b', 'c', 'd']) cache.set(k, paste(`${k}000000000`, 'x'.repeat(100)));
+    for (let i = 0; i < 20; i++) {
+      assert.ok(cache.get('a'), `a is still cached before insert ${i}`);
+      cache.set(`n${i}`, paste(`n${String(i).padStart(9, '0')}`, 'x'.repeat(100)));
+      assert.equal(cache.size, 4);
+    }
+    assert.ok(cache.get('n19') && cache.get('n18') && cache.get('n17'));
+    assert.equal(cache.get('n16'), undefined);
+    assert.equal(cache.get('b'), undefined);
+  });
+
   test('counts non-Latin-1 text at two bytes a character', () => {
     const cache = new PasteCache(1 << 20);
     cache.set('a', paste('a000000000', 'é'.repeat(100)));

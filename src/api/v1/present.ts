@@ -37,16 +37,16 @@ function presentWithoutViews(deps: AppDeps, p: Paste): Record<string, unknown> {
   };
 }
 
-const BODY_HEAD = Buffer.from('{"ok":true,"paste":{"view_count":');
+const BODY_HEAD = '{"ok":true,"paste":{"view_count":';
 
 /**
  * The whole `paste.php` answer as bytes. Everything but the view count is rendered once per
  * stored paste object and kept beside it in the cache (an edit, burn or expiry makes a new
  * object, so nothing stale is reused); a read only splices in the count.
  */
-export function pasteBody(deps: AppDeps, p: Paste, viewCount: number): Buffer {
+export function pasteBody(deps: AppDeps, p: Paste, viewCount: number): [string, Buffer] {
   const tail = deps.store.render(p, 'api-paste', () => ownedBuffer(`,${JSON.stringify(presentWithoutViews(deps, p)).slice(1)}}`));
-  return Buffer.concat([BODY_HEAD, Buffer.from(String(viewCount)), tail]);
+  return [BODY_HEAD + viewCount, tail];
 }
 
 /** Turns validation problems into one refusal: 413 if any is about size, else 400. */
