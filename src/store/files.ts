@@ -26,8 +26,7 @@ export class DurableFiles {
   /** Atomically replaces (or creates) `path` with `data`. */
   async writeFile(path: string, data: string | Uint8Array): Promise<void> {
     const tmp = await this.#writeTemp(data);
-    await this.ensureDir(dirname(path));
-    await rename(tmp, path);
+    await this.#intoDir(path, () => rename(tmp, path));
     await fsyncDir(dirname(path));
   }
 
@@ -37,17 +36,30 @@ export class DurableFiles {
    */
   async createFile(path: string, data: string | Uint8Array): Promise<boolean> {
     const tmp = await this.#writeTemp(data);
-    await this.ensureDir(dirname(path));
     try {
-      await link(tmp, path);
+      await this.#intoDir(path, () => link(tmp, path));
     } catch (err) {
+      await unlink(tmp);
       if (isErrno(err, 'EEXIST')) return false;
       throw err;
-    } finally {
-      await unlink(tmp);
     }
-    await fsyncDir(dirname(path));
+    // The temp name is only clutter now (a crash leaves it for init() to sweep away).
+    await Promise.all([unlink(tmp), fsyncDir(dirname(path))]);
     return true;
+  }
+
+  /**
+   * Runs `move` (a rename or link to `path`), creating the destination folder only when the
+   * move finds it missing: asking first would cost every write a mkdir.
+   */
+  async #intoDir(path: string, move: () => Promise<void>): Promise<void> {
+    try {
+      await move();
+    } catch (err) {
+      if (!isErrno(err, 'ENOENT')) throw err;
+      await this.ensureDir(dirname(path));
+      await move();
+    }
   }
 
   /** Removes `path` durably. Returns false when it did not exist. */

@@ -1,4 +1,4 @@
-import { readFile, rmdir, stat, unlink } from 'node:fs/promises';
+import { readFile, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBase62, shortcodeOf } from '../paste/ids.ts';
 import { isExpired, type Paste } from '../paste/paste.ts';
@@ -87,9 +87,9 @@ export class PasteStore {
   /**
    * Stores a new paste under a fresh random hash. `make` builds the record for a hash;
    * a taken shortcode (one in 56 billion per existing paste) just means another draw.
-   * Only this process writes pastes, so the per-code lock plus an existence check make the
-   * create exclusive (on a case-insensitive disk the check also sees `abCDEF` as `ABcdef`),
-   * and the rename makes it atomic. `alongside` writes index entries for the paste
+   * The file is put in place with link(2), which fails if the name is taken (on a
+   * case-insensitive disk, also by `ABcdef` for `abCDEF`), so the create is exclusive and
+   * atomic without asking the disk first. `alongside` writes index entries for the paste
    * concurrently with the paste itself, sharing the wait for the disk.
    */
   async create(make: (hash: string) => Paste, alongside?: (paste: Paste) => Promise<void>): Promise<Paste> {
@@ -98,11 +98,14 @@ export class PasteStore {
       const code = shortcodeOf(paste.hash);
       const path = this.#path(code);
       const created = await this.#locks.run(code, async () => {
-        if (this.#cache.get(code) !== undefined || (await exists(path))) return false;
+        if (this.#cache.get(code) !== undefined) return false;
         // The expiry index entry goes first: a crash may leave an entry without a paste
         // (the sweep ignores it) but never an expiring paste the sweep cannot find.
         if (paste.expire_at !== null) await this.#index(paste.expire_at, paste.hash);
-        await Promise.all([this.files.writeFile(path, JSON.stringify(paste)), alongside?.(paste)]);
+        // On the rare taken name, the index line written alongside names a hash no paste has:
+        // readers of the index check every hash against the store anyway.
+        const [created] = await Promise.all([this.files.createFile(path, JSON.stringify(paste)), alongside?.(paste)]);
+        if (!created) return false;
         // Not cached: the cache holds what is read, so a burst of creates cannot evict it.
         this.#epoch++;
         return true;
@@ -197,13 +200,3 @@ export const TOMBSTONE_MS = 30 * 86_400_000;
 
 /** A paste whose content is gone (burned, or expired and swept): live content is never empty. */
 export const isTombstone = (p: Paste): boolean => p.content === '';
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch (err) {
-    if (isErrno(err, 'ENOENT')) return false;
-    throw err;
-  }
-}

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Paste } from '../../src/paste/paste.ts';
@@ -32,6 +33,8 @@ test('PasteStore.create never overwrites a taken shortcode, on disk or in cache,
       assert.equal((await store.get(taken.hash))?.content, 'original');
       assert.equal((await store.get(made.hash))?.content, 'newcomer');
     }
+    // Neither the refused draw nor the created paste leaves its temp file behind.
+    assert.deepEqual(await readdir(join(dir, 'tmp')), []);
   } finally {
     await cleanup(dir);
   }
