@@ -1,5 +1,7 @@
-import { mkdir, open, readdir, readFile, rename, link, rm, unlink } from 'node:fs/promises';
+import * as fs from 'node:fs';
+import { mkdir, readdir, readFile, rename, link, rm, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { randomBase62 } from '../paste/ids.ts';
 
 /**
@@ -95,25 +97,53 @@ export class DurableFiles {
     // Unique across the processes sharing the folder (server and CLI), even when a crashed
     // process with the same pid left a file behind.
     const tmp = join(this.#tmpDir, `${process.pid}-${++this.#tmpCounter}-${randomBase62(6)}.tmp`);
-    const fh = await open(tmp, 'wx', 0o600);
+    const fd = await byFd.open(tmp, 'wx', 0o600);
     try {
-      await fh.writeFile(data);
+      await writeAll(fd, data);
       // fdatasync: the data and the size needed to read it back, not the timestamps.
-      await fh.datasync();
+      await byFd.datasync(fd);
     } finally {
-      await fh.close();
+      await byFd.close(fd);
     }
     return tmp;
   }
 }
 
+/**
+ * File-descriptor calls for the write path. fs/promises wraps every opened file in a
+ * FileHandle (an event emitter the garbage collector must finalize); these plain-number
+ * versions cost a create two such objects fewer.
+ */
+export const byFd = {
+  open: promisify(fs.open),
+  write: promisify(fs.write),
+  datasync: promisify(fs.fdatasync),
+  sync: promisify(fs.fsync),
+  close: promisify(fs.close),
+};
+
+const readFileCb = promisify(fs.readFile);
+
+/**
+ * A whole file as UTF-8 text. The callback readFile does its open, fstat, read and close
+ * without the FileHandle and per-step promises of fs/promises' readFile: cheaper on the
+ * read path, where a cache miss lands.
+ */
+export const readText = (path: string): Promise<string> => readFileCb(path, 'utf8');
+
+/** Writes all of `data` at the file's position (its end, when opened to append). */
+export async function writeAll(fd: number, data: string | Uint8Array): Promise<void> {
+  const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+  for (let done = 0; done < bytes.length; ) done += (await byFd.write(fd, bytes, done, bytes.length - done, null)).bytesWritten;
+}
+
 /** fsync a folder so that renames, links and unlinks inside it are on disk. */
 export async function fsyncDir(dir: string): Promise<void> {
-  const fh = await open(dir, 'r');
+  const fd = await byFd.open(dir, 'r');
   try {
-    await fh.sync();
+    await byFd.sync(fd);
   } finally {
-    await fh.close();
+    await byFd.close(fd);
   }
 }
 

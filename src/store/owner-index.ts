@@ -1,6 +1,6 @@
-import { open, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isErrno, type DurableFiles } from './files.ts';
+import { byFd, fsyncDir, isErrno, writeAll, type DurableFiles } from './files.ts';
 
 /** Lines waiting for the next write of one user's file, and who waits for them. */
 interface Batch {
@@ -22,6 +22,8 @@ export class OwnerIndex {
   readonly #dir: string;
   readonly #queued = new Map<number, Batch>();
   readonly #writing = new Set<number>();
+  /** Users whose file this process has made sure is in the folder durably. */
+  readonly #synced = new Set<number>();
 
   constructor(
     dataDir: string,
@@ -78,12 +80,17 @@ export class OwnerIndex {
     for (let batch = this.#queued.get(userId); batch !== undefined; batch = this.#queued.get(userId)) {
       this.#queued.delete(userId);
       try {
-        const fh = await open(this.#file(userId), 'a', 0o600);
+        const fd = await byFd.open(this.#file(userId), 'a', 0o600);
         try {
-          await fh.appendFile(batch.lines);
-          await fh.datasync();
+          await writeAll(fd, batch.lines);
+          await byFd.datasync(fd);
         } finally {
-          await fh.close();
+          await byFd.close(fd);
+        }
+        // The first append of this process may have created the file: make its name durable too.
+        if (!this.#synced.has(userId)) {
+          await fsyncDir(this.#dir);
+          this.#synced.add(userId);
         }
         for (const w of batch.waiters) w.resolve();
       } catch (err) {

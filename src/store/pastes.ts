@@ -1,8 +1,8 @@
-import { readFile, rmdir, unlink } from 'node:fs/promises';
+import { rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBase62, shortcodeOf } from '../paste/ids.ts';
 import { isExpired, type Paste } from '../paste/paste.ts';
-import { isErrno, listDir, type DurableFiles } from './files.ts';
+import { isErrno, listDir, readText, type DurableFiles } from './files.ts';
 import { KeyedMutex } from './mutex.ts';
 import { PasteCache } from './paste-cache.ts';
 
@@ -73,7 +73,7 @@ export class PasteStore {
     const epoch = this.#epoch;
     let text: string;
     try {
-      text = await readFile(this.#path(code), 'utf8');
+      text = await readText(this.#path(code));
     } catch (err) {
       if (isErrno(err, 'ENOENT')) return null;
       throw err;
