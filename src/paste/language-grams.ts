@@ -17,9 +17,15 @@ export function gramsOf(literal: string): number[] {
   return grams;
 }
 
-/** The set of the sample's n-gram hashes, as a bitmap. */
-export function gramSet(sample: string): Uint32Array {
-  const bits = new Uint32Array(0x10000 / 32);
+/** Words in a gram set's bitmap. */
+export const GRAM_WORDS = 0x10000 / 32;
+
+/**
+ * The set of the sample's n-gram hashes, as a bitmap, written into `bits` (cleared first):
+ * callers reuse one bitmap rather than allocate 8 KB per paste.
+ */
+export function gramSet(sample: string, bits = new Uint32Array(GRAM_WORDS)): Uint32Array {
+  bits.fill(0);
   let a = 0;
   let b = sample.charCodeAt(0);
   for (let i = 1; i < sample.length; i++) {
@@ -36,5 +42,6 @@ export function gramSet(sample: string): Uint32Array {
 
 /** Whether every one of `grams` is in the set (false: the literal cannot occur). */
 export function mayContain(bits: Uint32Array, grams: readonly number[]): boolean {
-  return grams.every((h) => ((bits[h >>> 5] ?? 0) & (1 << (h & 31))) !== 0);
+  for (const h of grams) if (((bits[h >>> 5] ?? 0) & (1 << (h & 31))) === 0) return false;
+  return true;
 }

@@ -1,6 +1,6 @@
 import { LINE_CLUES, TEXT_CLUES } from './language-clues.ts';
 import type { Weights } from './language-clues.ts';
-import { gramSet, gramsOf, mayContain } from './language-grams.ts';
+import { GRAM_WORDS, gramSet, gramsOf, mayContain } from './language-grams.ts';
 
 /**
  * The languages a paste can be tagged with, and a small heuristic detector for pastes
@@ -90,6 +90,13 @@ const NO_SEMICOLONS = points({ java: -2, c: -2, cpp: -2, csharp: -2, php: -2 });
 
 const NONE: readonly IndexedLineClue[] = [];
 
+/** Scratch space, reused by every (synchronous) call instead of allocated per paste. */
+const scratch = {
+  score: new Float64Array(LANGUAGES.length),
+  matched: new Uint8Array(LINE_CLUES.length),
+  grams: new Uint32Array(GRAM_WORDS),
+};
+
 /** Guesses the language of `content`; 'text' unless the evidence is convincing. */
 export function detectLanguage(content: string): string {
   const sample = content.slice(0, SAMPLE_CHARS);
@@ -98,11 +105,11 @@ export function detectLanguage(content: string): string {
   const decided = decisive(body);
   if (decided !== undefined) return decided;
 
-  const score = new Float64Array(LANGUAGES.length);
+  const score = scratch.score.fill(0);
   const add = (p: Points): void => {
     for (const [lang, n] of p) score[lang] = (score[lang] ?? 0) + n;
   };
-  const matched = new Uint8Array(LINE_CLUES.length);
+  const matched = scratch.matched.fill(0);
   const tryClues = (clues: readonly IndexedLineClue[], l: string): void => {
     for (const clue of clues) {
       if ((matched[clue.id] ?? 0) < clue.max && clue.re.test(l)) {
@@ -130,7 +137,7 @@ export function detectLanguage(content: string): string {
     if (head === '[' && /^\[[^\]]+\]$/.test(l)) iniSections++;
   }
   const head = sample.slice(0, CLUE_SAMPLE_CHARS);
-  const grams = gramSet(head);
+  const grams = gramSet(head, scratch.grams);
   for (const clue of textClues) {
     if (!mayContain(grams, clue.grams)) continue;
     if (clue.re === undefined ? head.includes(clue.has) : clue.re.test(head)) add(clue.points);
