@@ -5,7 +5,7 @@ import { hasScope, type Scope } from '../auth/tokens.ts';
 import type { AppDeps } from '../deps.ts';
 import { bodyType, parseBody, readBody } from '../http/body.ts';
 import { HttpError } from '../http/errors.ts';
-import { emptyFields, findParam, parseUrlEncoded, type Fields } from '../http/fields.ts';
+import { findParam, NO_FIELDS, parseUrlEncoded, type Fields } from '../http/fields.ts';
 import { json, type Headers, type Reply } from '../http/reply.ts';
 import { respond } from '../http/respond.ts';
 import type { Router } from '../http/router.ts';
@@ -109,7 +109,8 @@ async function run(
   if (found === null && type !== null) body = await readFields(req, type, deps).catch(asHttpError);
   const secret = found ?? (body instanceof HttpError || body === null ? null : stringField(body, 'token'));
 
-  const principal = await authenticate(deps, secret, ip);
+  await deps.accounts.fresh();
+  const principal = authenticate(deps, secret, ip);
   trace.principal = principal;
 
   const limit = principal.rateLimit;
@@ -137,7 +138,7 @@ async function run(
   if (query instanceof HttpError) throw query;
   if (body instanceof HttpError) throw body;
   const viewer: Viewer = { userId: principal.userId, isAdmin: principal.scopes.includes('admin') };
-  return route.handler({ deps, req, ip, query, body: body ?? emptyFields(), principal, viewer });
+  return route.handler({ deps, req, ip, query, body: body ?? NO_FIELDS, principal, viewer });
 }
 
 async function readFields(req: IncomingMessage, type: 'json' | 'form', deps: AppDeps): Promise<Fields> {

@@ -23,18 +23,18 @@ export function findToken(req: IncomingMessage, queryToken: string | null): stri
 }
 
 /**
- * Checks a presented secret. Failures spend the client IP's failed-auth budget; once it is
+ * Checks a presented secret against the accounts as they are now: the caller awaits
+ * `accounts.fresh()` first. Failures spend the client IP's failed-auth budget; once it is
  * spent every attempt from that IP gets 429, a valid token included, so a guesser learns
  * nothing from the answers until the budget refills.
  */
-export async function authenticate(deps: AppDeps, secret: string | null, ip: string): Promise<Principal> {
+export function authenticate(deps: AppDeps, secret: string | null, ip: string): Principal {
   const failLimit = deps.config.authFailLimitPerMinute;
   const ipKey = `authfail:${ip}`;
   if (failLimit > 0) {
     const budget = deps.limiter.peek(ipKey, failLimit);
     if (!budget.allowed) throw tooManyFailures(failLimit, budget.retryAfterSec);
   }
-  await deps.accounts.fresh();
   const id = secret === null ? null : tokenIdOf(secret);
   const record = id === null ? undefined : deps.accounts.token(id);
   const user = record === undefined ? undefined : deps.accounts.user(record.user_id);

@@ -14,6 +14,8 @@ export const MAX_FIELDS = 64;
 const MAX_JSON_DEPTH = 8;
 
 export const emptyFields = (): Fields => Object.create(null) as Fields;
+/** The fields of a request that sent none: shared, so frozen. */
+export const NO_FIELDS: Readonly<Fields> = Object.freeze(emptyFields());
 
 /**
  * One `name=value` pair of `a=1&b=two`, decoded (`+` is a space). A name or value whose

@@ -15,6 +15,12 @@ import type { CreateInput, EditInput } from './validate.ts';
  */
 export type PasswordProof = (p: Paste) => boolean;
 
+/** A read's result: the stored paste object, and its view count including this read. */
+export interface Counted {
+  paste: Paste;
+  viewCount: number;
+}
+
 /** Who is asking: a user (through a token or a web session), or nobody. */
 export interface Viewer {
   userId: number;
@@ -75,19 +81,46 @@ export class PasteService {
   /**
    * `read`, answering the stored paste object itself (never to be changed) and the view
    * count apart, so callers can reuse what they rendered from that object before.
+   * The common read (a cached paste, no password to check, nothing to burn) is answered
+   * at once rather than through promises, for which every caller awaits all the same.
+   * Refusals always come as a rejected promise, never thrown.
    */
-  async readCounted(
+  readCounted(
     hash: string,
     viewer: Viewer | null,
     password: string | undefined,
     consume = true,
     passwordOk?: PasswordProof,
-  ): Promise<{ paste: Paste; viewCount: number }> {
-    const p = this.#visible(await this.#lookup(hash), viewer);
-    if (this.needsPassword(p, viewer) && passwordOk?.(p) !== true) {
-      if (password === undefined || password === '') throw new HttpError('password_required', 'Password required');
-      if (!(await verifyPassword(password, p.password as string))) throw new HttpError('invalid_password', 'Invalid password');
+  ): Counted | Promise<Counted> {
+    const cached = this.store.cached(hash);
+    if (cached === undefined) return this.store.get(hash).then((p) => this.#readFound(hash, p, viewer, password, consume, passwordOk));
+    try {
+      return this.#readFound(hash, cached, viewer, password, consume, passwordOk);
+    } catch (err) {
+      return Promise.reject(err as Error);
     }
+  }
+
+  #readFound(
+    hash: string,
+    found: Paste | null,
+    viewer: Viewer | null,
+    password: string | undefined,
+    consume: boolean,
+    passwordOk: PasswordProof | undefined,
+  ): Counted | Promise<Counted> {
+    const p = this.#visible(found, viewer);
+    if (this.needsPassword(p, viewer) && passwordOk?.(p) !== true) return this.#unlock(p, password).then(() => this.#count(hash, p, consume));
+    return this.#count(hash, p, consume);
+  }
+
+  async #unlock(p: Paste, password: string | undefined): Promise<void> {
+    if (password === undefined || password === '') throw new HttpError('password_required', 'Password required');
+    if (!(await verifyPassword(password, p.password as string))) throw new HttpError('invalid_password', 'Invalid password');
+  }
+
+  /** Counts the view, or burns a one-time paste; a HEAD (`consume` false) does neither. */
+  #count(hash: string, p: Paste, consume: boolean): Counted | Promise<Counted> {
     // A HEAD asks what a read would answer without being one: no view, no burn.
     if (!consume) return { paste: p, viewCount: p.view_count + this.views.pending(hash) };
     if (p.burn_after_read === 0) {
