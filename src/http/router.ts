@@ -9,7 +9,7 @@ export interface RouteDef<T> {
 }
 
 export type Match<T> =
-  | { kind: 'found'; data: T; params: Record<string, string> }
+  | { kind: 'found'; data: T; params: Readonly<Record<string, string>> }
   | { kind: 'method_not_allowed'; allow: string[] }
   | { kind: 'not_found' };
 
@@ -32,7 +32,7 @@ export class Router<T> {
 
   match(method: string, path: string): Match<T> {
     let byMethod = this.#static.get(path);
-    let params: Record<string, string> = Object.create(null) as Record<string, string>;
+    let params: Readonly<Record<string, string>> = NO_PARAMS;
     if (byMethod === undefined) {
       const parts = path.split('/');
       for (const p of this.#patterns) {
@@ -66,6 +66,9 @@ export class Router<T> {
     return p.byMethod;
   }
 }
+
+/** The params of a static route: none, shared by every match. */
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);
 
 function matchSegments(pattern: string[], parts: string[]): Record<string, string> | null {
   if (pattern.length !== parts.length) return null;

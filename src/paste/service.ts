@@ -123,10 +123,7 @@ export class PasteService {
   #count(hash: string, p: Paste, consume: boolean): Counted | Promise<Counted> {
     // A HEAD asks what a read would answer without being one: no view, no burn.
     if (!consume) return { paste: p, viewCount: p.view_count + this.views.pending(hash) };
-    if (p.burn_after_read === 0) {
-      this.views.add(hash);
-      return { paste: p, viewCount: p.view_count + this.views.pending(hash) };
-    }
+    if (p.burn_after_read === 0) return { paste: p, viewCount: p.view_count + this.views.add(hash) };
     return this.store.transact(hash, (cur) => {
       if (cur === null) throw notFound();
       if (cur.burned) throw burnedError();

@@ -16,8 +16,11 @@ export class ViewCounter {
     private readonly file: string,
   ) {}
 
-  add(hash: string): void {
-    this.#pending.set(hash, (this.#pending.get(hash) ?? 0) + 1);
+  /** Counts one view; answers the views now pending for this paste. */
+  add(hash: string): number {
+    const n = (this.#pending.get(hash) ?? 0) + 1;
+    this.#pending.set(hash, n);
+    return n;
   }
 
   pending(hash: string): number {
