@@ -15,6 +15,8 @@ export interface LineClue {
   readonly weights: Weights;
   /** How many matching lines score. */
   readonly max: number;
+  /** A character every matching line ends with, checked before the pattern is run. */
+  readonly last?: string;
 }
 
 /** A pattern tried once over the sample, and only when the literal `has` occurs in it. */
@@ -25,9 +27,9 @@ function line(heads: string, re: RegExp, weights: Weights, max = 1): LineClue {
   return { heads, re, weights, max };
 }
 
-/** A line clue tried on every line that starts with a word, whatever the word. */
-function anyLine(re: RegExp, weights: Weights, max = 1): LineClue {
-  return { heads: undefined, re, weights, max };
+/** A line clue tried on every line that starts with a word and ends with `last`, whatever the word. */
+function anyLine(last: string, re: RegExp, weights: Weights, max = 1): LineClue {
+  return { heads: undefined, re, weights, max, last };
 }
 
 /** A substring clue: `literal` must occur, and then `re` (when given) must match too. */
@@ -151,7 +153,7 @@ export const LINE_CLUES: readonly LineClue[] = [
   line('fun suspend override private public internal open inline', /^(?:(?:private|public|internal|protected|override|open|suspend|inline|operator|infix|tailrec) )*fun (?:<[^>]*> )?[\w.]+\(/, { kotlin: 5 }),
   line('val private public internal override', /^(?:(?:private|public|internal|protected|override|lateinit) )*val \w+/, { kotlin: 3 }),
   line('constructor', /^constructor\s*\(/, { javascript: 3, typescript: 3 }),
-  anyLine(/^(?!(?:if|for|while|switch|catch|with|function|return)\b)(?:(?:static|get|set|async) )*[a-z_$][\w$]*\s*\([\w$, ]*\)\s*\{$/, { javascript: 1 }, 3),
+  anyLine('{', /^(?!(?:if|for|while|switch|catch|with|function|return)\b)(?:(?:static|get|set|async) )*[a-z_$][\w$]*\s*\([\w$, ]*\)\s*\{$/, { javascript: 1 }, 3),
   line('export', /^export (?:default )?(?:async )?(?:function|class|const|let)\b/, { javascript: 2, typescript: 2 }),
   line('export', /^export (?:interface|type|enum|declare|abstract class|namespace)\b/, { typescript: 3 }),
   line('export', /^export [A-Z_][A-Z0-9_]*=/, { bash: 3 }),

@@ -36,7 +36,7 @@ const MIN_SCORE = 4;
 type Points = readonly (readonly [number, number])[];
 
 /** A line clue as scored: `id` indexes the count of lines it has matched. */
-interface IndexedLineClue { readonly id: number; readonly re: RegExp; readonly points: Points; readonly max: number }
+interface IndexedLineClue { readonly id: number; readonly re: RegExp; readonly points: Points; readonly max: number; readonly last: string | undefined }
 /** A text clue as scored. */
 interface IndexedTextClue {
   readonly has: string;
@@ -59,8 +59,8 @@ const byHead = new Map<string, IndexedLineClue[]>();
 /** Line clues tried on every line that starts with a word, whatever the word. */
 const ANY_WORD: IndexedLineClue[] = [];
 
-for (const [id, { heads, re, weights, max }] of LINE_CLUES.entries()) {
-  const clue = { id, re, points: points(weights), max };
+for (const [id, { heads, re, weights, max, last }] of LINE_CLUES.entries()) {
+  const clue = { id, re, points: points(weights), max, last };
   if (heads === undefined) ANY_WORD.push(clue);
   for (const head of heads?.split(' ') ?? []) {
     const list = byHead.get(head) ?? [];
@@ -112,7 +112,7 @@ export function detectLanguage(content: string): string {
   const matched = scratch.matched.fill(0);
   const tryClues = (clues: readonly IndexedLineClue[], l: string): void => {
     for (const clue of clues) {
-      if ((matched[clue.id] ?? 0) < clue.max && clue.re.test(l)) {
+      if ((matched[clue.id] ?? 0) < clue.max && (clue.last === undefined || l.endsWith(clue.last)) && clue.re.test(l)) {
         matched[clue.id] = (matched[clue.id] ?? 0) + 1;
         add(clue.points);
       }
@@ -132,8 +132,9 @@ export function detectLanguage(content: string): string {
     const head = word === undefined ? l.charAt(0) : word.toLowerCase();
     tryClues(byHead.get(head) ?? NONE, l);
     if (word !== undefined) tryClues(ANY_WORD, l);
-    if (word !== undefined && isYamlKey(l, head)) yamlKeys++;
-    if (word !== undefined && /^[\w.-]+[ \t]*=[^=(){}[\];]*$/.test(l)) iniKeys++;
+    // Both patterns need their punctuation; looking for it first spares most lines the test.
+    if (word !== undefined && l.includes(':') && isYamlKey(l, head)) yamlKeys++;
+    if (word !== undefined && l.includes('=') && /^[\w.-]+[ \t]*=[^=(){}[\];]*$/.test(l)) iniKeys++;
     if (head === '[' && /^\[[^\]]+\]$/.test(l)) iniSections++;
   }
   const head = sample.slice(0, CLUE_SAMPLE_CHARS);
