@@ -20,5 +20,6 @@ VOLUME ["/data"]
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # node runs directly (not through npm) so SIGTERM reaches the server and it shuts down cleanly.
-# A 2 MB young-generation semi-space keeps resident memory down (see README, Performance).
-CMD ["node", "--max-semi-space-size=2", "dist/main.js"]
+# An 8 MB young-generation semi-space: requests' garbage dies young instead of being
+# promoted, a quarter less CPU per request for ~20 MB more memory (see README, Performance).
+CMD ["node", "--max-semi-space-size=8", "dist/main.js"]
