@@ -210,3 +210,21 @@ describe('owner index and recent list', () => {
     assert.equal((await service.listRecent(1))[0]?.hash, unlisted.hash, 'a paste made public joins the recent list');
   });
 });
+
+describe('readCounted', () => {
+  test('answers a cached paste at once, and refuses by rejecting, never by throwing', async () => {
+    const open = await service.create(input(), 1);
+    const hidden = await service.create(input({ privacy: 'private' }), 1);
+    await service.read(open.hash, other, undefined); // both now cached
+    await service.read(hidden.hash, owner, undefined);
+    const counted = service.readCounted(open.hash, other, undefined);
+    assert.ok(!(counted instanceof Promise), 'a cached, unprotected paste needs no promise');
+    assert.equal(counted.paste.content, 'hello');
+    assert.equal(counted.viewCount, 2);
+    let refusal: unknown;
+    assert.doesNotThrow(() => (refusal = service.readCounted(hidden.hash, other, undefined)));
+    assert.ok(refusal instanceof Promise);
+    await status(refusal, 404);
+    await status(Promise.resolve().then(() => service.readCounted('AAAAAAAAAA', owner, undefined)), 404);
+  });
+});
