@@ -120,19 +120,17 @@ export class AccountStore {
         // Cleared before the stat: a rename reported while it runs marks the file changed again.
         this.#changed = this.#watcher === null;
         this.#checkedAt = now;
-        this.#reload().then(resolve, (err: unknown) => {
-          this.#changed = true;
-          reject(err);
-        });
+        this.#reload().then(resolve, reject);
       });
     });
     return this.#pendingCheck;
   }
 
-  /** `load`, one at a time, so an older read can never land after a newer one. */
+  /** `load`, one at a time, so an older read can never land after a newer one. A failed one is retried by the next check. */
   #reload(): Promise<void> {
     const next = this.#reloading.catch(() => undefined).then(() => this.load());
     this.#reloading = next;
+    next.catch(() => (this.#changed = true));
     return next;
   }
 
