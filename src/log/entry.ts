@@ -40,7 +40,6 @@ export function compareLogFiles(a: LogFileId, b: LogFileId): number {
   return a.index - b.index;
 }
 
-/** The UTC date (YYYY-MM-DD) of an epoch-ms instant. */
 /** The UTC day of a time as toISOString() writes it, read off its text; undefined for any other shape. */
 export const dayOf = (iso: string): string | undefined => (ISO_UTC_RE.test(iso) ? iso.slice(0, 10) : undefined);
 const ISO_UTC_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -56,6 +55,7 @@ export function isoTime(ms: number): string {
 let lastMs = NaN;
 let lastIso = '';
 
+/** The UTC date (YYYY-MM-DD) of an epoch-ms instant. */
 export function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }

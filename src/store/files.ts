@@ -13,6 +13,7 @@ import { randomBase62 } from '../paste/ids.ts';
 export class DurableFiles {
   readonly #tmpDir: string;
   readonly #knownDirs = new Set<string>();
+  #making: Promise<void> = Promise.resolve();
   #tmpCounter = 0;
 
   constructor(tmpDir: string) {
@@ -41,12 +42,11 @@ export class DurableFiles {
     try {
       await this.#intoDir(path, () => link(tmp, path));
     } catch (err) {
-      await unlink(tmp);
+      await dropTemp(tmp);
       if (isErrno(err, 'EEXIST')) return false;
       throw err;
     }
-    // The temp name is only clutter now (a crash leaves it for init() to sweep away).
-    await Promise.all([unlink(tmp), fsyncDir(dirname(path))]);
+    await Promise.all([dropTemp(tmp), fsyncDir(dirname(path))]);
     return true;
   }
 
@@ -76,8 +76,20 @@ export class DurableFiles {
     return true;
   }
 
-  /** mkdir -p, fsyncing the parent of each folder it creates so the folder itself is durable. */
-  async ensureDir(dir: string): Promise<void> {
+  /**
+   * mkdir -p, fsyncing the parent of each folder it creates so the folder itself is durable.
+   * Creations run one at a time: a second caller for the same (or a nested) folder waits
+   * until the first has synced the parents, rather than finding the folder there and
+   * acknowledging a write inside it while the folder's own entry may not be on disk yet.
+   */
+  ensureDir(dir: string): Promise<void> {
+    if (this.#knownDirs.has(dir)) return Promise.resolve();
+    const next = this.#making.catch(() => undefined).then(() => this.#makeDir(dir));
+    this.#making = next;
+    return next;
+  }
+
+  async #makeDir(dir: string): Promise<void> {
     if (this.#knownDirs.has(dir)) return;
     const created = await mkdir(dir, { recursive: true });
     if (created !== undefined) {
@@ -130,6 +142,9 @@ const readFileCb = promisify(fs.readFile);
  * read path, where a cache miss lands.
  */
 export const readText = (path: string): Promise<string> => readFileCb(path, 'utf8');
+
+/** Removes a temp name that has served: a failure only leaves clutter for init() to sweep, never fails the write. */
+const dropTemp = (tmp: string): Promise<void> => unlink(tmp).catch(() => undefined);
 
 /** Writes all of `data` at the file's position (its end, when opened to append). */
 export async function writeAll(fd: number, data: string | Uint8Array): Promise<void> {
