@@ -55,7 +55,7 @@ export async function startServer(config: Config, now: () => number = Date.now):
   const log = new LogAppender({ dir: join(dir, 'logs'), now, retentionDays: config.logRetentionDays });
   await Promise.all([accounts.load(), store.init(), owners.init(), views.load(), tokenUsage.load(), recent.load(), sessions.load()]);
   limiter.restore(await loadBuckets(bucketsFile));
-  accounts.watch();
+  await accounts.watch();
 
   // Listen before building the app: with PORT=0 the default BASE_URL needs the port we got.
   const server = createServer({ ...SERVER_TIMEOUTS });

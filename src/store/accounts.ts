@@ -1,6 +1,7 @@
 import { watch, type FSWatcher } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile, stat, statfs } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { PasswordHash } from '../auth/passwords.ts';
 import type { Scope } from '../auth/tokens.ts';
 import { isErrno, type DurableFiles } from './files.ts';
@@ -44,6 +45,14 @@ const emptyDoc = (): AccountsDoc => ({ version: 1, next_user_id: 1, users: [], t
 export const RECHECK_MS = 1_000;
 
 /**
+ * Filesystems (statfs f_type) whose every change goes through this kernel, so inotify sees
+ * the CLI's writes: ext2-4, xfs, btrfs, tmpfs, overlayfs (Docker's layers), zfs, f2fs.
+ * On anything else (NFS, SMB, 9p, virtiofs, FUSE: a Docker Desktop bind mount, say) another
+ * kernel may write, unseen, so the file is stat'ed on every turn instead.
+ */
+const LOCAL_FILESYSTEMS = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0x2fc12fc1, 0xf2f52010]);
+
+/**
  * Users and API tokens, one small JSON document shared by the server and the CLI.
  * Writers take a lock file and write atomically (a rename into place). The server sees
  * another process's write on its next request:
@@ -73,7 +82,7 @@ export class AccountStore {
   constructor(
     dataDir: string,
     private readonly files: DurableFiles,
-    private readonly clock: () => number = Date.now,
+    private readonly clock: () => number = () => performance.now(),
   ) {
     this.#dir = dataDir;
     this.#file = join(dataDir, 'accounts.json');
@@ -88,12 +97,20 @@ export class AccountStore {
     this.#set(doc, version);
   }
 
-  /** Starts watching the folder for a replaced file; false (and stat every time) if it cannot be watched. */
-  watch(): boolean {
+  /**
+   * Starts watching the folder for a replaced file. False (and a stat on every turn) where
+   * a watch cannot be trusted: the folder is on a filesystem another kernel may write to,
+   * or it cannot be watched at all. A lost event (the kernel's queue overflowed) is caught
+   * by the stat every RECHECK_MS; the folder itself moved or deleted ends the watch.
+   */
+  async watch(): Promise<boolean> {
     if (this.#watcher !== null) return true;
     try {
+      if (!LOCAL_FILESYSTEMS.has((await statfs(this.#dir)).type)) return false;
+      const self = basename(this.#dir);
       this.#watcher = watch(this.#dir, { persistent: false }, (_event, name) => {
-        if (name === null || name === 'accounts.json') this.#changed = true;
+        if (name === self) this.unwatch();
+        else if (name === null || name === 'accounts.json') this.#changed = true;
       });
     } catch {
       return false;

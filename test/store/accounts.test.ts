@@ -28,7 +28,7 @@ for (const watching of [true, false]) {
     const dir = await tempDataDir();
     const { server, other } = await stores(dir);
     try {
-      assert.equal(server.watch() && watching, watching);
+      assert.equal((await server.watch()) && watching, watching);
       if (!watching) server.unwatch();
       await server.fresh();
       for (let i = 0; i < 40; i++) {
@@ -57,7 +57,7 @@ test('a folder that cannot be watched falls back to a stat per turn', async () =
     const files = new DurableFiles(join(dir, 'tmp'));
     await files.init();
     const store = new AccountStore(join(dir, 'not-there'), files);
-    assert.equal(store.watch(), false);
+    assert.equal(await store.watch(), false);
     await store.fresh();
     assert.equal(store.tokens.length, 0);
   } finally {
