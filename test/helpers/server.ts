@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli.ts';
@@ -131,3 +132,30 @@ export function req(
 }
 
 export const cleanup = (dir: string): Promise<void> => rm(dir, { recursive: true, force: true });
+
+/**
+ * Sends the request head `head` (declaring `declared` body bytes), then streams the body
+ * until it is all sent or the server closes the connection. Answers what the server sent
+ * back and how many body bytes went out before it closed.
+ */
+export function uploadUntilClosed(port: number, head: string, declared: number): Promise<{ head: string; sent: number }> {
+  return new Promise((resolve) => {
+    let sent = 0;
+    let received = '';
+    const socket = connect(port, '127.0.0.1');
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    const pump = (): void => {
+      while (sent < declared && !socket.destroyed) {
+        sent += chunk.length;
+        if (!socket.write(chunk)) return void socket.once('drain', pump);
+      }
+    };
+    socket.on('connect', () => {
+      socket.write(head);
+      pump();
+    });
+    socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
+    socket.on('error', () => {}); // the server closing while we still send
+    socket.on('close', () => resolve({ head: received, sent }));
+  });
+}

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { cleanup, req, startServer, type Res, type TestServer } from '../helpers/server.ts';
+import { cleanup, req, startServer, uploadUntilClosed, type Res, type TestServer } from '../helpers/server.ts';
 import { createViaForm, register, WebClient } from '../helpers/web-client.ts';
 
 let s: TestServer;
@@ -116,29 +116,14 @@ describe('static assets', () => {
 
 describe('refused web bodies', () => {
   test('a form POST answered before its body arrives closes the connection instead of reading it', async () => {
-    const { connect } = await import('node:net');
     const s = await startServer();
     try {
       const declared = 50_000_000;
-      const result = await new Promise<{ head: string; sent: number }>((resolve) => {
-        let sent = 0;
-        let received = '';
-        const socket = connect(s.port, '127.0.0.1');
-        const chunk = Buffer.alloc(64 * 1024, 'a');
-        const pump = (): void => {
-          while (sent < declared && !socket.destroyed) {
-            sent += chunk.length;
-            if (!socket.write(chunk)) return void socket.once('drain', pump);
-          }
-        };
-        socket.on('connect', () => {
-          socket.write(`POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${declared}\r\n\r\n`);
-          pump();
-        });
-        socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
-        socket.on('error', () => {}); // the server closing while we still send
-        socket.on('close', () => resolve({ head: received, sent }));
-      });
+      const result = await uploadUntilClosed(
+        s.port,
+        `POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${declared}\r\n\r\n`,
+        declared,
+      );
       assert.match(result.head, /^HTTP\/1\.1 4\d\d /);
       assert.match(result.head, /\r\nconnection: close\r\n/i);
       assert.ok(result.sent < declared, `sent ${result.sent} bytes`);

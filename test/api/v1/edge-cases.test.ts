@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { cleanup, makeToken, req, startServer, type TestServer } from '../../helpers/server.ts';
+import { cleanup, makeToken, req, startServer, uploadUntilClosed, type TestServer } from '../../helpers/server.ts';
 
 let server: TestServer;
 let alice: string;
@@ -59,25 +58,11 @@ describe('a malformed query string answers 400 only after authentication and sco
 describe('bodies refused before they arrive', () => {
   test('a 401 to a huge upload closes the connection instead of reading it all', async () => {
     const declared = 50_000_000;
-    const result = await new Promise<{ head: string; sent: number }>((resolve) => {
-      let sent = 0;
-      let received = '';
-      const socket = connect(server.port, '127.0.0.1');
-      const chunk = Buffer.alloc(64 * 1024, 'a');
-      const pump = (): void => {
-        while (sent < declared && !socket.destroyed) {
-          sent += chunk.length;
-          if (!socket.write(chunk)) return void socket.once('drain', pump);
-        }
-      };
-      socket.on('connect', () => {
-        socket.write(`POST /api/v1/paste_create.php HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${declared}\r\n\r\n`);
-        pump();
-      });
-      socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
-      socket.on('error', () => {}); // the server closing while we still send
-      socket.on('close', () => resolve({ head: received, sent }));
-    });
+    const result = await uploadUntilClosed(
+      server.port,
+      `POST /api/v1/paste_create.php HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${declared}\r\n\r\n`,
+      declared,
+    );
     assert.match(result.head, /^HTTP\/1\.1 401 /);
     assert.match(result.head, /\r\nconnection: close\r\n/i);
     assert.ok(result.sent < 50_000_000, `sent ${result.sent} bytes`);
