@@ -42,14 +42,15 @@ export function respond(res: ServerResponse, reply: Reply, extra?: Headers): voi
   }
   // 204 and 304 carry no body (RFC 9110 §15.3.5, §15.4.5), so no Content-Length either.
   const bodiless = reply.status === 204 || reply.status === 304;
-  if (!bodiless) headers['content-length'] = String(typeof body === 'string' || Buffer.isBuffer(body) ? Buffer.byteLength(body) : byteLength(body));
+  const pieces = typeof body === 'string' || Buffer.isBuffer(body) ? [body] : body;
+  if (!bodiless) headers['content-length'] = String(byteLength(pieces));
   res.writeHead(reply.status, headers);
   if (res.req.method === 'HEAD' || bodiless) res.end();
-  else if (typeof body === 'string' || Buffer.isBuffer(body)) res.end(body);
+  else if (pieces.length === 1) res.end(pieces[0]);
   else {
     // Corked, the head and every piece leave in one writev.
     res.cork();
-    for (const piece of body) res.write(piece);
+    for (const piece of pieces) res.write(piece);
     res.end();
   }
 }
