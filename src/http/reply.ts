@@ -5,10 +5,11 @@ export type Reply =
   | { kind: 'html'; status: number; body: string; headers?: Headers }
   | { kind: 'redirect'; status: 301 | 302 | 303; location: string; headers?: Headers }
   /**
-   * Any other body (stylesheets, scripts, images), carrying its own Content-Type. Given as
-   * pieces, it goes out in one write without first being copied into one buffer.
+   * Any other body (API answers built from pieces, stylesheets, scripts, images), carrying
+   * its own Content-Type. Given as pieces, it goes out in one write without first being
+   * copied into one buffer.
    */
-  | { kind: 'bytes'; status: number; contentType: string; body: Buffer | readonly (Buffer | string)[]; headers?: Headers };
+  | { kind: 'bytes'; status: number; contentType: string; body: string | Buffer | readonly (Buffer | string)[]; headers?: Headers };
 
 export type Headers = Record<string, string | string[]>;
 

@@ -47,7 +47,14 @@ export function respond(res: ServerResponse, reply: Reply, extra?: Headers): voi
   res.writeHead(reply.status, headers);
   if (res.req.method === 'HEAD' || bodiless) res.end();
   else if (pieces.length === 1) res.end(pieces[0]);
-  else {
+  else if (pieces.every((p) => typeof p === 'string')) {
+    // Joined with +, strings are only linked, not copied: the one copy is made as they are
+    // written, together with the head (Content-Length was summed piece by piece, so no
+    // joined string had to be flattened to measure it).
+    let all = '';
+    for (const piece of pieces) all += piece as string;
+    res.end(all);
+  } else {
     // Corked, the head and every piece leave in one writev.
     res.cork();
     for (const piece of pieces) res.write(piece);

@@ -4,7 +4,7 @@ import { randomBase62, shortcodeOf } from '../paste/ids.ts';
 import { isExpired, type Paste } from '../paste/paste.ts';
 import { isErrno, listDir, readText, type DurableFiles } from './files.ts';
 import { KeyedMutex } from './mutex.ts';
-import { PasteCache } from './paste-cache.ts';
+import { PasteCache, type Rendering } from './paste-cache.ts';
 
 /** What a transaction asks the store to do with the paste once its callback returns. */
 export interface Txn<T> {
@@ -80,8 +80,7 @@ export class PasteStore {
     }
     const paste = JSON.parse(text) as Paste;
     // If a commit landed while we read, our copy may predate it (even a delete): don't cache it.
-    if (epoch === this.#epoch) this.#cache.set(code, paste);
-    return paste;
+    return epoch === this.#epoch ? this.#cache.set(code, paste) : paste;
   }
 
   /**
@@ -118,7 +117,7 @@ export class PasteStore {
    * A rendered form of `paste` (a response body), built once and kept beside it in the
    * cache for as long as that exact object is the cached one: any change makes a new one.
    */
-  render(paste: Paste, kind: string, build: () => Buffer): Buffer {
+  render<T extends Rendering>(paste: Paste, kind: string, build: () => T): T {
     return this.#cache.render(shortcodeOf(paste.hash), paste, kind, build);
   }
 

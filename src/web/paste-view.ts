@@ -53,14 +53,15 @@ export function pasteView(ctx: WebContext, p: Paste, burnedNow: boolean): string
   const now = ctx.deps.now();
   const owner = ctx.deps.accounts.user(p.owner_id)?.name ?? 'a former user';
   const mine = ctx.viewer !== null && (ctx.viewer.isAdmin || ctx.viewer.userId === p.owner_id);
-  const lines = p.content === '' ? 0 : p.content.split('\n').length - (p.content.endsWith('\n') ? 1 : 0);
+  const content = p.content;
+  const lines = content === '' ? 0 : content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
   const share = burnedNow ? '' : shareCard(ctx, p);
   const body = html`${burnedNow ? notice('warn', html`<strong>This paste is now burned.</strong> This is its one and only view: it has been deleted from the server. Copy what you need before you leave this page.`) : ''}
 <div class="paste-layout">
 <section class="card paste-head">
 <div class="head-top">${pasteBadges(p, now)}${mine && !burnedNow ? html`<span class="owner-tools"><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/edit">Edit</a><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/delete">Delete</a></span>` : ''}</div>
 <h1 class="paste-title">${isolate(pasteTitle(p))}</h1>
-<p class="lede">${plural(lines, 'line')} of ${p.language === 'text' ? 'plain text' : languageLabel(p.language)} · ${sizeLabel(p.content)}</p>
+<p class="lede">${plural(lines, 'line')} of ${p.language === 'text' ? 'plain text' : languageLabel(p.language)} · ${sizeLabel(content)}</p>
 <dl class="facts">
 <div><dt>Author</dt><dd>${isolate(owner)}</dd></div>
 <div><dt>Created</dt><dd>${timeTag(p.created_at, now)}</dd></div>

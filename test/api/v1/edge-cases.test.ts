@@ -132,4 +132,28 @@ describe('large pastes', () => {
     assert.match(String(r.headers['content-type']), /^text\/plain; charset=utf-8/);
     assert.equal(Number(r.headers['content-length']), Buffer.byteLength(`${big}tail`));
   });
+
+  test('paste.php answers a large paste whole with a correct length, and its edit at once', async () => {
+    const big = '"quoted" \\ back\tslash ü✓\u2028 line\n'.repeat(1000);
+    const hash = await create({ content: big, title: 't' });
+    for (let i = 0; i < 2; i++) {
+      const r = await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token: bob });
+      assert.equal(Number(r.headers['content-length']), Buffer.byteLength(r.text));
+      const p = r.json['paste'] as Record<string, unknown>;
+      assert.deepEqual([p['content'], p['title'], p['view_count'], p['hash']], [big, 't', i + 1, hash]);
+    }
+    await req(server, 'POST', '/api/v1/paste_edit.php', { token: alice, body: { hash, content: `${big}tail` } });
+    const p = (await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token: bob })).json['paste'] as Record<string, unknown>;
+    assert.equal(p['content'], `${big}tail`);
+  });
+
+  test('paste.php escapes short content that JSON must escape', async () => {
+    const tricky = '"q" \\ </script> \u0000\u001f \u2028\u2029 é ✓ 😀\n\t';
+    const hash = await create({ content: tricky });
+    for (let i = 0; i < 2; i++) {
+      const r = await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token: bob });
+      assert.equal(Number(r.headers['content-length']), Buffer.byteLength(r.text));
+      assert.equal((r.json['paste'] as Record<string, unknown>)['content'], tricky);
+    }
+  });
 });
