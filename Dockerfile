@@ -20,6 +20,8 @@ VOLUME ["/data"]
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # node runs directly (not through npm) so SIGTERM reaches the server and it shuts down cleanly.
-# An 8 MB young-generation semi-space: requests' garbage dies young instead of being
-# promoted, a quarter less CPU per request for ~20 MB more memory (see README, Performance).
-CMD ["node", "--max-semi-space-size=8", "dist/main.js"]
+# The same V8 flags as npm start (see README, Performance): an 8 MB young-generation
+# semi-space, so requests' garbage dies young instead of being promoted (a quarter less CPU
+# per request for ~20 MB more memory), and a 1 GB old generation, so V8 collects old
+# garbage before the heap grows past ~1.6x what is live rather than ~4x.
+CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=1024", "dist/main.js"]

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -113,12 +114,17 @@ export function get(port: number, path: string, headers: Record<string, string> 
 }
 
 /**
- * The V8 flags the server runs with in production (Dockerfile CMD, npm start): an 8 MB
- * young-generation semi-space. With 2 MB, a request's objects outlived a scavenge often
- * enough to be promoted, and collecting them cost ~18 % of a read's CPU; with 8 MB ~5 %.
+ * The V8 flags the server runs with in production: those `npm start` gives node (the
+ * Dockerfile's CMD repeats them; a test keeps the two equal). See README, Performance.
  * BENCH_SERVER_FLAGS="..." replaces them, to measure others.
  */
-export const SERVER_NODE_FLAGS = process.env['BENCH_SERVER_FLAGS']?.split(' ').filter(Boolean) ?? ['--max-semi-space-size=8'];
+export const SERVER_NODE_FLAGS = process.env['BENCH_SERVER_FLAGS']?.split(' ').filter(Boolean) ?? startFlags();
+
+function startFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.split(/\s+/);
+  return words.slice(words.indexOf('node') + 1, words.indexOf('--import'));
+}
 
 /** How OUR server is started: from the build when `npm run build` works, else through tsx. */
 export async function ourServerArgv(): Promise<{ argv: string[]; how: string }> {

@@ -36,7 +36,7 @@ export class PasteStore {
   constructor(
     dataDir: string,
     private readonly files: DurableFiles,
-    cacheBytes = 64 * 1024 * 1024,
+    cacheBytes = 32 * 1024 * 1024,
   ) {
     this.#root = join(dataDir, 'pastes');
     this.#expiryRoot = join(dataDir, 'expiry');
