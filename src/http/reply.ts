@@ -9,7 +9,7 @@ export type Reply =
    * its own Content-Type. Given as pieces, it goes out in one write without first being
    * copied into one buffer.
    */
-  | { kind: 'bytes'; status: number; contentType: string; body: string | Buffer | readonly (Buffer | string)[]; headers?: Headers };
+  | { kind: 'bytes'; status: number; contentType: string; body: Buffer | readonly (Buffer | string)[]; headers?: Headers };
 
 export type Headers = Record<string, string | string[]>;
 
