@@ -71,8 +71,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     openRegistration: flag('OPEN_REGISTRATION'),
     sessionIdleMs: int('SESSION_IDLE_DAYS', 14, 1, 3650) * 86_400_000,
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
-    // At most half the 1 GB old-generation ceiling `npm start` and the image give V8.
-    pasteCacheBytes: int('PASTE_CACHE_MB', 32, 0, 512) * 1_048_576,
+    pasteCacheBytes: int('PASTE_CACHE_MB', 32, 0, 65_536) * 1_048_576,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

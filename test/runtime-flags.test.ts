@@ -12,5 +12,5 @@ test('the Docker image runs node with the same V8 flags as npm start', () => {
   assert.ok(cmdLine, 'the Dockerfile has an exec-form CMD');
   const cmd = JSON.parse(cmdLine[1] as string) as string[];
   assert.deepEqual(cmd.slice(cmd.indexOf('node') + 1, cmd.indexOf('dist/main.js')), startFlags);
-  assert.ok(startFlags.length > 0 && startFlags.every((f) => f.startsWith('--max-')), `flags: ${startFlags.join(' ')}`);
+  assert.ok(startFlags.length > 0 && startFlags.every((f) => f.startsWith('--')), `flags: ${startFlags.join(' ')}`);
 });
