@@ -120,7 +120,8 @@ export function get(port: number, path: string, headers: Record<string, string> 
  */
 export const SERVER_NODE_FLAGS = process.env['BENCH_SERVER_FLAGS']?.split(' ').filter(Boolean) ?? startFlags();
 
-function startFlags(): string[] {
+/** The node flags in package.json's `start` script: the words between `node` and `--import`. */
+export function startFlags(): string[] {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
   const words = pkg.scripts.start.split(/\s+/);
   return words.slice(words.indexOf('node') + 1, words.indexOf('--import'));
