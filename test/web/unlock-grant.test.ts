@@ -28,19 +28,23 @@ describe('unlock grants', () => {
   });
 });
 
+// One server for the tests below; each makes its own pastes.
+let s: TestServer;
+let alice: WebClient;
+before(async () => {
+  s = await startServer();
+  alice = new WebClient(s);
+  await register(alice, 'alice');
+});
+after(async () => {
+  await s.stop();
+  await cleanup(s.dataDir);
+});
+
 describe('an unlocked password paste', () => {
-  let s: TestServer;
-  let alice: WebClient;
   let hash: string;
   before(async () => {
-    s = await startServer();
-    alice = new WebClient(s);
-    await register(alice, 'alice');
     hash = await createViaForm(alice, { title: 'Guarded', content: 'the treasure', password: 'open sesame' });
-  });
-  after(async () => {
-    await s.stop();
-    await cleanup(s.dataDir);
   });
 
   test('opens its Raw link without asking again, and the page holds no password', async () => {
@@ -109,18 +113,6 @@ describe('an unlocked password paste', () => {
 });
 
 describe('HEAD on a paste', () => {
-  let s: TestServer;
-  let alice: WebClient;
-  before(async () => {
-    s = await startServer();
-    alice = new WebClient(s);
-    await register(alice, 'alice');
-  });
-  after(async () => {
-    await s.stop();
-    await cleanup(s.dataDir);
-  });
-
   test('answers like GET without counting a view, on the page and on raw', async () => {
     const hash = await createViaForm(alice, { content: 'counted' });
     for (const path of [`/p/${hash}`, `/p/${hash}/raw`, `/p/${hash}`]) {
