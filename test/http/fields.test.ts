@@ -55,6 +55,13 @@ describe('parseJsonObject', () => {
     assert.equal(jsonDepth('{"a":"\\"[["}'), 1);
     assert.equal(jsonDepth('[[[]]]'), 3);
   });
+  test('ends a string at a quote after an even run of backslashes only', () => {
+    // "x\\" is x and one backslash: the string ends there and [[1]] is structure.
+    assert.equal(jsonDepth(String.raw`{"a":"x\\","b":[[1]]}`), 3);
+    // "\\\"[[" is a backslash, a quote and two brackets, all inside the string.
+    assert.equal(jsonDepth(String.raw`{"a":"\\\"[[","b":1}`), 1);
+    assert.equal(jsonDepth('{"a":"[[[ unterminated'), 1);
+  });
 });
 
 describe('findParam', () => {
