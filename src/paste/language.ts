@@ -88,7 +88,7 @@ const NOT_YAML_KEYS = new Set(['else', 'try', 'finally', 'default', 'public', 'p
 /** Several lines and not one ending in `;` is unlike these languages. */
 const NO_SEMICOLONS = points({ java: -2, c: -2, cpp: -2, csharp: -2, php: -2 });
 
-const NONE: readonly IndexedLineClue[] = [];
+const [YAML, INI, JSON_] = ['yaml', 'ini', 'json'].map((l) => LANGUAGES.indexOf(l)) as [number, number, number];
 
 /** Scratch space, reused by every (synchronous) call instead of allocated per paste. */
 const scratch = {
@@ -106,32 +106,26 @@ export function detectLanguage(content: string): string {
   if (decided !== undefined) return decided;
 
   const score = scratch.score.fill(0);
-  const add = (p: Points): void => {
-    for (const [lang, n] of p) score[lang] = (score[lang] ?? 0) + n;
-  };
-  const matched = scratch.matched.fill(0);
-  const tryClues = (clues: readonly IndexedLineClue[], l: string): void => {
-    for (const clue of clues) {
-      if ((matched[clue.id] ?? 0) < clue.max && (clue.last === undefined || l.endsWith(clue.last)) && clue.re.test(l)) {
-        matched[clue.id] = (matched[clue.id] ?? 0) + 1;
-        add(clue.points);
-      }
-    }
-  };
+  scratch.matched.fill(0);
   let lines = 0;
   let semicolonLines = 0;
   let yamlKeys = 0;
   let iniKeys = 0;
   let iniSections = 0;
-  for (const raw of sample.split('\n')) {
-    const l = raw.trim();
+  // Line by line without splitting the sample into an array of lines first.
+  for (let start = 0; start <= sample.length; ) {
+    let end = sample.indexOf('\n', start);
+    if (end === -1) end = sample.length;
+    const l = sample.slice(start, end).trim();
+    start = end + 1;
     if (l === '') continue;
     lines++;
     if (l.endsWith(';')) semicolonLines++;
     const word = leadingWord(l);
     const head = word === undefined ? l.charAt(0) : word.toLowerCase();
-    tryClues(byHead.get(head) ?? NONE, l);
-    if (word !== undefined) tryClues(ANY_WORD, l);
+    const own = byHead.get(head);
+    if (own !== undefined) tryClues(own, l, score);
+    if (word !== undefined) tryClues(ANY_WORD, l, score);
     // Both patterns need their punctuation; looking for it first spares most lines the test.
     if (word !== undefined && l.includes(':') && isYamlKey(l, head)) yamlKeys++;
     if (word !== undefined && l.includes('=') && /^[\w.-]+[ \t]*=[^=(){}[\];]*$/.test(l)) iniKeys++;
@@ -141,15 +135,30 @@ export function detectLanguage(content: string): string {
   const grams = gramSet(head, scratch.grams);
   for (const clue of textClues) {
     if (!mayContain(grams, clue.grams)) continue;
-    if (clue.re === undefined ? head.includes(clue.has) : clue.re.test(head)) add(clue.points);
+    if (clue.re === undefined ? head.includes(clue.has) : clue.re.test(head)) add(score, clue.points);
   }
   // In YAML nearly every line is a key; prose has the odd `Note: ...` line.
-  add(points({ yaml: yamlKeys * 3 >= lines ? Math.min(yamlKeys, 6) : 0 }));
+  if (yamlKeys * 3 >= lines) score[YAML]! += Math.min(yamlKeys, 6);
   // A bare `x = 1` is as much Python or shell as INI; sections are what make it INI.
-  add(points({ ini: iniSections > 0 ? 3 + Math.min(iniKeys, 4) : Math.min(iniKeys, 4) / 2 }));
-  if (lines >= 4 && semicolonLines === 0) add(NO_SEMICOLONS);
-  if (body.startsWith('{') || body.startsWith('[')) add(points({ json: 3 }));
+  score[INI]! += iniSections > 0 ? 3 + Math.min(iniKeys, 4) : Math.min(iniKeys, 4) / 2;
+  if (lines >= 4 && semicolonLines === 0) add(score, NO_SEMICOLONS);
+  if (body.startsWith('{') || body.startsWith('[')) score[JSON_]! += 3;
   return best(score);
+}
+
+function add(score: Float64Array, p: Points): void {
+  for (const [lang, n] of p) score[lang]! += n;
+}
+
+/** Scores the clues of `clues` that line `l` matches, each up to its `max` lines. */
+function tryClues(clues: readonly IndexedLineClue[], l: string, score: Float64Array): void {
+  const matched = scratch.matched;
+  for (const clue of clues) {
+    if (matched[clue.id]! < clue.max && (clue.last === undefined || l.endsWith(clue.last)) && clue.re.test(l)) {
+      matched[clue.id]!++;
+      add(score, clue.points);
+    }
+  }
 }
 
 /** Clues strong enough to skip the scoring: a shebang, a prolog, a diff header, valid JSON. */
