@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { isErrno, listDir } from '../store/files.ts';
 import { dayOf, logFileName, parseLogFileName, utcDay } from './entry.ts';
 import type { ApiLogEntry } from './entry.ts';
+import { LineBuffer } from './line-buffer.ts';
 
 export interface LogAppenderOptions {
   dir: string;
@@ -19,11 +20,6 @@ export interface LogAppenderOptions {
   warn?: (message: string) => void;
 }
 
-interface Pending {
-  day: string;
-  line: string;
-}
-
 /** Where the next line of a day goes. */
 interface Tail {
   index: number;
@@ -31,11 +27,15 @@ interface Tail {
 }
 
 const DAY_MS = 86_400_000;
+/** A day's lines reaching this many bytes are written without waiting for the timer. */
+const FLUSH_BYTES = 1024 * 1024;
+const NEWLINE = Buffer.from('\n');
 
 /**
- * Buffered, append-only JSON Lines writer for the API log. `append` only queues; the
- * timer (or `flush`) writes each day's lines with one append per file, so a request never
- * waits on the disk. Logs are not acknowledged writes, hence no fsync.
+ * Buffered, append-only JSON Lines writer for the API log. `append` only queues, as bytes
+ * (line-buffer.ts); the timer (or `flush`, or a megabyte queued) writes each day's lines with
+ * one append per file, so a request never waits on the disk. Logs are not acknowledged
+ * writes, hence no fsync.
  */
 export class LogAppender {
   readonly #dir: string;
@@ -46,7 +46,12 @@ export class LogAppender {
   readonly #maxBufferedLines: number;
   readonly #warn: (message: string) => void;
 
-  #buffer: Pending[] = [];
+  /** Lines waiting, by UTC day. */
+  #pending = new Map<string, LineBuffer>();
+  /** How many lines #pending holds. */
+  #held = 0;
+  /** A flush was asked for because a day's lines grew large, and has not started yet. */
+  #flushSoon = false;
   readonly #tails = new Map<string, Tail>();
   // Days whose last write failed midway: the file may end in a torn line.
   readonly #torn = new Set<string>();
@@ -70,7 +75,7 @@ export class LogAppender {
 
   /** Lines waiting in memory. */
   get buffered(): number {
-    return this.#buffer.length;
+    return this.#held;
   }
 
   /** Lines dropped so far because the buffer was full while writes kept failing. */
@@ -98,8 +103,15 @@ export class LogAppender {
       day = utcDay(Number.isFinite(ms) ? ms : this.#now());
     }
     // JSON.stringify escapes control characters, so a line can never contain "\n".
-    this.#buffer.push({ day, line: `${JSON.stringify(entry)}\n` });
+    let lines = this.#pending.get(day);
+    if (lines === undefined) this.#pending.set(day, (lines = new LineBuffer()));
+    lines.push(`${JSON.stringify(entry)}\n`);
+    this.#held += 1;
     this.#trim();
+    if (lines.byteLength >= FLUSH_BYTES && !this.#failing && !this.#flushSoon) {
+      this.#flushSoon = true;
+      void this.flush().catch(() => undefined);
+    }
   }
 
   /** Writes everything appended so far. Never rejects: failures are reported and retried. */
@@ -146,19 +158,15 @@ export class LogAppender {
   }
 
   async #write(): Promise<void> {
-    if (this.#buffer.length === 0) return;
-    const batch = this.#buffer;
-    this.#buffer = [];
-    const byDay = new Map<string, string[]>();
-    for (const { day, line } of batch) {
-      const lines = byDay.get(day);
-      if (lines === undefined) byDay.set(day, [line]);
-      else lines.push(line);
-    }
-    const unwritten: Pending[] = [];
+    this.#flushSoon = false;
+    if (this.#held === 0) return;
+    const batch = this.#pending;
+    this.#pending = new Map();
+    this.#held = 0;
+    const unwritten = new Map<string, LineBuffer>();
     let failure: PartialWrite | undefined;
-    for (const day of [...byDay.keys()].sort()) {
-      const lines = byDay.get(day) ?? [];
+    for (const day of [...batch.keys()].sort()) {
+      const lines = batch.get(day) ?? new LineBuffer();
       let written = 0;
       if (failure === undefined) {
         try {
@@ -168,14 +176,22 @@ export class LogAppender {
           written = failure.written;
         }
       }
-      for (const line of lines.slice(written)) unwritten.push({ day, line });
+      lines.drop(written);
+      if (lines.length > 0) unwritten.set(day, lines);
     }
     if (failure === undefined) {
       this.#recovered();
       return;
     }
     // Keep the lines, ahead of anything appended meanwhile, for the next flush.
-    this.#buffer = unwritten.concat(this.#buffer);
+    for (const [day, newer] of this.#pending) {
+      const older = unwritten.get(day);
+      if (older === undefined) unwritten.set(day, newer);
+      else older.pushAll(newer);
+    }
+    this.#pending = unwritten;
+    this.#held = 0;
+    for (const lines of unwritten.values()) this.#held += lines.length;
     this.#trim();
     if (!this.#failing) {
       this.#failing = true;
@@ -187,7 +203,7 @@ export class LogAppender {
   }
 
   /** Appends `lines` for `day`, moving to the next file whenever one would pass the size cap. */
-  async #writeDay(day: string, lines: string[]): Promise<number> {
+  async #writeDay(day: string, lines: LineBuffer): Promise<number> {
     let written = 0;
     try {
       if (!this.#dirReady) {
@@ -196,10 +212,9 @@ export class LogAppender {
       }
       const tail = this.#tails.get(day) ?? (await this.#locate(day));
       this.#tails.set(day, tail);
-      const sizes = lines.map((line) => Buffer.byteLength(line));
       while (written < lines.length) {
         let prefix = this.#torn.has(day) && tail.size > 0 ? '\n' : '';
-        if (tail.size > 0 && tail.size + prefix.length + (sizes[written] ?? 0) > this.#maxFileBytes) {
+        if (tail.size > 0 && tail.size + prefix.length + lines.size(written) > this.#maxFileBytes) {
           tail.index += 1;
           tail.size = 0;
           prefix = '';
@@ -208,10 +223,11 @@ export class LogAppender {
         let end = written;
         let bytes = prefix.length;
         do {
-          bytes += sizes[end] ?? 0;
+          bytes += lines.size(end);
           end += 1;
-        } while (end < lines.length && tail.size + bytes + (sizes[end] ?? 0) <= this.#maxFileBytes);
-        await appendFile(join(this.#dir, logFileName({ day, index: tail.index })), prefix + lines.slice(written, end).join(''));
+        } while (end < lines.length && tail.size + bytes + lines.size(end) <= this.#maxFileBytes);
+        const chunk = lines.bytes(written, end);
+        await appendFile(join(this.#dir, logFileName({ day, index: tail.index })), prefix === '' ? chunk : Buffer.concat([NEWLINE, chunk]));
         this.#torn.delete(day);
         tail.size += bytes;
         written = end;
@@ -242,10 +258,17 @@ export class LogAppender {
     }
   }
 
+  /** Drops the oldest lines beyond #maxBufferedLines (earliest day first). */
   #trim(): void {
-    while (this.#buffer.length > this.#maxBufferedLines) {
-      this.#buffer.shift();
-      this.#dropped += 1;
+    if (this.#held <= this.#maxBufferedLines) return;
+    for (const day of [...this.#pending.keys()].sort()) {
+      const lines = this.#pending.get(day) ?? new LineBuffer();
+      const n = Math.min(lines.length, this.#held - this.#maxBufferedLines);
+      lines.drop(n);
+      this.#held -= n;
+      this.#dropped += n;
+      if (lines.length === 0) this.#pending.delete(day);
+      if (this.#held <= this.#maxBufferedLines) return;
     }
   }
 

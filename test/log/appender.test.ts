@@ -64,6 +64,24 @@ describe('LogAppender', () => {
     assert.equal((await lines(join(dir, 'api-2024-03-10.jsonl'))).length, 3);
   });
 
+  it('lines of a day reaching a megabyte are written without waiting for the timer', async () => {
+    const dir = freshDir();
+    // Never started: no timer, so only the size can set off this write.
+    const log = new LogAppender({ dir, now: () => T0, ...quiet });
+    const written: ApiLogEntry[] = [];
+    // Until a write takes the lines (or far past a megabyte, which would be the failure).
+    while (log.buffered === written.length && written.length < 2000) {
+      const e = entry(T0, written.length, { endpoint: `/api/v1/${'x'.repeat(1000)}` });
+      log.append(e);
+      written.push(e);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.equal(log.buffered, 0);
+    assert.ok(written.length > 900 && written.length < 1000, `${written.length} lines of about 1.1 KB`);
+    await log.close();
+    assert.deepEqual(await lines(join(dir, 'api-2024-03-10.jsonl')), written);
+  });
+
   it('flush with nothing buffered creates nothing', async () => {
     const dir = freshDir();
     await new LogAppender({ dir, ...quiet }).flush();
