@@ -25,24 +25,29 @@ function password(ctx: ApiContext): string | undefined {
   }
 }
 
+/** The rate-limit bucket of one client's password guesses at one paste. */
+const guessKey = (ctx: ApiContext, hash: string): string => `pwfail:${ctx.ip}:${hash}`;
+
 /** A read that counts (or, for HEAD, only checks), with wrong passwords rate-limited. */
 async function readPaste(ctx: ApiContext): Promise<{ paste: Paste; viewCount: number }> {
   const { pastes, limiter } = ctx.deps;
   const hash = requireHash(ctx.query);
-  const key = `pwfail:${ctx.ip}:${hash}`;
-  const budget = limiter.peek(key, PASSWORD_GUESSES_PER_MINUTE);
   // Once this client has spent its guesses on this paste, it may not try another password
-  // until the budget refills (404 and 410 still answer first, as for any read).
-  if (!budget.allowed && pastes.needsPassword(await pastes.peek(hash, ctx.viewer), ctx.viewer)) {
-    throw new HttpError('rate_limited', 'Too many wrong passwords for this paste; try again later', {
-      body: { limit_per_minute: PASSWORD_GUESSES_PER_MINUTE },
-      headers: { 'retry-after': String(budget.retryAfterSec) },
-    });
+  // until the budget refills (404 and 410 still answer first, as for any read). A paste
+  // known to have no password has no budget to look at: the common read skips the lookup.
+  if (ctx.deps.store.cached(hash)?.password !== null) {
+    const budget = limiter.peek(guessKey(ctx, hash), PASSWORD_GUESSES_PER_MINUTE);
+    if (!budget.allowed && pastes.needsPassword(await pastes.peek(hash, ctx.viewer), ctx.viewer)) {
+      throw new HttpError('rate_limited', 'Too many wrong passwords for this paste; try again later', {
+        body: { limit_per_minute: PASSWORD_GUESSES_PER_MINUTE },
+        headers: { 'retry-after': String(budget.retryAfterSec) },
+      });
+    }
   }
   try {
     return await pastes.readCounted(hash, ctx.viewer, password(ctx), ctx.req.method !== 'HEAD');
   } catch (err) {
-    if (err instanceof HttpError && err.code === 'invalid_password') limiter.consume(key, PASSWORD_GUESSES_PER_MINUTE);
+    if (err instanceof HttpError && err.code === 'invalid_password') limiter.consume(guessKey(ctx, hash), PASSWORD_GUESSES_PER_MINUTE);
     throw err;
   }
 }
