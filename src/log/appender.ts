@@ -14,7 +14,10 @@ export interface LogAppenderOptions {
   maxFileBytes?: number;
   /** Files dated more than this many days before today are deleted by prune(). Default 30. */
   retentionDays?: number;
-  /** While writes fail, lines beyond this many are dropped, oldest first. Default 100 000. */
+  /**
+   * While writes fail, lines beyond this many are dropped, oldest first: those of the
+   * earliest day, in the order they came. Default 100 000.
+   */
   maxBufferedLines?: number;
   /** Where write failures are reported; default stderr. */
   warn?: (message: string) => void;

@@ -39,7 +39,7 @@ export class LineBuffer {
     return this.#end(this.#first + i + 1) - this.#end(this.#first + i);
   }
 
-  /** The bytes of lines `from` up to `to` (exclusive): a view, valid until the next push. */
+  /** The bytes of lines `from` up to `to` (exclusive): a view, not a copy; pushes never write into it. */
   bytes(from: number, to: number): Buffer {
     return this.#bytes.subarray(this.#end(this.#first + from), this.#end(this.#first + to));
   }
@@ -49,9 +49,10 @@ export class LineBuffer {
     this.#first = Math.min(this.#count, this.#first + n);
   }
 
-  /** Appends a copy of every line `other` holds. */
+  /** Appends a copy of every line `other` holds (itself included: its lines as they are now). */
   pushAll(other: LineBuffer): void {
-    for (let i = 0; i < other.length; i++) {
+    const n = other.length;
+    for (let i = 0; i < n; i++) {
       const line = other.bytes(i, i + 1);
       const at = this.#end(this.#count);
       if (at + line.length > this.#bytes.length || this.#count === this.#ends.length) this.#grow(line.length);

@@ -199,6 +199,40 @@ describe('LogAppender', () => {
     assert.match(warnings.at(-1) ?? '', /3 lines were dropped/);
   });
 
+  it('lines appended while a write fails follow the unwritten ones of their day', async () => {
+    const dir = freshDir();
+    await writeFile(dir, 'blocker');
+    const log = new LogAppender({ dir, now: () => T0, ...quiet });
+    log.append(entry(T0, 1));
+    log.append(entry(T0, 2));
+    const failing = log.flush();
+    // The write has taken lines 1 and 2; these wait behind it.
+    log.append(entry(T0, 3));
+    log.append(entry(T0 + 86_400_000, 9));
+    log.append(entry(T0, 4));
+    await failing;
+    assert.equal(log.buffered, 5);
+
+    await rm(dir);
+    await log.flush();
+    assert.deepEqual((await lines(join(dir, 'api-2024-03-10.jsonl'))).map((e) => e.duration_ms), [1, 2, 3, 4]);
+    assert.deepEqual((await lines(join(dir, 'api-2024-03-11.jsonl'))).map((e) => e.duration_ms), [9]);
+  });
+
+  it('while writes fail, the earliest day loses its lines first', async () => {
+    const dir = freshDir();
+    await writeFile(dir, 'blocker');
+    const log = new LogAppender({ dir, now: () => T0, maxBufferedLines: 3, ...quiet });
+    const nextDay = T0 + 86_400_000;
+    for (const [time, n] of [[nextDay, 7], [T0, 1], [T0, 2], [nextDay, 8]] as const) log.append(entry(time, n));
+    assert.equal(log.dropped, 1);
+
+    await rm(dir);
+    await log.flush();
+    assert.deepEqual((await lines(join(dir, 'api-2024-03-10.jsonl'))).map((e) => e.duration_ms), [2]);
+    assert.deepEqual((await lines(join(dir, 'api-2024-03-11.jsonl'))).map((e) => e.duration_ms), [7, 8]);
+  });
+
   it('a failure after a rotation keeps only the unwritten lines, and the retry starts on a fresh line', async () => {
     const dir = freshDir();
     const size = Buffer.byteLength(`${JSON.stringify(entry(T0, 10))}\n`);

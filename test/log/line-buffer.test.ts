@@ -64,4 +64,11 @@ describe('LineBuffer', () => {
     b.drop(2);
     assert.deepEqual(linesOf(a), ['2\n', '3\n', '4\n', 'ü\n'], 'a copy, not shared');
   });
+
+  it('appends a copy of its own lines once', () => {
+    const a = new LineBuffer();
+    for (const l of ['x\n', 'y\n']) a.push(l);
+    a.pushAll(a);
+    assert.deepEqual(linesOf(a), ['x\n', 'y\n', 'x\n', 'y\n']);
+  });
 });
