@@ -34,6 +34,9 @@ const DAY_MS = 86_400_000;
 const FLUSH_BYTES = 1024 * 1024;
 const NEWLINE = Buffer.from('\n');
 
+/** A map's entries in the order of their keys, UTC days (YYYY-MM-DD): earliest first. */
+const byDay = <T>(m: Map<string, T>): [string, T][] => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
 /**
  * Buffered, append-only JSON Lines writer for the API log. `append` only queues, as bytes
  * (line-buffer.ts); the timer (or `flush`, or a megabyte queued) writes each day's lines with
@@ -168,8 +171,7 @@ export class LogAppender {
     this.#held = 0;
     const unwritten = new Map<string, LineBuffer>();
     let failure: PartialWrite | undefined;
-    for (const day of [...batch.keys()].sort()) {
-      const lines = batch.get(day) ?? new LineBuffer();
+    for (const [day, lines] of byDay(batch)) {
       let written = 0;
       if (failure === undefined) {
         try {
@@ -264,8 +266,7 @@ export class LogAppender {
   /** Drops the oldest lines beyond #maxBufferedLines (earliest day first). */
   #trim(): void {
     if (this.#held <= this.#maxBufferedLines) return;
-    for (const day of [...this.#pending.keys()].sort()) {
-      const lines = this.#pending.get(day) ?? new LineBuffer();
+    for (const [day, lines] of byDay(this.#pending)) {
       const n = Math.min(lines.length, this.#held - this.#maxBufferedLines);
       lines.drop(n);
       this.#held -= n;

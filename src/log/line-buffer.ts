@@ -26,10 +26,8 @@ export class LineBuffer {
   }
 
   push(line: string): void {
-    const at = this.#end(this.#count);
     // At most three bytes per UTF-16 unit, so a line always fits once there is room for that.
-    if (at + line.length * 3 > this.#bytes.length || this.#count === this.#ends.length) this.#grow(line.length * 3);
-    const start = this.#end(this.#count);
+    const start = this.#reserve(line.length * 3);
     this.#ends[this.#count] = start + this.#bytes.write(line, start);
     this.#count += 1;
   }
@@ -54,13 +52,17 @@ export class LineBuffer {
     const n = other.length;
     for (let i = 0; i < n; i++) {
       const line = other.bytes(i, i + 1);
-      const at = this.#end(this.#count);
-      if (at + line.length > this.#bytes.length || this.#count === this.#ends.length) this.#grow(line.length);
-      const start = this.#end(this.#count);
+      const start = this.#reserve(line.length);
       line.copy(this.#bytes, start);
       this.#ends[this.#count] = start + line.length;
       this.#count += 1;
     }
+  }
+
+  /** Where the next line goes, with room for `bytes` of it and a slot for its end. */
+  #reserve(bytes: number): number {
+    if (this.#end(this.#count) + bytes > this.#bytes.length || this.#count === this.#ends.length) this.#grow(bytes);
+    return this.#end(this.#count);
   }
 
   #end(line: number): number {
