@@ -2,6 +2,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { runCli } from '../src/cli.ts';
 import { PasteService } from '../src/paste/service.ts';
+import { RateLimiter } from '../src/ratelimit/bucket.ts';
+import { FailureBudget } from '../src/ratelimit/failure-budget.ts';
 import type { CreateInput } from '../src/paste/validate.ts';
 import { DurableFiles, isErrno } from '../src/store/files.ts';
 import { OwnerIndex } from '../src/store/owner-index.ts';
@@ -121,7 +123,8 @@ export async function seedPastes(dataDir: string, ownerId: number, count: number
   await owners.init();
   const recent = new RecentPastes(files, join(state, 'recent.json'));
   const views = new ViewCounter(store, files, join(state, 'views.json'));
-  const service = new PasteService(store, views, owners, recent, Date.now);
+  const budget = new FailureBudget(new RateLimiter(Date.now));
+  const service = new PasteService({ store, views, owners, recent, budget, now: Date.now });
 
   const rand = prng(opts.seed ?? 42);
   const sizes = Array.from({ length: count }, () => 200 + Math.floor(rand() * 3897));

@@ -1,12 +1,11 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { hashPassword } from './auth/passwords.ts';
-import { createToken, TOKEN_LABEL_MAX } from './auth/token-records.ts';
+import { Accounts, checkPassword, TOKEN_LABEL_MAX } from './auth/accounts.ts';
 import { isScope, type Scope } from './auth/tokens.ts';
-import { USER_NAME_RE } from './auth/users.ts';
 import { parseConfig } from './config.ts';
+import { hashPassword } from './crypto/passwords.ts';
 import { formatTime } from './paste/paste.ts';
-import { AccountStore, findUserByName, type User } from './store/accounts.ts';
+import { AccountStore } from './store/accounts.ts';
 import { DurableFiles } from './store/files.ts';
 import { readUsage } from './store/token-usage.ts';
 
@@ -58,8 +57,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
   const config = parseConfig(io.env);
   const files = new DurableFiles(join(config.dataDir, 'tmp'));
   await files.ensureDir(join(config.dataDir, 'tmp'));
-  const accounts = new AccountStore(config.dataDir, files);
-  await accounts.load();
+  const file = new AccountStore(config.dataDir, files);
+  await file.load();
+  // The same rules as the web pages and the admin area: one accounts service owns them.
+  const accounts = new Accounts(file, Date.now);
   const [noun, verb, ...rest] = argv;
   const command = `${noun ?? ''} ${verb ?? ''}`;
 
@@ -67,26 +68,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
     case 'user add': {
       const { positional, opts } = parseOptions(rest, { admin: 'bool', 'password-stdin': 'bool' });
       const name = exactlyOne(positional, 'NAME');
-      if (!USER_NAME_RE.test(name)) throw new CliError('user name must be 1-32 letters, digits, ".", "_" or "-", starting with a letter or digit');
       const password = opts.has('password-stdin') ? await readPassword(io) : null;
-      const user = await accounts.mutate((doc) => {
-        if (findUserByName(doc.users, name) !== undefined) throw new CliError(`user "${name}" already exists`);
-        const u: User = { id: doc.next_user_id++, name, role: opts.has('admin') ? 'admin' : 'user', password, created_at: Date.now() };
-        doc.users.push(u);
-        return u;
-      });
+      const user = await accounts.addUser(name, opts.has('admin') ? 'admin' : 'user', password);
       io.stdout(String(user.id));
       return;
     }
     case 'user passwd': {
       const { positional } = parseOptions(rest, {});
       const name = exactlyOne(positional, 'NAME');
-      const password = await readPassword(io);
-      await accounts.mutate((doc) => {
-        const u = findUserByName(doc.users, name);
-        if (u === undefined) throw new CliError(`no user named "${name}"`);
-        u.password = password;
-      });
+      await accounts.setPassword(name, await readPassword(io));
       return;
     }
     case 'token create': {
@@ -104,7 +94,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       if (typeof label === 'string' && /[\u0000-\u001f\u007f]/.test(label)) throw new CliError('--label must not contain control characters');
       const user = accounts.userByName(userName);
       if (user === undefined) throw new CliError(`no user named "${userName}"`);
-      const { secret } = await createToken(accounts, user.id, { label: typeof label === 'string' ? label : '', scopes, rate }, Date.now());
+      const { secret } = await accounts.createToken(user.id, { label: typeof label === 'string' ? label : '', scopes, rate });
       io.stdout(secret);
       return;
     }
@@ -124,11 +114,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
     case 'token revoke': {
       const { positional } = parseOptions(rest, {});
       const id = exactlyOne(positional, 'ID');
-      await accounts.mutate((doc) => {
-        const i = doc.tokens.findIndex((t) => t.id === id);
-        if (i === -1) throw new CliError(`no token with id "${id}"`);
-        doc.tokens.splice(i, 1);
-      });
+      await accounts.revokeToken(id);
       return;
     }
     default:
@@ -156,7 +142,8 @@ export function parseRate(value: string | true | undefined): number {
 
 async function readPassword(io: CliIo): Promise<string> {
   const text = (await io.readStdin()).replace(/\r?\n$/, '');
-  if (text.length < 8) throw new CliError('password must be at least 8 characters');
+  const problem = checkPassword(text)[0];
+  if (problem !== undefined) throw new CliError(problem);
   return hashPassword(text);
 }
 

@@ -1,14 +1,20 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { apiSide } from './api/side.ts';
+import { ReadBodies } from './api/v1/bodies.ts';
 import { createApp } from './app.ts';
+import { Accounts } from './auth/accounts.ts';
+import { Authenticator } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
-import type { AppDeps } from './deps.ts';
+import { sign } from './crypto/signature.ts';
 import { LogAppender } from './log/appender.ts';
 import { PasteService } from './paste/service.ts';
+import { serve } from './pipeline/run.ts';
 import { RateLimiter } from './ratelimit/bucket.ts';
-import { loadBuckets, saveBuckets } from './ratelimit/persist.ts';
+import { FailureBudget } from './ratelimit/failure-budget.ts';
 import { AccountStore } from './store/accounts.ts';
+import { loadBuckets, saveBuckets } from './store/bucket-file.ts';
 import { DurableFiles } from './store/files.ts';
 import { OwnerIndex } from './store/owner-index.ts';
 import { PasteStore } from './store/pastes.ts';
@@ -16,6 +22,8 @@ import { RecentPastes } from './store/recent.ts';
 import { SessionStore } from './store/sessions.ts';
 import { TokenUsage } from './store/token-usage.ts';
 import { ViewCounter } from './store/views.ts';
+import { loadServerKey, SERVER_KEY_PATH } from './web/server-key.ts';
+import { webSide } from './web/side.ts';
 
 /** Timeouts against slow or idle clients (documented in the README). */
 export const SERVER_TIMEOUTS = {
@@ -27,23 +35,39 @@ export const SERVER_TIMEOUTS = {
 const MAINTENANCE_MS = 5_000;
 const SWEEP_MS = 60_000;
 
+export interface ServerOptions {
+  /** The clock every rule reads (expiry, buckets, sessions, grants, log times); tests move it. */
+  now?: () => number;
+  /** Where unexpected faults go; stderr by default. */
+  logError?: (err: unknown) => void;
+}
+
 export interface RunningServer {
   server: Server;
   port: number;
-  deps: AppDeps;
+  /** The public address, with the port a PORT of 0 was given. */
+  baseUrl: string;
+  /** Runs the background upkeep once now (sweep, view counts, state files), as its timer does. */
+  upkeep(): Promise<void>;
   /** Graceful stop: no new connections, finish in-flight requests, persist state. */
   close(): Promise<void>;
 }
 
-/** Opens the stores under DATA_DIR, starts listening, and runs the background upkeep. */
-export async function startServer(config: Config, now: () => number = Date.now): Promise<RunningServer> {
+/**
+ * Opens the stores under DATA_DIR, builds the services and the two sides on them, starts
+ * listening, and runs the background upkeep. Every piece of state (caches, buckets,
+ * counters, pools) lives on an object made here, so two servers in one process share none.
+ */
+export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
+  const now = opts.now ?? Date.now;
+  const logError = opts.logError ?? ((err: unknown) => console.error(err));
   const dir = config.dataDir;
   const files = new DurableFiles(join(dir, 'tmp'));
   await files.init();
   const state = join(dir, 'state');
   await files.ensureDir(state);
 
-  const accounts = new AccountStore(dir, files);
+  const accountFile = new AccountStore(dir, files);
   const store = new PasteStore(dir, files, config.pasteCacheBytes);
   const views = new ViewCounter(store, files, join(state, 'views.json'));
   const tokenUsage = new TokenUsage(files, join(state, 'token-usage.json'));
@@ -53,11 +77,20 @@ export async function startServer(config: Config, now: () => number = Date.now):
   const limiter = new RateLimiter(now);
   const bucketsFile = join(state, 'ratelimit.json');
   const log = new LogAppender({ dir: join(dir, 'logs'), now, retentionDays: config.logRetentionDays });
-  await Promise.all([accounts.load(), store.init(), owners.init(), views.load(), tokenUsage.load(), recent.load(), sessions.load()]);
+  const [serverKey] = await Promise.all([
+    loadServerKey(files, join(dir, ...SERVER_KEY_PATH)),
+    accountFile.load(),
+    store.init(),
+    owners.init(),
+    views.load(),
+    tokenUsage.load(),
+    recent.load(),
+    sessions.load(),
+  ]);
   limiter.restore(await loadBuckets(bucketsFile));
-  await accounts.watch();
+  await accountFile.watch();
 
-  // Listen before building the app: with PORT=0 the default BASE_URL needs the port we got.
+  // Listen before building the sides: with PORT=0 the default BASE_URL needs the port we got.
   const server = createServer({ ...SERVER_TIMEOUTS });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -67,26 +100,48 @@ export async function startServer(config: Config, now: () => number = Date.now):
     });
   });
   const port = (server.address() as AddressInfo).port;
-  if (config.baseUrl === `http://localhost:${config.port}`) config = { ...config, baseUrl: `http://localhost:${port}` };
+  const baseUrl = config.baseUrl === `http://localhost:${config.port}` ? `http://localhost:${port}` : config.baseUrl;
 
-  const deps: AppDeps = {
-    config,
-    accounts,
-    store,
-    pastes: new PasteService(store, views, owners, recent, now),
-    tokenUsage,
-    sessions,
+  const budget = new FailureBudget(limiter);
+  const accounts = new Accounts(accountFile, now);
+  const authenticator = new Authenticator({
+    accounts: accountFile,
+    budget,
+    failLimitPerMinute: config.authFailLimitPerMinute,
+    touch: (tokenId) => tokenUsage.touch(tokenId, now()),
+    loginKey: (client, name) => sign(serverKey, 'login-user', `${client}\0${name}`).slice(0, 22),
+  });
+  const pastes = new PasteService({ store, views, owners, recent, budget, now });
+  const api = apiSide({
+    baseUrl,
+    maxPasteBytes: config.maxPasteBytes,
+    accounts: accountFile,
+    authenticator,
     limiter,
+    pastes,
+    bodies: new ReadBodies(Math.max(1_048_576, config.pasteCacheBytes / 8)),
     log,
     now,
-    logError: (err) => console.error(err),
-  };
-
-  server.on('request', createApp(deps));
+    logError,
+  });
+  const web = webSide({
+    config: { ...config, baseUrl },
+    logDir: join(dir, 'logs'),
+    serverKey,
+    accounts,
+    authenticator,
+    sessions,
+    pastes,
+    tokenUsage,
+    limiter,
+    now,
+    logError,
+  });
+  server.on('request', createApp({ api: serve(api, logError), web: serve(web, logError), trustProxy: config.trustProxy }));
   log.start();
 
   // Background upkeep, one step at a time so steps never overlap.
-  let lastSweep = 0;
+  let lastSweep = Number.NEGATIVE_INFINITY;
   let upkeep: Promise<void> = Promise.resolve();
   const step = async (): Promise<void> => {
     if (now() - lastSweep >= SWEEP_MS) {
@@ -98,10 +153,8 @@ export async function startServer(config: Config, now: () => number = Date.now):
     limiter.prune();
     await Promise.all([saveBuckets(files, bucketsFile, limiter), tokenUsage.save(), recent.save()]);
   };
-  const tick = (): void => {
-    upkeep = upkeep.then(step).catch(deps.logError);
-  };
-  tick();
+  const tick = (): Promise<void> => (upkeep = upkeep.then(step).catch(logError));
+  void tick();
   const timer = setInterval(tick, MAINTENANCE_MS);
   timer.unref();
 
@@ -119,9 +172,9 @@ export async function startServer(config: Config, now: () => number = Date.now):
       clearInterval(sweeper);
       clearTimeout(deadline);
       await upkeep;
-      accounts.unwatch();
+      accountFile.unwatch();
       await Promise.all([saveBuckets(files, bucketsFile, limiter), views.save(), tokenUsage.save(), recent.save(), log.close()]);
     })());
 
-  return { server, port, deps, close };
+  return { server, port, baseUrl, upkeep: tick, close };
 }

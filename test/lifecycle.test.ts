@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { describe, test } from 'node:test';
-import { cleanup, makeToken, req, ROOT, startServer, tempDataDir } from './helpers/server.ts';
+import { cleanup, makeToken, req, ROOT, spawnServer, tempDataDir } from './helpers/server.ts';
 
 describe('graceful shutdown', () => {
   test('SIGTERM lets an in-flight request finish, persists state and exits 0', async () => {
-    const server = await startServer();
+    const server = await spawnServer();
     const token = await makeToken(server.dataDir);
     const body = JSON.stringify({ content: 'finished after SIGTERM' });
     const half = Math.floor(body.length / 2);
@@ -37,7 +37,7 @@ describe('graceful shutdown', () => {
     assert.equal(await server.stop(), 0);
     assert.match(server.output(), /SIGTERM received/);
 
-    const again = await startServer({ dataDir: server.dataDir });
+    const again = await spawnServer({ dataDir: server.dataDir });
     try {
       const hash = (JSON.parse(res.text) as { hash: string }).hash;
       assert.equal((await req(again, 'GET', `/api/v1/raw.php?hash=${hash}`, { token })).text, 'finished after SIGTERM');
@@ -48,7 +48,7 @@ describe('graceful shutdown', () => {
   });
 
   test('SIGINT also exits 0', async () => {
-    const server = await startServer();
+    const server = await spawnServer();
     assert.equal(await server.stop('SIGINT'), 0);
     await cleanup(server.dataDir);
   });

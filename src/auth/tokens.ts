@@ -1,8 +1,8 @@
 import { hash, timingSafeEqual } from 'node:crypto';
-import { randomBase62 } from '../paste/ids.ts';
+import type { RandomIds } from '../crypto/random.ts';
+import { SCOPES, type Scope } from '../store/accounts.ts';
 
-export const SCOPES = ['read', 'write', 'admin'] as const;
-export type Scope = (typeof SCOPES)[number];
+export { SCOPES, type Scope };
 
 export const isScope = (s: string): s is Scope => (SCOPES as readonly string[]).includes(s);
 
@@ -13,9 +13,9 @@ export const isScope = (s: string): s is Scope => (SCOPES as readonly string[]).
  */
 const TOKEN_RE = /^pst_([A-Za-z0-9]{8})_([A-Za-z0-9]{32})$/;
 
-export function newTokenSecret(): { id: string; secret: string } {
-  const id = randomBase62(8);
-  return { id, secret: `pst_${id}_${randomBase62(32)}` };
+export function newTokenSecret(ids: RandomIds): { id: string; secret: string } {
+  const id = ids.base62(8);
+  return { id, secret: `pst_${id}_${ids.base62(32)}` };
 }
 
 export const hashToken = (secret: string): string => hash('sha256', secret, 'hex');
@@ -32,6 +32,6 @@ export function tokenMatches(secret: string, storedHash: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** A scope check where `admin` is the wildcard (SPEC §5.3). */
+/** A scope check where `admin` is the wildcard (README, API). */
 export const hasScope = (scopes: readonly Scope[], need: Scope): boolean =>
   scopes.includes(need) || scopes.includes('admin');

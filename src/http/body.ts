@@ -66,3 +66,14 @@ export function parseBody(type: BodyType, bytes: Buffer): Fields {
   if (type === 'json') return parseJsonObject(text);
   return parseUrlEncoded(text, 'form body');
 }
+
+/**
+ * The largest body a maximal paste can need: every byte of the content percent-encoded (×3),
+ * plus 64 KiB for the other fields. Anything longer is refused with 413 unread (README).
+ */
+export const maxBodyBytes = (maxPasteBytes: number): number => maxPasteBytes * 3 + 64 * 1024;
+
+/** Reads and parses a body of a known type, up to `limit` bytes. */
+export async function readFields(req: IncomingMessage, type: BodyType, limit: number): Promise<Fields> {
+  return parseBody(type, await readBody(req, limit));
+}

@@ -1,3 +1,5 @@
+import { HttpError } from './errors.ts';
+
 /**
  * Routes are data: a method, a path pattern with `:param` segments, and whatever the
  * app wants to attach. Static paths resolve by one Map lookup; patterns by segment match.
@@ -82,4 +84,23 @@ function matchSegments(pattern: string[], parts: string[]): Record<string, strin
     } else if (want !== got) return null;
   }
   return params;
+}
+
+/** How a side words its 404 and 405. */
+export interface RouteWords {
+  notFound: string;
+  notAllowed: (method: string) => string;
+}
+
+/**
+ * The route for a request, or the refusal both sides give: 404 for an unknown path, 405
+ * with an `Allow` header naming the methods the path has (RFC 9110 §15.5.6).
+ */
+export function resolveRoute<T>(router: Router<T>, method: string, path: string, words: RouteWords): { data: T; params: Readonly<Record<string, string>> } {
+  const match = router.match(method, path);
+  if (match.kind === 'not_found') throw new HttpError('not_found', words.notFound);
+  if (match.kind === 'method_not_allowed') {
+    throw new HttpError('method_not_allowed', words.notAllowed(method), { headers: { allow: match.allow.join(', ') } });
+  }
+  return match;
 }

@@ -44,16 +44,19 @@ export function compareLogFiles(a: LogFileId, b: LogFileId): number {
 export const dayOf = (iso: string): string | undefined => (ISO_UTC_RE.test(iso) ? iso.slice(0, 10) : undefined);
 const ISO_UTC_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-/** toISOString() of `ms`, remembered for the last millisecond asked: a busy server logs many lines in one. */
-export function isoTime(ms: number): string {
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastIso = new Date(ms).toISOString();
+/** toISOString() of a time, remembered for the last millisecond asked: a busy server logs many lines in one. */
+export class IsoTimes {
+  #ms = Number.NaN;
+  #iso = '';
+
+  of(ms: number): string {
+    if (ms !== this.#ms) {
+      this.#ms = ms;
+      this.#iso = new Date(ms).toISOString();
+    }
+    return this.#iso;
   }
-  return lastIso;
 }
-let lastMs = NaN;
-let lastIso = '';
 
 /** The UTC date (YYYY-MM-DD) of an epoch-ms instant. */
 export function utcDay(ms: number): string {

@@ -105,6 +105,19 @@ export class RateLimiter {
     return take(this.#buckets.get(key), limitPerMinute, this.#now());
   }
 
+  /**
+   * Gives back one token `consume` took (never past the capacity). A bucket that is full
+   * again carries no information and is dropped, as `prune` would.
+   */
+  refund(key: string, limitPerMinute: number): void {
+    const b = this.#buckets.get(key);
+    if (b === undefined || limitPerMinute === 0) return;
+    const current = refill(b, limitPerMinute, this.#now());
+    const tokens = Math.min(limitPerMinute, current.tokens + 1);
+    if (tokens + EPSILON >= limitPerMinute) this.#buckets.delete(key);
+    else this.#buckets.set(key, { tokens, updatedAt: current.updatedAt, limit: limitPerMinute });
+  }
+
   /** Number of buckets held (for tests and metrics). */
   get size(): number {
     return this.#buckets.size;

@@ -2,10 +2,13 @@ import { watch, type FSWatcher } from 'node:fs';
 import { readFile, stat, statfs } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { PasswordHash } from '../auth/passwords.ts';
-import type { Scope } from '../auth/tokens.ts';
+import type { PasswordHash } from '../crypto/passwords.ts';
 import { isErrno, type DurableFiles } from './files.ts';
 import { withFileLock } from './lock.ts';
+
+/** What a token may do: `admin` passes every check (README, API). */
+export const SCOPES = ['read', 'write', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
 
 export interface User {
   id: number;

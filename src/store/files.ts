@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { mkdir, readdir, readFile, rename, link, rm, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { randomBase62 } from '../paste/ids.ts';
+import { RandomIds } from '../crypto/random.ts';
 
 /**
  * Durable file primitives. Every write goes to a temp file in one scratch folder,
@@ -15,6 +15,7 @@ export class DurableFiles {
   readonly #knownDirs = new Set<string>();
   #making: Promise<void> = Promise.resolve();
   #tmpCounter = 0;
+  readonly #ids = new RandomIds();
 
   constructor(tmpDir: string) {
     this.#tmpDir = tmpDir;
@@ -108,7 +109,7 @@ export class DurableFiles {
   async #writeTemp(data: string | Uint8Array): Promise<string> {
     // Unique across the processes sharing the folder (server and CLI), even when a crashed
     // process with the same pid left a file behind.
-    const tmp = join(this.#tmpDir, `${process.pid}-${++this.#tmpCounter}-${randomBase62(6)}.tmp`);
+    const tmp = join(this.#tmpDir, `${process.pid}-${++this.#tmpCounter}-${this.#ids.base62(6)}.tmp`);
     const fd = await byFd.open(tmp, 'wx', 0o600);
     try {
       await writeAll(fd, data);

@@ -1,10 +1,10 @@
 import { rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { randomBase62, shortcodeOf } from '../paste/ids.ts';
-import { isExpired, type Paste } from '../paste/paste.ts';
+import { RandomIds } from '../crypto/random.ts';
 import { isErrno, listDir, readText, type DurableFiles } from './files.ts';
 import { KeyedMutex } from './mutex.ts';
-import { PasteCache, type Rendering } from './paste-cache.ts';
+import { PasteCache } from './paste-cache.ts';
+import { fileText, HASH_LENGTH, isExpired, isTombstone, NO_CONTENT, parseFile, shortcodeOf, type Paste } from './paste-record.ts';
 
 /** What a transaction asks the store to do with the paste once its callback returns. */
 export interface Txn<T> {
@@ -30,6 +30,7 @@ export class PasteStore {
   readonly #expiryRoot: string;
   readonly #locks = new KeyedMutex();
   readonly #cache: PasteCache;
+  readonly #ids = new RandomIds();
   /** Bumped by every commit; a disk read that overlapped one must not fill the cache. */
   #epoch = 0;
 
@@ -78,9 +79,10 @@ export class PasteStore {
       if (isErrno(err, 'ENOENT')) return null;
       throw err;
     }
-    const paste = JSON.parse(text) as Paste;
+    const paste = parseFile(text);
     // If a commit landed while we read, our copy may predate it (even a delete): don't cache it.
-    return epoch === this.#epoch ? this.#cache.set(code, paste) : paste;
+    if (epoch === this.#epoch) this.#cache.set(code, paste);
+    return paste;
   }
 
   /**
@@ -93,7 +95,7 @@ export class PasteStore {
    */
   async create(make: (hash: string) => Paste, alongside?: (paste: Paste) => Promise<void>): Promise<Paste> {
     for (;;) {
-      const paste = make(randomBase62(10));
+      const paste = make(this.#ids.base62(HASH_LENGTH));
       const code = shortcodeOf(paste.hash);
       const path = this.#path(code);
       const created = await this.#locks.run(code, async () => {
@@ -103,7 +105,7 @@ export class PasteStore {
         if (paste.expire_at !== null) await this.#index(paste.expire_at, paste.hash);
         // On the rare taken name, the index line written alongside names a hash no paste has:
         // readers of the index check every hash against the store anyway.
-        const [created] = await Promise.all([this.files.createFile(path, JSON.stringify(paste)), alongside?.(paste)]);
+        const [created] = await Promise.all([this.files.createFile(path, fileText(paste)), alongside?.(paste)]);
         if (!created) return false;
         // Not cached: the cache holds what is read, so a burst of creates cannot evict it.
         this.#epoch++;
@@ -111,14 +113,6 @@ export class PasteStore {
       });
       if (created) return paste;
     }
-  }
-
-  /**
-   * A rendered form of `paste` (a response body), built once and kept beside it in the
-   * cache for as long as that exact object is the cached one: any change makes a new one.
-   */
-  render<T extends Rendering>(paste: Paste, kind: string, build: () => T): T {
-    return this.#cache.render(shortcodeOf(paste.hash), paste, kind, build);
   }
 
   /** Reads, decides and writes one paste with no other change to it in between. */
@@ -136,7 +130,7 @@ export class PasteStore {
         if (txn.next.expire_at !== null && txn.next.expire_at !== current?.expire_at) await this.#index(txn.next.expire_at, hash);
         if (txn.sweepAt !== undefined) await this.#index(txn.sweepAt, hash);
         this.#epoch++;
-        await this.files.writeFile(this.#path(code), JSON.stringify(txn.next));
+        await this.files.writeFile(this.#path(code), fileText(txn.next));
         this.#epoch++;
         this.#cache.set(code, txn.next);
       }
@@ -166,7 +160,7 @@ export class PasteStore {
           if (p === null) return { result: false };
           if (isTombstone(p)) return now >= p.updated_at + TOMBSTONE_MS ? { result: true, next: 'delete' } : { result: false };
           if (!isExpired(p, now)) return { result: false };
-          return { result: true, next: { ...p, title: '', content: '', password: null, updated_at: now }, sweepAt: now + TOMBSTONE_MS };
+          return { result: true, next: { ...p, title: '', content_json: NO_CONTENT, password: null, updated_at: now }, sweepAt: now + TOMBSTONE_MS };
         });
         if (done) changed++;
         // Losing this unlink in a crash only means the sweep looks at the entry again.
@@ -196,6 +190,3 @@ const HOUR_MS = 3_600_000;
 
 /** How long an expired or burned paste's tombstone keeps answering 410 before it goes. */
 export const TOMBSTONE_MS = 30 * 86_400_000;
-
-/** A paste whose content is gone (burned, or expired and swept): live content is never empty. */
-export const isTombstone = (p: Paste): boolean => p.content === '';

@@ -1,10 +1,16 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadServerKey } from '../auth/server-key.ts';
-import { newSessionId, SESSION_ID_RE, sessionKey } from '../auth/sessions.ts';
 import { isErrno, listDir, type DurableFiles } from './files.ts';
 import { KeyedMutex } from './mutex.ts';
+
+/** A session id: 32 random bytes in base64url, 43 characters, 256 bits, unguessable. */
+export const SESSION_ID_RE = /^[A-Za-z0-9_-]{43}$/;
+
+const newSessionId = (): string => randomBytes(32).toString('base64url');
+
+/** What is stored instead of the id: a leaked data folder must not hand out sessions. */
+export const sessionKey = (id: string): string => createHash('sha256').update(id).digest('hex');
 
 /** One login session as stored at `sessions/<sha256 of the id>.json`. Times are epoch ms. */
 export interface SessionRecord {
@@ -30,9 +36,6 @@ export const SESSION_TOUCH_MS = 5 * 60_000;
 
 const FILE_RE = /^([0-9a-f]{64})\.json$/;
 
-/** The server's signing key, kept beside the sessions it belongs with (see `serverKey`). */
-export const SERVER_KEY_FILE = 'server.key';
-
 /**
  * Login sessions, one small file each under DATA_DIR/sessions, so they survive a restart.
  * Files are named by a SHA-256 of the session id: someone who can read the data folder
@@ -42,7 +45,6 @@ export const SERVER_KEY_FILE = 'server.key';
 export class SessionStore {
   readonly #byKey = new Map<string, SessionRecord>();
   readonly #locks = new KeyedMutex();
-  #serverKey: Buffer | null = null;
 
   constructor(
     private readonly dir: string,
@@ -51,10 +53,9 @@ export class SessionStore {
     private readonly now: () => number,
   ) {}
 
-  /** Reads every stored session and the server key (made on first start); expired sessions go on the next sweep. */
+  /** Reads every stored session; expired ones go on the next sweep. */
   async load(): Promise<void> {
     await this.files.ensureDir(this.dir);
-    this.#serverKey = await loadServerKey(this.files, join(this.dir, SERVER_KEY_FILE));
     this.#byKey.clear();
     for (const name of await listDir(this.dir)) {
       const key = FILE_RE.exec(name)?.[1];
@@ -62,15 +63,6 @@ export class SessionStore {
       const record = await readRecord(join(this.dir, name));
       if (record !== undefined) this.#byKey.set(key, record);
     }
-  }
-
-  /**
-   * The key that signs what the web hands out without storing it: anonymous CSRF tokens and
-   * unlock grants. It lives here because the session store is what the server loads for the web.
-   */
-  get serverKey(): Buffer {
-    if (this.#serverKey === null) throw new Error('SessionStore.load() has not run');
-    return this.#serverKey;
   }
 
   get size(): number {

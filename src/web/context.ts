@@ -1,18 +1,44 @@
-import type { IncomingMessage } from 'node:http';
-import type { AppDeps } from '../deps.ts';
+import type { Accounts } from '../auth/accounts.ts';
+import type { Authenticator } from '../auth/authenticate.ts';
+import type { Config } from '../config.ts';
 import type { Fields } from '../http/fields.ts';
 import type { Reply } from '../http/reply.ts';
-import type { Viewer } from '../paste/service.ts';
+import type { PasteService } from '../paste/service.ts';
+import type { RequestContext } from '../pipeline/context.ts';
+import type { RateLimiter } from '../ratelimit/bucket.ts';
 import type { User } from '../store/accounts.ts';
-import type { Session } from '../store/sessions.ts';
 import type { Chrome } from './layout.ts';
+import type { Session } from '../store/sessions.ts';
+import type { SessionRecords } from './session.ts';
 
-/** What a web handler gets: the request, who is asking, and the parsed, CSRF-checked form. */
-export interface WebContext extends Chrome {
-  deps: AppDeps;
-  req: IncomingMessage;
-  method: string;
-  params: Record<string, string>;
+/** What the web side needs, built once by server.ts. */
+export interface WebDeps {
+  config: Pick<Config, 'baseUrl' | 'maxPasteBytes' | 'openRegistration' | 'sessionIdleMs'>;
+  /** The API log's folder, for the admin's API Logs page. */
+  logDir: string;
+  /** Signs what the web hands out without storing it (server-key.ts). */
+  serverKey: Buffer;
+  accounts: Accounts;
+  authenticator: Pick<Authenticator, 'login'>;
+  sessions: SessionRecords;
+  pastes: PasteService;
+  /** When each token was last used, for the token lists. */
+  tokenUsage: { get(tokenId: string): number | undefined };
+  /** Registrations per address. */
+  limiter: Pick<RateLimiter, 'consume'>;
+  now: () => number;
+  /** Where unexpected faults go: the server's own log, never the visitor. */
+  logError: (err: unknown) => void;
+}
+
+/**
+ * A web request as its steps fill it in, and what a page handler gets: who is asking, the
+ * route's parameters, the query, and the parsed, CSRF-checked form.
+ */
+export interface WebContext extends RequestContext, Chrome {
+  deps: WebDeps;
+  route: WebRoute | null;
+  params: Readonly<Record<string, string>>;
   /** The query string, read leniently (see parseUrlEncodedLenient). */
   query: Fields;
   /** The POST body (form-urlencoded); empty for GET. Its CSRF token was already checked. */
@@ -21,10 +47,9 @@ export interface WebContext extends Chrome {
   cookies: ReadonlyMap<string, string>;
   /** Cookies set now must be Secure (and `__Host-` named): the public address is https. */
   secure: boolean;
-  ip: string;
   session: Session | null;
-  /** The paste-rules view of the logged-in user, null for an anonymous visitor. */
-  viewer: Viewer | null;
+  /** The anonymous double-submit CSRF token this request brought, if it is one we signed. */
+  anonCsrf: string | undefined;
 }
 
 export type WebHandler = (ctx: WebContext) => Promise<Reply>;
@@ -41,7 +66,7 @@ export function field(fields: Fields, name: string): string {
   return typeof v === 'string' ? v : '';
 }
 
-/** The logged-in user of a route declared `access: 'user'` (the pipeline guarantees it). */
+/** The logged-in user of a route declared `access: 'user'` (the access step guarantees it). */
 export function userOf(ctx: WebContext): User {
   if (ctx.user === null) throw new Error('route needs a user but was reached without one');
   return ctx.user;

@@ -1,4 +1,4 @@
-import { CSRF_FIELD } from '../auth/csrf.ts';
+import { CSRF_FIELD } from './csrf.ts';
 import { html, type SafeHtml } from './html.ts';
 
 /** The hidden CSRF field every state-changing form carries. */

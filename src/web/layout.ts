@@ -14,7 +14,7 @@ export const SECURITY_HEADERS = {
 /** What the page frame needs to know about the request: who is looking, and where. */
 export interface Chrome {
   user: User | null;
-  path: string;
+  readonly path: string;
   csrf: () => string;
 }
 

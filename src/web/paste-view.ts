@@ -1,5 +1,6 @@
-import { shortcodeOf } from '../paste/ids.ts';
-import type { Paste } from '../paste/paste.ts';
+import { owns } from '../paste/access.ts';
+import { contentOf, shortcodeOf, type Paste } from '../paste/paste.ts';
+import type { Counted } from '../paste/service.ts';
 import { codeBlock } from './code-view.ts';
 import type { WebContext } from './context.ts';
 import { notice } from './forms.ts';
@@ -49,11 +50,11 @@ function sizeLabel(content: string): string {
  * The page of a paste being read. `burnedNow` marks the one showing of a one-time paste:
  * there is no raw link or short link then, since both already lead to nothing.
  */
-export function pasteView(ctx: WebContext, p: Paste, burnedNow: boolean): string {
+export function pasteView(ctx: WebContext, { paste: p, viewCount }: Counted, burnedNow: boolean): string {
   const now = ctx.deps.now();
   const owner = ctx.deps.accounts.user(p.owner_id)?.name ?? 'a former user';
-  const mine = ctx.viewer !== null && (ctx.viewer.isAdmin || ctx.viewer.userId === p.owner_id);
-  const content = p.content;
+  const mine = owns(ctx.viewer, p);
+  const content = contentOf(p);
   const lines = content === '' ? 0 : content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
   const share = burnedNow ? '' : shareCard(ctx, p);
   const body = html`${burnedNow ? notice('warn', html`<strong>This paste is now burned.</strong> This is its one and only view: it has been deleted from the server. Copy what you need before you leave this page.`) : ''}
@@ -66,7 +67,7 @@ export function pasteView(ctx: WebContext, p: Paste, burnedNow: boolean): string
 <div><dt>Author</dt><dd>${isolate(owner)}</dd></div>
 <div><dt>Created</dt><dd>${timeTag(p.created_at, now)}</dd></div>
 <div><dt>Expires</dt><dd>${p.expire_at === null ? 'Never' : timeTag(p.expire_at, now)}</dd></div>
-<div><dt>Views</dt><dd>${p.view_count}</dd></div>
+<div><dt>Views</dt><dd>${viewCount}</dd></div>
 <div><dt>Visibility</dt><dd>${PRIVACY_WORDS[p.privacy]}</dd></div>
 ${p.updated_at !== p.created_at && !burnedNow ? html`<div><dt>Edited</dt><dd>${timeTag(p.updated_at, now)}</dd></div>` : ''}
 </dl>
@@ -75,7 +76,7 @@ ${share}
 <section class="card code-card">
 <div class="code-bar"><span class="info">${languageLabel(p.language)}${p.highlight === 1 ? '' : ' · not highlighted'}</span>
 <span class="tools">${burnedNow ? '' : html`<a class="btn btn-sm" href="/p/${p.hash}/raw">Raw</a>`}<button class="btn btn-sm" type="button" data-copy="paste-code" hidden>Copy</button></span></div>
-${codeBlock('paste-code', p)}
+${codeBlock('paste-code', { content, language: p.language, highlight: p.highlight })}
 </section>
 </div>`;
   return page(ctx, pasteTitle(p), body);

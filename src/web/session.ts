@@ -1,29 +1,39 @@
-import { clearSessionCookie, secureCookies, sessionCookie } from '../auth/sessions.ts';
-import type { AppDeps } from '../deps.ts';
 import type { User } from '../store/accounts.ts';
 import type { Session } from '../store/sessions.ts';
+import type { WebContext } from './context.ts';
+import { clearSessionCookie, sessionCookie, sessionCookieName } from './session-cookies.ts';
 
-export interface WebAuth {
-  session: Session;
-  user: User;
+/** What the web needs of the login sessions (store/sessions.ts). */
+export interface SessionRecords {
+  /** The live session for an id (an idle one is ended on the spot); `touched`: its last use moved. */
+  get(id: string): Promise<{ session: Session; touched: boolean } | null>;
+  create(userId: number): Promise<Session>;
+  destroy(id: string): Promise<void>;
 }
 
 /**
- * The logged-in user behind a session cookie, plus the Set-Cookie headers the answer needs:
- * a renewed cookie when the session's last use moved, a deleting one when the cookie names
- * no live session (expired, logged out elsewhere, or its user was removed).
+ * The session step: the logged-in user behind the session cookie, if any. Sets a renewed
+ * cookie when the session's last use moved, and a deleting one when the cookie names no
+ * live session (expired, logged out elsewhere, or its user was removed).
  */
-export async function resolveSession(deps: AppDeps, id: string | undefined): Promise<{ auth: WebAuth | null; cookies: string[] }> {
-  if (id === undefined || id === '') return { auth: null, cookies: [] };
-  const secure = secureCookies(deps.config.baseUrl);
+export async function resolveSession(ctx: WebContext): Promise<undefined> {
+  const { deps } = ctx;
+  const id = ctx.cookies.get(sessionCookieName(ctx.secure));
+  if (id === undefined || id === '') return undefined;
   const found = await deps.sessions.get(id);
-  if (found === null) return { auth: null, cookies: [clearSessionCookie(secure)] };
+  if (found === null) {
+    ctx.setCookies.push(clearSessionCookie(ctx.secure));
+    return undefined;
+  }
   await deps.accounts.fresh();
-  const user = deps.accounts.user(found.session.record.user_id);
+  const user: User | undefined = deps.accounts.user(found.session.record.user_id);
   if (user === undefined) {
     await deps.sessions.destroy(id);
-    return { auth: null, cookies: [clearSessionCookie(secure)] };
+    ctx.setCookies.push(clearSessionCookie(ctx.secure));
+    return undefined;
   }
-  const cookies = found.touched ? [sessionCookie(id, deps.config.sessionIdleMs, secure)] : [];
-  return { auth: { session: found.session, user }, cookies };
+  if (found.touched) ctx.setCookies.push(sessionCookie(id, deps.config.sessionIdleMs, ctx.secure));
+  ctx.session = found.session;
+  ctx.user = user;
+  return undefined;
 }

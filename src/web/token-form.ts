@@ -1,4 +1,4 @@
-import { RATE_MAX, TOKEN_LABEL_MAX } from '../auth/token-records.ts';
+import { RATE_MAX, TOKEN_LABEL_MAX } from '../auth/accounts.ts';
 import { SCOPES, type Scope } from '../auth/tokens.ts';
 import type { Fields } from '../http/fields.ts';
 import { field } from './context.ts';

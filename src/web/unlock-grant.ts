@@ -1,4 +1,4 @@
-import { sign, verify } from '../auth/server-key.ts';
+import { sign, verify } from '../crypto/signature.ts';
 import { hostCookieName, serializeCookie } from '../http/cookies.ts';
 import type { Paste } from '../paste/paste.ts';
 

@@ -3,7 +3,7 @@ import { access, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { cleanup, ROOT, startServer, type TestServer } from '../helpers/server.ts';
+import { cleanup, ROOT, spawnServer, type TestServer } from '../helpers/server.ts';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const ARTIFACTS = join(ROOT, 'test/artifacts');
@@ -17,7 +17,7 @@ let page: Page;
 before(async () => {
   await access(CHROMIUM);
   await mkdir(ARTIFACTS, { recursive: true });
-  server = await startServer();
+  server = await spawnServer();
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],

@@ -5,23 +5,72 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli.ts';
+import { parseConfig } from '../../src/config.ts';
+import { startServer as startApp, type RunningServer } from '../../src/server.ts';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 
+/** A server under test, in this process or in its own. */
 export interface TestServer {
   url: string;
   port: number;
   dataDir: string;
-  proc: ChildProcess;
+  /** What the server reported: its faults (in-process) or its stdout and stderr (a process). */
   output: () => string;
-  /** Sends a signal and resolves with the exit code once the process is gone. */
+  /** Stops it (gracefully unless killed) and resolves with its exit code (0 in-process). */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** A server in its own process, for what needs a real one (signals, crashes, the browser). */
+export interface ProcessServer extends TestServer {
+  proc: ChildProcess;
+}
+
+/** A server in this process, driven by a clock the test moves. */
+export interface AppServer extends TestServer {
+  clock: TestClock;
+  /** Runs the background upkeep now (expiry sweep, view counts, state files). */
+  upkeep(): Promise<void>;
+}
+
+/** A clock for the app's rules (expiry, buckets, sessions, grants): real time plus what the test adds. */
+export class TestClock {
+  #offset = 0;
+  readonly now = (): number => Date.now() + this.#offset;
+  advance(ms: number): void {
+    this.#offset += ms;
+  }
 }
 
 export const tempDataDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'paste-test-'));
 
+/**
+ * Starts the app in this process on a free port, with its own data folder and clock, the
+ * way `npm start` builds it (src/server.ts) from the same environment variables.
+ */
+export async function startServer(opts: { dataDir?: string; env?: Record<string, string>; clock?: TestClock } = {}): Promise<AppServer> {
+  const dataDir = opts.dataDir ?? (await tempDataDir());
+  const clock = opts.clock ?? new TestClock();
+  const config = parseConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...opts.env });
+  let out = '';
+  const logError = (err: unknown): void => {
+    out += `${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`;
+  };
+  const running: RunningServer = await startApp(config, { now: clock.now, logError });
+  let stopped: Promise<number> | null = null;
+  return {
+    url: running.baseUrl,
+    port: running.port,
+    dataDir,
+    clock,
+    output: () => out,
+    upkeep: running.upkeep,
+    stop: () => (stopped ??= running.close().then(() => 0)),
+  };
+}
+
 /** Starts `src/main.ts` as its own process on a free port, as `npm start` would. */
-export async function startServer(opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
+export async function spawnServer(opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<ProcessServer> {
   const dataDir = opts.dataDir ?? (await tempDataDir());
   const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts')], {
     cwd: ROOT,

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { dayOf, isoTime } from '../../src/log/entry.ts';
+import { dayOf, IsoTimes } from '../../src/log/entry.ts';
 
-test('isoTime is toISOString, also when asked for the same or an earlier millisecond again', () => {
+test('IsoTimes.of is toISOString, also when asked for the same or an earlier millisecond again', () => {
   const times = [0, 1_700_000_000_123, 1_700_000_000_123, 1_700_000_000_124, 1_700_000_000_123, 86_399_999, 86_400_000];
-  for (const ms of times) assert.equal(isoTime(ms), new Date(ms).toISOString());
+  const iso = new IsoTimes();
+  for (const ms of times) assert.equal(iso.of(ms), new Date(ms).toISOString());
 });
 
 test('dayOf reads the UTC day off toISOString() output and refuses any other shape', () => {

@@ -2,8 +2,12 @@ import assert from 'node:assert/strict';
 import { access, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, beforeEach, describe, test } from 'node:test';
-import { HttpError } from '../../src/http/errors.ts';
-import { PasteService, type Viewer } from '../../src/paste/service.ts';
+import type { Viewer } from '../../src/auth/viewer.ts';
+import { PasteError, type PasteFailure } from '../../src/paste/errors.ts';
+import { contentOf } from '../../src/paste/paste.ts';
+import { PasteService, type Counted } from '../../src/paste/service.ts';
+import { RateLimiter } from '../../src/ratelimit/bucket.ts';
+import { FailureBudget } from '../../src/ratelimit/failure-budget.ts';
 import type { CreateInput } from '../../src/paste/validate.ts';
 import { DurableFiles } from '../../src/store/files.ts';
 import { OwnerIndex } from '../../src/store/owner-index.ts';
@@ -36,11 +40,18 @@ async function open(): Promise<void> {
   owners = new OwnerIndex(dir, files);
   await owners.init();
   recent = new RecentPastes(files, join(dir, 'recent.json'), 3);
-  service = new PasteService(store, views, owners, recent, () => now);
+  service = new PasteService({ store, views, owners, recent, budget: new FailureBudget(new RateLimiter(() => now)), now: () => now });
 }
 
-const status = (p: Promise<unknown>, code: number) =>
-  assert.rejects(p, (e: unknown) => e instanceof HttpError && e.status === code);
+/** A counted read by `viewer` (no password), as the API's GET does it. */
+const read = (hash: string, viewer: Viewer | null): Promise<Counted> => Promise.resolve(service.read(hash, viewer, { client: '127.0.0.1', consume: true }));
+/** The text a read returned. */
+const text = async (hash: string, viewer: Viewer | null): Promise<string> => contentOf((await read(hash, viewer)).paste);
+
+const HTTP_KIND: Record<number, PasteFailure[]> = { 404: ['not_found'], 410: ['expired', 'burned'] };
+/** The promise is refused with a paste refusal of the kind the status stands for. */
+const status = (p: Promise<unknown> | unknown, code: number) =>
+  assert.rejects(Promise.resolve(p), (e: unknown) => e instanceof PasteError && (HTTP_KIND[code] ?? []).includes(e.kind));
 
 const dirs: string[] = [];
 after(() => Promise.all(dirs.map(cleanup)));
@@ -54,16 +65,16 @@ beforeEach(async () => {
 describe('the paste cache never serves stale data', () => {
   test('after an edit the next read shows the new content', async () => {
     const p = await service.create(input(), 1);
-    assert.equal((await service.read(p.hash, other, undefined)).content, 'hello');
+    assert.equal((await text(p.hash, other)), 'hello');
     await service.edit(p.hash, { content: 'changed', expiry: 'keep', clear_password: 0 }, owner);
-    assert.equal((await service.read(p.hash, other, undefined)).content, 'changed');
+    assert.equal((await text(p.hash, other)), 'changed');
   });
 
   test('after a delete the next read is 404', async () => {
     const p = await service.create(input(), 1);
-    await service.read(p.hash, other, undefined);
+    await read(p.hash, other);
     await service.delete(p.hash, owner);
-    await status(service.read(p.hash, other, undefined), 404);
+    await status(read(p.hash, other), 404);
   });
 
   test('a read racing a delete does not put the deleted paste back in the cache', async () => {
@@ -77,18 +88,18 @@ describe('the paste cache never serves stale data', () => {
 
   test('after a burn every read is 410', async () => {
     const p = await service.create(input({ burn_after_read: 1 }), 1);
-    assert.equal((await service.read(p.hash, other, undefined)).content, 'hello');
-    await status(service.read(p.hash, other, undefined), 410);
-    await status(service.read(p.hash, owner, undefined), 410);
+    assert.equal((await text(p.hash, other)), 'hello');
+    await status(read(p.hash, other), 410);
+    await status(read(p.hash, owner), 410);
   });
 
   test('a cached paste turns 410 the moment it expires', async () => {
     const p = await service.create(input({ expiry: '10m' }), 1);
-    await service.read(p.hash, other, undefined);
+    await read(p.hash, other);
     now += 10 * 60_000 - 1;
-    await service.read(p.hash, other, undefined);
+    await read(p.hash, other);
     now += 1;
-    await status(service.read(p.hash, other, undefined), 410);
+    await status(read(p.hash, other), 410);
   });
 });
 
@@ -103,11 +114,11 @@ describe('expiry sweep', () => {
     assert.equal(await store.sweepExpired(now), 1);
     const stored = await readFile(file, 'utf8');
     assert.doesNotMatch(stored, /secret-short|scrypt/);
-    await status(service.read(short.hash, owner, undefined), 410);
+    await status(read(short.hash, owner), 410);
     assert.notEqual(await store.get(long.hash), null);
     now += 2 * 86_400_000;
     assert.equal(await store.sweepExpired(now), 1);
-    await status(service.read(long.hash, owner, undefined), 410);
+    await status(read(long.hash, owner), 410);
     now += TOMBSTONE_MS;
     assert.equal(await store.sweepExpired(now), 2);
     assert.equal(await store.get(short.hash), null);
@@ -118,13 +129,13 @@ describe('expiry sweep', () => {
 
   test('a burned paste stays a 410 tombstone for 30 days, then is deleted', async () => {
     const p = await service.create(input({ burn_after_read: 1 }), 1);
-    await service.read(p.hash, other, undefined);
+    await read(p.hash, other);
     now += TOMBSTONE_MS - 1;
     assert.equal(await store.sweepExpired(now), 0);
-    await status(service.read(p.hash, other, undefined), 410);
+    await status(read(p.hash, other), 410);
     now += 1;
     assert.equal(await store.sweepExpired(now), 1);
-    await status(service.read(p.hash, other, undefined), 404);
+    await status(read(p.hash, other), 404);
   });
 
   test('a paste whose expiry was extended by an edit survives its old expiry', async () => {
@@ -139,33 +150,33 @@ describe('expiry sweep', () => {
 describe('view counts', () => {
   test('are batched in memory and folded into the file by drain', async () => {
     const p = await service.create(input(), 1);
-    for (let i = 1; i <= 3; i++) assert.equal((await service.read(p.hash, other, undefined)).view_count, i);
+    for (let i = 1; i <= 3; i++) assert.equal((await read(p.hash, other)).viewCount, i);
     assert.equal(views.pending(p.hash), 3);
     await views.drain();
     assert.equal(views.pending(p.hash), 0);
     await open();
     assert.equal((await store.get(p.hash))?.view_count, 3);
-    assert.equal((await service.read(p.hash, other, undefined)).view_count, 4);
+    assert.equal((await read(p.hash, other)).viewCount, 4);
   });
 
   test('survive a graceful restart through save and load', async () => {
     const p = await service.create(input(), 1);
-    await service.read(p.hash, other, undefined);
-    await service.read(p.hash, other, undefined);
+    await read(p.hash, other);
+    await read(p.hash, other);
     await views.save();
     await open();
     await views.load();
-    assert.equal((await service.read(p.hash, other, undefined)).view_count, 3);
+    assert.equal((await read(p.hash, other)).viewCount, 3);
   });
 });
 
 describe('visibility', () => {
   test('a private paste is 404 to others and readable by its owner and admins', async () => {
     const p = await service.create(input({ privacy: 'private' }), 1);
-    await status(service.read(p.hash, other, undefined), 404);
-    await status(service.read(p.hash, null, undefined), 404);
-    assert.equal((await service.read(p.hash, owner, undefined)).content, 'hello');
-    assert.equal((await service.read(p.hash, { userId: 9, isAdmin: true }, undefined)).content, 'hello');
+    await status(read(p.hash, other), 404);
+    await status(read(p.hash, null), 404);
+    assert.equal((await text(p.hash, owner)), 'hello');
+    assert.equal(await text(p.hash, { userId: 9, isAdmin: true }), 'hello');
   });
 });
 
@@ -175,9 +186,9 @@ describe('owner index and recent list', () => {
     const b = await service.create(input({ content: 'b', privacy: 'private' }), 1);
     const c = await service.create(input({ content: 'c', burn_after_read: 1 }), 1);
     await service.create(input({ content: 'not mine' }), 2);
-    await service.read(c.hash, other, undefined);
+    await read(c.hash, other);
     await service.delete(a.hash, owner);
-    await service.read(b.hash, owner, undefined);
+    await read(b.hash, owner);
     const { pastes, total } = await service.listOwned(1, 0, 10);
     assert.deepEqual(pastes.map((p) => p.hash), [c.hash, b.hash]);
     assert.equal(pastes[1]?.view_count, 1, 'pending views are included');
@@ -211,20 +222,21 @@ describe('owner index and recent list', () => {
   });
 });
 
-describe('readCounted', () => {
+describe('read', () => {
   test('answers a cached paste at once, and refuses by rejecting, never by throwing', async () => {
     const open = await service.create(input(), 1);
     const hidden = await service.create(input({ privacy: 'private' }), 1);
-    await service.read(open.hash, other, undefined); // both now cached
-    await service.read(hidden.hash, owner, undefined);
-    const counted = service.readCounted(open.hash, other, undefined);
+    await read(open.hash, other); // both now cached
+    await read(hidden.hash, owner);
+    const opts = { client: '127.0.0.1', consume: true };
+    const counted = service.read(open.hash, other, opts);
     assert.ok(!(counted instanceof Promise), 'a cached, unprotected paste needs no promise');
-    assert.equal(counted.paste.content, 'hello');
+    assert.equal(contentOf(counted.paste), 'hello');
     assert.equal(counted.viewCount, 2);
     let refusal: unknown;
-    assert.doesNotThrow(() => (refusal = service.readCounted(hidden.hash, other, undefined)));
+    assert.doesNotThrow(() => (refusal = service.read(hidden.hash, other, opts)));
     assert.ok(refusal instanceof Promise);
     await status(refusal, 404);
-    await status(Promise.resolve().then(() => service.readCounted('AAAAAAAAAA', owner, undefined)), 404);
+    await status(Promise.resolve().then(() => service.read('AAAAAAAAAA', owner, opts)), 404);
   });
 });

@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cleanup, makeToken, req, startServer } from '../helpers/server.ts';
+import { cleanup, makeToken, req, spawnServer } from '../helpers/server.ts';
 
 test('kill -9 during a stream of creates loses no acknowledged paste and tears none', async () => {
-  const server = await startServer();
+  const server = await spawnServer();
   const token = await makeToken(server.dataDir);
   const acked = new Map<string, string>();
   let stop = false;
@@ -30,7 +30,7 @@ test('kill -9 during a stream of creates loses no acknowledged paste and tears n
   await Promise.all(writers);
   await server.stop();
 
-  const again = await startServer({ dataDir: server.dataDir });
+  const again = await spawnServer({ dataDir: server.dataDir });
   try {
     for (const [hash, content] of acked) {
       const r = await req(again, 'GET', `/api/v1/raw.php?hash=${hash}`, { token });

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { Paste } from '../../src/paste/paste.ts';
+import { contentOf, encodeContent, type Paste } from '../../src/store/paste-record.ts';
 import { DurableFiles } from '../../src/store/files.ts';
 import { PasteStore } from '../../src/store/pastes.ts';
 import { cleanup, tempDataDir } from '../helpers/server.ts';
 
 const record = (hash: string, content: string): Paste => ({
-  v: 1, hash, title: '', content, language: 'text', privacy: 'public', highlight: 1, burn_after_read: 0, burned: false,
+  v: 1, hash, title: '', content_json: encodeContent(content), language: 'text', privacy: 'public', highlight: 1, burn_after_read: 0, burned: false,
   password: null, owner_id: 1, created_at: 0, updated_at: 0, expire_at: null, view_count: 0,
 });
 
@@ -30,8 +30,8 @@ test('PasteStore.create never overwrites a taken shortcode, on disk or in cache,
       });
       assert.equal(drawn.length, 2);
       assert.notEqual(made.hash.slice(0, 6), taken.hash.slice(0, 6));
-      assert.equal((await store.get(taken.hash))?.content, 'original');
-      assert.equal((await store.get(made.hash))?.content, 'newcomer');
+      assert.equal(contentOf((await store.get(taken.hash)) ?? { content_json: 'null' }), 'original');
+      assert.equal(contentOf((await store.get(made.hash)) ?? { content_json: 'null' }), 'newcomer');
     }
     // Neither the refused draw nor the created paste leaves its temp file behind.
     assert.deepEqual(await readdir(join(dir, 'tmp')), []);

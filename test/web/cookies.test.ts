@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, test } from 'node:test';
-import { anonCsrfCookie, csrfMatches, isAnonCsrfToken, isCsrfToken, newAnonCsrfToken, newCsrfToken } from '../../src/auth/csrf.ts';
-import { clearSessionCookie, sessionCookie } from '../../src/auth/sessions.ts';
+import { anonCsrfCookie, csrfMatches, isAnonCsrfToken, isCsrfToken, newAnonCsrfToken, newCsrfToken } from '../../src/web/csrf.ts';
+import { clearSessionCookie, sessionCookie } from '../../src/web/session-cookies.ts';
 import { hostCookieName, parseCookies, serializeCookie } from '../../src/http/cookies.ts';
 
 const withCookie = (cookie?: string): IncomingMessage => ({ headers: cookie === undefined ? {} : { cookie } }) as IncomingMessage;

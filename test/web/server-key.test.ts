@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { loadServerKey, sign, verify } from '../../src/auth/server-key.ts';
+import { sign, verify } from '../../src/crypto/signature.ts';
+import { loadServerKey, SERVER_KEY_PATH } from '../../src/web/server-key.ts';
 import { DurableFiles } from '../../src/store/files.ts';
 import { cleanup, tempDataDir } from '../helpers/server.ts';
 
@@ -19,6 +20,30 @@ describe('server key', () => {
     const keys = await Promise.all([loadServerKey(files, path), loadServerKey(files, path), loadServerKey(files, path)]);
     for (const k of keys) assert.deepEqual(k, keys[0]);
     assert.equal(await readFile(path, 'utf8'), keys[0]?.toString('hex'));
+  });
+
+  test('is made once, 32 bytes readable only by the owner, kept across loads, random per data folder', async () => {
+    const dir = await tempDataDir();
+    const other = await tempDataDir();
+    dirs.push(dir, other);
+    const files = new DurableFiles(join(dir, 'tmp'));
+    await files.init();
+    const path = join(dir, ...SERVER_KEY_PATH);
+    const first = await loadServerKey(files, path);
+    assert.equal((await stat(path)).mode & 0o777, 0o600);
+    assert.equal(first.length, 32);
+    assert.deepEqual(await loadServerKey(files, path), first, 'the same key after a restart');
+    assert.notDeepEqual(await loadServerKey(files, join(other, ...SERVER_KEY_PATH)), first, 'random per data folder');
+  });
+
+  test('a damaged key is refused rather than quietly replaced', async () => {
+    const dir = await tempDataDir();
+    dirs.push(dir);
+    const files = new DurableFiles(join(dir, 'tmp'));
+    await files.init();
+    const path = join(dir, 'server.key');
+    await writeFile(path, 'not a key');
+    await assert.rejects(loadServerKey(files, path), /is not a server key/);
   });
 
   test('a signature verifies only for its own key, purpose and data', () => {

@@ -4,7 +4,7 @@ import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, beforeEach, describe, test } from 'node:test';
 import { DurableFiles } from '../../src/store/files.ts';
-import { SERVER_KEY_FILE, SESSION_TOUCH_MS, SessionStore } from '../../src/store/sessions.ts';
+import { SESSION_TOUCH_MS, SessionStore } from '../../src/store/sessions.ts';
 import { cleanup, tempDataDir } from '../helpers/server.ts';
 
 const IDLE = 60 * 60_000;
@@ -38,7 +38,7 @@ describe('SessionStore', () => {
     assert.notEqual(a.id, b.id);
     assert.notEqual(a.record.csrf, b.record.csrf);
     const names = await readdir(join(dir, 'sessions'));
-    assert.deepEqual(names.sort(), [`${key(a.id)}.json`, `${key(b.id)}.json`, SERVER_KEY_FILE].sort());
+    assert.deepEqual(names.sort(), [`${key(a.id)}.json`, `${key(b.id)}.json`].sort());
     const text = await readFile(join(dir, 'sessions', `${key(a.id)}.json`), 'utf8');
     assert.ok(!text.includes(a.id));
     assert.equal(JSON.parse(text).user_id, 7);
@@ -103,28 +103,8 @@ describe('SessionStore', () => {
     const [got] = await Promise.all([store.get(s.id), store.destroy(s.id)]);
     assert.ok(got === null || got.session.id === s.id);
     assert.equal(await store.get(s.id), null);
-    assert.deepEqual(await readdir(join(dir, 'sessions')), [SERVER_KEY_FILE]);
+    assert.deepEqual(await readdir(join(dir, 'sessions')), []);
     await store.destroy('malformed');
-  });
-
-  test('load makes a 32-byte server key once, readable only by the owner, and keeps it', async () => {
-    const first = await open();
-    assert.throws(() => new SessionStore(join(dir, 'sessions'), files, IDLE, () => now).serverKey, /load\(\) has not run/);
-    const path = join(dir, 'sessions', SERVER_KEY_FILE);
-    assert.equal((await stat(path)).mode & 0o777, 0o600);
-    assert.equal(first.serverKey.length, 32);
-    assert.deepEqual((await open()).serverKey, first.serverKey, 'the same key after a restart');
-    const other = await tempDataDir();
-    dirs.push(other);
-    const elsewhere = new SessionStore(join(other, 'sessions'), files, IDLE, () => now);
-    await elsewhere.load();
-    assert.notDeepEqual(elsewhere.serverKey, first.serverKey, 'random per data folder');
-  });
-
-  test('load refuses a damaged server key rather than quietly replacing it', async () => {
-    await open();
-    await writeFile(join(dir, 'sessions', SERVER_KEY_FILE), 'not a key');
-    await assert.rejects(open(), /is not a server key/);
   });
 
   test('load skips foreign and damaged files', async () => {

@@ -1,13 +1,11 @@
-import type { AppDeps } from '../../deps.ts';
-import { badRequest } from '../../http/errors.ts';
+import { badRequest, HttpError } from '../../http/errors.ts';
 import type { Fields } from '../../http/fields.ts';
-import { HASH_RE, shortcodeOf } from '../../paste/ids.ts';
-import { formatTime, type Paste } from '../../paste/paste.ts';
+import { contentOf, formatTime, HASH_RE, shortcodeOf, type Paste } from '../../paste/paste.ts';
 import type { Problem } from '../../paste/validate.ts';
-import { contentJson } from '../../store/paste-cache.ts';
-import { HttpError } from '../../http/errors.ts';
+import type { ApiDeps } from '../request.ts';
+import { LARGE_CHARS } from './bodies.ts';
 
-/** The `hash` parameter, refused with 400 unless it has the shape of a hash (CONTRACT §3). */
+/** The `hash` parameter, refused with 400 unless it has the shape of a hash (README, API). */
 export function requireHash(...sources: Fields[]): string {
   for (const fields of sources) {
     const v = Object.hasOwn(fields, 'hash') ? fields['hash'] : undefined;
@@ -18,11 +16,11 @@ export function requireHash(...sources: Fields[]): string {
   throw badRequest('hash is required');
 }
 
-export const pasteUrl = (deps: AppDeps, hash: string): string => `${deps.config.baseUrl}/p/${hash}`;
-export const shortUrl = (deps: AppDeps, hash: string): string => `${deps.config.baseUrl}/s/${shortcodeOf(hash)}`;
+export const pasteUrl = (deps: ApiDeps, hash: string): string => `${deps.baseUrl}/p/${hash}`;
+export const shortUrl = (deps: ApiDeps, hash: string): string => `${deps.baseUrl}/s/${shortcodeOf(hash)}`;
 
 /** The Paste object of SPEC §2.1 but for view_count and content. Password and highlight stay inside. */
-function presentFields(deps: AppDeps, p: Paste): Record<string, unknown> {
+function presentFields(deps: ApiDeps, p: Paste): Record<string, unknown> {
   const owner = deps.accounts.user(p.owner_id);
   return {
     hash: p.hash,
@@ -40,18 +38,19 @@ function presentFields(deps: AppDeps, p: Paste): Record<string, unknown> {
 const BODY_HEAD = '{"ok":true,"paste":{"view_count":';
 
 /**
- * The whole `paste.php` answer, in pieces. The paste's other fields are rendered once per
- * stored paste object and kept beside it in the cache (an edit, burn or expiry makes a new
- * object, so nothing stale is reused); a read splices in the view count and the content,
- * which a cached paste already holds as JSON. Long content is also kept as bytes, so a
- * large answer is not encoded again on every read.
+ * The whole `paste.php` answer, in pieces: the view count, the other fields rendered once
+ * per paste version (bodies.ts), and the content, which a paste already holds as JSON.
  */
-export function pasteBody(deps: AppDeps, p: Paste, viewCount: number): [string, string | Buffer, string] {
-  const fields = deps.store.render(p, 'api-fields', () => `,${JSON.stringify(presentFields(deps, p)).slice(1, -1)},"content":`);
-  const head = BODY_HEAD + viewCount + fields;
-  const content = contentJson(p);
-  if (content.length < RENDER_MIN_CHARS) return [head, content, '}}'];
-  return [head, deps.store.render(p, 'api-content', () => Buffer.from(content)), '}}'];
+export function pasteBody(deps: ApiDeps, p: Paste, viewCount: number): [string, string | Buffer, string] {
+  const fields = deps.bodies.fields(p, () => `,${JSON.stringify(presentFields(deps, p)).slice(1, -1)},"content":`);
+  const content = p.content_json.length < LARGE_CHARS ? p.content_json : deps.bodies.encoded(p, 'json', () => Buffer.from(p.content_json));
+  return [BODY_HEAD + viewCount + fields, content, '}}'];
+}
+
+/** The raw.php body: the content as UTF-8 (bytes encoded once per version when it is large). */
+export function rawBody(deps: ApiDeps, p: Paste): Buffer | string {
+  if (p.content_json.length < LARGE_CHARS) return contentOf(p);
+  return deps.bodies.encoded(p, 'utf8', () => Buffer.from(contentOf(p)));
 }
 
 /** Turns validation problems into one refusal: 413 if any is about size, else 400. */
@@ -59,17 +58,4 @@ export function refuse(problems: Problem[]): HttpError {
   const big = problems.find((p) => p.tooLarge);
   if (big !== undefined) return new HttpError('payload_too_large', big.message);
   return new HttpError('bad_request', problems.map((p) => p.message).join('; '));
-}
-
-/**
- * Content this long is kept encoded beside the paste; shorter, encoding it per answer is
- * cheaper than the memory. (Buffers this large are never slices of Node's shared 8 KiB
- * pool, which a long-lived slice would keep alive whole.)
- */
-export const RENDER_MIN_CHARS = 16 * 1024;
-
-/** The raw.php body: the content as UTF-8, encoded once per stored object when it is large. */
-export function rawBody(deps: AppDeps, p: Paste): Buffer | string {
-  const content = p.content;
-  return content.length < RENDER_MIN_CHARS ? content : deps.store.render(p, 'raw', () => Buffer.from(content));
 }

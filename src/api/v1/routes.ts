@@ -1,5 +1,5 @@
 import type { RouteDef } from '../../http/router.ts';
-import type { ApiRoute } from '../pipeline.ts';
+import type { ApiRoute } from '../request.ts';
 import { getPaste, rawPaste } from './read.ts';
 import { createPaste, deletePaste, editPaste } from './write.ts';
 

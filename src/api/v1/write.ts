@@ -1,28 +1,28 @@
 import { json, type Reply } from '../../http/reply.ts';
 import { validateCreate, validateEdit } from '../../paste/validate.ts';
-import type { ApiContext } from '../pipeline.ts';
+import type { ApiRequest } from '../request.ts';
 import { pasteUrl, refuse, requireHash, shortUrl } from './present.ts';
 
 /** POST paste_create.php (SPEC §4.3). */
-export async function createPaste(ctx: ApiContext): Promise<Reply> {
-  const v = validateCreate(ctx.body, ctx.deps.config.maxPasteBytes);
+export async function createPaste(r: ApiRequest): Promise<Reply> {
+  const v = validateCreate(r.body, r.deps.maxPasteBytes);
   if (!v.ok) throw refuse(v.problems);
-  const paste = await ctx.deps.pastes.create(v.value, ctx.principal.userId);
-  return json({ ok: true, hash: paste.hash, url: pasteUrl(ctx.deps, paste.hash), short_url: shortUrl(ctx.deps, paste.hash) });
+  const paste = await r.deps.pastes.create(v.value, r.principal.userId);
+  return json({ ok: true, hash: paste.hash, url: pasteUrl(r.deps, paste.hash), short_url: shortUrl(r.deps, paste.hash) });
 }
 
 /** POST paste_edit.php (SPEC §4.4). */
-export async function editPaste(ctx: ApiContext): Promise<Reply> {
-  const hash = requireHash(ctx.body, ctx.query);
-  const v = validateEdit(ctx.body, ctx.deps.config.maxPasteBytes);
+export async function editPaste(r: ApiRequest): Promise<Reply> {
+  const hash = requireHash(r.body, r.query);
+  const v = validateEdit(r.body, r.deps.maxPasteBytes);
   if (!v.ok) throw refuse(v.problems);
-  const paste = await ctx.deps.pastes.edit(hash, v.value, ctx.viewer);
-  return json({ ok: true, hash: paste.hash, url: pasteUrl(ctx.deps, paste.hash), short_url: shortUrl(ctx.deps, paste.hash) });
+  const paste = await r.deps.pastes.edit(hash, v.value, r.viewer);
+  return json({ ok: true, hash: paste.hash, url: pasteUrl(r.deps, paste.hash), short_url: shortUrl(r.deps, paste.hash) });
 }
 
 /** POST paste_delete.php (SPEC §4.5). */
-export async function deletePaste(ctx: ApiContext): Promise<Reply> {
-  const hash = requireHash(ctx.body, ctx.query);
-  await ctx.deps.pastes.delete(hash, ctx.viewer);
+export async function deletePaste(r: ApiRequest): Promise<Reply> {
+  const hash = requireHash(r.body, r.query);
+  await r.deps.pastes.delete(hash, r.viewer);
   return json({ ok: true, deleted: true });
 }

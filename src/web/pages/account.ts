@@ -1,18 +1,15 @@
-import { sign } from '../../auth/server-key.ts';
-import { clearSessionCookie, sessionCookie } from '../../auth/sessions.ts';
-import { checkCredentials, PASSWORD_MAX_CHARS, registerUser, USER_NAME_MAX_CHARS, verifyLogin } from '../../auth/users.ts';
-import type { AppDeps } from '../../deps.ts';
+import { checkCredentials } from '../../auth/accounts.ts';
+import { AccountError } from '../../auth/errors.ts';
 import { HttpError } from '../../http/errors.ts';
 import { html as reply, redirect, type Reply } from '../../http/reply.ts';
+import { statusOf } from '../../pipeline/refusal.ts';
 import type { User } from '../../store/accounts.ts';
-import { field, type WebContext } from '../context.ts';
-import { chargeFailures } from '../failure-budget.ts';
+import { field, type WebContext, type WebDeps } from '../context.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { LOGO, page } from '../layout.ts';
+import { clearSessionCookie, sessionCookie } from '../session-cookies.ts';
 
-/** Failed login attempts allowed per account per minute, whoever makes them. */
-export const LOGIN_USER_LIMIT_PER_MINUTE = 10;
 /** Registrations allowed per client address per minute (each costs a slow hash). */
 export const REGISTER_IP_LIMIT_PER_MINUTE = 10;
 
@@ -51,35 +48,21 @@ export async function loginForm(ctx: WebContext): Promise<Reply> {
   return reply(loginPage(ctx, { next }));
 }
 
-/**
- * The rate-limit key of an account's login budget. The typed name is keyed through an HMAC
- * (server key) rather than stored: the buckets are persisted, and a password typed into the
- * name box must not land on disk in clear, nor be cheap to test guesses against.
- */
-const loginUserKey = (deps: AppDeps, name: string): string => `login-user:${sign(deps.sessions.serverKey, 'login-user', name.toLowerCase()).slice(0, 22)}`;
-
-/** POST /login: rate-limited per address and per account (failures only), then a fresh session. */
+/** POST /login: failures are limited per address, and per address and account (auth/authenticate.ts); then a fresh session. */
 export async function login(ctx: WebContext): Promise<Reply> {
-  const { deps } = ctx;
   const name = field(ctx.form, 'name').trim();
   const password = field(ctx.form, 'password');
   const next = safeNext(field(ctx.form, 'next'));
-  const again = (status: number, problem: string, typed: string, headers?: Record<string, string>): Reply =>
-    reply(loginPage(ctx, { name: typed, next, problems: [problem] }), status, headers);
-
-  // No account has such a name: refuse before any hashing or bucket, and do not echo it back.
-  if (name === '' || name.length > USER_NAME_MAX_CHARS || password.length > PASSWORD_MAX_CHARS) return again(401, 'Wrong user name or password.', '');
-  const budgets = [
-    { key: `login-ip:${ctx.ip}`, limitPerMinute: deps.config.authFailLimitPerMinute },
-    { key: loginUserKey(deps, name), limitPerMinute: LOGIN_USER_LIMIT_PER_MINUTE },
-  ];
-  const outcome = await chargeFailures(deps.limiter, budgets, () => verifyLogin(deps.accounts, name, password), (u) => u === null);
+  const again = (status: number, problem: string, typed: string): Reply => reply(loginPage(ctx, { name: typed, next, problems: [problem] }), status);
+  const outcome = await ctx.deps.authenticator.login(name, password, ctx.ip);
   if ('refused' in outcome) {
     const wait = outcome.refused.retryAfterSec;
-    return again(429, `Too many login attempts. Wait ${wait} seconds and try again.`, name, { 'retry-after': String(wait) });
+    ctx.headers['retry-after'] = String(wait);
+    return again(429, `Too many login attempts. Wait ${wait} seconds and try again.`, name);
   }
-  if (outcome.value === null) return again(401, 'Wrong user name or password.', name);
-  return startSession(ctx, outcome.value, next);
+  // A name no account can have is not echoed back (it may be a password typed in the wrong box).
+  if ('wrong' in outcome) return again(401, 'Wrong user name or password.', name.length > 32 ? '' : name);
+  return startSession(ctx, outcome.user, next);
 }
 
 async function startSession(ctx: WebContext, user: User, next: string): Promise<Reply> {
@@ -87,11 +70,11 @@ async function startSession(ctx: WebContext, user: User, next: string): Promise<
   // A new id at every login, so an id planted before the login (fixation) is worth nothing.
   if (ctx.session !== null) await deps.sessions.destroy(ctx.session.id);
   const session = await deps.sessions.create(user.id);
-  const cookie = sessionCookie(session.id, deps.config.sessionIdleMs, ctx.secure);
-  return { ...redirect(next, 303), headers: { 'set-cookie': cookie } };
+  ctx.setCookies.push(sessionCookie(session.id, deps.config.sessionIdleMs, ctx.secure));
+  return redirect(next, 303);
 }
 
-const registrationOpen = (deps: AppDeps): boolean => deps.config.openRegistration || deps.accounts.users.length === 0;
+const registrationOpen = (deps: WebDeps): boolean => deps.config.openRegistration || deps.accounts.users.length === 0;
 
 function registerPage(ctx: WebContext, opts: { name?: string; problems?: string[] } = {}): string {
   const first = ctx.deps.accounts.users.length === 0;
@@ -138,10 +121,10 @@ export async function register(ctx: WebContext): Promise<Reply> {
   if (problems.length > 0) return reply(registerPage(ctx, { name, problems }), 400);
   let user: User;
   try {
-    user = await registerUser(deps.accounts, name, password, deps.config.openRegistration, deps.now());
+    user = await deps.accounts.register(name, password, deps.config.openRegistration);
   } catch (err) {
-    if (!(err instanceof HttpError)) throw err;
-    return err.status === 403 ? reply(closedPage(ctx), 403) : reply(registerPage(ctx, { name, problems: [err.message] }), err.status);
+    if (!(err instanceof AccountError)) throw err;
+    return err.kind === 'registration_closed' ? reply(closedPage(ctx), 403) : reply(registerPage(ctx, { name, problems: [err.message] }), statusOf(err));
   }
   return startSession(ctx, user, '/');
 }
@@ -149,5 +132,6 @@ export async function register(ctx: WebContext): Promise<Reply> {
 /** POST /logout */
 export async function logout(ctx: WebContext): Promise<Reply> {
   if (ctx.session !== null) await ctx.deps.sessions.destroy(ctx.session.id);
-  return { ...redirect('/', 303), headers: { 'set-cookie': clearSessionCookie(ctx.secure) } };
+  ctx.setCookies.push(clearSessionCookie(ctx.secure));
+  return redirect('/', 303);
 }

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { HttpError } from '../../http/errors.ts';
 import type { Fields } from '../../http/fields.ts';
 import { html as reply, type Reply } from '../../http/reply.ts';
@@ -83,7 +82,7 @@ export async function adminLogs(ctx: WebContext): Promise<Reply> {
   const { query, problems } = logQuery(ctx, ctx.query);
   let result;
   try {
-    result = await readLog(join(ctx.deps.config.dataDir, 'logs'), query);
+    result = await readLog(ctx.deps.logDir, query);
   } catch (err) {
     if (err instanceof BadCursorError) throw new HttpError('bad_request', 'That page link is not valid; start again from the newest entries.');
     throw err;

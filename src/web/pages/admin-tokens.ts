@@ -1,5 +1,7 @@
-import { allowedScopes, updateToken } from '../../auth/token-records.ts';
+import { allowedScopes } from '../../auth/accounts.ts';
+import { AccountError } from '../../auth/errors.ts';
 import { HttpError } from '../../http/errors.ts';
+import { statusOf } from '../../pipeline/refusal.ts';
 import { html as reply, redirect, type Reply } from '../../http/reply.ts';
 import type { TokenRecord } from '../../store/accounts.ts';
 import { field, type WebContext } from '../context.ts';
@@ -67,11 +69,11 @@ export async function adminTokenUpdate(ctx: WebContext): Promise<Reply> {
   const problems = tokenFormProblems(ctx.form, owner === undefined ? [] : allowedScopes(owner), false);
   if (problems.length > 0) return tokensPage(ctx, { problems }, 400);
   try {
-    await updateToken(accounts, id, scopesFrom(ctx.form), rateFrom(ctx.form));
+    await accounts.updateToken(id, scopesFrom(ctx.form), rateFrom(ctx.form));
   } catch (err) {
     // The token or its owner changed between the check above and the locked write.
-    if (!(err instanceof HttpError)) throw err;
-    return tokensPage(ctx, { problems: [err.message] }, err.status);
+    if (!(err instanceof AccountError)) throw err;
+    return tokensPage(ctx, { problems: [err.message] }, statusOf(err));
   }
   return redirect(`/admin/tokens?saved=${encodeURIComponent(id)}#token-${encodeURIComponent(id)}`, 303);
 }

@@ -1,5 +1,7 @@
-import { allowedScopes, createToken, revokeOwnToken, TOKEN_LABEL_MAX } from '../../auth/token-records.ts';
+import { allowedScopes, TOKEN_LABEL_MAX } from '../../auth/accounts.ts';
+import { AccountError } from '../../auth/errors.ts';
 import { HttpError } from '../../http/errors.ts';
+import { statusOf } from '../../pipeline/refusal.ts';
 import { html as reply, redirect, type Reply } from '../../http/reply.ts';
 import type { TokenRecord, User } from '../../store/accounts.ts';
 import { field, userOf, type WebContext } from '../context.ts';
@@ -86,7 +88,7 @@ export async function apiKeysAction(ctx: WebContext): Promise<Reply> {
   const { deps } = ctx;
   const action = field(ctx.form, 'action');
   if (action === 'revoke') {
-    await revokeOwnToken(deps.accounts, user.id, field(ctx.form, 'id'));
+    await deps.accounts.revokeToken(field(ctx.form, 'id'), user.id);
     return redirect('/api_keys.php?revoked=1', 303);
   }
   if (action !== 'create') throw new HttpError('bad_request', 'Unknown action.');
@@ -94,10 +96,10 @@ export async function apiKeysAction(ctx: WebContext): Promise<Reply> {
   const problems = tokenFormProblems(ctx.form, allowedScopes(user), true);
   if (problems.length > 0) return keysPage(ctx, user, { problems, label }, 400);
   try {
-    const created = await createToken(deps.accounts, user.id, { label, scopes: scopesFrom(ctx.form), rate: rateFrom(ctx.form) }, deps.now());
+    const created = await deps.accounts.createToken(user.id, { label, scopes: scopesFrom(ctx.form), rate: rateFrom(ctx.form) });
     return keysPage(ctx, user, { created });
   } catch (err) {
-    if (!(err instanceof HttpError)) throw err;
-    return keysPage(ctx, user, { problems: [err.message], label }, err.status);
+    if (!(err instanceof AccountError)) throw err;
+    return keysPage(ctx, user, { problems: [err.message], label }, statusOf(err));
   }
 }

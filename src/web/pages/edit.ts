@@ -1,8 +1,7 @@
-import { HttpError, notFound } from '../../http/errors.ts';
+import type { Viewer } from '../../auth/viewer.ts';
 import { html as reply, redirect, type Reply } from '../../http/reply.ts';
-import { HASH_RE } from '../../paste/ids.ts';
-import type { Paste } from '../../paste/paste.ts';
-import { canSee, type Viewer } from '../../paste/service.ts';
+import { PasteError } from '../../paste/errors.ts';
+import { contentOf, HASH_RE, type Paste } from '../../paste/paste.ts';
 import { validateEdit } from '../../paste/validate.ts';
 import { field, type WebContext } from '../context.ts';
 import { csrfInput, problemList } from '../forms.ts';
@@ -20,13 +19,9 @@ function viewerOf(ctx: WebContext): Viewer {
 /** The paste at `:hash` if this user may change it: 404 when unseen, 403 when not theirs. */
 async function ownPaste(ctx: WebContext, live: boolean): Promise<Paste> {
   const hash = ctx.params['hash'] ?? '';
-  if (!HASH_RE.test(hash)) throw notFound();
-  const viewer = viewerOf(ctx);
+  if (!HASH_RE.test(hash)) throw new PasteError('not_found');
   // Editing needs a live paste (410 otherwise); deleting works on burned and expired ones too.
-  const p = live ? await ctx.deps.pastes.peek(hash, viewer) : await ctx.deps.store.get(hash);
-  if (p === null || !canSee(viewer, p)) throw notFound();
-  if (!viewer.isAdmin && p.owner_id !== viewer.userId) throw new HttpError('forbidden', 'Only the owner of this paste (or an admin) may change it.');
-  return p;
+  return ctx.deps.pastes.owned(hash, viewerOf(ctx), live);
 }
 
 function editPage(ctx: WebContext, p: Paste, v: PasteFormValues, clearPw: boolean, problems: string[], status: number): Reply {
@@ -48,7 +43,7 @@ ${p.password === null ? '' : html`<div class="checks">${flagBox('clear_password'
 /** GET /p/{hash}/edit */
 export async function editForm(ctx: WebContext): Promise<Reply> {
   const p = await ownPaste(ctx, true);
-  return editPage(ctx, p, { title: p.title, content: p.content, language: p.language, privacy: p.privacy, expiry: 'keep' }, false, [], 200);
+  return editPage(ctx, p, { title: p.title, content: contentOf(p), language: p.language, privacy: p.privacy, expiry: 'keep' }, false, [], 200);
 }
 
 /** POST /p/{hash}/edit: the API's edit rules; every field of the form is sent, so all are set. */

@@ -1,4 +1,4 @@
-import { notFound, type HttpError } from '../../http/errors.ts';
+import type { HttpError } from '../../http/errors.ts';
 import { html as reply, type Reply } from '../../http/reply.ts';
 import { html } from '../html.ts';
 import { page, type Chrome } from '../layout.ts';
@@ -19,14 +19,9 @@ const TITLES: Record<number, string> = {
 /** Every "not there" reads the same, so a private paste cannot be told from a missing one. */
 export const NOT_FOUND_MESSAGE = 'There is nothing here. A paste may never have existed at this address, may have been deleted, or may be private.';
 
-/** The paste layer's 404 (`notFound()` with its default text), the one this page words for people. */
-const PASTE_NOT_FOUND = notFound().message;
-
-/** An error as an escaped HTML page with the error's status and headers. */
-export function errorReply(c: Chrome, e: HttpError): Reply {
+/** An error as an escaped HTML page with the error's status and headers; `message` may word it for people. */
+export function errorReply(c: Chrome, e: HttpError, message = e.message): Reply {
   const title = TITLES[e.status] ?? 'Error';
-  // Other 404s (no such token, no such page) keep their own, more helpful text.
-  const message = e.code === 'not_found' && e.message === PASTE_NOT_FOUND ? NOT_FOUND_MESSAGE : e.message;
   const body = html`<section class="card narrow center">
 <p class="status-code">${e.status}</p>
 <h1>${title}</h1>

@@ -1,17 +1,14 @@
-import { HttpError, notFound } from '../../http/errors.ts';
 import { html as reply, redirect, text, type Reply } from '../../http/reply.ts';
-import { HASH_RE, SHORTCODE_RE } from '../../paste/ids.ts';
-import type { Paste } from '../../paste/paste.ts';
-import { canSee, type PasswordProof } from '../../paste/service.ts';
+import { needsPassword } from '../../paste/access.ts';
+import { PasteError } from '../../paste/errors.ts';
+import { contentOf, HASH_RE, SHORTCODE_RE, type Paste } from '../../paste/paste.ts';
+import type { Counted, PasswordProof } from '../../paste/service.ts';
 import { field, type WebContext } from '../context.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
 import { html } from '../html.ts';
 import { page } from '../layout.ts';
 import { pasteView, shareCard } from '../paste-view.ts';
 import { hasUnlockGrant, unlockCookie, unlockCookieName } from '../unlock-grant.ts';
-
-/** Password guesses allowed per client address and paste per minute (each costs a scrypt). */
-export const PASTE_PASSWORD_LIMIT_PER_MINUTE = 10;
 
 /** The title the burn warning must carry (SPEC §3). */
 export const BURN_TITLE = 'Burn After Read paste';
@@ -22,7 +19,7 @@ const LOCK = html`<div class="icon" aria-hidden="true"><svg viewBox="0 0 24 24" 
 async function visiblePaste(ctx: WebContext): Promise<Paste> {
   const hash = ctx.params['hash'] ?? '';
   // A malformed hash is answered like a missing paste, before any file is touched.
-  if (!HASH_RE.test(hash)) throw notFound();
+  if (!HASH_RE.test(hash)) throw new PasteError('not_found');
   return ctx.deps.pastes.peek(hash, ctx.viewer);
 }
 
@@ -35,18 +32,23 @@ const consumes = (ctx: WebContext): boolean => ctx.method !== 'HEAD';
  * it, its owner. The service knows no grants, so the grant is spent as the owner's view;
  * the visibility rules were already applied to the real viewer by `visiblePaste`.
  */
-function readerWithoutPassword(ctx: WebContext, p: Paste): { passwordOk?: PasswordProof } | null {
-  if (!ctx.deps.pastes.needsPassword(p, ctx.viewer)) return {};
+function readerWithoutPassword(ctx: WebContext, p: Paste): { proof?: PasswordProof } | null {
+  if (!needsPassword(p, ctx.viewer)) return {};
   const grant = ctx.cookies.get(unlockCookieName(p.hash, ctx.secure));
   // Checked again by the service against the paste as it is at the read itself.
-  const passwordOk: PasswordProof = (cur) => hasUnlockGrant(ctx.deps.sessions.serverKey, cur, grant, ctx.deps.now());
-  return passwordOk(p) ? { passwordOk } : null;
+  const proof: PasswordProof = (cur) => hasUnlockGrant(ctx.deps.serverKey, cur, grant, ctx.deps.now());
+  return proof(p) ? { proof } : null;
 }
+
+/** A read without a password (none needed, or an unlock grant stands in for it). */
+const readAs = (ctx: WebContext, p: Paste, proof: PasswordProof | undefined): Promise<Counted> =>
+  Promise.resolve(ctx.deps.pastes.read(p.hash, ctx.viewer, { proof, client: ctx.ip, consume: consumes(ctx) }));
 
 /** The reply with a fresh unlock grant for `p` when its password was just given. */
 function withGrant(ctx: WebContext, p: Paste, r: Reply): Reply {
-  if (!ctx.deps.pastes.needsPassword(p, ctx.viewer)) return r;
-  return { ...r, headers: { ...r.headers, 'set-cookie': unlockCookie(ctx.deps.sessions.serverKey, p, ctx.deps.now(), ctx.secure) } };
+  if (!needsPassword(p, ctx.viewer)) return r;
+  ctx.setCookies.push(unlockCookie(ctx.deps.serverKey, p, ctx.deps.now(), ctx.secure));
+  return r;
 }
 
 function passwordField(autofocus: boolean): ReturnType<typeof html> {
@@ -55,7 +57,7 @@ function passwordField(autofocus: boolean): ReturnType<typeof html> {
 
 /** The warning a one-time paste shows on GET: nothing is revealed or burned until the POST. */
 function burnWarning(ctx: WebContext, p: Paste, problems: string[], status: number): Reply {
-  const needsPw = ctx.deps.pastes.needsPassword(p, ctx.viewer);
+  const needsPw = needsPassword(p, ctx.viewer);
   const body = html`<section class="card medium warning-card">
 ${FIRE}
 <h1>${BURN_TITLE}</h1>
@@ -90,24 +92,24 @@ ${passwordField(true)}
 }
 
 /**
- * Reads a paste with a submitted password. Returns the paste, or the page to answer instead:
- * the form again (401 nothing given, 403 wrong password) or 429 when guessing too fast.
+ * Reads a paste with a submitted password. Returns the read, or the page to answer instead:
+ * the form again (401 nothing given, 403 wrong password, 429 guessing too fast: the
+ * client's budget for this paste, shared with the API).
  */
-async function readWithPassword(ctx: WebContext, p: Paste, gate: (problems: string[], status: number) => Reply): Promise<Paste | Reply> {
-  const needsPw = ctx.deps.pastes.needsPassword(p, ctx.viewer);
+async function readWithPassword(ctx: WebContext, p: Paste, gate: (problems: string[], status: number) => Reply): Promise<Counted | Reply> {
+  const needsPw = needsPassword(p, ctx.viewer);
   const password = field(ctx.form, 'password');
-  if (needsPw) {
-    if (password === '') return gate(['Enter the password.'], 401);
-    const d = ctx.deps.limiter.consume(`paste-pw:${ctx.ip}:${p.hash}`, PASTE_PASSWORD_LIMIT_PER_MINUTE);
-    if (!d.allowed) {
-      const r = gate([`Too many attempts. Wait ${d.retryAfterSec} seconds and try again.`], 429);
-      return { ...r, headers: { 'retry-after': String(d.retryAfterSec) } };
-    }
-  }
+  if (needsPw && password === '') return gate(['Enter the password.'], 401);
   try {
-    return await ctx.deps.pastes.read(p.hash, ctx.viewer, needsPw ? password : undefined, consumes(ctx));
+    return await ctx.deps.pastes.read(p.hash, ctx.viewer, { password: needsPw ? password : undefined, client: ctx.ip, consume: consumes(ctx) });
   } catch (err) {
-    if (err instanceof HttpError && err.code === 'invalid_password') return gate(['That password is wrong.'], 403);
+    if (!(err instanceof PasteError)) throw err;
+    if (err.kind === 'wrong_password') return gate(['That password is wrong.'], 403);
+    if (err.kind === 'too_many_guesses' && err.limit !== undefined) {
+      const wait = err.limit.retryAfterSec;
+      ctx.headers['retry-after'] = String(wait);
+      return gate([`Too many attempts. Wait ${wait} seconds and try again.`], 429);
+    }
     throw err;
   }
 }
@@ -118,7 +120,7 @@ export async function viewPaste(ctx: WebContext): Promise<Reply> {
   if (p.burn_after_read === 1) return burnWarning(ctx, p, [], 200);
   const reader = readerWithoutPassword(ctx, p);
   if (reader === null) return passwordGate(ctx, p, `/p/${p.hash}`, [], 401);
-  return reply(pasteView(ctx, await ctx.deps.pastes.read(p.hash, ctx.viewer, undefined, consumes(ctx), reader.passwordOk), false));
+  return reply(pasteView(ctx, await readAs(ctx, p, reader.proof), false));
 }
 
 /** POST /p/{hash}: the confirmed burn, or the password; reveals the paste. */
@@ -140,7 +142,7 @@ export async function rawPaste(ctx: WebContext): Promise<Reply> {
   if (p.burn_after_read === 1) return redirect(`/p/${p.hash}`);
   const reader = readerWithoutPassword(ctx, p);
   if (reader === null) return passwordGate(ctx, p, `/p/${p.hash}/raw`, [], 401);
-  return text((await ctx.deps.pastes.read(p.hash, ctx.viewer, undefined, consumes(ctx), reader.passwordOk)).content);
+  return text(contentOf((await readAs(ctx, p, reader.proof)).paste));
 }
 
 /** POST /p/{hash}/raw: the text alone, after its password. */
@@ -148,7 +150,7 @@ export async function rawPasteUnlock(ctx: WebContext): Promise<Reply> {
   const p = await visiblePaste(ctx);
   if (p.burn_after_read === 1) return redirect(`/p/${p.hash}`, 303);
   const shown = await readWithPassword(ctx, p, (problems, status) => passwordGate(ctx, p, `/p/${p.hash}/raw`, problems, status));
-  return 'kind' in shown ? shown : withGrant(ctx, p, text(shown.content));
+  return 'kind' in shown ? shown : withGrant(ctx, p, text(contentOf(shown.paste)));
 }
 
 /**
@@ -157,8 +159,7 @@ export async function rawPasteUnlock(ctx: WebContext): Promise<Reply> {
  */
 export async function shortLink(ctx: WebContext): Promise<Reply> {
   const code = ctx.params['code'] ?? '';
-  if (!SHORTCODE_RE.test(code)) throw notFound();
-  const p = await ctx.deps.store.getByShortcode(code);
-  if (p === null || !canSee(ctx.viewer, p)) throw notFound();
+  if (!SHORTCODE_RE.test(code)) throw new PasteError('not_found');
+  const p = await ctx.deps.pastes.byShortcode(code, ctx.viewer);
   return redirect(`${ctx.deps.config.baseUrl}/p/${p.hash}`);
 }

@@ -1,18 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { hostCookieName, serializeCookie } from '../http/cookies.ts';
 
 /** The cookie that carries a login session id; `__Host-paste_sid` when cookies are Secure. */
 export const SESSION_COOKIE = 'paste_sid';
 
 export const sessionCookieName = (secure: boolean): string => hostCookieName(SESSION_COOKIE, secure);
-
-/** 32 random bytes in base64url: 43 characters, 256 bits, unguessable. */
-export const SESSION_ID_RE = /^[A-Za-z0-9_-]{43}$/;
-
-export const newSessionId = (): string => randomBytes(32).toString('base64url');
-
-/** What is stored instead of the id: a leaked data folder must not hand out sessions. */
-export const sessionKey = (id: string): string => createHash('sha256').update(id).digest('hex');
 
 /**
  * HttpOnly keeps the id from scripts; SameSite=Lax keeps it off cross-site POSTs (a second

@@ -1,6 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { hostCookieName, serializeCookie } from '../http/cookies.ts';
-import { sign, verify } from './server-key.ts';
+import { sign, verify } from '../crypto/signature.ts';
 
 /** The hidden form field every state-changing form carries. */
 export const CSRF_FIELD = '_csrf';

@@ -1,6 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 
-/** `scrypt$N$r$p$salt$key`, salt and key in base64url. Parameters travel with the hash. */
+/** A salted slow hash, `scrypt$N$r$p$salt$key`, salt and key in base64url. Parameters travel with the hash. */
 export type PasswordHash = string;
 
 const N = 16_384;

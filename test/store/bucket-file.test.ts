@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DurableFiles } from '../../src/store/files.ts';
 import { RateLimiter } from '../../src/ratelimit/bucket.ts';
-import { loadBuckets, saveBuckets } from '../../src/ratelimit/persist.ts';
+import { loadBuckets, saveBuckets } from '../../src/store/bucket-file.ts';
 
 const T0 = Date.UTC(2024, 0, 1);
 

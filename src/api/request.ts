@@ -1,0 +1,50 @@
+import type { IncomingMessage } from 'node:http';
+import type { Authenticator } from '../auth/authenticate.ts';
+import type { Principal, Viewer } from '../auth/viewer.ts';
+import type { Fields } from '../http/fields.ts';
+import type { Reply } from '../http/reply.ts';
+import type { ApiLogEntry } from '../log/entry.ts';
+import type { PasteService } from '../paste/service.ts';
+import type { RateLimiter } from '../ratelimit/bucket.ts';
+import type { Scope, User } from '../store/accounts.ts';
+import type { ReadBodies } from './v1/bodies.ts';
+
+/** What the API side needs, built once by server.ts. */
+export interface ApiDeps {
+  baseUrl: string;
+  maxPasteBytes: number;
+  /** The accounts as they are now (`fresh`), and users' names for the paste's `owner`. */
+  accounts: { fresh(): Promise<void>; user(id: number): User | undefined };
+  authenticator: Pick<Authenticator, 'token'>;
+  limiter: Pick<RateLimiter, 'consume'>;
+  pastes: PasteService;
+  /** The read answers' rendered pieces, per paste version. */
+  bodies: ReadBodies;
+  log: { append(entry: ApiLogEntry): void };
+  now: () => number;
+  /** Where unexpected faults go: the server's own log, never the client. */
+  logError: (err: unknown) => void;
+}
+
+/** What an endpoint's handler gets: an authenticated request whose query and body parsed. */
+export interface ApiRequest {
+  deps: ApiDeps;
+  req: IncomingMessage;
+  ip: string;
+  query: Fields;
+  body: Fields;
+  principal: Principal;
+  viewer: Viewer;
+}
+
+/** An endpoint: the scope it needs and its handler (parse → domain → reply). */
+export interface ApiRoute {
+  scope: Scope;
+  handler: (r: ApiRequest) => Reply | Promise<Reply>;
+}
+
+/** A string field of a query or body, or null when absent or not a string. */
+export function stringField(fields: Fields, name: string): string | null {
+  const v = Object.hasOwn(fields, name) ? fields[name] : undefined;
+  return typeof v === 'string' ? v : null;
+}

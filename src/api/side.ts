@@ -1,0 +1,172 @@
+import { tokenViewer, type Principal } from '../auth/viewer.ts';
+import { hasScope } from '../auth/tokens.ts';
+import { bodyType, maxBodyBytes, readFields, type BodyType } from '../http/body.ts';
+import { HttpError } from '../http/errors.ts';
+import { findParam, NO_FIELDS, parseUrlEncoded, type Fields } from '../http/fields.ts';
+import { json, type Reply } from '../http/reply.ts';
+import { resolveRoute, Router } from '../http/router.ts';
+import { performance } from 'node:perf_hooks';
+import { IsoTimes, type ApiLogEntry } from '../log/entry.ts';
+import type { RequestContext } from '../pipeline/context.ts';
+import { toHttpError } from '../pipeline/refusal.ts';
+import type { Side, Step } from '../pipeline/run.ts';
+import { stringField, type ApiDeps, type ApiRoute } from './request.ts';
+import { apiV1Routes } from './v1/routes.ts';
+
+/** An API request as its steps fill it in. */
+export interface ApiContext extends RequestContext {
+  deps: ApiDeps;
+  route: ApiRoute | null;
+  /** The query string, or why it is malformed: said only after auth, rate limit and scope. */
+  query: Fields | HttpError;
+  type: BodyType | null;
+  /** The body once read (null before), or why it could not be. */
+  body: Fields | HttpError | null;
+  /** The token as presented (header, query or form field), null when none was. */
+  secret: string | null;
+  principal: Principal | null;
+  /** The refusal's message, for the log line. */
+  error: string | undefined;
+}
+
+const WORDS = { notFound: 'Unknown endpoint', notAllowed: (m: string) => `Method ${m} is not allowed here` };
+
+const routeOf = (ctx: ApiContext): ApiRoute => {
+  if (ctx.route === null) throw new Error('the route step has not run');
+  return ctx.route;
+};
+
+/**
+ * The token: `Authorization: Bearer` first, then the `token` query parameter, then the form
+ * (or JSON) body's `token` field (SPEC §5.2). Only a request that carries no token elsewhere
+ * has its body read before authentication, and a body error then just means "no token
+ * here": the body check proper comes after the auth, rate and scope checks.
+ */
+const credentials: Step<ApiContext> = (ctx) => {
+  try {
+    ctx.query = parseUrlEncoded(ctx.rawQuery, 'query string');
+  } catch (err) {
+    ctx.query = asHttpError(err);
+  }
+  ctx.type = ctx.method === 'POST' ? bodyType(ctx.req) : null;
+  const header = ctx.req.headers.authorization;
+  // A malformed Authorization header counts as a bad token rather than being ignored.
+  if (header !== undefined) ctx.secret = /^Bearer +([^\s]+) *$/i.exec(header)?.[1] ?? '';
+  else ctx.secret = ctx.query instanceof HttpError ? findParam(ctx.rawQuery, 'token') : stringField(ctx.query, 'token');
+  if (ctx.secret !== null || ctx.type === null) return undefined;
+  return readFields(ctx.req, ctx.type, maxBodyBytes(ctx.deps.maxPasteBytes)).then(
+    (body) => {
+      ctx.body = body;
+      ctx.secret = stringField(body, 'token');
+      return undefined;
+    },
+    (err: unknown) => {
+      ctx.body = asHttpError(err);
+      return undefined;
+    },
+  );
+};
+
+/** 401 for a missing or bad token, 429 once the client's failed-auth budget is spent. */
+const authenticate: Step<ApiContext> = (ctx) =>
+  ctx.deps.accounts.fresh().then(() => {
+    const principal = ctx.deps.authenticator.token(ctx.secret, ctx.ip);
+    ctx.principal = principal;
+    ctx.viewer = tokenViewer(principal);
+    ctx.headers['x-ratelimit-limit'] = String(principal.rateLimit);
+    return undefined;
+  });
+
+/** The token's bucket (README, Rate limits): 429 with `limit_per_minute` and `Retry-After`. */
+const rateLimit: Step<ApiContext> = (ctx) => {
+  const limit = principalOf(ctx).rateLimit;
+  if (limit === 0) return undefined;
+  const d = ctx.deps.limiter.consume(`token:${principalOf(ctx).tokenId}`, limit);
+  ctx.headers['x-ratelimit-remaining'] = String(d.remaining);
+  if (!d.allowed) {
+    throw new HttpError('rate_limited', 'Rate limit exceeded; slow down', {
+      body: { limit_per_minute: limit },
+      headers: { 'retry-after': String(d.retryAfterSec) },
+    });
+  }
+  return undefined;
+};
+
+const scope: Step<ApiContext> = (ctx) => {
+  const need = routeOf(ctx).scope;
+  if (!hasScope(principalOf(ctx).scopes, need)) throw new HttpError('forbidden', `This token lacks the "${need}" scope`);
+  return undefined;
+};
+
+/** 415 for a POST of another type, 413 past the size bound, 400 for a malformed body or query. */
+const body: Step<ApiContext> = (ctx) => {
+  const check = (): undefined => {
+    if (ctx.query instanceof HttpError) throw ctx.query;
+    if (ctx.body instanceof HttpError) throw ctx.body;
+    return undefined;
+  };
+  if (ctx.method !== 'POST' || ctx.body !== null) return check();
+  if (ctx.type === null) throw new HttpError('unsupported_media_type', 'Content-Type must be application/json or application/x-www-form-urlencoded');
+  return readFields(ctx.req, ctx.type, maxBodyBytes(ctx.deps.maxPasteBytes)).then((fields) => {
+    ctx.body = fields;
+    return check();
+  });
+};
+
+const principalOf = (ctx: ApiContext): Principal => {
+  if (ctx.principal === null) throw new Error('the authenticate step has not run');
+  return ctx.principal;
+};
+
+/**
+ * The API side (README, API): its steps in the order the status table gives, errors as
+ * the JSON envelope, and one log line for every request whatever its fate.
+ */
+export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
+  const router = new Router<ApiRoute>(routes);
+  const iso = new IsoTimes();
+  const route: Step<ApiContext> = (ctx) => {
+    ctx.route = resolveRoute(router, ctx.method, ctx.path, WORDS).data;
+    return undefined;
+  };
+  const handle: Step<ApiContext> = (ctx) => {
+    const { req, ip, viewer } = ctx;
+    if (viewer === null) throw new Error('the authenticate step has not run');
+    // The body step has thrown whatever query or body error there was: both are fields now.
+    const query = ctx.query as Fields;
+    const body = (ctx.body as Fields | null) ?? NO_FIELDS;
+    return routeOf(ctx).handler({ deps, req, ip, query, body, principal: principalOf(ctx), viewer });
+  };
+  return {
+    context: (base) => {
+      base.headers['x-content-type-options'] = 'nosniff';
+      return { ...base, deps, route: null, query: NO_FIELDS, type: null, body: null, secret: null, principal: null, error: undefined };
+    },
+    steps: [route, credentials, authenticate, rateLimit, scope, body, handle],
+    refuse: (ctx, err) => {
+      const e = toHttpError(err, deps.logError, 'Internal server error');
+      ctx.error = e.message;
+      return json({ ok: false, error: e.message, code: e.code, ...e.extra.body }, e.status, e.extra.headers);
+    },
+    done: (ctx, reply) => {
+      const entry: ApiLogEntry = {
+        time: iso.of(deps.now()),
+        token_id: ctx.principal?.tokenId ?? null,
+        user_id: ctx.principal?.userId ?? null,
+        method: ctx.method,
+        endpoint: ctx.path,
+        status: reply.status,
+        ip: ctx.ip,
+        duration_ms: Math.round((performance.now() - ctx.started) * 100) / 100,
+      };
+      if (ctx.error !== undefined) entry.error = ctx.error;
+      deps.log.append(entry);
+    },
+  };
+}
+
+/** An HttpError found while gathering credentials is kept for its turn; anything else is a fault now. */
+function asHttpError(err: unknown): HttpError {
+  if (err instanceof HttpError) return err;
+  throw err;
+}

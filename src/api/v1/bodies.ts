@@ -1,0 +1,81 @@
+import type { Paste } from '../../paste/paste.ts';
+
+/**
+ * Text this long is kept encoded as bytes per paste version: shorter, encoding it per answer
+ * is cheaper than the memory. (Buffers this large are never slices of Node's shared 8 KiB
+ * pool, which a long-lived slice would keep alive whole.)
+ */
+export const LARGE_CHARS = 16 * 1024;
+
+interface Encoded {
+  /** The paste version these bytes belong to. */
+  of: Paste;
+  bytes: Buffer;
+}
+
+/**
+ * The pieces of the read answers (`paste.php`, `raw.php`) that do not change between reads
+ * of one paste version, rendered once. A stored paste object is never changed (the store
+ * makes a new one for every change, burn and expiry), so the object is the version: a
+ * rendering is found only for the very object it was made from, and nothing stale is sent.
+ *
+ * - The paste's fields but the view count, as JSON: kept in a WeakMap, so it lives exactly
+ *   as long as the paste object (the store's cache bounds how many there are, and counts
+ *   room for this in each entry's size).
+ * - The text of a large paste as bytes (its JSON literal, its UTF-8), so megabytes are not
+ *   encoded again on every read: kept in a map bounded by `maxBytes`, least recently used
+ *   out first. An entry keeps its paste object alive, so it counts that object's text too.
+ */
+export class ReadBodies {
+  readonly #fields = new WeakMap<Paste, string>();
+  readonly #encoded = new Map<string, Encoded>();
+  #bytes = 0;
+
+  constructor(readonly maxBytes: number) {}
+
+  /** The rendering of `p`'s fields, made by `render` the first time this version is read. */
+  fields(p: Paste, render: () => string): string {
+    let out = this.#fields.get(p);
+    if (out === undefined) this.#fields.set(p, (out = render()));
+    return out;
+  }
+
+  /** `p`'s text in the form `kind` names, as bytes made by `encode` once per version. */
+  encoded(p: Paste, kind: 'json' | 'utf8', encode: () => Buffer): Buffer {
+    const key = `${kind}:${p.hash}`;
+    const hit = this.#encoded.get(key);
+    if (hit !== undefined && hit.of === p) {
+      // Most recently used goes last: eviction walks from the first.
+      this.#encoded.delete(key);
+      this.#encoded.set(key, hit);
+      return hit.bytes;
+    }
+    const bytes = encode();
+    this.#drop(key);
+    const size = cost(p, bytes);
+    if (size <= this.maxBytes / 2) {
+      this.#encoded.set(key, { of: p, bytes });
+      this.#bytes += size;
+      for (const k of this.#encoded.keys()) {
+        if (this.#bytes <= this.maxBytes) break;
+        this.#drop(k);
+      }
+    }
+    return bytes;
+  }
+
+  #drop(key: string): void {
+    const e = this.#encoded.get(key);
+    if (e === undefined) return;
+    this.#encoded.delete(key);
+    this.#bytes -= cost(e.of, e.bytes);
+  }
+
+  /** Bytes held for large texts (for tests and the README's memory figures). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+}
+
+/** An entry's bytes plus the paste text it keeps alive (one byte a character, at least). */
+const cost = (p: Paste, bytes: Buffer): number => bytes.length + p.content_json.length;

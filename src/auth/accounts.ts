@@ -1,0 +1,174 @@
+import { hashPassword, type PasswordHash } from '../crypto/passwords.ts';
+import { RandomIds } from '../crypto/random.ts';
+import { findUserByName, SCOPES, type AccountsDoc, type Scope, type TokenRecord, type User } from '../store/accounts.ts';
+import { AccountError } from './errors.ts';
+import { hashToken, newTokenSecret } from './tokens.ts';
+
+/** 1-32 letters, digits, '.', '_' or '-', starting with a letter or digit (never a flag). */
+export const USER_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
+/** USER_NAME_RE's bound: a longer login name is refused before it costs anything. */
+export const USER_NAME_MAX_CHARS = 32;
+/** The minimum for a password set on the web or with the CLI. */
+export const PASSWORD_MIN_CHARS = 8;
+export const PASSWORD_MAX_CHARS = 1024;
+export const TOKEN_LABEL_MAX = 100;
+/** Keeps the shared accounts file small; nobody needs more live tokens than this. */
+export const TOKENS_PER_USER_MAX = 50;
+/** The bound for a token's rate (nine digits). */
+export const RATE_MAX = 999_999_999;
+
+/**
+ * What the accounts service needs of the file that holds users and tokens (the server's and
+ * the CLI's shared `accounts.json`, store/accounts.ts): reads of the copy in memory, a check
+ * that the copy is current, and a read-modify-write under the file's lock.
+ */
+export interface AccountRecords {
+  fresh(): Promise<void>;
+  readonly users: readonly User[];
+  readonly tokens: readonly TokenRecord[];
+  user(id: number): User | undefined;
+  userByName(name: string): User | undefined;
+  token(id: string): TokenRecord | undefined;
+  mutate<T>(fn: (doc: AccountsDoc) => T): Promise<T>;
+}
+
+export const isAdmin = (u: User): boolean => u.role === 'admin';
+
+/** The scopes a user's tokens may carry: `admin` only for users with the admin role. */
+export const allowedScopes = (user: User): readonly Scope[] => (isAdmin(user) ? SCOPES : SCOPES.filter((s) => s !== 'admin'));
+
+/** What is wrong with a requested user name and password, or an empty list. */
+export function checkCredentials(name: string, password: string): string[] {
+  const problems: string[] = [];
+  if (!USER_NAME_RE.test(name)) problems.push('The user name must be 1 to 32 letters, digits, ".", "_" or "-", starting with a letter or digit.');
+  problems.push(...checkPassword(password));
+  return problems;
+}
+
+export function checkPassword(password: string): string[] {
+  const problems: string[] = [];
+  if ([...password].length < PASSWORD_MIN_CHARS) problems.push(`The password must be at least ${PASSWORD_MIN_CHARS} characters.`);
+  if (password.length > PASSWORD_MAX_CHARS) problems.push(`The password must be at most ${PASSWORD_MAX_CHARS} characters.`);
+  return problems;
+}
+
+export interface TokenSettings {
+  label: string;
+  scopes: Scope[];
+  rate: number;
+}
+
+/**
+ * Users and API tokens: the one owner of their rules, for the web pages, the admin area
+ * and the CLI alike. Every change is one locked read-modify-write of the accounts file, so
+ * the rules are checked against the file as it is, whoever else writes it.
+ */
+export class Accounts {
+  readonly #ids = new RandomIds();
+
+  constructor(
+    private readonly records: AccountRecords,
+    private readonly now: () => number,
+  ) {}
+
+  /** Resolves once the copy in memory reflects every write finished before this call. */
+  fresh(): Promise<void> {
+    return this.records.fresh();
+  }
+  get users(): readonly User[] {
+    return this.records.users;
+  }
+  get tokens(): readonly TokenRecord[] {
+    return this.records.tokens;
+  }
+  user(id: number): User | undefined {
+    return this.records.user(id);
+  }
+  userByName(name: string): User | undefined {
+    return this.records.userByName(name);
+  }
+  token(id: string): TokenRecord | undefined {
+    return this.records.token(id);
+  }
+
+  /** Adds a user as an operator does: any role, with a password hash or none (CLI `user add`). */
+  addUser(name: string, role: User['role'], password: PasswordHash | null): Promise<User> {
+    if (!USER_NAME_RE.test(name)) throw new AccountError('invalid_name', 'user name must be 1-32 letters, digits, ".", "_" or "-", starting with a letter or digit');
+    return this.records.mutate((doc) => {
+      if (findUserByName(doc.users, name) !== undefined) throw new AccountError('name_taken', `user "${name}" already exists`);
+      const u: User = { id: doc.next_user_id++, name, role, password, created_at: this.now() };
+      doc.users.push(u);
+      return u;
+    });
+  }
+
+  /**
+   * Registers an account from the web. The very first user becomes admin; after that
+   * registration is open only when the operator allows it. Both are decided inside the
+   * accounts lock, so two simultaneous first registrations cannot both become admin.
+   */
+  async register(name: string, password: string, open: boolean): Promise<User> {
+    const hash = await hashPassword(password);
+    return this.records.mutate((doc) => {
+      const first = doc.users.length === 0;
+      if (!first && !open) throw new AccountError('registration_closed', 'Registration is closed. Ask an admin to create an account for you.');
+      if (findUserByName(doc.users, name) !== undefined) throw new AccountError('name_taken', 'That user name is taken.');
+      const user: User = { id: doc.next_user_id++, name, role: first ? 'admin' : 'user', password: hash, created_at: this.now() };
+      doc.users.push(user);
+      return user;
+    });
+  }
+
+  /** Sets a user's web password (CLI `user passwd`). */
+  async setPassword(name: string, password: PasswordHash): Promise<void> {
+    await this.records.mutate((doc) => {
+      const u = findUserByName(doc.users, name);
+      if (u === undefined) throw new AccountError('no_such_user', `no user named "${name}"`);
+      u.password = password;
+    });
+  }
+
+  /**
+   * Creates a token for a user and returns its secret, which exists only in this return
+   * value: the file keeps its SHA-256 (README, Command line).
+   */
+  async createToken(userId: number, s: TokenSettings): Promise<{ record: TokenRecord; secret: string }> {
+    const { id, secret } = newTokenSecret(this.#ids);
+    const record = await this.records.mutate((doc) => {
+      const user = doc.users.find((u) => u.id === userId);
+      if (user === undefined) throw new AccountError('no_such_user', 'That account no longer exists.');
+      if (s.scopes.some((sc) => !allowedScopes(user).includes(sc))) throw new AccountError('scope_not_allowed', 'Only admins may hold the admin scope.');
+      if (doc.tokens.filter((t) => t.user_id === userId).length >= TOKENS_PER_USER_MAX) {
+        throw new AccountError('too_many_tokens', `You already have ${TOKENS_PER_USER_MAX} tokens; revoke one first.`);
+      }
+      const r: TokenRecord = { id, user_id: userId, label: s.label, scopes: s.scopes, rate_limit_per_minute: s.rate, hash: hashToken(secret), created_at: this.now() };
+      doc.tokens.push(r);
+      return r;
+    });
+    return { record, secret };
+  }
+
+  /** Revokes a token; with `ownerId`, only one of that user's own (someone else's looks missing). */
+  async revokeToken(tokenId: string, ownerId?: number): Promise<void> {
+    await this.records.mutate((doc) => {
+      const i = doc.tokens.findIndex((t) => t.id === tokenId && (ownerId === undefined || t.user_id === ownerId));
+      if (i === -1) throw new AccountError('no_such_token', 'There is no such token.');
+      doc.tokens.splice(i, 1);
+    });
+  }
+
+  /** An admin's change of a token's scopes and rate limit (the admin area's API Tokens). */
+  updateToken(tokenId: string, scopes: Scope[], rate: number): Promise<TokenRecord> {
+    return this.records.mutate((doc) => {
+      const t = doc.tokens.find((x) => x.id === tokenId);
+      if (t === undefined) throw new AccountError('no_such_token', 'There is no such token.');
+      const owner = doc.users.find((u) => u.id === t.user_id);
+      if (owner === undefined || scopes.some((sc) => !allowedScopes(owner).includes(sc))) {
+        throw new AccountError('scope_not_allowed', 'The admin scope can only be given to a token of an admin user.');
+      }
+      t.scopes = scopes;
+      t.rate_limit_per_minute = rate;
+      return t;
+    });
+  }
+}

@@ -1,0 +1,99 @@
+import { hashPassword, verifyPassword, type PasswordHash } from '../crypto/passwords.ts';
+import type { Budget, FailureBudget } from '../ratelimit/failure-budget.ts';
+import type { User } from '../store/accounts.ts';
+import type { AccountRecords } from './accounts.ts';
+import { PASSWORD_MAX_CHARS, USER_NAME_MAX_CHARS } from './accounts.ts';
+import { AuthError } from './errors.ts';
+import { tokenIdOf, tokenMatches } from './tokens.ts';
+import type { Principal } from './viewer.ts';
+
+/** Failed logins allowed per client and account per minute (README, Web pages). */
+export const LOGIN_USER_LIMIT_PER_MINUTE = 10;
+
+export interface AuthenticatorOptions {
+  accounts: Pick<AccountRecords, 'token' | 'user' | 'userByName' | 'fresh'>;
+  budget: FailureBudget;
+  /** Failed authentications allowed per client per minute (AUTH_FAIL_LIMIT_PER_MINUTE; 0: no limit). */
+  failLimitPerMinute: number;
+  /** Records a token's use ("last used"). */
+  touch: (tokenId: string) => void;
+  /**
+   * The rate-limit key part for a client's attempts at one typed user name: a keyed hash, as
+   * the buckets are saved to disk and a password typed into the name box must not land
+   * there in clear, nor be cheap to test guesses against.
+   */
+  loginKey: (client: string, name: string) => string;
+}
+
+export type LoginOutcome = { user: User } | { wrong: true } | { refused: { retryAfterSec: number } };
+
+/**
+ * Checks credentials: API tokens and web logins. Failures spend budgets, through the one
+ * failure-budget rule (ratelimit/failure-budget.ts); successes cost nothing.
+ */
+export class Authenticator {
+  /** A hash to check unknown users' passwords against, so time does not tell which names exist. */
+  #dummy: Promise<PasswordHash> | null = null;
+
+  constructor(private readonly o: AuthenticatorOptions) {}
+
+  /**
+   * The caller behind a presented API token secret, against the accounts as they are now
+   * (the caller awaits `fresh()` first). Failures spend the client's failed-auth budget;
+   * once it is spent every attempt from the client gets 429, a valid token included, so a
+   * guesser learns nothing from the answers until the budget refills.
+   */
+  token(secret: string | null, client: string): Principal {
+    const budgets: Budget[] = [{ key: `authfail:${client}`, limitPerMinute: this.o.failLimitPerMinute }];
+    const outcome = this.o.budget.attemptNow(budgets, () => this.#principal(secret), (p) => p === null);
+    if ('refused' in outcome) {
+      throw new AuthError('too_many_failures', 'Too many failed authentication attempts from this address; try again later', {
+        perMinute: outcome.refused.limitPerMinute,
+        retryAfterSec: Math.max(1, outcome.refused.retryAfterSec),
+      });
+    }
+    if (outcome.value === null) {
+      throw secret === null || secret === ''
+        ? new AuthError('token_required', 'API token required')
+        : new AuthError('token_invalid', 'Invalid or revoked API token');
+    }
+    this.o.touch(outcome.value.tokenId);
+    return outcome.value;
+  }
+
+  #principal(secret: string | null): Principal | null {
+    const id = secret === null ? null : tokenIdOf(secret);
+    const record = id === null ? undefined : this.o.accounts.token(id);
+    const user = record === undefined ? undefined : this.o.accounts.user(record.user_id);
+    if (secret === null || record === undefined || user === undefined || !tokenMatches(secret, record.hash)) return null;
+    return { tokenId: record.id, userId: user.id, scopes: record.scopes, rateLimit: record.rate_limit_per_minute };
+  }
+
+  /**
+   * A web login. Limited per client (AUTH_FAIL_LIMIT_PER_MINUTE) and per client and account
+   * together (LOGIN_USER_LIMIT_PER_MINUTE), so guessing from one address stops soon, and no
+   * one can lock an account's owner out from somewhere else.
+   */
+  async login(name: string, password: string, client: string): Promise<LoginOutcome> {
+    // No account has such a name: refuse before any hashing or bucket.
+    if (name === '' || name.length > USER_NAME_MAX_CHARS || password.length > PASSWORD_MAX_CHARS) return { wrong: true };
+    const budgets: Budget[] = [
+      { key: `login-ip:${client}`, limitPerMinute: this.o.failLimitPerMinute },
+      { key: `login-user:${this.o.loginKey(client, name.toLowerCase())}`, limitPerMinute: LOGIN_USER_LIMIT_PER_MINUTE },
+    ];
+    const outcome = await this.o.budget.attempt(budgets, () => this.#verify(name, password), (u) => u === null);
+    if ('refused' in outcome) return { refused: { retryAfterSec: outcome.refused.retryAfterSec } };
+    return outcome.value === null ? { wrong: true } : { user: outcome.value };
+  }
+
+  /** The user these credentials belong to, or null; an unknown name still costs one scrypt. */
+  async #verify(name: string, password: string): Promise<User | null> {
+    await this.o.accounts.fresh();
+    const user = this.o.accounts.userByName(name);
+    if (user === undefined || user.password === null) {
+      await verifyPassword(password, await (this.#dummy ??= hashPassword('not a real password')));
+      return null;
+    }
+    return (await verifyPassword(password, user.password)) ? user : null;
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * Refusals of the accounts service, by kind. The sides turn a kind into a status once
+ * (pipeline/refusal.ts); nothing branches on the message, which is for people.
+ */
+export type AccountFailure =
+  /** The user a change names does not exist (any more). */
+  | 'no_such_user'
+  | 'invalid_name'
+  | 'name_taken'
+  | 'registration_closed'
+  /** A scope the token's user may not hold (admin for a non-admin). */
+  | 'scope_not_allowed'
+  | 'too_many_tokens'
+  | 'no_such_token';
+
+export class AccountError extends Error {
+  constructor(
+    readonly kind: AccountFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Why an API request was not authenticated. */
+export type AuthFailure = 'token_required' | 'token_invalid' | 'too_many_failures';
+
+export class AuthError extends Error {
+  constructor(
+    readonly kind: AuthFailure,
+    message: string,
+    /** For too_many_failures: the budget's limit and when it can pay again. */
+    readonly limit?: { perMinute: number; retryAfterSec: number },
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,27 @@
+import type { Scope, User } from '../store/accounts.ts';
+import { hasScope } from './tokens.ts';
+
+/** Who is asking, as the paste rules see it: a user (through a token or a web session), or nobody. */
+export interface Viewer {
+  userId: number;
+  isAdmin: boolean;
+}
+
+/** The authenticated caller of an API request. */
+export interface Principal {
+  tokenId: string;
+  userId: number;
+  scopes: readonly Scope[];
+  rateLimit: number;
+}
+
+/*
+ * The one rule for who counts as an admin: on the web, a user with the admin role; on the
+ * API, a token that carries the admin scope (only an admin's tokens may).
+ */
+
+/** The viewer behind an API token. */
+export const tokenViewer = (p: Principal): Viewer => ({ userId: p.userId, isAdmin: hasScope(p.scopes, 'admin') });
+
+/** The viewer behind a web session. */
+export const userViewer = (u: User): Viewer => ({ userId: u.id, isAdmin: u.role === 'admin' });

@@ -1,0 +1,34 @@
+/**
+ * Why the paste rules refused. Each side turns a kind into its status once
+ * (pipeline/refusal.ts); nothing branches on the message, which is for people.
+ */
+export type PasteFailure =
+  /** No such paste, or a private one that is not the viewer's: the two look the same. */
+  | 'not_found'
+  | 'expired'
+  | 'burned'
+  | 'password_required'
+  | 'wrong_password'
+  /** Too many wrong passwords from this client for this paste; `retryAfterSec` says when to try again. */
+  | 'too_many_guesses'
+  | 'not_owner';
+
+const MESSAGES: Record<PasteFailure, string> = {
+  not_found: 'Paste not found',
+  expired: 'This paste has expired',
+  burned: 'This paste was already burned (it was a one-time view)',
+  password_required: 'Password required',
+  wrong_password: 'Invalid password',
+  too_many_guesses: 'Too many wrong passwords for this paste; try again later',
+  not_owner: 'Only the owner of this paste (or an admin) may change it',
+};
+
+export class PasteError extends Error {
+  constructor(
+    readonly kind: PasteFailure,
+    /** For too_many_guesses: the budget's limit and when it can pay again. */
+    readonly limit?: { perMinute: number; retryAfterSec: number },
+  ) {
+    super(MESSAGES[kind]);
+  }
+}

@@ -1,0 +1,51 @@
+import { AccountError, AuthError, type AccountFailure, type AuthFailure } from '../auth/errors.ts';
+import { HttpError, type ErrorCode } from '../http/errors.ts';
+import { PasteError, type PasteFailure } from '../paste/errors.ts';
+
+/** The one table from a domain refusal to the HTTP error code (and so the status) both sides answer with. */
+const PASTE_CODES: Record<PasteFailure, ErrorCode> = {
+  not_found: 'not_found',
+  expired: 'gone',
+  burned: 'gone',
+  password_required: 'password_required',
+  wrong_password: 'invalid_password',
+  too_many_guesses: 'rate_limited',
+  not_owner: 'forbidden',
+};
+
+const ACCOUNT_CODES: Record<AccountFailure, ErrorCode> = {
+  invalid_name: 'bad_request',
+  no_such_user: 'forbidden',
+  name_taken: 'bad_request',
+  registration_closed: 'forbidden',
+  scope_not_allowed: 'forbidden',
+  too_many_tokens: 'bad_request',
+  no_such_token: 'not_found',
+};
+
+const AUTH_CODES: Record<AuthFailure, ErrorCode> = {
+  token_required: 'unauthorized',
+  token_invalid: 'unauthorized',
+  too_many_failures: 'rate_limited',
+};
+
+/** A 429's extras: the limit in the body (SPEC §7) and `Retry-After` (README, Rate limits). */
+const limited = (limit: { perMinute: number; retryAfterSec: number } | undefined): HttpError['extra'] =>
+  limit === undefined ? {} : { body: { limit_per_minute: limit.perMinute }, headers: { 'retry-after': String(limit.retryAfterSec) } };
+
+/**
+ * The HTTP error for whatever a step threw. Domain refusals keep their message and get
+ * their status from the tables above; anything else is a fault, reported to `logError`
+ * in full and answered with `internalMessage` only.
+ */
+export function toHttpError(err: unknown, logError: (err: unknown) => void, internalMessage: string): HttpError {
+  if (err instanceof HttpError) return err;
+  if (err instanceof PasteError) return new HttpError(PASTE_CODES[err.kind], err.message, limited(err.limit));
+  if (err instanceof AuthError) return new HttpError(AUTH_CODES[err.kind], err.message, limited(err.limit));
+  if (err instanceof AccountError) return new HttpError(ACCOUNT_CODES[err.kind], err.message);
+  logError(err);
+  return new HttpError('internal', internalMessage);
+}
+
+/** The status a domain refusal answers with, for pages that show it inside a form. */
+export const statusOf = (err: PasteError | AccountError | AuthError): number => toHttpError(err, () => undefined, '').status;

@@ -1,0 +1,90 @@
+import type { ServerResponse } from 'node:http';
+import type { Reply } from '../http/reply.ts';
+import { respond } from '../http/respond.ts';
+import type { RequestContext } from './context.ts';
+
+/**
+ * One check or action on the request path. A step fills in the context (the route, the
+ * principal, the body) and returns nothing to pass the request on, returns a reply to
+ * answer it there (a login redirect), or throws to refuse it. The last step answers.
+ */
+export type Step<C> = (ctx: C) => Reply | undefined | Promise<Reply | undefined>;
+
+/**
+ * A side of the app (the API, the web pages): its ordered steps, which are the order in
+ * which the README says checks happen, and how it answers an error and finishes a request.
+ */
+export interface Side<C extends RequestContext> {
+  /** This side's context, made from the common one. */
+  context(base: RequestContext): C;
+  steps: readonly Step<C>[];
+  /** The answer for whatever a step threw: this side's envelope or page. */
+  refuse(ctx: C, err: unknown): Reply;
+  /** Runs once the answer has been handed to the socket, whatever it was (the API's log line). */
+  done?(ctx: C, reply: Reply): void;
+}
+
+/**
+ * Runs a side's steps in order until one answers, and turns a thrown error into the side's
+ * refusal. Steps that return at once cost one call each: a promise is made only where a
+ * step really waits (the hot read path stays synchronous as far as it can).
+ */
+export function runSide<C extends RequestContext>(side: Side<C>, ctx: C): Reply | Promise<Reply> {
+  const refuse = (err: unknown): Reply => side.refuse(ctx, err);
+  try {
+    const out = runSteps(side.steps, ctx, 0);
+    return out instanceof Promise ? out.catch(refuse) : out;
+  } catch (err) {
+    return refuse(err);
+  }
+}
+
+function runSteps<C>(steps: readonly Step<C>[], ctx: C, from: number): Reply | Promise<Reply> {
+  for (let i = from; i < steps.length; i++) {
+    const out = (steps[i] as Step<C>)(ctx);
+    if (out === undefined) continue;
+    if (out instanceof Promise) return out.then((r) => (r === undefined ? runSteps(steps, ctx, i + 1) : r));
+    return out;
+  }
+  throw new Error('no step answered the request');
+}
+
+/** A side ready to serve requests: takes the common context and the response. */
+export type Served = (base: RequestContext, res: ServerResponse) => void;
+
+/**
+ * Serves requests with `side`: makes its context, runs its steps, writes the answer with
+ * the request's headers and cookies, then lets the side finish (its log line), once.
+ */
+export function serve<C extends RequestContext>(side: Side<C>, logError: (err: unknown) => void): Served {
+  return (base, res) => {
+    const ctx = side.context(base);
+    const finish = (reply: Reply): void => {
+      try {
+        respond(res, withCookies(reply, ctx.setCookies), ctx.headers);
+      } finally {
+        side.done?.(ctx, reply);
+      }
+    };
+    const fail = (err: unknown): void => {
+      // The side answers every error itself; reaching here means writing the answer failed.
+      logError(err);
+      if (!res.headersSent) res.writeHead(500).end();
+    };
+    try {
+      const out = runSide(side, ctx);
+      if (out instanceof Promise) out.then(finish).catch(fail);
+      else finish(out);
+    } catch (err) {
+      fail(err);
+    }
+  };
+}
+
+/** The reply with the request's cookies added to any it sets itself. */
+function withCookies(reply: Reply, cookies: readonly string[]): Reply {
+  if (cookies.length === 0) return reply;
+  const own = reply.headers?.['set-cookie'];
+  const all = own === undefined ? [...cookies] : [...cookies, ...(Array.isArray(own) ? own : [own])];
+  return { ...reply, headers: { ...reply.headers, 'set-cookie': all } };
+}

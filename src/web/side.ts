@@ -1,0 +1,140 @@
+import { userViewer } from '../auth/viewer.ts';
+import { bodyType, maxBodyBytes, readFields } from '../http/body.ts';
+import { parseCookies } from '../http/cookies.ts';
+import { HttpError } from '../http/errors.ts';
+import { emptyFields, parseUrlEncodedLenient } from '../http/fields.ts';
+import { redirect, type Reply } from '../http/reply.ts';
+import { resolveRoute, Router } from '../http/router.ts';
+import { PasteError } from '../paste/errors.ts';
+import type { RequestContext } from '../pipeline/context.ts';
+import { toHttpError } from '../pipeline/refusal.ts';
+import type { Side, Step } from '../pipeline/run.ts';
+import type { WebContext, WebDeps, WebRoute } from './context.ts';
+import { anonCsrfCookie, anonCsrfCookieName, CSRF_FIELD, csrfMatches, isAnonCsrfToken, newAnonCsrfToken } from './csrf.ts';
+import { SECURITY_HEADERS } from './layout.ts';
+import { errorReply, NOT_FOUND_MESSAGE } from './pages/error.ts';
+import { webRoutes } from './routes.ts';
+import { resolveSession } from './session.ts';
+import { secureCookies } from './session-cookies.ts';
+
+const CROSS_SITE = 'This form has expired or was sent from another site. Go back, reload the page and try again.';
+const WORDS = { notFound: 'There is nothing at this address.', notAllowed: () => 'That method is not allowed here.' };
+
+const routeOf = (ctx: WebContext): WebRoute => {
+  if (ctx.route === null) throw new Error('the route step has not run');
+  return ctx.route;
+};
+
+/** The session cookie's user; the viewer the paste rules see follows from it. */
+const session: Step<WebContext> = (ctx) =>
+  resolveSession(ctx).then(() => {
+    if (ctx.user !== null) ctx.viewer = userViewer(ctx.user);
+    return undefined;
+  });
+
+/**
+ * Browsers name the page a POST comes from in `Origin`; one that is not our public address
+ * is another site's form, whatever tokens it carries. A request without the header (an old
+ * browser, a script) is left to the CSRF token alone.
+ */
+const origin: Step<WebContext> = (ctx) => {
+  if (ctx.method !== 'POST') return undefined;
+  const sent = ctx.req.headers.origin;
+  const ours = new URL(ctx.deps.config.baseUrl).origin;
+  if (sent !== undefined && sent !== ours) throw new HttpError('forbidden', `${CROSS_SITE} Use this service at ${ctx.deps.config.baseUrl}.`);
+  return undefined;
+};
+
+/** A POST's form: 415 for another type, 413 past the size bound, 400 when malformed. */
+const form: Step<WebContext> = (ctx) => {
+  if (ctx.method !== 'POST') return undefined;
+  if (bodyType(ctx.req) !== 'form') throw new HttpError('unsupported_media_type', 'Forms must be sent as application/x-www-form-urlencoded.');
+  return readFields(ctx.req, 'form', maxBodyBytes(ctx.deps.config.maxPasteBytes)).then((fields) => {
+    ctx.form = fields;
+    return undefined;
+  });
+};
+
+/** Every POST repeats its CSRF token: the session's own, else the double-submit cookie that came with it. */
+const csrf: Step<WebContext> = (ctx) => {
+  if (ctx.method !== 'POST') return undefined;
+  const expected = ctx.session?.record.csrf ?? ctx.anonCsrf ?? '';
+  const given = ctx.form[CSRF_FIELD];
+  if (!csrfMatches(expected, typeof given === 'string' ? given : '')) throw new HttpError('forbidden', CROSS_SITE);
+  return undefined;
+};
+
+/** Anonymous visitors of a members' page go to the login page (and back); non-admins get 403 from admin pages. */
+const access: Step<WebContext> = (ctx) => {
+  const need = routeOf(ctx).access;
+  if (need !== undefined && ctx.user === null) {
+    const back = ctx.method === 'GET' || ctx.method === 'HEAD' ? ctx.path + (ctx.rawQuery === '' ? '' : `?${ctx.rawQuery}`) : ctx.path;
+    return redirect(`/login?next=${encodeURIComponent(back)}`, ctx.method === 'POST' ? 303 : 302);
+  }
+  if (need === 'admin' && ctx.user?.role !== 'admin') throw new HttpError('forbidden', 'This page is for admins only.');
+  return undefined;
+};
+
+const handle: Step<WebContext> = (ctx) => routeOf(ctx).handler(ctx);
+
+/**
+ * The web side (README, Web pages): who is asking (session cookie), the route (404 / 405),
+ * for a POST its Origin, the form and its CSRF token (403, 415, 413, 400, 403), the route's
+ * access rule (login redirect or 403), then the page. Errors become escaped HTML pages;
+ * nothing here touches the API log.
+ */
+export function webSide(deps: WebDeps, routes = webRoutes): Side<WebContext> {
+  const router = new Router<WebRoute>(routes);
+  const secure = secureCookies(deps.config.baseUrl);
+  const route: Step<WebContext> = (ctx) => {
+    const found = resolveRoute(router, ctx.method, ctx.path, WORDS);
+    ctx.route = found.data;
+    ctx.params = found.params;
+    return undefined;
+  };
+  return {
+    context: (base) => {
+      Object.assign(base.headers, SECURITY_HEADERS, { 'cache-control': 'no-store' });
+      return webContext(deps, base, secure);
+    },
+    steps: [session, route, origin, form, csrf, access, handle],
+    refuse: (ctx, err) => {
+      const e = toHttpError(err, deps.logError, 'The server hit an unexpected error.');
+      // The paste rules' "not found" is worded for people, and the same for every cause.
+      const message = err instanceof PasteError && err.kind === 'not_found' ? NOT_FOUND_MESSAGE : e.message;
+      return errorReply(ctx, e, message);
+    },
+  };
+}
+
+function webContext(deps: WebDeps, base: RequestContext, secure: boolean): WebContext {
+  const jar = parseCookies(base.req);
+  const presented = jar.get(anonCsrfCookieName(secure)) ?? '';
+  // Only a token this server signed counts; a planted or stale one is as good as none.
+  const anonCsrf = isAnonCsrfToken(deps.serverKey, presented) ? presented : undefined;
+  const ctx: WebContext = {
+    ...base,
+    deps,
+    route: null,
+    params: NO_PARAMS,
+    query: parseUrlEncodedLenient(base.rawQuery),
+    form: emptyFields(),
+    cookies: jar,
+    secure,
+    session: null,
+    user: null,
+    anonCsrf,
+    // Visitors without a session get their double-submit cookie only when a page shows a form.
+    csrf: () => {
+      if (ctx.session !== null) return ctx.session.record.csrf;
+      if (ctx.anonCsrf === undefined) {
+        ctx.anonCsrf = newAnonCsrfToken(deps.serverKey);
+        ctx.setCookies.push(anonCsrfCookie(ctx.anonCsrf, secure));
+      }
+      return ctx.anonCsrf;
+    },
+  };
+  return ctx;
+}
+
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});

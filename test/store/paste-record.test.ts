@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { contentOf, encodeContent, fileText, isTombstone, NO_CONTENT, parseFile, type Paste } from '../../src/store/paste-record.ts';
+
+const TRICKY = '"q" \\ é ✓ 😀\n\t\u0000 </script> \u2028';
+
+const paste = (content: string): Paste => ({
+  v: 1, hash: 'a000000000', title: 'T', content_json: encodeContent(content), language: 'text', privacy: 'public', highlight: 1,
+  burn_after_read: 0, burned: false, password: null, owner_id: 1, created_at: 5, updated_at: 6, expire_at: null, view_count: 7,
+});
+
+describe('a paste record', () => {
+  test('holds its text once, as the JSON literal, and decodes it exactly', () => {
+    const p = paste(TRICKY);
+    assert.equal(p.content_json, JSON.stringify(TRICKY));
+    assert.equal(contentOf(p), TRICKY);
+  });
+
+  test('is written as the file format every version has read: `content` as text, no in-memory field', () => {
+    const p = paste(TRICKY);
+    const onDisk = JSON.parse(fileText(p)) as Record<string, unknown>;
+    const { content_json: _, ...fields } = p;
+    assert.deepEqual(onDisk, { ...fields, content: TRICKY });
+    assert.deepEqual(parseFile(fileText(p)), p, 'round trip');
+  });
+
+  test('reads a file whose content stands among the other fields (as older versions wrote it)', () => {
+    const old = '{"v":1,"hash":"a000000000","title":"T","content":"x\\ny","language":"text","privacy":"public","highlight":1,"burn_after_read":0,"burned":false,"password":null,"owner_id":1,"created_at":5,"updated_at":6,"expire_at":null,"view_count":7}';
+    assert.deepEqual(parseFile(old), paste('x\ny'));
+  });
+
+  test('is a tombstone exactly when its text is gone', () => {
+    assert.equal(isTombstone(paste('x')), false);
+    assert.equal(isTombstone({ ...paste('x'), content_json: NO_CONTENT }), true);
+  });
+});
