@@ -102,7 +102,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       parseOptions(rest, {});
       if (rest.length > 0) throw new CliError(`unexpected argument "${rest[0]}"`);
       const used = await readUsage(join(config.dataDir, 'state', 'token-usage.json'));
-      // One token a line, id first (CONTRACT §2): no header row for scripts to skip.
+      // One token a line, id first (README, Command line): no header row for scripts to skip.
       const rows: string[][] = [];
       for (const t of accounts.tokens) {
         const lastUsed = used[t.id];

@@ -38,7 +38,7 @@ const routeOf = (ctx: ApiContext): ApiRoute => {
 
 /**
  * The token: `Authorization: Bearer` first, then the `token` query parameter, then the form
- * (or JSON) body's `token` field (SPEC §5.2). Only a request that carries no token elsewhere
+ * (or JSON) body's `token` field (README, API). Only a request that carries no token elsewhere
  * has its body read before authentication, and a body error then just means "no token
  * here": the body check proper comes after the auth, rate and scope checks.
  */

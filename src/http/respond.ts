@@ -35,7 +35,7 @@ export function respond(res: ServerResponse, reply: Reply, extra?: Headers): voi
     body = reply.kind === 'json' ? JSON.stringify(reply.body) : reply.body;
   }
   // Answering before the request body has arrived (401, 413, 415...): close rather than
-  // read the rest of it, however large, just to keep the connection alive (CONTRACT §3).
+  // read the rest of it, however large, just to keep the connection alive (README, API: 413).
   if (bodyUnread(res.req)) {
     headers['connection'] = 'close';
     lingerBeforeClose(res.req.socket);

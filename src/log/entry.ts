@@ -1,4 +1,4 @@
-/** One line of the API log (CONTRACT §7). Callers build it clean: no secrets, no query string. */
+/** One line of the API log (README, API request log). Callers build it clean: no secrets, no query string. */
 export interface ApiLogEntry {
   /** ISO 8601; its UTC date picks the file the line goes to. */
   time: string;

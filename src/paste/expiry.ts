@@ -1,4 +1,4 @@
-/** Durations of the `expiry` field (CONTRACT §3); `1m` is 30 days, `never` is null. */
+/** Durations of the `expiry` field (README, Create a paste); `1m` is 30 days, `never` is null. */
 export const EXPIRY_MS = {
   never: null,
   '10m': 10 * 60_000,

@@ -120,7 +120,7 @@ class Reader {
     return v;
   }
 
-  /** CONTRACT §3: 0/1, "0"/"1" and JSON false/true; anything else is refused. */
+  /** README, Create a paste: 0/1, "0"/"1" and JSON false/true; anything else is refused. */
   flag(name: string): 0 | 1 | undefined {
     const v = this.raw(name);
     if (v === undefined) return undefined;

@@ -29,7 +29,7 @@ const AUTH_CODES: Record<AuthFailure, ErrorCode> = {
   too_many_failures: 'rate_limited',
 };
 
-/** A 429's extras: the limit in the body (SPEC §7) and `Retry-After` (README, Rate limits). */
+/** A 429's extras: the limit in the body (README, Rate limits) and `Retry-After` (README, Rate limits). */
 const limited = (limit: { perMinute: number; retryAfterSec: number } | undefined): HttpError['extra'] =>
   limit === undefined ? {} : { body: { limit_per_minute: limit.perMinute }, headers: { 'retry-after': String(limit.retryAfterSec) } };
 

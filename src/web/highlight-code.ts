@@ -1,5 +1,5 @@
 import { blockCommentAt, extraAt, lineCommentAt, regexEnd, stringAt, stringEnd } from './highlight-code-tokens.ts';
-import type { CodeRules, Kind, StringRule } from './highlight-rules.ts';
+import { OPERATORS, type CodeRules, type Kind, type StringRule } from './highlight-rules.ts';
 import type { LineWriter } from './highlight-writer.ts';
 
 /**
@@ -30,30 +30,9 @@ export const newCodeState = (): CodeState =>
 
 const NUMBER = /(?:0[xX][\da-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d+)?)[\w%]*/y;
 const HEREDOC = /<<([-~]?)[ \t]*(['"]?)([A-Za-z_]\w*)\2/y;
-const OPERATORS = '+-*/%=<>!&|^~?:';
 /** Keywords after which the next word is the name being declared. */
 const DECLARES = new Set(['class', 'def', 'fn', 'func', 'function', 'fun', 'struct', 'interface',
   'enum', 'trait', 'type', 'module', 'impl', 'record', 'protocol', 'extension']);
-
-/** ASCII codes that may start a token in a language; runs of the rest are emitted at once. */
-const starters = new WeakMap<CodeRules, Uint8Array>();
-
-function startersOf(rules: CodeRules): Uint8Array {
-  let table = starters.get(rules);
-  if (table !== undefined) return table;
-  const t = new Uint8Array(128);
-  const mark = (chars: string): void => {
-    for (let k = 0; k < chars.length; k++) t[chars.charCodeAt(k) & 127] = 1;
-  };
-  mark(`ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$ \t{}<${OPERATORS}`);
-  for (const m of rules.lineComments) mark(m.charAt(0));
-  for (const [open] of rules.blockComments) mark(open.charAt(0));
-  for (const s of rules.strings) mark(s.open.charAt(0));
-  for (const e of rules.extras) mark(e.first);
-  table = t;
-  starters.set(rules, table);
-  return table;
-}
 
 /** Lexes one line (or, inside `<script>`, part of one) of a code language. */
 export function codeLine(line: string, rules: CodeRules, st: CodeState, out: LineWriter): void {
@@ -64,7 +43,7 @@ export function codeLine(line: string, rules: CodeRules, st: CodeState, out: Lin
     out.to('str', len);
     return;
   }
-  const starts = startersOf(rules);
+  const starts = rules.starters;
   st.ahead = { open: -1, semi: -1, close: -1 };
   let i = st.open === undefined ? lineStart(line, rules, out) : 0;
   let heredoc: CodeState['heredoc'];

@@ -60,6 +60,8 @@ export interface CodeRules {
   readonly operators: boolean;
   /** Shell here-documents (`<<EOF` … `EOF`). */
   readonly heredocs: boolean;
+  /** ASCII codes that may start a token (1) in this language; runs of the rest are emitted at once. */
+  readonly starters: Uint8Array;
 }
 
 export type Rules = CodeRules | { readonly lexer: 'markup' } | { readonly lexer: 'diff' };
@@ -71,14 +73,31 @@ const WORD = /[A-Za-z_$][\w$]*/y;
 const DQ = str('"');
 const SQ = str("'");
 
-function code(overrides: Partial<CodeRules>): CodeRules {
-  return {
+/** Characters that may form an operator. */
+export const OPERATORS = '+-*/%=<>!&|^~?:';
+
+function code(overrides: Partial<Omit<CodeRules, 'starters'>>): CodeRules {
+  const rules = {
     lexer: 'code', keywords: words(''), builtins: words(''), caseInsensitive: false,
     lineComments: ['//'], commentAfterSpace: false, blockComments: [['/*', '*/']],
     nestedComments: false, strings: [DQ, SQ], stringPrefix: undefined, word: WORD, extras: [],
     lineStart: [], keys: 'never', selectors: false, regexLiterals: false, calls: true,
     numbers: true, operators: true, heredocs: false, ...overrides,
+  } as const;
+  return { ...rules, starters: startersOf(rules) };
+}
+
+function startersOf(rules: Omit<CodeRules, 'starters'>): Uint8Array {
+  const t = new Uint8Array(128);
+  const mark = (chars: string): void => {
+    for (let k = 0; k < chars.length; k++) t[chars.charCodeAt(k) & 127] = 1;
   };
+  mark(`ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$ \t{}<${OPERATORS}`);
+  for (const m of rules.lineComments) mark(m.charAt(0));
+  for (const [open] of rules.blockComments) mark(open.charAt(0));
+  for (const s of rules.strings) mark(s.open.charAt(0));
+  for (const e of rules.extras) mark(e.first);
+  return t;
 }
 
 const ANNOTATION: Extra = { first: '@', re: /@[A-Za-z_][\w.]*/y, kind: 'fn' };

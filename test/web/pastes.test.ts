@@ -50,7 +50,7 @@ describe('creating a paste from the home page', () => {
     assert.equal((await alice.post('/', { title: '😀'.repeat(201), content: 'x' })).status, 400, 'the server still counts code points');
   });
 
-  test('the form offers every field of SPEC §4.3', async () => {
+  test('the form offers every field the API takes on create', async () => {
     const home = await alice.get('/');
     for (const name of ['title', 'content', 'language', 'privacy', 'expiry', 'password', 'highlight', 'burn_after_read']) {
       assert.match(home.text, new RegExp(`name="${name}"`), name);

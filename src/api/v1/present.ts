@@ -19,7 +19,7 @@ export function requireHash(...sources: Fields[]): string {
 export const pasteUrl = (deps: ApiDeps, hash: string): string => `${deps.baseUrl}/p/${hash}`;
 export const shortUrl = (deps: ApiDeps, hash: string): string => `${deps.baseUrl}/s/${shortcodeOf(hash)}`;
 
-/** The Paste object of SPEC §2.1 but for view_count and content. Password and highlight stay inside. */
+/** The paste object of the README's Get a paste, but for view_count and content. Password and highlight stay inside. */
 function presentFields(deps: ApiDeps, p: Paste): Record<string, unknown> {
   const owner = deps.accounts.user(p.owner_id);
   return {

@@ -29,12 +29,12 @@ function readPaste(r: ApiRequest): Counted | Promise<Counted> {
 /** Runs `then` on a value that may not be a promise, without making one when it is not. */
 const after = <T, U>(v: T | Promise<T>, then: (v: T) => U): U | Promise<U> => (v instanceof Promise ? v.then(then) : then(v));
 
-/** GET paste.php?hash= — the paste as JSON (SPEC §4.1). */
+/** GET paste.php?hash= — the paste as JSON (README, Get a paste). */
 export function getPaste(r: ApiRequest): Reply | Promise<Reply> {
   return after(readPaste(r), ({ paste, viewCount }): Reply => ({ kind: 'bytes', status: 200, contentType: JSON_TYPE, body: pasteBody(r.deps, paste, viewCount) }));
 }
 
-/** GET raw.php?hash= — the content alone as text/plain (SPEC §4.2). */
+/** GET raw.php?hash= — the content alone as text/plain (README, Raw text). */
 export function rawPaste(r: ApiRequest): Reply | Promise<Reply> {
   return after(readPaste(r), ({ paste }): Reply => {
     const body = rawBody(r.deps, paste);

@@ -3,7 +3,7 @@ import type { ApiRoute } from '../request.ts';
 import { getPaste, rawPaste } from './read.ts';
 import { createPaste, deletePaste, editPaste } from './write.ts';
 
-/** The API v1 route table (SPEC §4): method, path, required scope, handler. */
+/** The API v1 route table (README, API): method, path, required scope, handler. */
 export const apiV1Routes: RouteDef<ApiRoute>[] = [
   { method: 'GET', path: '/api/v1/paste.php', data: { scope: 'read', handler: getPaste } },
   { method: 'GET', path: '/api/v1/raw.php', data: { scope: 'read', handler: rawPaste } },

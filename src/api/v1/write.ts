@@ -3,7 +3,7 @@ import { validateCreate, validateEdit } from '../../paste/validate.ts';
 import type { ApiRequest } from '../request.ts';
 import { pasteUrl, refuse, requireHash, shortUrl } from './present.ts';
 
-/** POST paste_create.php (SPEC §4.3). */
+/** POST paste_create.php (README, Create a paste). */
 export async function createPaste(r: ApiRequest): Promise<Reply> {
   const v = validateCreate(r.body, r.deps.maxPasteBytes);
   if (!v.ok) throw refuse(v.problems);
@@ -11,7 +11,7 @@ export async function createPaste(r: ApiRequest): Promise<Reply> {
   return json({ ok: true, hash: paste.hash, url: pasteUrl(r.deps, paste.hash), short_url: shortUrl(r.deps, paste.hash) });
 }
 
-/** POST paste_edit.php (SPEC §4.4). */
+/** POST paste_edit.php (README, Edit a paste). */
 export async function editPaste(r: ApiRequest): Promise<Reply> {
   const hash = requireHash(r.body, r.query);
   const v = validateEdit(r.body, r.deps.maxPasteBytes);
@@ -20,7 +20,7 @@ export async function editPaste(r: ApiRequest): Promise<Reply> {
   return json({ ok: true, hash: paste.hash, url: pasteUrl(r.deps, paste.hash), short_url: shortUrl(r.deps, paste.hash) });
 }
 
-/** POST paste_delete.php (SPEC §4.5). */
+/** POST paste_delete.php (README, Delete a paste). */
 export async function deletePaste(r: ApiRequest): Promise<Reply> {
   const hash = requireHash(r.body, r.query);
   await r.deps.pastes.delete(hash, r.viewer);

@@ -76,7 +76,7 @@ function entryRow(ctx: WebContext, e: ApiLogEntry): SafeHtml {
 </tr>`;
 }
 
-/** GET /admin/logs: the API log, newest first, filtered, one page at a time (SPEC §1 "API Logs"). */
+/** GET /admin/logs: the API log, newest first, filtered, one page at a time (README, Web pages: "API Logs"). */
 export async function adminLogs(ctx: WebContext): Promise<Reply> {
   await ctx.deps.accounts.fresh();
   const { query, problems } = logQuery(ctx, ctx.query);

@@ -11,7 +11,7 @@ import { page } from '../layout.ts';
 import { timeTag } from '../time.ts';
 import { rateFrom, scopeBoxes, scopesFrom, tokenFormProblems } from '../token-form.ts';
 
-/** The admin area's two tabs (SPEC §1: "API Tokens" and "API Logs"). */
+/** The admin area's two tabs (README, Web pages: "API Tokens" and "API Logs"). */
 export function adminTabs(current: 'tokens' | 'logs'): SafeHtml {
   const tab = (href: string, name: typeof current, label: string): SafeHtml =>
     html`<a href="${href}"${current === name ? html` aria-current="page"` : ''}>${label}</a>`;

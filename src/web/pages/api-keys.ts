@@ -75,7 +75,7 @@ ${csrfInput(ctx.csrf())}<input type="hidden" name="action" value="create">
   return reply(page(ctx, 'My API Keys', body), status);
 }
 
-/** GET /api_keys.php ("My API Keys", SPEC §1) */
+/** GET /api_keys.php ("My API Keys", README, Web pages) */
 export async function apiKeys(ctx: WebContext): Promise<Reply> {
   await ctx.deps.accounts.fresh();
   const message = field(ctx.query, 'revoked') === '1' ? 'The token was revoked. It stops working at once.' : undefined;

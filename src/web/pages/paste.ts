@@ -10,7 +10,7 @@ import { page } from '../layout.ts';
 import { pasteView, shareCard } from '../paste-view.ts';
 import { hasUnlockGrant, unlockCookie, unlockCookieName } from '../unlock-grant.ts';
 
-/** The title the burn warning must carry (SPEC §3). */
+/** The title the burn warning must carry (README, Web pages). */
 export const BURN_TITLE = 'Burn After Read paste';
 
 const FIRE = html`<div class="icon danger" aria-hidden="true"><svg viewBox="0 0 24 24" width="28" height="28" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M12 2c1 3.5 5 6 5 11a5 5 0 0 1-10 0c0-2.2 1-3.8 2.3-5.1C9.8 9.6 11 11 11 11s-.5-5 1-9z"/></svg></div>`;
@@ -154,7 +154,7 @@ export async function rawPasteUnlock(ctx: WebContext): Promise<Reply> {
 }
 
 /**
- * GET /s/{code}: the short link, a 302 to the paste page (CONTRACT §3). It needs no token;
+ * GET /s/{code}: the short link, a 302 to the paste page (README, Short links and health). It needs no token;
  * a private paste's link works only for its owner and admins, and is a 404 to anyone else.
  */
 export async function shortLink(ctx: WebContext): Promise<Reply> {

@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, test } from 'node:test';
+import { ROOT } from './helpers/server.ts';
+
+/**
+ * The layering rule of src/, written down once: in the README's Architecture section, as a
+ * numbered list of layers, lowest first. A file may import from its own folder and from
+ * layers listed above its own; never from its own line's other entries or from below.
+ */
+async function readLayers(): Promise<Map<string, number>> {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf('<!-- layers -->');
+  const end = readme.indexOf('<!-- /layers -->');
+  assert.ok(start !== -1 && end > start, 'the README marks its list of layers with <!-- layers --> ... <!-- /layers -->');
+  const layers = new Map<string, number>();
+  for (const line of readme.slice(start, end).split('\n')) {
+    const m = /^(\d+)\. (.+)$/.exec(line.trim());
+    if (m === null) continue;
+    for (const unit of (m[2] as string).split(',').map((u) => u.trim().replace(/`/g, '').split(' ')[0] as string)) layers.set(unit, Number(m[1]));
+  }
+  return layers;
+}
+
+/** `src/web/pages/x.ts` → `web/`; `src/app.ts` → `app.ts`. */
+const unitOf = (file: string): string => {
+  const rel = relative(join(ROOT, 'src'), file);
+  const slash = rel.indexOf('/');
+  return slash === -1 ? rel : `${rel.slice(0, slash)}/`;
+};
+
+async function sourceFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await sourceFiles(p)));
+    else if (e.name.endsWith('.ts')) out.push(p);
+  }
+  return out;
+}
+
+interface Edge {
+  from: string;
+  to: string;
+}
+
+/** Every relative import (values and types alike) of every file under src/. */
+async function importGraph(): Promise<Edge[]> {
+  const edges: Edge[] = [];
+  for (const file of await sourceFiles(join(ROOT, 'src'))) {
+    const text = await readFile(file, 'utf8');
+    for (const m of text.matchAll(/^(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gms)) {
+      edges.push({ from: file, to: resolve(dirname(file), m[1] as string) });
+    }
+  }
+  return edges;
+}
+
+/** The imports that break the rule, as `from → to` lines. */
+function violations(edges: readonly Edge[], layers: ReadonlyMap<string, number>): string[] {
+  const bad: string[] = [];
+  for (const { from, to } of edges) {
+    const a = unitOf(from);
+    const b = unitOf(to);
+    if (a === b) continue;
+    const ra = layers.get(a);
+    const rb = layers.get(b);
+    const where = `${relative(ROOT, from)} → ${relative(ROOT, to)}`;
+    if (ra === undefined) bad.push(`${where}: ${a} is not in the README's list of layers`);
+    else if (rb === undefined) bad.push(`${where}: ${b} is not in the README's list of layers`);
+    else if (rb >= ra) bad.push(`${where}: layer ${ra} (${a}) may not import layer ${rb} (${b})`);
+  }
+  return bad;
+}
+
+describe('layers', () => {
+  test('every import in src/ points down the README’s list of layers', async () => {
+    const layers = await readLayers();
+    const edges = await importGraph();
+    assert.ok(edges.length > 100, `found ${edges.length} imports`);
+    assert.deepEqual(violations(edges, layers), []);
+  });
+
+  test('every folder and top-level file of src/ has its place in the list', async () => {
+    const layers = await readLayers();
+    const units = new Set((await sourceFiles(join(ROOT, 'src'))).map(unitOf));
+    assert.deepEqual([...units].filter((u) => !layers.has(u)).sort(), []);
+    assert.deepEqual([...layers.keys()].filter((u) => !units.has(u)).sort(), [], 'the list names nothing that is gone');
+  });
+
+  test('the check refuses an import that points up or sideways', () => {
+    const layers = new Map([['http/', 1], ['store/', 1], ['paste/', 2], ['api/', 3]]);
+    const src = join(ROOT, 'src');
+    const edge = (from: string, to: string): Edge => ({ from: join(src, from), to: join(src, to) });
+    assert.deepEqual(violations([edge('api/a.ts', 'paste/b.ts'), edge('paste/b.ts', 'paste/c.ts')], layers), []);
+    assert.equal(violations([edge('store/a.ts', 'paste/b.ts')], layers).length, 1, 'up');
+    assert.equal(violations([edge('store/a.ts', 'http/b.ts')], layers).length, 1, 'sideways, within a line');
+    assert.equal(violations([edge('web/a.ts', 'http/b.ts')], layers).length, 1, 'a folder the list lacks');
+  });
+});

@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import type { IncomingMessage } from 'node:http';
+import { describe, test } from 'node:test';
+import { json, type Reply } from '../../src/http/reply.ts';
+import { requestContext, type RequestContext } from '../../src/pipeline/context.ts';
+import { runSide, type Side, type Step } from '../../src/pipeline/run.ts';
+
+interface Ctx extends RequestContext {
+  trail: string[];
+}
+
+const base = (): RequestContext => requestContext({ method: 'GET', headers: {} } as IncomingMessage, '/x', '', '127.0.0.1', {});
+
+function side(steps: Step<Ctx>[]): Side<Ctx> {
+  return {
+    context: (b) => ({ ...b, trail: [] }),
+    steps,
+    refuse: (ctx, err) => json({ refused: err instanceof Error ? err.message : String(err), trail: ctx.trail }, 400),
+  };
+}
+
+const mark = (name: string): Step<Ctx> => (ctx) => void ctx.trail.push(name);
+const later = (name: string): Step<Ctx> => async (ctx) => void ctx.trail.push(name);
+const answer = (ctx: Ctx): Reply => json({ trail: ctx.trail });
+
+describe('runSide', () => {
+  test('runs the steps in order until one answers', async () => {
+    const s = side([mark('a'), later('b'), mark('c'), answer, mark('never')]);
+    const reply = await runSide(s, s.context(base()));
+    assert.deepEqual(reply, json({ trail: ['a', 'b', 'c'] }));
+  });
+
+  test('steps that return at once answer at once, without a promise', () => {
+    const s = side([mark('a'), mark('b'), answer]);
+    const reply = runSide(s, s.context(base()));
+    assert.ok(!(reply instanceof Promise));
+    assert.deepEqual(reply, json({ trail: ['a', 'b'] }));
+  });
+
+  test('a step may answer early, and the rest do not run', async () => {
+    const early: Step<Ctx> = () => json({ early: true }, 302);
+    const s = side([mark('a'), early, mark('never'), answer]);
+    assert.deepEqual(await runSide(s, s.context(base())), json({ early: true }, 302));
+  });
+
+  test('whatever a step throws or rejects with becomes the side’s refusal, with the context so far', async () => {
+    const boom: Step<Ctx> = () => {
+      throw new Error('sync');
+    };
+    const reject: Step<Ctx> = async () => Promise.reject(new Error('async'));
+    const s1 = side([mark('a'), boom, answer]);
+    assert.deepEqual(runSide(s1, s1.context(base())), json({ refused: 'sync', trail: ['a'] }, 400));
+    const s2 = side([mark('a'), later('b'), reject, answer]);
+    assert.deepEqual(await runSide(s2, s2.context(base())), json({ refused: 'async', trail: ['a', 'b'] }, 400));
+  });
+
+  test('a list whose steps all pass on is a fault, refused like any other', async () => {
+    const s = side([mark('a')]);
+    assert.deepEqual(await runSide(s, s.context(base())), json({ refused: 'no step answered the request', trail: ['a'] }, 400));
+  });
+});
