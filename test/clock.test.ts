@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { cleanup, makeToken, req, startServer, type AppServer } from './helpers/server.ts';
+import { before, describe, test } from 'node:test';
+import { makeToken, req, startServer, type AppServer } from './helpers/server.ts';
 import { createViaForm, login, register, WebClient } from './helpers/web-client.ts';
 
 /** What takes minutes or days of real time, on a clock the test moves: the app runs in this process. */
@@ -14,10 +14,6 @@ const DAY = 86_400_000;
 before(async () => {
   s = await startServer({ env: { SESSION_IDLE_DAYS: '2', OPEN_REGISTRATION: '1', AUTH_FAIL_LIMIT_PER_MINUTE: '1000' } });
   token = await makeToken(s.dataDir, { user: 'alice', rate: 2 });
-});
-after(async () => {
-  await s.stop();
-  await cleanup(s.dataDir);
 });
 
 const create = async (body: Record<string, unknown>, t = token): Promise<string> => {

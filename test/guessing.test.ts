@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { cleanup, makeToken, req, startServer, type AppServer } from './helpers/server.ts';
 import { createViaForm, register, WebClient } from './helpers/web-client.ts';
 
@@ -15,10 +15,6 @@ before(async () => {
   owner = new WebClient(s);
   await register(owner, 'owner', 'owner-password');
   reader = await makeToken(s.dataDir, { user: 'reader', scopes: 'read' });
-});
-after(async () => {
-  await s.stop();
-  await cleanup(s.dataDir);
 });
 
 describe('paste passwords', () => {

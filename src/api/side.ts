@@ -3,7 +3,7 @@ import { hasScope } from '../auth/tokens.ts';
 import { bodyType, maxBodyBytes, readFields, type BodyType } from '../http/body.ts';
 import { HttpError } from '../http/errors.ts';
 import { findParam, NO_FIELDS, parseUrlEncoded, type Fields } from '../http/fields.ts';
-import { json, type Reply } from '../http/reply.ts';
+import { json } from '../http/reply.ts';
 import { resolveRoute, Router } from '../http/router.ts';
 import { performance } from 'node:perf_hooks';
 import { IsoTimes, type ApiLogEntry } from '../log/entry.ts';

@@ -3,7 +3,7 @@ import { bodyType, maxBodyBytes, readFields } from '../http/body.ts';
 import { parseCookies } from '../http/cookies.ts';
 import { HttpError } from '../http/errors.ts';
 import { emptyFields, parseUrlEncodedLenient } from '../http/fields.ts';
-import { redirect, type Reply } from '../http/reply.ts';
+import { redirect } from '../http/reply.ts';
 import { resolveRoute, Router } from '../http/router.ts';
 import { PasteError } from '../paste/errors.ts';
 import type { RequestContext } from '../pipeline/context.ts';

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
+import { after } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli.ts';
@@ -44,6 +45,16 @@ export class TestClock {
 
 export const tempDataDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'paste-test-'));
 
+/** Every server a test file started in this process, with its data folder. */
+const started = new Set<{ stop(): Promise<unknown>; dataDir: string }>();
+
+// Setup written once: whatever a test file started is stopped and removed after its tests
+// (stop and cleanup may also be called earlier; both are idempotent).
+after(async () => {
+  await Promise.all([...started].map((s) => s.stop()));
+  await Promise.all([...started].map((s) => cleanup(s.dataDir)));
+});
+
 /**
  * Starts the app in this process on a free port, with its own data folder and clock, the
  * way `npm start` builds it (src/server.ts) from the same environment variables.
@@ -58,7 +69,7 @@ export async function startServer(opts: { dataDir?: string; env?: Record<string,
   };
   const running: RunningServer = await startApp(config, { now: clock.now, logError });
   let stopped: Promise<number> | null = null;
-  return {
+  const server: AppServer = {
     url: running.baseUrl,
     port: running.port,
     dataDir,
@@ -67,6 +78,8 @@ export async function startServer(opts: { dataDir?: string; env?: Record<string,
     upkeep: running.upkeep,
     stop: () => (stopped ??= running.close().then(() => 0)),
   };
+  started.add(server);
+  return server;
 }
 
 /** Starts `src/main.ts` as its own process on a free port, as `npm start` would. */

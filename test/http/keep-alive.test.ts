@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
-import { after, before, describe, test } from 'node:test';
-import { cleanup, makeToken, req, startServer, type TestServer } from '../helpers/server.ts';
+import { before, describe, test } from 'node:test';
+import { makeToken, req, startServer, type TestServer } from '../helpers/server.ts';
 
 let s: TestServer;
 let token: string;
@@ -12,10 +12,6 @@ before(async () => {
   token = await makeToken(s.dataDir);
   const created = await req(s, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'kept alive' } });
   hash = String(created.json['hash']);
-});
-after(async () => {
-  await s.stop();
-  await cleanup(s.dataDir);
 });
 
 /** Sends one request on `socket` and resolves with the whole response head + body once it has arrived. */

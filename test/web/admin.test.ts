@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, describe, test } from 'node:test';
-import { cleanup, makeToken, req, startServer, type TestServer } from '../helpers/server.ts';
-import { register, registerAll, WebClient, type WebRes } from '../helpers/web-client.ts';
+import { before, describe, test } from 'node:test';
+import { makeToken, req, startServer, type TestServer } from '../helpers/server.ts';
+import { registerAll, WebClient, type WebRes } from '../helpers/web-client.ts';
 
 let s: TestServer;
 let admin: WebClient;
@@ -15,10 +15,6 @@ before(async () => {
   [admin, alice] = await registerAll(s, 'root', 'alice');
   aliceToken = await makeToken(s.dataDir, { user: 'alice', scopes: 'read' });
   rootToken = await makeToken(s.dataDir, { user: 'root', scopes: 'read,write' });
-});
-after(async () => {
-  await s.stop();
-  await cleanup(s.dataDir);
 });
 
 const idOf = (secret: string): string => secret.slice(4, 12);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { cleanup, req, startServer, type TestServer } from '../helpers/server.ts';
+import { before, describe, test } from 'node:test';
+import { req, startServer, type TestServer } from '../helpers/server.ts';
 import { registerAll, WebClient, type WebRes } from '../helpers/web-client.ts';
 
 let s: TestServer;
@@ -13,10 +13,6 @@ let bob: WebClient;
 before(async () => {
   s = await startServer({ env: { OPEN_REGISTRATION: '1' } });
   [admin, alice, bob] = await registerAll(s, 'admin', 'alice', 'bob');
-});
-after(async () => {
-  await s.stop();
-  await cleanup(s.dataDir);
 });
 
 async function create(c: WebClient, fields: Record<string, string>): Promise<WebRes> {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { cleanup, makeToken, req, startServer, type TestServer } from '../helpers/server.ts';
+import { before, describe, test } from 'node:test';
+import { makeToken, req, startServer, type TestServer } from '../helpers/server.ts';
 import { createViaForm, register, WebClient } from '../helpers/web-client.ts';
 
 let s: TestServer;
@@ -10,10 +10,6 @@ before(async () => {
   s = await startServer();
   owner = new WebClient(s);
   await register(owner, 'owner');
-});
-after(async () => {
-  await s.stop();
-  await cleanup(s.dataDir);
 });
 
 describe('burn after read on the web', () => {

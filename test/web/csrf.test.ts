@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { cleanup, req, startServer, type TestServer } from '../helpers/server.ts';
-import { createViaForm, register, registerAll, WebClient } from '../helpers/web-client.ts';
+import { before, describe, test } from 'node:test';
+import { req, startServer, type TestServer } from '../helpers/server.ts';
+import { createViaForm, registerAll, WebClient } from '../helpers/web-client.ts';
 
 let s: TestServer;
 let admin: WebClient;
@@ -23,10 +23,6 @@ before(async () => {
   const created = await admin.post('/api_keys.php', { action: 'create', label: 'k', scope_read: '1', rate: '0' });
   tokenId = /pst_([A-Za-z0-9]{8})_/.exec(created.text)?.[1] ?? '';
   assert.notEqual(tokenId, '');
-});
-after(async () => {
-  await s.stop();
-  await cleanup(s.dataDir);
 });
 
 const accountsText = (): Promise<string> => readFile(join(s.dataDir, 'accounts.json'), 'utf8');

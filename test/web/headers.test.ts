@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { cleanup, req, startServer, uploadUntilClosed, type Res, type TestServer } from '../helpers/server.ts';
 import { createViaForm, register, WebClient } from '../helpers/web-client.ts';
 
@@ -14,10 +14,6 @@ before(async () => {
   user = new WebClient(s);
   await register(user, 'admin');
   hash = await createViaForm(user, { content: 'hello' });
-});
-after(async () => {
-  await s.stop();
-  await cleanup(s.dataDir);
 });
 
 function assertSecure(r: Res, what: string): void {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { cleanup, req, startServer, type TestServer } from '../helpers/server.ts';
+import { before, describe, test } from 'node:test';
+import { req, startServer, type TestServer } from '../helpers/server.ts';
 import { createViaForm, registerAll, WebClient } from '../helpers/web-client.ts';
 
 let s: TestServer;
@@ -11,10 +11,6 @@ let bob: WebClient;
 before(async () => {
   s = await startServer({ env: { OPEN_REGISTRATION: '1' } });
   [admin, alice, bob] = await registerAll(s, 'admin', 'alice', 'bob');
-});
-after(async () => {
-  await s.stop();
-  await cleanup(s.dataDir);
 });
 
 describe('My pastes', () => {

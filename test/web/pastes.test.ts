@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { cleanup, req, startServer, type TestServer } from '../helpers/server.ts';
+import { before, describe, test } from 'node:test';
+import { req, startServer, type TestServer } from '../helpers/server.ts';
 import { createViaForm, registerAll, WebClient, type WebRes } from '../helpers/web-client.ts';
 
 let s: TestServer;
@@ -13,10 +13,6 @@ before(async () => {
   s = await startServer({ env: { OPEN_REGISTRATION: '1', MAX_PASTE_BYTES: '2000' } });
   [admin, alice, bob] = await registerAll(s, 'admin', 'alice', 'bob');
   anon = new WebClient(s);
-});
-after(async () => {
-  await s.stop();
-  await cleanup(s.dataDir);
 });
 
 const HOSTILE_TITLE = '<script>alert(1)</script>"\'&';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { hasUnlockGrant, UNLOCK_GRANT_MS, unlockCookie } from '../../src/web/unlock-grant.ts';
-import { cleanup, req, startServer, type TestServer } from '../helpers/server.ts';
+import { req, startServer, type TestServer } from '../helpers/server.ts';
 import { createViaForm, register, WebClient } from '../helpers/web-client.ts';
 
 const KEY = Buffer.alloc(32, 3);
@@ -35,10 +35,6 @@ before(async () => {
   s = await startServer();
   alice = new WebClient(s);
   await register(alice, 'alice');
-});
-after(async () => {
-  await s.stop();
-  await cleanup(s.dataDir);
 });
 
 describe('an unlocked password paste', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { cleanup, makeToken, req, startServer, type TestServer } from '../../helpers/server.ts';
+import { before, describe, test } from 'node:test';
+import { makeToken, req, startServer, type TestServer } from '../../helpers/server.ts';
 
 let server: TestServer;
 let token: string;
@@ -8,10 +8,6 @@ let token: string;
 before(async () => {
   server = await startServer();
   token = await makeToken(server.dataDir, { user: 'alice' });
-});
-after(async () => {
-  await server.stop();
-  await cleanup(server.dataDir);
 });
 
 const create = (body: Record<string, unknown>, form = false) =>

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { cleanup, makeToken, req, startServer, uploadUntilClosed, type TestServer } from '../../helpers/server.ts';
+import { before, describe, test } from 'node:test';
+import { makeToken, req, startServer, uploadUntilClosed, type TestServer } from '../../helpers/server.ts';
 
 let server: TestServer;
 let alice: string;
@@ -12,10 +12,6 @@ before(async () => {
   alice = await makeToken(server.dataDir, { user: 'alice' });
   bob = await makeToken(server.dataDir, { user: 'bob', scopes: 'read' });
   writeOnly = await makeToken(server.dataDir, { user: 'bob', scopes: 'write' });
-});
-after(async () => {
-  await server.stop();
-  await cleanup(server.dataDir);
 });
 
 async function create(body: Record<string, unknown>): Promise<string> {

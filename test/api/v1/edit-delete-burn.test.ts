@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { cleanup, makeToken, req, startServer, type TestServer } from '../../helpers/server.ts';
+import { before, describe, test } from 'node:test';
+import { makeToken, req, startServer, type TestServer } from '../../helpers/server.ts';
 
 let server: TestServer;
 let alice: string;
@@ -14,10 +14,6 @@ before(async () => {
   alice = await makeToken(server.dataDir, { user: 'alice' });
   bob = await makeToken(server.dataDir, { user: 'bob' });
   admin = await makeToken(server.dataDir, { user: 'root', admin: true, scopes: 'admin' });
-});
-after(async () => {
-  await server.stop();
-  await cleanup(server.dataDir);
 });
 
 async function create(body: Record<string, unknown>, token = alice): Promise<string> {

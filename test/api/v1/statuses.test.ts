@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { cleanup, cli, makeToken, req, startServer, type AppServer, type Res } from '../../helpers/server.ts';
+import { before, describe, test } from 'node:test';
+import { cli, makeToken, req, startServer, type AppServer, type Res } from '../../helpers/server.ts';
 
 let server: AppServer;
 let token: string;
@@ -12,10 +12,6 @@ before(async () => {
   server = await startServer({ env: { MAX_PASTE_BYTES: '1000', AUTH_FAIL_LIMIT_PER_MINUTE: '1000' } });
   token = await makeToken(server.dataDir, { user: 'alice' });
   readOnly = await makeToken(server.dataDir, { user: 'alice', scopes: 'read' });
-});
-after(async () => {
-  await server.stop();
-  await cleanup(server.dataDir);
 });
 
 function assertError(r: Res, status: number, message?: RegExp): void {
