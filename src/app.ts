@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clientIp } from './http/client-ip.ts';
 import { json } from './http/reply.ts';
 import { respond } from './http/respond.ts';
-import { requestContext } from './pipeline/context.ts';
 import type { Served } from './pipeline/run.ts';
 import { staticAsset } from './web/static.ts';
 
@@ -29,6 +28,6 @@ export function createApp(sides: AppSides): (req: IncomingMessage, res: ServerRe
     const asset = path.startsWith('/static/') ? staticAsset(req, path, query) : null;
     if (asset !== null) return respond(res, asset);
     const side = path.startsWith('/api/') ? sides.api : sides.web;
-    side(requestContext(req, path, query, clientIp(req, sides.trustProxy), {}), res);
+    side(req, res, path, query, clientIp(req, sides.trustProxy));
   };
 }

@@ -7,26 +7,33 @@ import { json } from '../http/reply.ts';
 import { resolveRoute, Router } from '../http/router.ts';
 import { performance } from 'node:perf_hooks';
 import { IsoTimes, type ApiLogEntry } from '../log/entry.ts';
-import type { RequestContext } from '../pipeline/context.ts';
+import { RequestContext } from '../pipeline/context.ts';
 import { toHttpError } from '../pipeline/refusal.ts';
 import type { Side, Step } from '../pipeline/run.ts';
 import { stringField, type ApiDeps, type ApiRoute } from './request.ts';
 import { apiV1Routes } from './v1/routes.ts';
 
 /** An API request as its steps fill it in. */
-export interface ApiContext extends RequestContext {
-  deps: ApiDeps;
-  route: ApiRoute | null;
+export class ApiContext extends RequestContext {
+  route: ApiRoute | null = null;
   /** The query string, or why it is malformed: said only after auth, rate limit and scope. */
-  query: Fields | HttpError;
-  type: BodyType | null;
+  query: Fields | HttpError = NO_FIELDS;
+  type: BodyType | null = null;
   /** The body once read (null before), or why it could not be. */
-  body: Fields | HttpError | null;
+  body: Fields | HttpError | null = null;
   /** The token as presented (header, query or form field), null when none was. */
-  secret: string | null;
-  principal: Principal | null;
+  secret: string | null = null;
+  principal: Principal | null = null;
   /** The refusal's message, for the log line. */
-  error: string | undefined;
+  error: string | undefined = undefined;
+
+  constructor(
+    readonly deps: ApiDeps,
+    ...request: ConstructorParameters<typeof RequestContext>
+  ) {
+    super(...request);
+    this.headers['x-content-type-options'] = 'nosniff';
+  }
 }
 
 const WORDS = { notFound: 'Unknown endpoint', notAllowed: (m: string) => `Method ${m} is not allowed here` };
@@ -138,10 +145,7 @@ export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
     return routeOf(ctx).handler({ deps, req, ip, query, body, principal: principalOf(ctx), viewer });
   };
   return {
-    context: (base) => {
-      base.headers['x-content-type-options'] = 'nosniff';
-      return { ...base, deps, route: null, query: NO_FIELDS, type: null, body: null, secret: null, principal: null, error: undefined };
-    },
+    context: (...request) => new ApiContext(deps, ...request),
     steps: [route, credentials, authenticate, rateLimit, scope, body, handle],
     refuse: (ctx, err) => {
       const e = toHttpError(err, deps.logError, 'Internal server error');

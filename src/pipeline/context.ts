@@ -4,30 +4,32 @@ import type { Viewer } from '../auth/viewer.ts';
 import type { Headers } from '../http/reply.ts';
 
 /**
- * What every request has, built once by app.ts before a side takes it: the request line
+ * What every request has, from the moment app.ts hands it to a side: the request line
  * taken apart, the client, and what the answer will carry whatever it turns out to be.
- * Each side extends it with what its steps fill in (route, principal or session, body).
+ * Each side's context extends it with what its steps fill in (route, principal or session,
+ * body). A class, so that every context of a side has one shape: the hot read path makes
+ * one per request.
  */
-export interface RequestContext {
-  readonly req: IncomingMessage;
+export class RequestContext {
   readonly method: string;
-  /** The path, without the query string. */
-  readonly path: string;
-  /** The query string as sent, without the `?`. */
-  readonly rawQuery: string;
-  /** The client's address (http/client-ip.ts). */
-  readonly ip: string;
   /** When the request reached the app (performance.now()), for the log's duration. */
-  readonly started: number;
+  readonly started = performance.now();
   /** Headers the answer carries whatever it is (security, rate limit); a reply's own win. */
-  readonly headers: Headers;
+  readonly headers: Headers = {};
   /** Set-Cookie values that go out with whatever the answer is. */
-  readonly setCookies: string[];
+  readonly setCookies: string[] = [];
   /** Who is asking, as the paste rules see it; null for nobody (or before a side knows). */
-  viewer: Viewer | null;
-}
+  viewer: Viewer | null = null;
 
-/** The common context of a request whose path and query were split by the caller. */
-export function requestContext(req: IncomingMessage, path: string, rawQuery: string, ip: string, headers: Headers): RequestContext {
-  return { req, method: req.method ?? 'GET', path, rawQuery, ip, started: performance.now(), headers, setCookies: [], viewer: null };
+  constructor(
+    readonly req: IncomingMessage,
+    /** The path, without the query string. */
+    readonly path: string,
+    /** The query string as sent, without the `?`. */
+    readonly rawQuery: string,
+    /** The client's address (http/client-ip.ts). */
+    readonly ip: string,
+  ) {
+    this.method = req.method ?? 'GET';
+  }
 }

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Reply } from '../http/reply.ts';
 import { respond } from '../http/respond.ts';
 import type { RequestContext } from './context.ts';
@@ -15,8 +15,8 @@ export type Step<C> = (ctx: C) => Reply | undefined | Promise<Reply | undefined>
  * which the README says checks happen, and how it answers an error and finishes a request.
  */
 export interface Side<C extends RequestContext> {
-  /** This side's context, made from the common one. */
-  context(base: RequestContext): C;
+  /** This side's context for a request (the path and query split from its URL, the client's address). */
+  context(req: IncomingMessage, path: string, rawQuery: string, ip: string): C;
   steps: readonly Step<C>[];
   /** The answer for whatever a step threw: this side's envelope or page. */
   refuse(ctx: C, err: unknown): Reply;
@@ -49,16 +49,16 @@ function runSteps<C>(steps: readonly Step<C>[], ctx: C, from: number): Reply | P
   throw new Error('no step answered the request');
 }
 
-/** A side ready to serve requests: takes the common context and the response. */
-export type Served = (base: RequestContext, res: ServerResponse) => void;
+/** A side ready to serve requests. */
+export type Served = (req: IncomingMessage, res: ServerResponse, path: string, rawQuery: string, ip: string) => void;
 
 /**
  * Serves requests with `side`: makes its context, runs its steps, writes the answer with
  * the request's headers and cookies, then lets the side finish (its log line), once.
  */
 export function serve<C extends RequestContext>(side: Side<C>, logError: (err: unknown) => void): Served {
-  return (base, res) => {
-    const ctx = side.context(base);
+  return (req, res, path, rawQuery, ip) => {
+    const ctx = side.context(req, path, rawQuery, ip);
     const finish = (reply: Reply): void => {
       try {
         respond(res, withCookies(reply, ctx.setCookies), ctx.headers);

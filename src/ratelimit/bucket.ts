@@ -100,6 +100,11 @@ export class RateLimiter {
     return decision;
   }
 
+  /** Whether `key` has a bucket at all: one that was never spent, or has refilled and been pruned, is full. */
+  holds(key: string): boolean {
+    return this.#buckets.has(key);
+  }
+
   /** What `consume` would decide, without spending anything. */
   peek(key: string, limitPerMinute: number): Decision {
     return take(this.#buckets.get(key), limitPerMinute, this.#now());

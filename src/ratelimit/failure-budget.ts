@@ -27,7 +27,7 @@ export type Outcome<T> = { refused: Refusal } | { value: T };
  * by their own logins.
  */
 export class FailureBudget {
-  constructor(private readonly limiter: Pick<RateLimiter, 'consume' | 'refund'>) {}
+  constructor(private readonly limiter: Pick<RateLimiter, 'consume' | 'refund' | 'peek' | 'holds'>) {}
 
   /**
    * Charges every budget, runs `check`, and gives the charge back unless `failed(result)`.
@@ -49,19 +49,19 @@ export class FailureBudget {
     return { value };
   }
 
-  /** `attempt` for a check that answers at once (an API token's hash), without a promise. */
+  /**
+   * `attempt` for a check that answers at once (an API token's hash), without a promise.
+   * Nothing can run between the charge and the check, so the rule comes down to: look,
+   * check, and charge only a failure; a client that never failed costs one map lookup.
+   */
   attemptNow<T>(budgets: readonly Budget[], check: () => T, failed: (result: T) => boolean): Outcome<T> {
-    const live = budgets.filter((b) => b.limitPerMinute > 0);
-    const refused = this.#charge(live);
-    if (refused !== null) return { refused };
-    let value: T;
-    try {
-      value = check();
-    } catch (err) {
-      this.#refund(live);
-      throw err;
+    for (const b of budgets) {
+      if (b.limitPerMinute === 0 || !this.limiter.holds(b.key)) continue;
+      const d = this.limiter.peek(b.key, b.limitPerMinute);
+      if (!d.allowed) return { refused: { limitPerMinute: b.limitPerMinute, retryAfterSec: d.retryAfterSec } };
     }
-    if (!failed(value)) this.#refund(live);
+    const value = check();
+    if (failed(value)) for (const b of budgets) if (b.limitPerMinute > 0) this.limiter.consume(b.key, b.limitPerMinute);
     return { value };
   }
 

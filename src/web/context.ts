@@ -1,13 +1,16 @@
 import type { Accounts } from '../auth/accounts.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
-import type { Fields } from '../http/fields.ts';
+import { parseCookies } from '../http/cookies.ts';
+import { NO_FIELDS, parseUrlEncodedLenient, type Fields } from '../http/fields.ts';
 import type { Reply } from '../http/reply.ts';
 import type { PasteService } from '../paste/service.ts';
-import type { RequestContext } from '../pipeline/context.ts';
+import { RequestContext } from '../pipeline/context.ts';
 import type { RateLimiter } from '../ratelimit/bucket.ts';
 import type { User } from '../store/accounts.ts';
+import { anonCsrfCookie, anonCsrfCookieName, isAnonCsrfToken, newAnonCsrfToken } from './csrf.ts';
 import type { Chrome } from './layout.ts';
+import type { PageParts } from './page-parts.ts';
 import type { Session } from '../store/sessions.ts';
 import type { SessionRecords } from './session.ts';
 
@@ -16,6 +19,8 @@ export interface WebDeps {
   config: Pick<Config, 'baseUrl' | 'maxPasteBytes' | 'openRegistration' | 'sessionIdleMs'>;
   /** The API log's folder, for the admin's API Logs page. */
   logDir: string;
+  /** The paste page's costly parts, made once per paste version (page-parts.ts). */
+  parts: PageParts;
   /** Signs what the web hands out without storing it (server-key.ts). */
   serverKey: Buffer;
   accounts: Accounts;
@@ -35,22 +40,49 @@ export interface WebDeps {
  * A web request as its steps fill it in, and what a page handler gets: who is asking, the
  * route's parameters, the query, and the parsed, CSRF-checked form.
  */
-export interface WebContext extends RequestContext, Chrome {
-  deps: WebDeps;
-  route: WebRoute | null;
-  params: Readonly<Record<string, string>>;
+export class WebContext extends RequestContext implements Chrome {
+  route: WebRoute | null = null;
+  params: Readonly<Record<string, string>> = NO_PARAMS;
   /** The query string, read leniently (see parseUrlEncodedLenient). */
-  query: Fields;
+  readonly query: Fields;
   /** The POST body (form-urlencoded); empty for GET. Its CSRF token was already checked. */
-  form: Fields;
+  form: Fields = NO_FIELDS;
   /** The request's cookies, by name. */
-  cookies: ReadonlyMap<string, string>;
-  /** Cookies set now must be Secure (and `__Host-` named): the public address is https. */
-  secure: boolean;
-  session: Session | null;
+  readonly cookies: ReadonlyMap<string, string>;
+  session: Session | null = null;
+  user: User | null = null;
   /** The anonymous double-submit CSRF token this request brought, if it is one we signed. */
   anonCsrf: string | undefined;
+
+  constructor(
+    readonly deps: WebDeps,
+    /** Cookies set now must be Secure (and `__Host-` named): the public address is https. */
+    readonly secure: boolean,
+    ...request: ConstructorParameters<typeof RequestContext>
+  ) {
+    super(...request);
+    this.query = parseUrlEncodedLenient(this.rawQuery);
+    this.cookies = parseCookies(this.req);
+    const presented = this.cookies.get(anonCsrfCookieName(secure)) ?? '';
+    // Only a token this server signed counts; a planted or stale one is as good as none.
+    this.anonCsrf = isAnonCsrfToken(deps.serverKey, presented) ? presented : undefined;
+  }
+
+  /**
+   * The CSRF token for this page's forms: the session's own, else the visitor's
+   * double-submit cookie, which is set only when a page shows a form.
+   */
+  csrf(): string {
+    if (this.session !== null) return this.session.record.csrf;
+    if (this.anonCsrf === undefined) {
+      this.anonCsrf = newAnonCsrfToken(this.deps.serverKey);
+      this.setCookies.push(anonCsrfCookie(this.anonCsrf, this.secure));
+    }
+    return this.anonCsrf;
+  }
 }
+
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);
 
 export type WebHandler = (ctx: WebContext) => Promise<Reply>;
 

@@ -1,16 +1,13 @@
 import { userViewer } from '../auth/viewer.ts';
 import { bodyType, maxBodyBytes, readFields } from '../http/body.ts';
-import { parseCookies } from '../http/cookies.ts';
 import { HttpError } from '../http/errors.ts';
-import { emptyFields, parseUrlEncodedLenient } from '../http/fields.ts';
 import { redirect } from '../http/reply.ts';
 import { resolveRoute, Router } from '../http/router.ts';
 import { PasteError } from '../paste/errors.ts';
-import type { RequestContext } from '../pipeline/context.ts';
 import { toHttpError } from '../pipeline/refusal.ts';
 import type { Side, Step } from '../pipeline/run.ts';
-import type { WebContext, WebDeps, WebRoute } from './context.ts';
-import { anonCsrfCookie, anonCsrfCookieName, CSRF_FIELD, csrfMatches, isAnonCsrfToken, newAnonCsrfToken } from './csrf.ts';
+import { WebContext, type WebDeps, type WebRoute } from './context.ts';
+import { CSRF_FIELD, csrfMatches } from './csrf.ts';
 import { SECURITY_HEADERS } from './layout.ts';
 import { errorReply, NOT_FOUND_MESSAGE } from './pages/error.ts';
 import { webRoutes } from './routes.ts';
@@ -93,9 +90,10 @@ export function webSide(deps: WebDeps, routes = webRoutes): Side<WebContext> {
     return undefined;
   };
   return {
-    context: (base) => {
-      Object.assign(base.headers, SECURITY_HEADERS, { 'cache-control': 'no-store' });
-      return webContext(deps, base, secure);
+    context: (...request) => {
+      const ctx = new WebContext(deps, secure, ...request);
+      Object.assign(ctx.headers, SECURITY_HEADERS, { 'cache-control': 'no-store' });
+      return ctx;
     },
     steps: [session, route, origin, form, csrf, access, handle],
     refuse: (ctx, err) => {
@@ -106,35 +104,3 @@ export function webSide(deps: WebDeps, routes = webRoutes): Side<WebContext> {
     },
   };
 }
-
-function webContext(deps: WebDeps, base: RequestContext, secure: boolean): WebContext {
-  const jar = parseCookies(base.req);
-  const presented = jar.get(anonCsrfCookieName(secure)) ?? '';
-  // Only a token this server signed counts; a planted or stale one is as good as none.
-  const anonCsrf = isAnonCsrfToken(deps.serverKey, presented) ? presented : undefined;
-  const ctx: WebContext = {
-    ...base,
-    deps,
-    route: null,
-    params: NO_PARAMS,
-    query: parseUrlEncodedLenient(base.rawQuery),
-    form: emptyFields(),
-    cookies: jar,
-    secure,
-    session: null,
-    user: null,
-    anonCsrf,
-    // Visitors without a session get their double-submit cookie only when a page shows a form.
-    csrf: () => {
-      if (ctx.session !== null) return ctx.session.record.csrf;
-      if (ctx.anonCsrf === undefined) {
-        ctx.anonCsrf = newAnonCsrfToken(deps.serverKey);
-        ctx.setCookies.push(anonCsrfCookie(ctx.anonCsrf, secure));
-      }
-      return ctx.anonCsrf;
-    },
-  };
-  return ctx;
-}
-
-const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});

@@ -2,18 +2,19 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, test } from 'node:test';
 import { json, type Reply } from '../../src/http/reply.ts';
-import { requestContext, type RequestContext } from '../../src/pipeline/context.ts';
+import { RequestContext } from '../../src/pipeline/context.ts';
 import { runSide, type Side, type Step } from '../../src/pipeline/run.ts';
 
-interface Ctx extends RequestContext {
-  trail: string[];
+class Ctx extends RequestContext {
+  readonly trail: string[] = [];
 }
 
-const base = (): RequestContext => requestContext({ method: 'GET', headers: {} } as IncomingMessage, '/x', '', '127.0.0.1', {});
+const request = { method: 'GET', headers: {} } as IncomingMessage;
+const start = (s: Side<Ctx>): Ctx => s.context(request, '/x', '', '127.0.0.1');
 
 function side(steps: Step<Ctx>[]): Side<Ctx> {
   return {
-    context: (b) => ({ ...b, trail: [] }),
+    context: (...args) => new Ctx(...args),
     steps,
     refuse: (ctx, err) => json({ refused: err instanceof Error ? err.message : String(err), trail: ctx.trail }, 400),
   };
@@ -26,13 +27,13 @@ const answer = (ctx: Ctx): Reply => json({ trail: ctx.trail });
 describe('runSide', () => {
   test('runs the steps in order until one answers', async () => {
     const s = side([mark('a'), later('b'), mark('c'), answer, mark('never')]);
-    const reply = await runSide(s, s.context(base()));
+    const reply = await runSide(s, start(s));
     assert.deepEqual(reply, json({ trail: ['a', 'b', 'c'] }));
   });
 
   test('steps that return at once answer at once, without a promise', () => {
     const s = side([mark('a'), mark('b'), answer]);
-    const reply = runSide(s, s.context(base()));
+    const reply = runSide(s, start(s));
     assert.ok(!(reply instanceof Promise));
     assert.deepEqual(reply, json({ trail: ['a', 'b'] }));
   });
@@ -40,7 +41,7 @@ describe('runSide', () => {
   test('a step may answer early, and the rest do not run', async () => {
     const early: Step<Ctx> = () => json({ early: true }, 302);
     const s = side([mark('a'), early, mark('never'), answer]);
-    assert.deepEqual(await runSide(s, s.context(base())), json({ early: true }, 302));
+    assert.deepEqual(await runSide(s, start(s)), json({ early: true }, 302));
   });
 
   test('whatever a step throws or rejects with becomes the side’s refusal, with the context so far', async () => {
@@ -49,13 +50,13 @@ describe('runSide', () => {
     };
     const reject: Step<Ctx> = async () => Promise.reject(new Error('async'));
     const s1 = side([mark('a'), boom, answer]);
-    assert.deepEqual(runSide(s1, s1.context(base())), json({ refused: 'sync', trail: ['a'] }, 400));
+    assert.deepEqual(runSide(s1, start(s1)), json({ refused: 'sync', trail: ['a'] }, 400));
     const s2 = side([mark('a'), later('b'), reject, answer]);
-    assert.deepEqual(await runSide(s2, s2.context(base())), json({ refused: 'async', trail: ['a', 'b'] }, 400));
+    assert.deepEqual(await runSide(s2, start(s2)), json({ refused: 'async', trail: ['a', 'b'] }, 400));
   });
 
   test('a list whose steps all pass on is a fault, refused like any other', async () => {
     const s = side([mark('a')]);
-    assert.deepEqual(await runSide(s, s.context(base())), json({ refused: 'no step answered the request', trail: ['a'] }, 400));
+    assert.deepEqual(await runSide(s, start(s)), json({ refused: 'no step answered the request', trail: ['a'] }, 400));
   });
 });
