@@ -22,6 +22,7 @@ import { RecentPastes } from './store/recent.ts';
 import { SessionStore } from './store/sessions.ts';
 import { TokenUsage } from './store/token-usage.ts';
 import { ViewCounter } from './store/views.ts';
+import { PageParts } from './web/page-parts.ts';
 import { loadServerKey, SERVER_KEY_PATH } from './web/server-key.ts';
 import { webSide } from './web/side.ts';
 
@@ -127,6 +128,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const web = webSide({
     config: { ...config, baseUrl },
     logDir: join(dir, 'logs'),
+    parts: new PageParts(Math.max(1_048_576, config.pasteCacheBytes / 4)),
     serverKey,
     accounts,
     authenticator,

@@ -7,7 +7,6 @@ import { notice } from './forms.ts';
 import { html, isolate, type SafeHtml } from './html.ts';
 import { languageLabel } from './languages.ts';
 import { page } from './layout.ts';
-import { qrSvg } from './qr.ts';
 import { timeTag } from './time.ts';
 
 export const pasteTitle = (p: Pick<Paste, 'title'>): string => (p.title === '' ? 'Untitled paste' : p.title);
@@ -31,7 +30,7 @@ export function shareCard(ctx: WebContext, p: Pick<Paste, 'hash'>): SafeHtml {
   const link = shortUrl(ctx, p);
   return html`<aside class="card share" aria-label="Short link">
 <span class="label">Short link</span>
-<span class="qr">${qrSvg(link, `QR code for ${link}`)}</span>
+<span class="qr">${ctx.deps.parts.qr(link, `QR code for ${link}`)}</span>
 <a class="shortlink-text" id="short-url" href="${link}">${link}</a>
 <button class="btn btn-sm" type="button" data-copy="short-url" hidden>Copy link</button>
 </aside>`;
@@ -76,7 +75,7 @@ ${share}
 <section class="card code-card">
 <div class="code-bar"><span class="info">${languageLabel(p.language)}${p.highlight === 1 ? '' : ' · not highlighted'}</span>
 <span class="tools">${burnedNow ? '' : html`<a class="btn btn-sm" href="/p/${p.hash}/raw">Raw</a>`}<button class="btn btn-sm" type="button" data-copy="paste-code" hidden>Copy</button></span></div>
-${codeBlock('paste-code', { content, language: p.language, highlight: p.highlight })}
+${burnedNow ? codeBlock('paste-code', { content, language: p.language, highlight: p.highlight }) : ctx.deps.parts.code('paste-code', p, content)}
 </section>
 </div>`;
   return page(ctx, pasteTitle(p), body);

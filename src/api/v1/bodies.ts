@@ -1,4 +1,5 @@
 import type { Paste } from '../../paste/paste.ts';
+import { VersionCache } from '../../pipeline/version-cache.ts';
 
 /**
  * Text this long is kept encoded as bytes per paste version: shorter, encoding it per answer
@@ -6,12 +7,6 @@ import type { Paste } from '../../paste/paste.ts';
  * pool, which a long-lived slice would keep alive whole.)
  */
 export const LARGE_CHARS = 16 * 1024;
-
-interface Encoded {
-  /** The paste version these bytes belong to. */
-  of: Paste;
-  bytes: Buffer;
-}
 
 /**
  * The pieces of the read answers (`paste.php`, `raw.php`) that do not change between reads
@@ -28,10 +23,11 @@ interface Encoded {
  */
 export class ReadBodies {
   readonly #fields = new WeakMap<Paste, string>();
-  readonly #encoded = new Map<string, Encoded>();
-  #bytes = 0;
+  readonly #encoded: VersionCache<Buffer>;
 
-  constructor(readonly maxBytes: number) {}
+  constructor(maxBytes: number) {
+    this.#encoded = new VersionCache(maxBytes, (bytes, p) => bytes.length + (p as Paste).content_json.length);
+  }
 
   /** The rendering of `p`'s fields, made by `render` the first time this version is read. */
   fields(p: Paste, render: () => string): string {
@@ -40,42 +36,17 @@ export class ReadBodies {
     return out;
   }
 
-  /** `p`'s text in the form `kind` names, as bytes made by `encode` once per version. */
+  /**
+   * `p`'s text in the form `kind` names, as bytes made by `encode` once per version. An
+   * entry keeps its paste object alive, so it counts that object's text too (one byte a
+   * character, at least).
+   */
   encoded(p: Paste, kind: 'json' | 'utf8', encode: () => Buffer): Buffer {
-    const key = `${kind}:${p.hash}`;
-    const hit = this.#encoded.get(key);
-    if (hit !== undefined && hit.of === p) {
-      // Most recently used goes last: eviction walks from the first.
-      this.#encoded.delete(key);
-      this.#encoded.set(key, hit);
-      return hit.bytes;
-    }
-    const bytes = encode();
-    this.#drop(key);
-    const size = cost(p, bytes);
-    if (size <= this.maxBytes / 2) {
-      this.#encoded.set(key, { of: p, bytes });
-      this.#bytes += size;
-      for (const k of this.#encoded.keys()) {
-        if (this.#bytes <= this.maxBytes) break;
-        this.#drop(k);
-      }
-    }
-    return bytes;
-  }
-
-  #drop(key: string): void {
-    const e = this.#encoded.get(key);
-    if (e === undefined) return;
-    this.#encoded.delete(key);
-    this.#bytes -= cost(e.of, e.bytes);
+    return this.#encoded.get(`${kind}:${p.hash}`, p, encode);
   }
 
   /** Bytes held for large texts (for tests and the README's memory figures). */
   get bytes(): number {
-    return this.#bytes;
+    return this.#encoded.bytes;
   }
 }
-
-/** An entry's bytes plus the paste text it keeps alive (one byte a character, at least). */
-const cost = (p: Paste, bytes: Buffer): number => bytes.length + p.content_json.length;

@@ -1,0 +1,54 @@
+/**
+ * What a side makes from one version of something (a paste's encoded text, its rendered
+ * code block, a QR code), kept under a key while that version is the one asked for, within
+ * a byte budget, least recently used out first. A version is compared by identity: a paste
+ * object is never changed (the store makes a new one for every change, burn and expiry), so
+ * nothing made from an older one is ever served.
+ */
+export class VersionCache<V> {
+  readonly #entries = new Map<string, { version: unknown; value: V; size: number }>();
+  #bytes = 0;
+
+  /** `sizeOf` is what an entry costs (its value, and whatever it keeps alive). */
+  constructor(
+    readonly maxBytes: number,
+    private readonly sizeOf: (value: V, version: unknown) => number,
+  ) {}
+
+  /** The value for `key` at `version`, made by `make` when there is none; too large a value is not kept. */
+  get(key: string, version: unknown, make: () => V): V {
+    const hit = this.#entries.get(key);
+    if (hit !== undefined && hit.version === version) {
+      // Most recently used goes last: eviction walks from the first.
+      this.#entries.delete(key);
+      this.#entries.set(key, hit);
+      return hit.value;
+    }
+    const value = make();
+    this.#drop(key);
+    const size = this.sizeOf(value, version);
+    if (size <= this.maxBytes / 2) {
+      this.#entries.set(key, { version, value, size });
+      this.#bytes += size;
+      for (const k of this.#entries.keys()) {
+        if (this.#bytes <= this.maxBytes) break;
+        this.#drop(k);
+      }
+    }
+    return value;
+  }
+
+  #drop(key: string): void {
+    const e = this.#entries.get(key);
+    if (e === undefined) return;
+    this.#entries.delete(key);
+    this.#bytes -= e.size;
+  }
+
+  get bytes(): number {
+    return this.#bytes;
+  }
+  get size(): number {
+    return this.#entries.size;
+  }
+}

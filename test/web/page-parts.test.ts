@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { encodeContent, type Paste } from '../../src/store/paste-record.ts';
+import { PageParts } from '../../src/web/page-parts.ts';
+import { VersionCache } from '../../src/pipeline/version-cache.ts';
+import { createViaForm, register, WebClient } from '../helpers/web-client.ts';
+import { startServer } from '../helpers/server.ts';
+
+const paste = (content: string): Paste => ({
+  v: 1, hash: 'a000000000', title: '', content_json: encodeContent(content), language: 'javascript', privacy: 'public', highlight: 1,
+  burn_after_read: 0, burned: false, password: null, owner_id: 1, created_at: 0, updated_at: 0, expire_at: null, view_count: 0,
+});
+
+describe('VersionCache', () => {
+  test('answers a key only at the version it was made for, within its byte budget', () => {
+    const cache = new VersionCache<string>(30, (v) => v.length);
+    let made = 0;
+    const make = (v: string) => () => (made++, v);
+    const v1 = {};
+    assert.equal(cache.get('k', v1, make('0123456789')), '0123456789');
+    assert.equal(cache.get('k', v1, make('other')), '0123456789');
+    assert.equal(made, 1);
+    assert.equal(cache.get('k', {}, make('abcdefghij')), 'abcdefghij', 'another version is made afresh');
+    assert.equal(cache.bytes, 10, 'and replaces the old one');
+    cache.get('a', v1, make('x'.repeat(10)));
+    cache.get('b', v1, make('y'.repeat(10)));
+    assert.equal(cache.bytes, 30);
+    cache.get('k', {}, make('z'.repeat(10)));
+    assert.equal(cache.bytes, 30, 'replaced, not added');
+    cache.get('a', v1, make('unused'));
+    cache.get('c', v1, make('c'.repeat(10)));
+    assert.equal(cache.bytes, 30);
+    assert.equal(cache.get('b', v1, make('gone')), 'gone', 'b, the least recently used, went first');
+    assert.equal(cache.get('a', v1, make('unused')), 'x'.repeat(10), 'a, used since, stayed');
+    assert.equal(cache.get('big', v1, make('w'.repeat(16))), 'w'.repeat(16));
+    assert.equal(cache.get('big', v1, make('again')), 'again', 'more than half the budget is never kept');
+  });
+});
+
+describe('PageParts', () => {
+  test('makes a QR code once per link, and a code block once per paste version', () => {
+    const parts = new PageParts(1 << 20);
+    const qr = parts.qr('http://x/s/abcdef', 'label');
+    assert.equal(parts.qr('http://x/s/abcdef', 'label'), qr);
+    assert.notEqual(parts.qr('http://x/s/abcdeg', 'label'), qr);
+    const v1 = paste('let a = 1;\n');
+    const code = parts.code('paste-code', v1, 'let a = 1;\n');
+    assert.equal(parts.code('paste-code', v1, 'let a = 1;\n'), code);
+    const v2 = { ...v1, content_json: encodeContent('let b = 2;\n') };
+    assert.match(parts.code('paste-code', v2, 'let b = 2;\n').value, /b/);
+    assert.ok(parts.bytes > 0);
+  });
+});
+
+describe('the paste page', () => {
+  test('shows an edit, a new view count and the same QR code at once, from its cached parts', async () => {
+    const s = await startServer();
+    const alice = new WebClient(s);
+    await register(alice, 'alice');
+    const hash = await createViaForm(alice, { title: 'Cached', content: 'const first = 1;\n' });
+    const anon = new WebClient(s);
+    const one = await anon.get(`/p/${hash}`);
+    const two = await anon.get(`/p/${hash}`);
+    assert.match(one.text, /<dt>Views<\/dt><dd>1<\/dd>/);
+    assert.match(two.text, /<dt>Views<\/dt><dd>2<\/dd>/);
+    const svg = (t: string): string => /<svg[^>]*data-modules[\s\S]*?<\/svg>/.exec(t)?.[0] ?? '';
+    assert.notEqual(svg(one.text), '');
+    assert.equal(svg(two.text), svg(one.text));
+    await alice.get(`/p/${hash}/edit`);
+    assert.equal((await alice.post(`/p/${hash}/edit`, { title: 'Cached', content: 'const second = 2;\n', language: 'javascript', privacy: 'public', expiry: 'keep' })).status, 303);
+    const three = await anon.get(`/p/${hash}`);
+    assert.match(three.text, /second/);
+    assert.doesNotMatch(three.text, /first/);
+    assert.equal(svg(three.text), svg(one.text));
+  });
+});
