@@ -1,9 +1,16 @@
 import type { Paste } from '../paste/paste.ts';
+import { highlight } from './highlight.ts';
+import { escapeHtml, html, raw, type SafeHtml } from './html.ts';
 
 /** What a code block shows: a paste's text, and how to show it. */
 export type Code = Pick<Paste, 'language' | 'highlight'> & { content: string };
-import { escapeHtml, html, raw, type SafeHtml } from './html.ts';
-import { highlight } from './highlight.ts';
+
+/**
+ * The most of a paste its page shows (README, Web pages): a megabyte of `&` or of newlines
+ * would make a 20-30 MB page and hold the server for a third of a second. Raw has it all.
+ */
+export const PAGE_MAX_LINES = 5_000;
+export const PAGE_MAX_CHARS = 100_000;
 
 /** The content's lines as escaped HTML: highlighted when the paste asks for it, plain otherwise. */
 export function contentLines(p: Code): string[] {
@@ -21,4 +28,59 @@ export function contentLines(p: Code): string[] {
 export function codeBlock(id: string, p: Code): SafeHtml {
   const lines = contentLines(p);
   return html`<pre class="code" id="${id}" tabindex="0"><code>${lines.map((l) => html`<span class="l">${raw(l)}</span>`)}</code></pre>`;
+}
+
+/** A paste's code block as its page shows it, with what the page says about the text. */
+export interface CodeView {
+  block: SafeHtml;
+  /** Lines in the whole text (a final newline ends the last line, it starts none). */
+  lines: number;
+  /** Bytes of UTF-8 in the whole text. */
+  bytes: number;
+  /** Whether the block shows only the text's beginning, it being too long to show whole. */
+  cut: boolean;
+  /** Lines and UTF-8 bytes the block shows. */
+  shownLines: number;
+  shownBytes: number;
+}
+
+/**
+ * The view of a text: at most PAGE_MAX_LINES lines and PAGE_MAX_CHARS characters of it, in
+ * whole lines where it can; all of it when `whole` (a one-time paste's only showing).
+ */
+export function codeView(id: string, code: Code, whole = false): CodeView {
+  const { content } = code;
+  const end = whole ? content.length : shownEnd(content);
+  const shown = end === content.length ? content : content.slice(0, end);
+  const bytes = Buffer.byteLength(content);
+  const cut = shown.length < content.length;
+  return {
+    block: codeBlock(id, { ...code, content: shown }),
+    lines: countLines(content),
+    bytes,
+    cut,
+    shownLines: countLines(shown),
+    shownBytes: cut ? Buffer.byteLength(shown) : bytes,
+  };
+}
+
+function countLines(s: string): number {
+  let n = 0;
+  for (let i = s.indexOf('\n'); i !== -1; i = s.indexOf('\n', i + 1)) n++;
+  return s === '' || s.endsWith('\n') ? n : n + 1;
+}
+
+/** Where the shown part of `content` ends. */
+function shownEnd(content: string): number {
+  let end = 0;
+  for (let n = 0; n < PAGE_MAX_LINES && end < content.length; n++) {
+    const nl = content.indexOf('\n', end);
+    const next = nl === -1 ? content.length : nl + 1;
+    if (next > PAGE_MAX_CHARS) break;
+    end = next;
+  }
+  if (end > 0) return end;
+  // The first line alone is too long: cut it, but never between the halves of a surrogate pair.
+  const code = content.charCodeAt(PAGE_MAX_CHARS - 1);
+  return code >= 0xd800 && code <= 0xdbff ? PAGE_MAX_CHARS - 1 : PAGE_MAX_CHARS;
 }

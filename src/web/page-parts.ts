@@ -1,6 +1,6 @@
 import type { Paste } from '../paste/paste.ts';
 import { VersionCache } from '../pipeline/version-cache.ts';
-import { codeBlock, type Code } from './code-view.ts';
+import { codeView, type CodeView } from './code-view.ts';
 import type { SafeHtml } from './html.ts';
 import { qrSvg } from './qr.ts';
 
@@ -15,25 +15,26 @@ const LINK = Symbol('a short link');
  * least recently used out first (pipeline/version-cache.ts).
  */
 export class PageParts {
-  readonly #cache: VersionCache<SafeHtml>;
+  // V8 keeps markup one byte a character when it is Latin-1, else two: count two.
+  readonly #qrs: VersionCache<SafeHtml>;
+  readonly #code: VersionCache<CodeView>;
 
   constructor(maxBytes: number) {
-    // V8 keeps markup one byte a character when it is Latin-1, else two: count two.
-    this.#cache = new VersionCache<SafeHtml>(maxBytes, (html) => 2 * html.value.length);
+    this.#qrs = new VersionCache<SafeHtml>(maxBytes / 4, (svg) => 2 * svg.value.length);
+    this.#code = new VersionCache<CodeView>(maxBytes - maxBytes / 4, (view) => 2 * view.block.value.length);
   }
 
   /** The QR code of a short link, as inline SVG. */
   qr(link: string, label: string): SafeHtml {
-    return this.#cache.get(`qr:${link}`, LINK, () => qrSvg(link, label));
+    return this.#qrs.get(link, LINK, () => qrSvg(link, label));
   }
 
-  /** The code block of one version of a paste, whose text is `content`. */
-  code(id: string, p: Paste, content: string): SafeHtml {
-    const code: Code = { content, language: p.language, highlight: p.highlight };
-    return this.#cache.get(`code:${id}:${p.hash}`, p, () => codeBlock(id, code));
+  /** The code block of one version of a paste; `text` decodes its content (called only when it must be made). */
+  code(id: string, p: Paste, text: () => string): CodeView {
+    return this.#code.get(`${id}:${p.hash}`, p, () => codeView(id, { content: text(), language: p.language, highlight: p.highlight }));
   }
 
   get bytes(): number {
-    return this.#cache.bytes;
+    return this.#qrs.bytes + this.#code.bytes;
   }
 }

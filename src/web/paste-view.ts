@@ -1,7 +1,7 @@
 import { owns } from '../paste/access.ts';
 import { contentOf, shortcodeOf, type Paste } from '../paste/paste.ts';
 import type { Counted } from '../paste/service.ts';
-import { codeBlock } from './code-view.ts';
+import { codeView } from './code-view.ts';
 import type { WebContext } from './context.ts';
 import { notice } from './forms.ts';
 import { html, isolate, type SafeHtml } from './html.ts';
@@ -40,8 +40,7 @@ const PRIVACY_WORDS: Record<Paste['privacy'], string> = { public: 'Public', unli
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-function sizeLabel(content: string): string {
-  const bytes = Buffer.byteLength(content);
+function sizeLabel(bytes: number): string {
   return bytes < 1024 ? plural(bytes, 'byte') : `${(bytes / 1024).toFixed(1)} KiB`;
 }
 
@@ -53,15 +52,18 @@ export function pasteView(ctx: WebContext, { paste: p, viewCount }: Counted, bur
   const now = ctx.deps.now();
   const owner = ctx.deps.accounts.user(p.owner_id)?.name ?? 'a former user';
   const mine = owns(ctx.viewer, p);
-  const content = contentOf(p);
-  const lines = content === '' ? 0 : content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
+  // The code block, its line count and size are made once per version (page-parts.ts); a
+  // one-time paste's only showing is made for it alone, and shows all of the text.
+  const code = burnedNow
+    ? codeView('paste-code', { content: contentOf(p), language: p.language, highlight: p.highlight }, true)
+    : ctx.deps.parts.code('paste-code', p, () => contentOf(p));
   const share = burnedNow ? '' : shareCard(ctx, p);
   const body = html`${burnedNow ? notice('warn', html`<strong>This paste is now burned.</strong> This is its one and only view: it has been deleted from the server. Copy what you need before you leave this page.`) : ''}
 <div class="paste-layout">
 <section class="card paste-head">
 <div class="head-top">${pasteBadges(p, now)}${mine && !burnedNow ? html`<span class="owner-tools"><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/edit">Edit</a><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/delete">Delete</a></span>` : ''}</div>
 <h1 class="paste-title">${isolate(pasteTitle(p))}</h1>
-<p class="lede">${plural(lines, 'line')} of ${p.language === 'text' ? 'plain text' : languageLabel(p.language)} · ${sizeLabel(content)}</p>
+<p class="lede">${plural(code.lines, 'line')} of ${p.language === 'text' ? 'plain text' : languageLabel(p.language)} · ${sizeLabel(code.bytes)}</p>
 <dl class="facts">
 <div><dt>Author</dt><dd>${isolate(owner)}</dd></div>
 <div><dt>Created</dt><dd>${timeTag(p.created_at, now)}</dd></div>
@@ -74,8 +76,9 @@ ${p.updated_at !== p.created_at && !burnedNow ? html`<div><dt>Edited</dt><dd>${t
 ${share}
 <section class="card code-card">
 <div class="code-bar"><span class="info">${languageLabel(p.language)}${p.highlight === 1 ? '' : ' · not highlighted'}</span>
-<span class="tools">${burnedNow ? '' : html`<a class="btn btn-sm" href="/p/${p.hash}/raw">Raw</a>`}<button class="btn btn-sm" type="button" data-copy="paste-code" hidden>Copy</button></span></div>
-${burnedNow ? codeBlock('paste-code', { content, language: p.language, highlight: p.highlight }) : ctx.deps.parts.code('paste-code', p, content)}
+<span class="tools">${burnedNow ? '' : html`<a class="btn btn-sm" href="/p/${p.hash}/raw">Raw</a>`}${code.cut ? '' : html`<button class="btn btn-sm" type="button" data-copy="paste-code" hidden>Copy</button>`}</span></div>
+${code.block}
+${code.cut ? notice('info', html`This paste is long: the page shows only its first ${sizeLabel(code.shownBytes)} (${code.shownLines} of ${plural(code.lines, 'line')}). <a href="/p/${p.hash}/raw">Raw</a> has all of it.`) : ''}
 </section>
 </div>`;
   return page(ctx, pasteTitle(p), body);

@@ -44,10 +44,14 @@ describe('PageParts', () => {
     assert.equal(parts.qr('http://x/s/abcdef', 'label'), qr);
     assert.notEqual(parts.qr('http://x/s/abcdeg', 'label'), qr);
     const v1 = paste('let a = 1;\n');
-    const code = parts.code('paste-code', v1, 'let a = 1;\n');
-    assert.equal(parts.code('paste-code', v1, 'let a = 1;\n'), code);
+    let decoded = 0;
+    const text = (t: string) => () => (decoded++, t);
+    const code = parts.code('paste-code', v1, text('let a = 1;\n'));
+    assert.equal(parts.code('paste-code', v1, text('let a = 1;\n')), code);
+    assert.equal(decoded, 1, 'the text is decoded only to make the block');
+    assert.deepEqual([code.lines, code.shownLines, code.bytes, code.cut], [1, 1, 11, false]);
     const v2 = { ...v1, content_json: encodeContent('let b = 2;\n') };
-    assert.match(parts.code('paste-code', v2, 'let b = 2;\n').value, /b/);
+    assert.match(parts.code('paste-code', v2, text('let b = 2;\n')).block.value, /b/);
     assert.ok(parts.bytes > 0);
   });
 });
@@ -72,5 +76,25 @@ describe('the paste page', () => {
     assert.match(three.text, /second/);
     assert.doesNotMatch(three.text, /first/);
     assert.equal(svg(three.text), svg(one.text));
+  });
+});
+
+describe('the page of a large paste', () => {
+  test('stays proportionate (the beginning, and a link to Raw), and ten views at once all get it', async () => {
+    const s = await startServer({ env: { MAX_PASTE_BYTES: '1048576' } });
+    const alice = new WebClient(s);
+    await register(alice, 'alice');
+    const hash = await createViaForm(alice, { title: 'Huge', content: '&a'.repeat(500_000), language: 'css' });
+    const anon = new WebClient(s);
+    const first = await anon.get(`/p/${hash}`);
+    assert.equal(first.status, 200);
+    assert.ok(first.text.length < 4_000_000, `${first.text.length} characters for a 1 MB paste`);
+    assert.match(first.text, /the page shows only its first 97\.7 KiB \(1 of 1 line\)\. <a href="\/p\/[A-Za-z0-9]{10}\/raw">Raw<\/a> has all of it/);
+    assert.doesNotMatch(first.text, /data-copy="paste-code"/, 'no Copy button for a part');
+    // Ten views at once, and a health check among them: the pages come from the one rendering.
+    const views = Array.from({ length: 10 }, () => anon.get(`/p/${hash}`));
+    assert.equal((await fetch(`${s.url}/healthz`)).status, 200);
+    for (const v of await Promise.all(views)) assert.ok(Math.abs(v.text.length - first.text.length) < 10, "the same page but its view count");
+    assert.equal((await anon.get(`/p/${hash}/raw`)).text.length, 1_000_000, 'Raw has all of it');
   });
 });
