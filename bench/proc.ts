@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 
 /** The repository root, where `npm` scripts run. */
 export const ROOT = new URL('../', import.meta.url).pathname;
@@ -73,6 +73,14 @@ export async function spawnServer(label: string, argv: string[], env: Record<str
   return { label, pid: proc.pid ?? 0, port, listeningMs, output: () => out, stop };
 }
 
+/** Spawns a helper process (the load generator) that cleanupAll kills if the bench is interrupted. */
+export function spawnTracked(cmd: string, args: string[]): ChildProcess {
+  const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(proc);
+  proc.once('exit', () => children.delete(proc));
+  return proc;
+}
+
 /** Kills every child still running and removes every temp folder. Safe to call twice. */
 export async function cleanupAll(): Promise<void> {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
@@ -118,27 +126,58 @@ export function get(port: number, path: string, headers: Record<string, string> 
  * Dockerfile's CMD repeats them; a test keeps the two equal). See README, Performance.
  * BENCH_SERVER_FLAGS="..." replaces them, to measure others.
  */
-export const SERVER_NODE_FLAGS = process.env['BENCH_SERVER_FLAGS']?.split(' ').filter(Boolean) ?? startFlags();
+export const SERVER_NODE_FLAGS = serverFlags(ROOT);
 
-/** The node flags in package.json's `start` script: the words between `node` and `--import`. */
-export function startFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+function serverFlags(root: string): string[] {
+  return process.env['BENCH_SERVER_FLAGS']?.split(' ').filter(Boolean) ?? startFlags(root);
+}
+
+/** The node flags in `root`'s package.json `start` script: the words between `node` and `--import`. */
+export function startFlags(root: string = ROOT): string[] {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
   const words = pkg.scripts.start.split(/\s+/);
   return words.slice(words.indexOf('node') + 1, words.indexOf('--import'));
 }
 
-/** How OUR server is started: from the build when `npm run build` works, else through tsx. */
-export async function ourServerArgv(): Promise<{ argv: string[]; how: string }> {
-  const build = spawn('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * The checkout whose server is "ours": BENCH_OURS_ROOT=/path/to/other/checkout benches that
+ * build (for a before/after comparison in one run), else this repository. The bench's own
+ * code, the seeding and the reference always come from this repository.
+ */
+export function oursRoot(): string {
+  const env = process.env['BENCH_OURS_ROOT'];
+  if (env === undefined || env === '') return ROOT;
+  const root = resolvePath(env);
+  return root.endsWith('/') ? root : `${root}/`;
+}
+
+/**
+ * How OUR server is started: `node <flags> <root>/dist/main.js` after `npm run build` in
+ * the root (see oursRoot). The flags are those of that root's `npm start`, unless
+ * BENCH_SERVER_FLAGS is set. If the build fails in this repository the server runs through
+ * tsx instead; a failed build of another root stops the bench, since a comparison of a
+ * build with a tsx run would mean nothing.
+ */
+export async function ourServerArgv(): Promise<{ argv: string[]; how: string; root: string }> {
+  const root = oursRoot();
+  const other = root !== ROOT;
+  const flags = other ? serverFlags(root) : SERVER_NODE_FLAGS;
+  const build = spawn('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(build);
   let out = '';
   build.stdout.on('data', (d: Buffer) => (out += d.toString()));
   build.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const code = await new Promise<number | null>((resolve) => build.once('exit', (c) => resolve(c)));
   children.delete(build);
-  if (code === 0) return { argv: [process.execPath, ...SERVER_NODE_FLAGS, join(ROOT, 'dist/main.js')], how: `node ${SERVER_NODE_FLAGS.join(' ')} dist/main.js (npm run build)` };
-  console.warn(`npm run build failed (exit ${code}); falling back to tsx:\n${out.trim().split('\n').slice(0, 10).join('\n')}`);
-  return { argv: [process.execPath, ...SERVER_NODE_FLAGS, '--import', 'tsx', join(ROOT, 'src/main.ts')], how: 'node --import tsx src/main.ts (build failed)' };
+  const where = other ? root : 'this repository';
+  const failed = `npm run build failed in ${where} (exit ${code}):\n${out.trim().split('\n').slice(0, 10).join('\n')}`;
+  if (code === 0) {
+    const main = join(root, 'dist/main.js');
+    return { argv: [process.execPath, ...flags, main], how: `node ${flags.join(' ')} ${other ? main : 'dist/main.js'} (npm run build in ${where})`, root };
+  }
+  if (other) throw new Error(failed);
+  console.warn(`${failed}\nfalling back to tsx`);
+  return { argv: [process.execPath, ...flags, '--import', 'tsx', join(root, 'src/main.ts')], how: 'node --import tsx src/main.ts (build failed)', root };
 }
 
 export const refServerArgv = (): string[] => [process.execPath, '--import', 'tsx', join(ROOT, 'bench/reference.ts')];

@@ -2,11 +2,15 @@
  * `npm run bench`: our server against a bare node:http reference, same load, same run.
  * Flags: --rounds N (per side, default 2), --duration S (8), --warmup S (2),
  * --connections N (50), --only TEXT (scenarios whose name contains it), --no-startup.
+ * Load comes from wrk when it is on PATH, else from autocannon (BENCH_LOADGEN=wrk|autocannon
+ * forces one). BENCH_OURS_ROOT=/path/to/other/checkout benches that checkout's build as
+ * "ours" (seeding, the reference and this code stay this repository's).
  */
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cleanupAll, get, installCleanup, ourServerArgv, refServerArgv, spawnServer, tempDir, type Child } from './proc.ts';
+import { cleanupAll, get, installCleanup, ourServerArgv, refServerArgv, ROOT, spawnServer, tempDir, type Child } from './proc.ts';
+import { generator } from './load.ts';
 import { loadLine, machineLine, table, type Row } from './report.ts';
 import { best, runRound, SCENARIOS, type Fixture, type RoundSettings, type SideResult } from './scenarios.ts';
 import { makeCredentials, seedPastes } from './seed.ts';
@@ -55,9 +59,12 @@ async function main(): Promise<void> {
   const fdLimit = execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim();
   console.log(`open files limit (ulimit -n): ${fdLimit}${Number(fdLimit) < 2_200 ? ' — too low for 1000 idle sockets, raise it (ulimit -n 4096)' : ''}`);
 
+  const gen = generator();
+  if (gen.note !== null) console.log(gen.note);
   const ours = await ourServerArgv();
+  console.log(`our server root: ${ours.root}${ours.root === ROOT ? ' (this repository)' : ' (BENCH_OURS_ROOT)'}`);
   console.log(`our server: ${ours.how}; reference: node --import tsx bench/reference.ts`);
-  console.log(`settings: ${flags.connections} connections, pipelining 1, ${flags.warmupSec} s warm-up + ${flags.durationSec} s measured per round, ${flags.rounds} rounds per side (ABBA order), best round per side reported`);
+  console.log(`settings: load generator ${gen.label}, ${flags.connections} connections, pipelining 1, ${flags.warmupSec} s warm-up + ${flags.durationSec} s measured per round, ${flags.rounds} rounds per side (ABBA order), best round per side reported`);
 
   const dataDir = await tempDir('data');
   const refDir = await tempDir('ref');
@@ -105,11 +112,15 @@ async function main(): Promise<void> {
     const ourLog = our.output().trim();
     if (/error/i.test(ourLog)) console.log(`\nour server's output mentions errors:\n${ourLog.split('\n').slice(0, 40).join('\n')}`);
 
-    console.log(`\n${machineLine()}\ncommand: npm run bench (${flags.connections} connections, ${flags.durationSec} s per round, best of ${flags.rounds} rounds per side)\n`);
+    console.log(`\n${machineLine()}\ncommand: npm run bench (load generator ${gen.label}, ${flags.connections} connections, ${flags.durationSec} s per round, best of ${flags.rounds} rounds per side)\nours: ${ours.how}\n`);
     console.log(table(rows));
     console.log(`\n${loadLine()} (other work on the machine slows both sides)`);
 
     if (flags.startup) printStartup(await startupAndMemory(ours.argv));
+  } catch (err) {
+    // A server that died mid-run shows up as refused connections; its own output says why.
+    for (const c of servers) console.error(`\n${c.label}'s output (last 40 lines):\n${c.output().trim().split('\n').slice(-40).join('\n')}`);
+    throw err;
   } finally {
     await Promise.all(servers.map((c) => c.stop()));
     await cleanupAll();

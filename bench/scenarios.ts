@@ -1,5 +1,4 @@
-import type { RequestSpec } from 'autocannon';
-import { createBody, load, mixed, openIdlePool, randomGet, type IdlePool, type Measure } from './load.ts';
+import { createRequest, load, mixed, openIdlePool, randomGet, type IdlePool, type LoadPlan, type Measure } from './load.ts';
 import type { Goal } from './report.ts';
 
 /** What the scenarios need to build their requests; the same for both servers. */
@@ -17,22 +16,19 @@ export interface Scenario {
   goal: Goal;
   /** Keep-alive sockets held open (and idle) while measuring. */
   idleSockets?: number;
-  requests: (f: Fixture) => RequestSpec[];
+  /** What the load sends (as data, so either generator can send it). */
+  plan: (f: Fixture) => LoadPlan;
 }
 
 const READ: Goal = { minRatio: 0.7, maxP99Ratio: 2 };
 
 export const SCENARIOS: Scenario[] = [
-  { name: 'GET paste.php', goal: READ, requests: (f) => [randomGet('/api/v1/paste.php', f.hashes, f.auth)] },
-  { name: 'GET raw.php', goal: READ, requests: (f) => [randomGet('/api/v1/raw.php', f.hashes, f.auth)] },
-  {
-    name: 'POST paste_create.php 1 KB',
-    goal: { minRatio: 0.8 },
-    requests: (f) => [{ method: 'POST', path: '/api/v1/paste_create.php', headers: { ...f.auth, 'content-type': 'application/json' }, body: createBody() }],
-  },
-  { name: 'GET raw.php 512 KB paste', goal: READ, requests: (f) => [{ method: 'GET', path: `/api/v1/raw.php?hash=${f.bigHash}`, headers: f.auth }] },
-  { name: 'mixed 90/10, rate-limited token', goal: { minRatio: 0.7 }, requests: (f) => [mixed(0.9, f.hashes, f.limitedAuth)] },
-  { name: 'GET paste.php + 1000 idle sockets', goal: READ, idleSockets: 1000, requests: (f) => [randomGet('/api/v1/paste.php', f.hashes, f.auth)] },
+  { name: 'GET paste.php', goal: READ, plan: (f) => randomGet('/api/v1/paste.php', f.hashes, f.auth) },
+  { name: 'GET raw.php', goal: READ, plan: (f) => randomGet('/api/v1/raw.php', f.hashes, f.auth) },
+  { name: 'POST paste_create.php 1 KB', goal: { minRatio: 0.8 }, plan: (f) => ({ kinds: [createRequest(f.auth)] }) },
+  { name: 'GET raw.php 512 KB paste', goal: READ, plan: (f) => ({ kinds: [{ method: 'GET', path: `/api/v1/raw.php?hash=${f.bigHash}`, headers: f.auth }], largeResponses: true }) },
+  { name: 'mixed 90/10, rate-limited token', goal: { minRatio: 0.7 }, plan: (f) => mixed(0.9, f.hashes, f.limitedAuth) },
+  { name: 'GET paste.php + 1000 idle sockets', goal: READ, idleSockets: 1000, plan: (f) => randomGet('/api/v1/paste.php', f.hashes, f.auth) },
 ];
 
 export interface RoundSettings {
@@ -52,9 +48,9 @@ export async function runRound(port: number, s: Scenario, f: Fixture, settings: 
   let pool: IdlePool | null = null;
   try {
     if (s.idleSockets !== undefined) pool = await openIdlePool(port, s.idleSockets);
-    const requests = s.requests(f);
-    if (settings.warmupSec > 0) await load({ port, requests, connections: settings.connections, durationSec: settings.warmupSec });
-    const measure = await load({ port, requests, connections: settings.connections, durationSec: settings.durationSec });
+    const plan = s.plan(f);
+    if (settings.warmupSec > 0) await load({ port, plan, connections: settings.connections, durationSec: settings.warmupSec });
+    const measure = await load({ port, plan, connections: settings.connections, durationSec: settings.durationSec });
     return pool === null ? { measure } : { measure, idle: { open: pool.open(), closed: pool.closedByServer() } };
   } finally {
     pool?.close();

@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   const creds = await makeCredentials(dir);
   const seeded = await seedPastes(dir, creds.userId, 10_000);
   const server = await spawnServer('ours', ours.argv, { DATA_DIR: dir });
-  console.log(`soak: ${ours.how}, ${warmup} min warm-up + ${minutes} min measured at ${rate} req/s (90% GET paste.php, 10% POST paste_create.php, rate-limited token), 20 connections`);
+  console.log(`soak: ${ours.how}, ${warmup} min warm-up + ${minutes} min measured at ${rate} req/s (90% GET paste.php, 10% POST paste_create.php, rate-limited token), 20 connections, autocannon (it paces the rate; plain wrk cannot)`);
 
   const samples: { min: number; rss: number }[] = [];
   const t0 = performance.now();
@@ -50,7 +50,7 @@ async function main(): Promise<void> {
       connections: 20,
       durationSec: Math.round((warmup + minutes) * 60),
       overallRate: rate,
-      requests: [mixed(0.9, seeded.hashes, { authorization: `Bearer ${creds.limitedToken}` })],
+      plan: mixed(0.9, seeded.hashes, { authorization: `Bearer ${creds.limitedToken}` }),
     });
     clearInterval(timer);
     await sample();
