@@ -45,6 +45,8 @@ export interface LoadPlan {
    * counted but not shown.
    */
   largeResponses?: boolean;
+  /** The status every answer should have (a short link's 302); any 2xx when absent. Others count as refused. */
+  expect?: number;
 }
 
 export interface LoadOptions {
@@ -160,6 +162,8 @@ function picker(plan: LoadPlan): () => { kind: RequestKind; path: string } {
 async function loadAutocannon(opts: LoadOptions): Promise<Measure> {
   const failures: string[] = [];
   const next = picker(opts.plan);
+  const expect = opts.plan.expect;
+  let refused = 0;
   const spec: RequestSpec = {
     setupRequest: (req: RawRequest, ctx) => {
       const { kind, path } = next();
@@ -171,9 +175,9 @@ async function loadAutocannon(opts: LoadOptions): Promise<Measure> {
       return out;
     },
     onResponse: (status, body, ctx) => {
-      if ((status < 200 || status > 299) && failures.length < MAX_FAILURES) {
-        failures.push(`${String(ctx['line'])} → ${status} ${body.slice(0, 300)}`);
-      }
+      if (expect === undefined ? status >= 200 && status <= 299 : status === expect) return;
+      refused++;
+      if (failures.length < MAX_FAILURES) failures.push(`${String(ctx['line'])} → ${status} ${body.slice(0, 300)}`);
     },
   };
   const result = await autocannon({
@@ -190,7 +194,7 @@ async function loadAutocannon(opts: LoadOptions): Promise<Measure> {
     p50: result.latency.p50,
     p99: result.latency.p99,
     requests: result.requests.total,
-    non2xx: result.non2xx,
+    non2xx: refused,
     errors: result.errors,
     failures,
   };
@@ -256,7 +260,7 @@ export function wrkScript(plan: LoadPlan, port: number, amount: number): string 
   const responseHook = large
     ? '-- No response() hook: the answers are large; done() takes the count of statuses >= 400 that wrk keeps itself.'
     : `function response(status, headers, body)
-  if status < 200 or status > 299 then
+  if ${plan.expect === undefined ? 'status < 200 or status > 299' : `status ~= ${plan.expect}`} then
     non2xx = non2xx + 1
     if #failures < max_failures then failures[#failures + 1] = status .. " " .. string.sub(body or "", 1, 300) end
   end

@@ -47,6 +47,29 @@ function preload(hash: string, bytes: number): void {
 }
 manifest.hashes.forEach((h, i) => preload(h, manifest.sizes[i] ?? 1000));
 if (manifest.big !== null) preload(manifest.big.hash, manifest.big.bytes);
+for (const h of Object.values(manifest.web ?? {})) preload(h, 760);
+/** Short codes to hashes, for `/s/{code}`. */
+const codes = new Map([...pages.keys()].map((h) => [h.slice(0, 6), h]));
+
+/**
+ * The web paths, with the same least work: `/p/{hash}` answers the paste's body from
+ * memory (as the issue that set the page's goal measured it), `/p/{hash}/raw` its text, and
+ * `/s/{code}` a 302 to `/p/{hash}`.
+ */
+function web(res: ServerResponse, url: string): boolean {
+  if (url.startsWith('/p/')) {
+    const hash = url.slice(3, 13);
+    const body = url.endsWith('/raw') ? raws.get(hash) : pages.get(hash);
+    if (body === undefined) return false;
+    send(res, 200, url.endsWith('/raw') ? text : 'text/html; charset=utf-8', body);
+    return true;
+  }
+  const hash = url.startsWith('/s/') ? codes.get(url.slice(3, 9)) : undefined;
+  if (hash === undefined) return false;
+  res.writeHead(302, { location: `${BASE}/p/${hash}`, 'content-length': 0 });
+  res.end();
+  return true;
+}
 
 const notFound = Buffer.from('{"ok":false,"error":"Not found"}');
 
@@ -101,7 +124,7 @@ const server = createServer({ keepAliveTimeout: 5_000, headersTimeout: 10_000, r
       if (!res.headersSent) send(res, 500, json, Buffer.from('{"ok":false,"error":"Internal server error"}'));
     });
   } else if (url === '/healthz') send(res, 200, json, Buffer.from('{"ok":true}'));
-  else send(res, 404, json, notFound);
+  else if (!web(res, url)) send(res, 404, json, notFound);
 });
 
 await mkdir(tmpDir, { recursive: true });

@@ -8,12 +8,13 @@
  */
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { cleanupAll, get, installCleanup, ourServerArgv, refServerArgv, ROOT, spawnServer, tempDir, type Child } from './proc.ts';
 import { generator } from './load.ts';
 import { loadLine, machineLine, table, type Row } from './report.ts';
 import { best, runRound, SCENARIOS, type Fixture, type RoundSettings, type SideResult } from './scenarios.ts';
-import { makeCredentials, seedPastes } from './seed.ts';
+import { makeCredentials, PAGE_PASSWORD, seedPastes } from './seed.ts';
 import { printStartup, startupAndMemory } from './startup.ts';
 
 interface Flags extends RoundSettings {
@@ -70,7 +71,7 @@ async function main(): Promise<void> {
   const refDir = await tempDir('ref');
   const t0 = performance.now();
   const creds = await makeCredentials(dataDir);
-  const seeded = await seedPastes(dataDir, creds.userId, SEED_PASTES, { bigBytes: BIG_BYTES });
+  const seeded = await seedPastes(dataDir, creds.userId, SEED_PASTES, { bigBytes: BIG_BYTES, pages: true });
   const manifest = join(refDir, 'manifest.json');
   await writeFile(manifest, JSON.stringify(seeded));
   console.log(`seeded ${SEED_PASTES.toLocaleString('en')} pastes (200 B–4 KB) + one of 512 KB in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -87,6 +88,7 @@ async function main(): Promise<void> {
       bigHash: big,
       auth: { authorization: `Bearer ${creds.token}` },
       limitedAuth: { authorization: `Bearer ${creds.limitedToken}` },
+      web: { ...(seeded.web as NonNullable<typeof seeded.web>), grant: await unlockGrant(our.port, seeded.web?.locked ?? '') },
     };
     await probe(our, ref, fixture);
 
@@ -137,6 +139,37 @@ async function probe(our: Child, ref: Child, f: Fixture): Promise<void> {
     if (page.status !== 200 || raw.status !== 200) throw new Error(`${c.label}: probe failed: paste.php ${page.status} ${page.body.slice(0, 200)}; raw.php ${raw.status}`);
     console.log(`${c.label}: listening after ${c.listeningMs.toFixed(0)} ms; paste.php body ${page.body.length} B, 512 KB raw.php body ${raw.body.length} B`);
   }
+}
+
+/**
+ * A cookie with our server's unlock grant for the password paste, got the way a browser
+ * gets it: the page's form (with its CSRF cookie and token), then the password. The
+ * reference ignores cookies.
+ */
+async function unlockGrant(port: number, hash: string): Promise<Record<string, string>> {
+  const form = await exchange(port, 'GET', `/p/${hash}`, {});
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)?.[1] ?? '';
+  const cookie = cookiesOf(form.setCookie);
+  const body = new URLSearchParams({ _csrf: csrf, password: PAGE_PASSWORD }).toString();
+  const unlocked = await exchange(port, 'POST', `/p/${hash}`, { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body);
+  const grant = cookiesOf(unlocked.setCookie);
+  if (unlocked.status !== 200 || !grant.includes('paste_unlock_')) throw new Error(`could not unlock the bench's password paste: ${unlocked.status}`);
+  return { cookie: grant };
+}
+
+const cookiesOf = (lines: string[]): string => lines.map((l) => l.split(';')[0]).join('; ');
+
+function exchange(port: number, method: string, path: string, headers: Record<string, string>, body = ''): Promise<{ status: number; body: string; setCookie: string[] }> {
+  return new Promise((resolve, reject) => {
+    const r = request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, setCookie: res.headers['set-cookie'] ?? [] }));
+    });
+    r.on('error', reject);
+    r.end(body);
+  });
 }
 
 installCleanup();

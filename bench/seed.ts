@@ -59,7 +59,15 @@ export interface Seeded {
   sizes: number[];
   /** The one large paste (0 when not requested). */
   big: { hash: string; bytes: number } | null;
+  /** Pastes for the web page scenarios, with `pages`: a 760-byte JavaScript paste, a one-time one and a password one (PAGE_PASSWORD). */
+  web: { page: string; burn: string; locked: string } | null;
 }
+
+/** The password of the bench's password-protected paste. */
+export const PAGE_PASSWORD = 'bench-password';
+
+/** The web scenarios' text: 760 bytes of JavaScript, like a snippet someone shares. */
+export const PAGE_TEXT = 'function add(a, b) {\n  return a + b;\n}\n'.repeat(19);
 
 export interface Credentials {
   /** read,write, unlimited. */
@@ -111,7 +119,7 @@ export async function makeCredentials(dataDir: string): Promise<Credentials & { 
  * Writes `count` public pastes of 200 B–4 KB (plus, if `bigBytes` > 0, one paste of that
  * size) into `dataDir` through PasteService.create, `concurrency` at a time.
  */
-export async function seedPastes(dataDir: string, ownerId: number, count: number, opts: { bigBytes?: number; concurrency?: number; seed?: number } = {}): Promise<Seeded> {
+export async function seedPastes(dataDir: string, ownerId: number, count: number, opts: { bigBytes?: number; concurrency?: number; seed?: number; pages?: boolean } = {}): Promise<Seeded> {
   const files = new SeedFiles(join(dataDir, 'tmp'));
   await files.init();
   const state = join(dataDir, 'state');
@@ -155,7 +163,13 @@ export async function seedPastes(dataDir: string, ownerId: number, count: number
     const p = await service.create(input(textOfSize(opts.bigBytes, rand), 'bench big paste'), ownerId);
     big = { hash: p.hash, bytes: opts.bigBytes };
   }
+  let web: Seeded['web'] = null;
+  if (opts.pages === true) {
+    const page = (over: Partial<CreateInput>): Promise<string> =>
+      service.create({ ...input(PAGE_TEXT, 'bench page'), language: 'javascript', ...over }, ownerId).then((p) => p.hash);
+    web = { page: await page({}), burn: await page({ burn_after_read: 1 }), locked: await page({ password: PAGE_PASSWORD }) };
+  }
   await writeFile(join(dataDir, 'owners', `${ownerId}.log`), owners.lines.join(''), { mode: 0o600, flag: 'a' });
   await recent.save();
-  return { hashes, sizes, big };
+  return { hashes, sizes, big, web };
 }
