@@ -15,10 +15,13 @@ export class VersionCache<V> {
     private readonly sizeOf: (value: V, version: unknown) => number,
   ) {}
 
-  /** The value for `key` at `version`, made by `make` when there is none; too large a value is not kept. */
-  get(key: string, version: unknown, make: () => V): V {
+  /**
+   * The value for `key` at `version`, made by `make` when there is none (or `usable` says the
+   * one there no longer is); too large a value is not kept.
+   */
+  get(key: string, version: unknown, make: () => V, usable?: (value: V) => boolean): V {
     const hit = this.#entries.get(key);
-    if (hit !== undefined && hit.version === version) {
+    if (hit !== undefined && hit.version === version && (usable === undefined || usable(hit.value))) {
       // Most recently used goes last: eviction walks from the first.
       this.#entries.delete(key);
       this.#entries.set(key, hit);

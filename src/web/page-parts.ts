@@ -1,32 +1,48 @@
 import type { Paste } from '../paste/paste.ts';
 import { VersionCache } from '../pipeline/version-cache.ts';
 import { codeView, type CodeView } from './code-view.ts';
-import type { SafeHtml } from './html.ts';
-import { qrSvg } from './qr.ts';
+import { raw, type SafeHtml } from './html.ts';
+import { qrModules, qrSvgOf, type QrModules } from './qr.ts';
 
 /** One version stands for a QR code: its link never changes for a paste. */
 const LINK = Symbol('a short link');
 
+/** Marks where a cached page's view count goes; the first NUL of a page (see `page`). */
+export const VIEWS_SLOT: SafeHtml = raw('\u0000');
+
+/** A whole page made once, around the one thing that changes per view: its count. */
+export interface PageAround {
+  head: Buffer;
+  tail: Buffer;
+  /** The minute (epoch ms / 60,000) it was written in. */
+  minute: number;
+}
+
 /**
- * The expensive parts of a paste page, made once and reused by every view: the QR code of
- * the short link (it depends on the link alone), and the highlighted code block (on one
- * version of the paste). What changes per view (the view count, relative times, who is
- * looking, the form tokens) is small and rendered each time around them. Bounded in bytes,
- * least recently used out first (pipeline/version-cache.ts).
+ * The costly parts of the paste page, made once and reused by every view, in byte-bounded
+ * caches (pipeline/version-cache.ts), least recently used out first:
+ * - the QR code of each short link, kept as its modules (~80 bytes: enough for every paste
+ *   people open, where the ~3 KB of markup would not be; drawing it is cheap);
+ * - the highlighted code block of each paste version, with its line count and size;
+ * - an anonymous visitor's whole page of a paste version, as bytes around its view count,
+ *   for the minute its relative times ("3 minutes ago") were written in.
+ * Half of `maxBytes` goes to pages, three eighths to code blocks, an eighth to QR codes.
  */
 export class PageParts {
-  // V8 keeps markup one byte a character when it is Latin-1, else two: count two.
-  readonly #qrs: VersionCache<SafeHtml>;
+  readonly #qrs: VersionCache<QrModules>;
   readonly #code: VersionCache<CodeView>;
+  readonly #pages: VersionCache<PageAround>;
 
   constructor(maxBytes: number) {
-    this.#qrs = new VersionCache<SafeHtml>(maxBytes / 4, (svg) => 2 * svg.value.length);
-    this.#code = new VersionCache<CodeView>(maxBytes - maxBytes / 4, (view) => 2 * view.block.value.length);
+    // Markup is counted two bytes a character (V8 keeps non-Latin-1 text so); entries ~150 bytes more.
+    this.#qrs = new VersionCache<QrModules>(maxBytes / 8, (m) => m.bits.length + 150);
+    this.#code = new VersionCache<CodeView>((3 * maxBytes) / 8, (view) => 2 * view.block.value.length + 150);
+    this.#pages = new VersionCache<PageAround>(maxBytes / 2, (p) => p.head.length + p.tail.length + 150);
   }
 
   /** The QR code of a short link, as inline SVG. */
   qr(link: string, label: string): SafeHtml {
-    return this.#qrs.get(link, LINK, () => qrSvg(link, label));
+    return qrSvgOf(this.#qrs.get(link, LINK, () => qrModules(link)), label);
   }
 
   /** The code block of one version of a paste; `text` decodes its content (called only when it must be made). */
@@ -34,7 +50,22 @@ export class PageParts {
     return this.#code.get(`${id}:${p.hash}`, p, () => codeView(id, { content: text(), language: p.language, highlight: p.highlight }));
   }
 
+  /**
+   * An anonymous visitor's page of one version of a paste, written in minute `minute`:
+   * `render` writes it with VIEWS_SLOT for the view count, which must come before anything
+   * of the paste's own text (whose NULs are its own; a title and a user name have none).
+   */
+  page(p: Paste, minute: number, render: () => string): PageAround {
+    const make = (): PageAround => {
+      const html = render();
+      const slot = html.indexOf(VIEWS_SLOT.value);
+      if (slot === -1) throw new Error('a cached page must hold VIEWS_SLOT');
+      return { head: Buffer.from(html.slice(0, slot)), tail: Buffer.from(html.slice(slot + 1)), minute };
+    };
+    return this.#pages.get(p.hash, p, make, (page) => page.minute === minute);
+  }
+
   get bytes(): number {
-    return this.#qrs.bytes + this.#code.bytes;
+    return this.#qrs.bytes + this.#code.bytes + this.#pages.bytes;
   }
 }

@@ -48,7 +48,7 @@ function sizeLabel(bytes: number): string {
  * The page of a paste being read. `burnedNow` marks the one showing of a one-time paste:
  * there is no raw link or short link then, since both already lead to nothing.
  */
-export function pasteView(ctx: WebContext, { paste: p, viewCount }: Counted, burnedNow: boolean): string {
+export function pasteView(ctx: WebContext, { paste: p, viewCount }: Omit<Counted, 'viewCount'> & { viewCount: number | SafeHtml }, burnedNow: boolean): string {
   const now = ctx.deps.now();
   const owner = ctx.deps.accounts.user(p.owner_id)?.name ?? 'a former user';
   const mine = owns(ctx.viewer, p);

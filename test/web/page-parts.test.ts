@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { encodeContent, type Paste } from '../../src/store/paste-record.ts';
 import { PageParts } from '../../src/web/page-parts.ts';
+import { qrSvg } from '../../src/web/qr.ts';
 import { VersionCache } from '../../src/pipeline/version-cache.ts';
 import { createViaForm, register, WebClient } from '../helpers/web-client.ts';
 import { startServer } from '../helpers/server.ts';
@@ -41,8 +42,9 @@ describe('PageParts', () => {
   test('makes a QR code once per link, and a code block once per paste version', () => {
     const parts = new PageParts(1 << 20);
     const qr = parts.qr('http://x/s/abcdef', 'label');
-    assert.equal(parts.qr('http://x/s/abcdef', 'label'), qr);
-    assert.notEqual(parts.qr('http://x/s/abcdeg', 'label'), qr);
+    assert.equal(parts.qr('http://x/s/abcdef', 'label').value, qr.value);
+    assert.equal(parts.qr('http://x/s/abcdef', 'label').value, qrSvg('http://x/s/abcdef', 'label').value, 'drawn from the kept modules, the same code');
+    assert.notEqual(parts.qr('http://x/s/abcdeg', 'label').value, qr.value);
     const v1 = paste('let a = 1;\n');
     let decoded = 0;
     const text = (t: string) => () => (decoded++, t);
@@ -76,6 +78,29 @@ describe('the paste page', () => {
     assert.match(three.text, /second/);
     assert.doesNotMatch(three.text, /first/);
     assert.equal(svg(three.text), svg(one.text));
+  });
+});
+
+describe('an anonymous visitor’s page, written once a minute', () => {
+  test('has its own view count every time, and relative times of the minute it is read in', async () => {
+    const s = await startServer();
+    const alice = new WebClient(s);
+    await register(alice, 'alice');
+    const hash = await createViaForm(alice, { content: 'counted' });
+    const anon = new WebClient(s);
+    const views = [];
+    for (let i = 0; i < 3; i++) views.push(/<dt>Views<\/dt><dd>(\d+)<\/dd>/.exec((await anon.get(`/p/${hash}`)).text)?.[1]);
+    assert.deepEqual(views, ['1', '2', '3']);
+    assert.match((await anon.get(`/p/${hash}`)).text, /<dt>Created<\/dt><dd><time[^>]*>just now<\/time>/);
+    s.clock.advance(5 * 60_000);
+    const later = await anon.get(`/p/${hash}`);
+    assert.match(later.text, /<dt>Created<\/dt><dd><time[^>]*>5 minutes ago<\/time>/);
+    assert.match(later.text, /<dt>Views<\/dt><dd>5<\/dd>/);
+    // A logged-in reader's page is their own (their name, their logout form's token).
+    const own = await alice.get(`/p/${hash}`);
+    assert.match(own.text, /Log out/);
+    assert.match(own.text, /href="\/p\/[A-Za-z0-9]{10}\/edit"/);
+    assert.doesNotMatch((await anon.get(`/p/${hash}`)).text, /Log out|\/edit"/);
   });
 });
 

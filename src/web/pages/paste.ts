@@ -7,6 +7,7 @@ import { field, type WebContext } from '../context.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
 import { html } from '../html.ts';
 import { page } from '../layout.ts';
+import { VIEWS_SLOT } from '../page-parts.ts';
 import { pasteView, shareCard } from '../paste-view.ts';
 import { hasUnlockGrant, unlockCookie, unlockCookieName } from '../unlock-grant.ts';
 
@@ -120,7 +121,19 @@ export async function viewPaste(ctx: WebContext): Promise<Reply> {
   if (p.burn_after_read === 1) return burnWarning(ctx, p, [], 200);
   const reader = readerWithoutPassword(ctx, p);
   if (reader === null) return passwordGate(ctx, p, `/p/${p.hash}`, [], 401);
-  return reply(pasteView(ctx, await readAs(ctx, p, reader.proof), false));
+  const counted = await readAs(ctx, p, reader.proof);
+  return ctx.user === null ? anonymousView(ctx, counted) : reply(pasteView(ctx, counted, false));
+}
+
+/**
+ * The page an anonymous visitor gets: the same for every such visitor but its view count
+ * (it has no form, so no token, and no links of a user), so it is written once per paste
+ * version and minute and sent as bytes around the count (page-parts.ts).
+ */
+function anonymousView(ctx: WebContext, { paste, viewCount }: Counted): Reply {
+  const minute = Math.floor(ctx.deps.now() / 60_000);
+  const { head, tail } = ctx.deps.parts.page(paste, minute, () => pasteView(ctx, { paste, viewCount: VIEWS_SLOT }, false));
+  return { kind: 'bytes', status: 200, contentType: 'text/html; charset=utf-8', body: [head, String(viewCount), tail] };
 }
 
 /** POST /p/{hash}: the confirmed burn, or the password; reveals the paste. */
