@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { tokenViewer, type Principal } from '../auth/viewer.ts';
 import { hasScope } from '../auth/tokens.ts';
 import { bodyType, maxBodyBytes, readFields, type BodyType } from '../http/body.ts';
@@ -29,10 +30,12 @@ export class ApiContext extends RequestContext {
 
   constructor(
     readonly deps: ApiDeps,
-    ...request: ConstructorParameters<typeof RequestContext>
+    req: IncomingMessage,
+    path: string,
+    rawQuery: string,
+    ip: string,
   ) {
-    super(...request);
-    this.headers['x-content-type-options'] = 'nosniff';
+    super(req, path, rawQuery, ip, { 'x-content-type-options': 'nosniff' });
   }
 }
 
@@ -74,7 +77,10 @@ const credentials: Step<ApiContext> = (ctx) => {
   );
 };
 
-/** 401 for a missing or bad token, 429 once the client's failed-auth budget is spent. */
+/**
+ * 401 for a missing or bad token, 429 once the client's failed-auth budget is spent, against
+ * the accounts as they are now (a token the CLI just made or revoked counts at once).
+ */
 const authenticate: Step<ApiContext> = (ctx) =>
   ctx.deps.accounts.fresh().then(() => {
     const principal = ctx.deps.authenticator.token(ctx.secret, ctx.ip);
@@ -145,7 +151,7 @@ export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
     return routeOf(ctx).handler({ deps, req, ip, query, body, principal: principalOf(ctx), viewer });
   };
   return {
-    context: (...request) => new ApiContext(deps, ...request),
+    context: (req, path, rawQuery, ip) => new ApiContext(deps, req, path, rawQuery, ip),
     steps: [route, credentials, authenticate, rateLimit, scope, body, handle],
     refuse: (ctx, err) => {
       const e = toHttpError(err, deps.logError, 'Internal server error');

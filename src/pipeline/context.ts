@@ -15,7 +15,7 @@ export class RequestContext {
   /** When the request reached the app (performance.now()), for the log's duration. */
   readonly started = performance.now();
   /** Headers the answer carries whatever it is (security, rate limit); a reply's own win. */
-  readonly headers: Headers = {};
+  readonly headers: Headers;
   /** Set-Cookie values that go out with whatever the answer is. */
   readonly setCookies: string[] = [];
   /** Who is asking, as the paste rules see it; null for nobody (or before a side knows). */
@@ -29,7 +29,10 @@ export class RequestContext {
     readonly rawQuery: string,
     /** The client's address (http/client-ip.ts). */
     readonly ip: string,
+    /** The side's own headers for every answer, as a literal: one shape per side. */
+    headers: Headers,
   ) {
     this.method = req.method ?? 'GET';
+    this.headers = headers;
   }
 }

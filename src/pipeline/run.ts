@@ -30,13 +30,13 @@ export interface Side<C extends RequestContext> {
  * step really waits (the hot read path stays synchronous as far as it can).
  */
 export function runSide<C extends RequestContext>(side: Side<C>, ctx: C): Reply | Promise<Reply> {
-  const refuse = (err: unknown): Reply => side.refuse(ctx, err);
+  let out: Reply | Promise<Reply>;
   try {
-    const out = runSteps(side.steps, ctx, 0);
-    return out instanceof Promise ? out.catch(refuse) : out;
+    out = runSteps(side.steps, ctx, 0);
   } catch (err) {
-    return refuse(err);
+    return side.refuse(ctx, err);
   }
+  return out instanceof Promise ? out.then(undefined, (err: unknown) => side.refuse(ctx, err)) : out;
 }
 
 function runSteps<C>(steps: readonly Step<C>[], ctx: C, from: number): Reply | Promise<Reply> {
@@ -55,6 +55,7 @@ export type Served = (req: IncomingMessage, res: ServerResponse, path: string, r
 /**
  * Serves requests with `side`: makes its context, runs its steps, writes the answer with
  * the request's headers and cookies, then lets the side finish (its log line), once.
+ * One promise at most beyond the steps' own: the hot path makes as few as it can.
  */
 export function serve<C extends RequestContext>(side: Side<C>, logError: (err: unknown) => void): Served {
   return (req, res, path, rawQuery, ip) => {
@@ -62,22 +63,23 @@ export function serve<C extends RequestContext>(side: Side<C>, logError: (err: u
     const finish = (reply: Reply): void => {
       try {
         respond(res, withCookies(reply, ctx.setCookies), ctx.headers);
+      } catch (err) {
+        // The side answers every error itself; reaching here means writing the answer failed.
+        logError(err);
+        if (!res.headersSent) res.writeHead(500).end();
       } finally {
         side.done?.(ctx, reply);
       }
     };
-    const fail = (err: unknown): void => {
-      // The side answers every error itself; reaching here means writing the answer failed.
-      logError(err);
-      if (!res.headersSent) res.writeHead(500).end();
-    };
+    const refuse = (err: unknown): void => finish(side.refuse(ctx, err));
+    let out: Reply | Promise<Reply>;
     try {
-      const out = runSide(side, ctx);
-      if (out instanceof Promise) out.then(finish).catch(fail);
-      else finish(out);
+      out = runSteps(side.steps, ctx, 0);
     } catch (err) {
-      fail(err);
+      return refuse(err);
     }
+    if (out instanceof Promise) out.then(finish, refuse);
+    else finish(out);
   };
 }
 

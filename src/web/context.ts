@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Accounts } from '../auth/accounts.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
@@ -9,7 +10,7 @@ import { RequestContext } from '../pipeline/context.ts';
 import type { RateLimiter } from '../ratelimit/bucket.ts';
 import type { User } from '../store/accounts.ts';
 import { anonCsrfCookie, anonCsrfCookieName, isAnonCsrfToken, newAnonCsrfToken } from './csrf.ts';
-import type { Chrome } from './layout.ts';
+import { SECURITY_HEADERS, type Chrome } from './layout.ts';
 import type { PageParts } from './page-parts.ts';
 import type { Session } from '../store/sessions.ts';
 import type { SessionRecords } from './session.ts';
@@ -58,9 +59,12 @@ export class WebContext extends RequestContext implements Chrome {
     readonly deps: WebDeps,
     /** Cookies set now must be Secure (and `__Host-` named): the public address is https. */
     readonly secure: boolean,
-    ...request: ConstructorParameters<typeof RequestContext>
+    req: IncomingMessage,
+    path: string,
+    rawQuery: string,
+    ip: string,
   ) {
-    super(...request);
+    super(req, path, rawQuery, ip, { ...SECURITY_HEADERS, 'cache-control': 'no-store' });
     this.query = parseUrlEncodedLenient(this.rawQuery);
     this.cookies = parseCookies(this.req);
     const presented = this.cookies.get(anonCsrfCookieName(secure)) ?? '';

@@ -8,7 +8,6 @@ import { toHttpError } from '../pipeline/refusal.ts';
 import type { Side, Step } from '../pipeline/run.ts';
 import { WebContext, type WebDeps, type WebRoute } from './context.ts';
 import { CSRF_FIELD, csrfMatches } from './csrf.ts';
-import { SECURITY_HEADERS } from './layout.ts';
 import { errorReply, NOT_FOUND_MESSAGE } from './pages/error.ts';
 import { webRoutes } from './routes.ts';
 import { resolveSession } from './session.ts';
@@ -90,11 +89,7 @@ export function webSide(deps: WebDeps, routes = webRoutes): Side<WebContext> {
     return undefined;
   };
   return {
-    context: (...request) => {
-      const ctx = new WebContext(deps, secure, ...request);
-      Object.assign(ctx.headers, SECURITY_HEADERS, { 'cache-control': 'no-store' });
-      return ctx;
-    },
+    context: (req, path, rawQuery, ip) => new WebContext(deps, secure, req, path, rawQuery, ip),
     steps: [session, route, origin, form, csrf, access, handle],
     refuse: (ctx, err) => {
       const e = toHttpError(err, deps.logError, 'The server hit an unexpected error.');

@@ -14,7 +14,7 @@ const start = (s: Side<Ctx>): Ctx => s.context(request, '/x', '', '127.0.0.1');
 
 function side(steps: Step<Ctx>[]): Side<Ctx> {
   return {
-    context: (...args) => new Ctx(...args),
+    context: (req, path, rawQuery, ip) => new Ctx(req, path, rawQuery, ip, {}),
     steps,
     refuse: (ctx, err) => json({ refused: err instanceof Error ? err.message : String(err), trail: ctx.trail }, 400),
   };

@@ -29,10 +29,10 @@ export class ReadBodies {
     this.#encoded = new VersionCache(maxBytes, (bytes, p) => bytes.length + (p as Paste).content_json.length);
   }
 
-  /** The rendering of `p`'s fields, made by `render` the first time this version is read. */
-  fields(p: Paste, render: () => string): string {
+  /** The rendering of `p`'s fields, made by `render(context, p)` the first time this version is read. */
+  fields<D>(p: Paste, render: (context: D, p: Paste) => string, context: D): string {
     let out = this.#fields.get(p);
-    if (out === undefined) this.#fields.set(p, (out = render()));
+    if (out === undefined) this.#fields.set(p, (out = render(context, p)));
     return out;
   }
 

@@ -17,10 +17,13 @@ export function requireHash(...sources: Fields[]): string {
 }
 
 export const pasteUrl = (deps: ApiDeps, hash: string): string => `${deps.baseUrl}/p/${hash}`;
-export const shortUrl = (deps: ApiDeps, hash: string): string => `${deps.baseUrl}/s/${shortcodeOf(hash)}`;
+export const shortUrl = (deps: Pick<ApiDeps, 'baseUrl'>, hash: string): string => `${deps.baseUrl}/s/${shortcodeOf(hash)}`;
+
+/** The paste object's fields but view_count and content, as they stand inside paste.php's answer. */
+export const fieldsJson = (deps: Pick<ApiDeps, 'baseUrl' | 'accounts'>, p: Paste): string => `,${JSON.stringify(presentFields(deps, p)).slice(1, -1)},"content":`;
 
 /** The paste object of the README's Get a paste, but for view_count and content. Password and highlight stay inside. */
-function presentFields(deps: ApiDeps, p: Paste): Record<string, unknown> {
+function presentFields(deps: Pick<ApiDeps, 'baseUrl' | 'accounts'>, p: Paste): Record<string, unknown> {
   const owner = deps.accounts.user(p.owner_id);
   return {
     hash: p.hash,
@@ -42,7 +45,7 @@ const BODY_HEAD = '{"ok":true,"paste":{"view_count":';
  * per paste version (bodies.ts), and the content, which a paste already holds as JSON.
  */
 export function pasteBody(deps: ApiDeps, p: Paste, viewCount: number): [string, string | Buffer, string] {
-  const fields = deps.bodies.fields(p, () => `,${JSON.stringify(presentFields(deps, p)).slice(1, -1)},"content":`);
+  const fields = deps.bodies.fields(p, fieldsJson, deps);
   const content = p.content_json.length < LARGE_CHARS ? p.content_json : deps.bodies.encoded(p, 'json', () => Buffer.from(p.content_json));
   return [BODY_HEAD + viewCount + fields, content, '}}'];
 }

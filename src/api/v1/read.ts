@@ -26,20 +26,24 @@ function readPaste(r: ApiRequest): Counted | Promise<Counted> {
   return r.deps.pastes.read(hash, r.viewer, { password: password(r), client: r.ip, consume: r.req.method !== 'HEAD' });
 }
 
-/** Runs `then` on a value that may not be a promise, without making one when it is not. */
-const after = <T, U>(v: T | Promise<T>, then: (v: T) => U): U | Promise<U> => (v instanceof Promise ? v.then(then) : then(v));
-
 /** GET paste.php?hash= — the paste as JSON (README, Get a paste). */
 export function getPaste(r: ApiRequest): Reply | Promise<Reply> {
-  return after(readPaste(r), ({ paste, viewCount }): Reply => ({ kind: 'bytes', status: 200, contentType: JSON_TYPE, body: pasteBody(r.deps, paste, viewCount) }));
+  const read = readPaste(r);
+  // A cached paste is answered without a promise (the read path's common case).
+  return read instanceof Promise ? read.then((c) => pasteReply(r, c)) : pasteReply(r, read);
 }
+
+const pasteReply = (r: ApiRequest, { paste, viewCount }: Counted): Reply => ({ kind: 'bytes', status: 200, contentType: JSON_TYPE, body: pasteBody(r.deps, paste, viewCount) });
 
 /** GET raw.php?hash= — the content alone as text/plain (README, Raw text). */
 export function rawPaste(r: ApiRequest): Reply | Promise<Reply> {
-  return after(readPaste(r), ({ paste }): Reply => {
-    const body = rawBody(r.deps, paste);
-    return typeof body === 'string' ? text(body) : { kind: 'bytes', status: 200, contentType: 'text/plain; charset=utf-8', body };
-  });
+  const read = readPaste(r);
+  return read instanceof Promise ? read.then((c) => rawReply(r, c)) : rawReply(r, read);
+}
+
+function rawReply(r: ApiRequest, { paste }: Counted): Reply {
+  const body = rawBody(r.deps, paste);
+  return typeof body === 'string' ? text(body) : { kind: 'bytes', status: 200, contentType: 'text/plain; charset=utf-8', body };
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';

@@ -13,13 +13,13 @@ describe('ReadBodies', () => {
     const bodies = new ReadBodies(1 << 20);
     const v1 = paste('a000000000', 'one');
     let builds = 0;
-    const render = (p: Paste) => () => (builds++, `fields of ${contentOf(p)}`);
-    assert.equal(bodies.fields(v1, render(v1)), 'fields of one');
-    assert.equal(bodies.fields(v1, render(v1)), 'fields of one');
+    const render = (_: unknown, p: Paste): string => (builds++, `fields of ${contentOf(p)}`);
+    assert.equal(bodies.fields(v1, render, null), 'fields of one');
+    assert.equal(bodies.fields(v1, render, null), 'fields of one');
     assert.equal(builds, 1);
     const v2 = { ...v1, content_json: encodeContent('two') };
-    assert.equal(bodies.fields(v2, render(v2)), 'fields of two', 'a stale rendering is never served');
-    assert.equal(bodies.fields(v1, render(v1)), 'fields of one');
+    assert.equal(bodies.fields(v2, render, null), 'fields of two', 'a stale rendering is never served');
+    assert.equal(bodies.fields(v1, render, null), 'fields of one');
     assert.equal(builds, 2);
   });
 
