@@ -62,8 +62,29 @@ export function fileText(p: Paste): string {
   return `${JSON.stringify(fields).slice(0, -1)},"content":${content}}`;
 }
 
-/** A paste from its file's text (which may hold `content` anywhere among its fields). */
+/**
+ * A paste from its file's text (which may hold `content` anywhere among its fields). Built
+ * field by field, in the order `PasteService.create` writes them, so every paste object has
+ * one shape: objects copied out of `JSON.parse` have one per file's order and value types,
+ * which made every read of a paste's fields megamorphic (~7 % of a cached read's CPU).
+ */
 export function parseFile(text: string): Paste {
-  const { content, ...fields } = JSON.parse(text) as Omit<Paste, 'content_json'> & { content: string };
-  return { ...fields, content_json: encodeContent(content) };
+  const f = JSON.parse(text) as Omit<Paste, 'content_json'> & { content: string };
+  return {
+    v: 1,
+    hash: f.hash,
+    title: f.title,
+    content_json: encodeContent(f.content),
+    language: f.language,
+    privacy: f.privacy,
+    highlight: f.highlight,
+    burn_after_read: f.burn_after_read,
+    burned: f.burned,
+    password: f.password,
+    owner_id: f.owner_id,
+    created_at: f.created_at,
+    updated_at: f.updated_at,
+    expire_at: f.expire_at,
+    view_count: f.view_count,
+  };
 }
