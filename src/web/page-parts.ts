@@ -7,8 +7,8 @@ import { qrModules, qrSvgOf, type QrModules } from './qr.ts';
 /** One version stands for a QR code: its link never changes for a paste. */
 const LINK = Symbol('a short link');
 
-/** Marks where a cached page's view count goes; the first NUL of a page (see `page`). */
-export const VIEWS_SLOT: SafeHtml = raw('\u0000');
+/** Marks where a cached page's one changing part goes (a view count, a CSRF token): the page's first NUL (see `page`). */
+export const PAGE_SLOT: SafeHtml = raw('\u0000');
 
 /** A whole page made once, around the one thing that changes per view: its count. */
 export interface PageAround {
@@ -25,7 +25,8 @@ export interface PageAround {
  *   people open, where the ~3 KB of markup would not be; drawing it is cheap);
  * - the highlighted code block of each paste version, with its line count and size;
  * - an anonymous visitor's whole page of a paste version, as bytes around its view count,
- *   for the minute its relative times ("3 minutes ago") were written in.
+ *   for the minute its relative times ("3 minutes ago") were written in; and a one-time
+ *   paste's warning page, as bytes around its form's CSRF token.
  * Half of `maxBytes` goes to pages, three eighths to code blocks, an eighth to QR codes.
  */
 export class PageParts {
@@ -51,18 +52,19 @@ export class PageParts {
   }
 
   /**
-   * An anonymous visitor's page of one version of a paste, written in minute `minute`:
-   * `render` writes it with VIEWS_SLOT for the view count, which must come before anything
-   * of the paste's own text (whose NULs are its own; a title and a user name have none).
+   * An anonymous visitor's `kind` of page of one version of a paste, written in minute
+   * `minute`: `render` writes it with PAGE_SLOT for the part that changes per view, which
+   * must come before anything of the paste's own text (whose NULs are its own; a title and
+   * a user name have none).
    */
-  page(p: Paste, minute: number, render: () => string): PageAround {
+  page(kind: 'paste' | 'warning', p: Paste, minute: number, render: () => string): PageAround {
     const make = (): PageAround => {
       const html = render();
-      const slot = html.indexOf(VIEWS_SLOT.value);
-      if (slot === -1) throw new Error('a cached page must hold VIEWS_SLOT');
+      const slot = html.indexOf(PAGE_SLOT.value);
+      if (slot === -1) throw new Error('a cached page must hold PAGE_SLOT');
       return { head: Buffer.from(html.slice(0, slot)), tail: Buffer.from(html.slice(slot + 1)), minute };
     };
-    return this.#pages.get(p.hash, p, make, (page) => page.minute === minute);
+    return this.#pages.get(`${kind}:${p.hash}`, p, make, (page) => page.minute === minute);
   }
 
   get bytes(): number {

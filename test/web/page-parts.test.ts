@@ -123,3 +123,25 @@ describe('the page of a large paste', () => {
     assert.equal((await anon.get(`/p/${hash}/raw`)).text.length, 1_000_000, 'Raw has all of it');
   });
 });
+
+describe('a one-time paste’s warning page, written once', () => {
+  test('gives every anonymous visitor a form token of their own, which only their cookie matches', async () => {
+    const s = await startServer();
+    const alice = new WebClient(s);
+    await register(alice, 'alice');
+    const hash = await createViaForm(alice, { content: 'once only', burn_after_read: '1' });
+    const [a, b] = [new WebClient(s), new WebClient(s)];
+    const pa = await a.get(`/p/${hash}`);
+    const pb = await b.get(`/p/${hash}`);
+    assert.equal(pa.status, 200);
+    assert.match(pa.text, /Burn After Read paste/);
+    assert.ok(pa.csrf !== undefined && pb.csrf !== undefined && pa.csrf !== pb.csrf, 'a token each');
+    assert.equal(pa.text.replace(pa.csrf ?? '', ''), pb.text.replace(pb.csrf ?? '', ''), 'the same page otherwise');
+    // b's token with a's cookie is refused; a's own pair reveals and burns the paste.
+    assert.equal((await a.post(`/p/${hash}`, { _csrf: pb.csrf ?? '' })).status, 403);
+    const shown = await a.post(`/p/${hash}`, { _csrf: pa.csrf ?? '' });
+    assert.equal(shown.status, 200);
+    assert.match(shown.text, /once only/);
+    assert.equal((await b.post(`/p/${hash}`, {})).status, 410);
+  });
+});

@@ -5,9 +5,9 @@ import { contentOf, HASH_RE, SHORTCODE_RE, type Paste } from '../../paste/paste.
 import type { Counted, PasswordProof } from '../../paste/service.ts';
 import { field, type WebContext } from '../context.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
-import { html } from '../html.ts';
+import { html, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
-import { VIEWS_SLOT } from '../page-parts.ts';
+import { PAGE_SLOT } from '../page-parts.ts';
 import { pasteView, shareCard } from '../paste-view.ts';
 import { hasUnlockGrant, unlockCookie, unlockCookieName } from '../unlock-grant.ts';
 
@@ -36,8 +36,15 @@ const consumes = (ctx: WebContext): boolean => ctx.method !== 'HEAD';
 function readerWithoutPassword(ctx: WebContext, p: Paste): { proof?: PasswordProof } | null {
   if (!needsPassword(p, ctx.viewer)) return {};
   const grant = ctx.cookies.get(unlockCookieName(p.hash, ctx.secure));
-  // Checked again by the service against the paste as it is at the read itself.
-  const proof: PasswordProof = (cur) => hasUnlockGrant(ctx.deps.serverKey, cur, grant, ctx.deps.now());
+  // Checked again by the service against the paste as it is at the read itself; a grant
+  // already verified against that very object (the same version) needs no second HMAC.
+  let verified: Paste | undefined;
+  const proof: PasswordProof = (cur) => {
+    if (cur === verified) return true;
+    if (!hasUnlockGrant(ctx.deps.serverKey, cur, grant, ctx.deps.now())) return false;
+    verified = cur;
+    return true;
+  };
   return proof(p) ? { proof } : null;
 }
 
@@ -58,6 +65,20 @@ function passwordField(autofocus: boolean): ReturnType<typeof html> {
 
 /** The warning a one-time paste shows on GET: nothing is revealed or burned until the POST. */
 function burnWarning(ctx: WebContext, p: Paste, problems: string[], status: number): Reply {
+  return reply(burnWarningPage(ctx, p, problems, ctx.csrf()), status);
+}
+
+/**
+ * The warning as a visitor who is not logged in first sees it: the same for every such
+ * visitor but the form's CSRF token, so it is written once per paste version and sent as
+ * bytes around a fresh token (page-parts.ts).
+ */
+function anonymousWarning(ctx: WebContext, p: Paste): Reply {
+  const { head, tail } = ctx.deps.parts.page('warning', p, 0, () => burnWarningPage(ctx, p, [], PAGE_SLOT));
+  return { kind: 'bytes', status: 200, contentType: 'text/html; charset=utf-8', body: [head, ctx.csrf(), tail] };
+}
+
+function burnWarningPage(ctx: WebContext, p: Paste, problems: string[], csrf: string | SafeHtml): string {
   const needsPw = needsPassword(p, ctx.viewer);
   const body = html`<section class="card medium warning-card">
 ${FIRE}
@@ -66,14 +87,14 @@ ${FIRE}
 <p class="muted small">Make sure you are ready to copy or save it. Link previews and crawlers do not open it: only this button does.</p>
 ${problemList(problems)}
 <form method="post" action="/p/${p.hash}">
-${csrfInput(ctx.csrf())}
+${csrfInput(csrf)}
 ${needsPw ? passwordField(problems.length > 0) : ''}
 <button class="btn btn-danger btn-block" type="submit">Show it and burn it</button>
 </form>
 <p class="small"><a href="/">Not now</a></p>
 </section>
 ${ctx.viewer?.userId === p.owner_id ? html`<div class="medium owner-share">${notice('info', 'You created this one-time paste. Share the link below; opening it yourself would use up its only view.')}${shareCard(ctx, p)}</div>` : ''}`;
-  return reply(page(ctx, BURN_TITLE, body), status);
+  return page(ctx, BURN_TITLE, body);
 }
 
 /** Asks for a paste's password; `action` is the page or the raw address to post it to. */
@@ -118,7 +139,7 @@ async function readWithPassword(ctx: WebContext, p: Paste, gate: (problems: stri
 /** GET /p/{hash}: the paste, or first its burn warning or password form. */
 export async function viewPaste(ctx: WebContext): Promise<Reply> {
   const p = await visiblePaste(ctx);
-  if (p.burn_after_read === 1) return burnWarning(ctx, p, [], 200);
+  if (p.burn_after_read === 1) return ctx.user === null ? anonymousWarning(ctx, p) : burnWarning(ctx, p, [], 200);
   const reader = readerWithoutPassword(ctx, p);
   if (reader === null) return passwordGate(ctx, p, `/p/${p.hash}`, [], 401);
   const counted = await readAs(ctx, p, reader.proof);
@@ -132,7 +153,7 @@ export async function viewPaste(ctx: WebContext): Promise<Reply> {
  */
 function anonymousView(ctx: WebContext, { paste, viewCount }: Counted): Reply {
   const minute = Math.floor(ctx.deps.now() / 60_000);
-  const { head, tail } = ctx.deps.parts.page(paste, minute, () => pasteView(ctx, { paste, viewCount: VIEWS_SLOT }, false));
+  const { head, tail } = ctx.deps.parts.page('paste', paste, minute, () => pasteView(ctx, { paste, viewCount: PAGE_SLOT }, false));
   return { kind: 'bytes', status: 200, contentType: 'text/html; charset=utf-8', body: [head, String(viewCount), tail] };
 }
 
