@@ -35,7 +35,8 @@ export class ApiContext extends RequestContext {
     rawQuery: string,
     ip: string,
   ) {
-    super(req, path, rawQuery, ip, { 'x-content-type-options': 'nosniff' });
+    // An answer to a token (raw.php's may be in the query string) is never for a shared cache.
+    super(req, path, rawQuery, ip, { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
   }
 }
 

@@ -111,7 +111,7 @@ export class LogAppender {
     // JSON.stringify escapes control characters, so a line can never contain "\n".
     let lines = this.#pending.get(day);
     if (lines === undefined) this.#pending.set(day, (lines = new LineBuffer()));
-    lines.push(`${JSON.stringify(entry)}\n`);
+    lines.push(`${jsonLine(entry)}\n`);
     this.#held += 1;
     this.#trim();
     if (lines.byteLength >= FLUSH_BYTES && !this.#failing && !this.#flushSoon) {
@@ -298,3 +298,10 @@ class PartialWrite extends Error {
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/**
+ * An entry as one line of JSON. JSON.stringify escapes control characters but leaves
+ * U+2028 and U+2029 raw (valid JSON), and some readers (JavaScript's own line splitting,
+ * editors) take those as line breaks; escaped, every consumer sees one line per entry.
+ */
+export const jsonLine = (entry: ApiLogEntry): string => JSON.stringify(entry).replace(/[\u2028\u2029]/g, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));

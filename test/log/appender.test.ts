@@ -1,9 +1,9 @@
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LogAppender } from '../../src/log/appender.ts';
+import { jsonLine, LogAppender } from '../../src/log/appender.ts';
 import type { LogAppenderOptions } from '../../src/log/appender.ts';
 import type { ApiLogEntry } from '../../src/log/entry.ts';
 
@@ -340,4 +340,11 @@ describe('LogAppender', () => {
     await log.close();
     assert.equal((await lines(join(dir, 'api-2024-03-10.jsonl'))).length, 1);
   });
+});
+
+test('a line escapes U+2028 and U+2029, so every reader sees one line per entry', () => {
+  const line = jsonLine({ time: '2026-01-01T00:00:00.000Z', token_id: null, user_id: null, method: 'GET', endpoint: '/api/v1/x\u2028y\u2029z', status: 404, ip: '::1', duration_ms: 1, error: 'a\u2028b' });
+  assert.doesNotMatch(line, /[\u2028\u2029\n\r]/);
+  assert.equal((JSON.parse(line) as { endpoint: string }).endpoint, '/api/v1/x\u2028y\u2029z');
+  assert.equal(line.split(/\r\n|[\n\r\u2028\u2029]/).length, 1);
 });

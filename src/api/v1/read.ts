@@ -1,4 +1,4 @@
-import { text, type Reply } from '../../http/reply.ts';
+import type { Headers, Reply } from '../../http/reply.ts';
 import type { Counted } from '../../paste/service.ts';
 import { stringField, type ApiRequest } from '../request.ts';
 import { pasteBody, rawBody, requireHash } from './present.ts';
@@ -41,9 +41,14 @@ export function rawPaste(r: ApiRequest): Reply | Promise<Reply> {
   return read instanceof Promise ? read.then((c) => rawReply(r, c)) : rawReply(r, read);
 }
 
+/** A user's text: a browser that opens it directly must run nothing of it, and never as a page of ours. */
+const RAW_HEADERS: Headers = { 'content-security-policy': 'sandbox' };
+
 function rawReply(r: ApiRequest, { paste }: Counted): Reply {
   const body = rawBody(r.deps, paste);
-  return typeof body === 'string' ? text(body) : { kind: 'bytes', status: 200, contentType: 'text/plain; charset=utf-8', body };
+  return typeof body === 'string'
+    ? { kind: 'text', status: 200, body, headers: RAW_HEADERS }
+    : { kind: 'bytes', status: 200, contentType: 'text/plain; charset=utf-8', body, headers: RAW_HEADERS };
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';

@@ -153,3 +153,17 @@ describe('large pastes', () => {
     }
   });
 });
+
+describe('answers no shared cache may keep', () => {
+  test('every API answer says no-store; raw.php runs nothing of a user’s text (CSP sandbox)', async () => {
+    const hash = await create({ content: '<script>alert(1)</script>' });
+    const raw = await req(server, 'GET', `/api/v1/raw.php?hash=${hash}&token=${bob}`);
+    assert.equal(raw.status, 200);
+    assert.equal(raw.headers['cache-control'], 'no-store');
+    assert.equal(raw.headers['content-security-policy'], 'sandbox');
+    assert.equal(raw.headers['x-content-type-options'], 'nosniff');
+    for (const r of [await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token: bob }), await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA')]) {
+      assert.equal(r.headers['cache-control'], 'no-store', String(r.status));
+    }
+  });
+});
