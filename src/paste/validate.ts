@@ -6,6 +6,8 @@ import { PRIVACIES, type Privacy } from './paste.ts';
 export const TITLE_MAX_CHARS = 200;
 export const PASSWORD_MAX_CHARS = 1024;
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /** One thing wrong with a submitted field. `tooLarge` problems answer 413, the rest 400. */
 export interface Problem {
   field: string;
@@ -53,6 +55,12 @@ class Reader {
       this.problems.push({ field: name, message: `${name} must be a string` });
       return undefined;
     }
+    // A JSON body can escape half a surrogate pair ("\ud800"), which no UTF-8 can hold: a
+    // form body refuses it when it is decoded, and so do these rules for every body.
+    if (LONE_SURROGATE.test(v)) {
+      this.problems.push({ field: name, message: `${name} must be valid Unicode text (it holds half of a surrogate pair)` });
+      return undefined;
+    }
     return v;
   }
 
@@ -61,7 +69,7 @@ class Reader {
     if (v === undefined) return undefined;
     if ([...v].length > TITLE_MAX_CHARS) {
       this.problems.push({ field: 'title', message: `title must be at most ${TITLE_MAX_CHARS} characters` });
-    } else if (/[\u0000-\u001f\u007f]/.test(v)) {
+    } else if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(v)) {
       this.problems.push({ field: 'title', message: 'title must be a single line without control characters' });
     }
     return v;

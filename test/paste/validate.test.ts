@@ -48,3 +48,20 @@ describe('validateEdit', () => {
     assert.equal(validateEdit(fields({ content: '' }), 100).ok, false);
   });
 });
+
+describe('text that no UTF-8 can hold, and titles that break lines', () => {
+  test('a lone surrogate anywhere in a string field is refused, a whole pair is fine', () => {
+    for (const bad of ['a\ud800b', '\udc00', 'x\ud83d']) {
+      const v = validateCreate(fields({ content: bad }), 1000);
+      assert.equal(v.ok, false, JSON.stringify(bad));
+      if (!v.ok) assert.match(v.problems[0]?.message ?? '', /content must be valid Unicode/);
+      assert.equal(validateCreate(fields({ content: 'x', title: bad }), 1000).ok, false);
+      assert.equal(validateEdit(fields({ password: `pw-${bad}` }), 1000).ok, false);
+    }
+    assert.equal(validateCreate(fields({ content: '😀 \ud83d\ude00' }), 1000).ok, true);
+  });
+
+  test('a title with U+0085, U+2028 or U+2029 is not one line', () => {
+    for (const c of ['\u0085', '\u2028', '\u2029']) assert.equal(validateCreate(fields({ content: 'x', title: `a${c}b` }), 1000).ok, false);
+  });
+});

@@ -42,6 +42,8 @@ describe('400 Bad Request', () => {
     ['a bad highlight flag', { content: 'x', highlight: 2 }, /highlight/],
     ['a title over 200 characters', { content: 'x', title: 'é'.repeat(201) }, /title/],
     ['an unknown language', { content: 'x', language: 'klingon' }, /language/],
+    ['a lone surrogate in the content (JSON can escape one)', '{"content":"a\\ud800b"}', /content must be valid Unicode/],
+    ['a title with a line separator', { content: 'x', title: 'one\u2028two' }, /title/],
   ];
   for (const [name, body, message] of cases) {
     test(`paste_create.php answers 400 for ${name}`, async () => {
