@@ -25,18 +25,21 @@ export interface Side<C extends RequestContext> {
 }
 
 /**
- * Runs a side's steps in order until one answers, and turns a thrown error into the side's
- * refusal. Steps that return at once cost one call each: a promise is made only where a
- * step really waits (the hot read path stays synchronous as far as it can).
+ * Runs a side's steps in order until one answers, and hands `answer` that reply, or the
+ * side's refusal of whatever a step threw. Steps that return at once cost one call each,
+ * and then `answer` is called before this returns: a promise is made only where a step
+ * really waits (the hot read path stays synchronous as far as it can).
  */
-export function runSide<C extends RequestContext>(side: Side<C>, ctx: C): Reply | Promise<Reply> {
+export function runSide<C extends RequestContext>(side: Side<C>, ctx: C, answer: (reply: Reply) => void): void {
+  const refuse = (err: unknown): void => answer(side.refuse(ctx, err));
   let out: Reply | Promise<Reply>;
   try {
     out = runSteps(side.steps, ctx, 0);
   } catch (err) {
-    return side.refuse(ctx, err);
+    return refuse(err);
   }
-  return out instanceof Promise ? out.then(undefined, (err: unknown) => side.refuse(ctx, err)) : out;
+  if (out instanceof Promise) out.then(answer, refuse);
+  else answer(out);
 }
 
 function runSteps<C>(steps: readonly Step<C>[], ctx: C, from: number): Reply | Promise<Reply> {
@@ -55,7 +58,6 @@ export type Served = (req: IncomingMessage, res: ServerResponse, path: string, r
 /**
  * Serves requests with `side`: makes its context, runs its steps, writes the answer with
  * the request's headers and cookies, then lets the side finish (its log line), once.
- * One promise at most beyond the steps' own: the hot path makes as few as it can.
  */
 export function serve<C extends RequestContext>(side: Side<C>, logError: (err: unknown) => void): Served {
   return (req, res, path, rawQuery, ip) => {
@@ -71,15 +73,7 @@ export function serve<C extends RequestContext>(side: Side<C>, logError: (err: u
         side.done?.(ctx, reply);
       }
     };
-    const refuse = (err: unknown): void => finish(side.refuse(ctx, err));
-    let out: Reply | Promise<Reply>;
-    try {
-      out = runSteps(side.steps, ctx, 0);
-    } catch (err) {
-      return refuse(err);
-    }
-    if (out instanceof Promise) out.then(finish, refuse);
-    else finish(out);
+    runSide(side, ctx, finish);
   };
 }
 

@@ -11,6 +11,14 @@ class Ctx extends RequestContext {
 
 const request = { method: 'GET', headers: {} } as IncomingMessage;
 const start = (s: Side<Ctx>): Ctx => s.context(request, '/x', '', '127.0.0.1');
+/** The reply a side gives, once it gives it. */
+const run = (s: Side<Ctx>): Promise<Reply> => new Promise((resolve) => runSide(s, start(s), resolve));
+/** The reply a side gives before runSide returns, or undefined when it has to wait. */
+const runNow = (s: Side<Ctx>): Reply | undefined => {
+  let got: Reply | undefined;
+  runSide(s, start(s), (r) => (got = r));
+  return got;
+};
 
 function side(steps: Step<Ctx>[]): Side<Ctx> {
   return {
@@ -27,21 +35,20 @@ const answer = (ctx: Ctx): Reply => json({ trail: ctx.trail });
 describe('runSide', () => {
   test('runs the steps in order until one answers', async () => {
     const s = side([mark('a'), later('b'), mark('c'), answer, mark('never')]);
-    const reply = await runSide(s, start(s));
+    const reply = await run(s);
     assert.deepEqual(reply, json({ trail: ['a', 'b', 'c'] }));
   });
 
   test('steps that return at once answer at once, without a promise', () => {
     const s = side([mark('a'), mark('b'), answer]);
-    const reply = runSide(s, start(s));
-    assert.ok(!(reply instanceof Promise));
-    assert.deepEqual(reply, json({ trail: ['a', 'b'] }));
+    assert.deepEqual(runNow(s), json({ trail: ['a', 'b'] }), 'answered before runSide returned');
+    assert.equal(runNow(side([mark('a'), later('b'), answer])), undefined, 'a step that waits makes it wait');
   });
 
   test('a step may answer early, and the rest do not run', async () => {
     const early: Step<Ctx> = () => json({ early: true }, 302);
     const s = side([mark('a'), early, mark('never'), answer]);
-    assert.deepEqual(await runSide(s, start(s)), json({ early: true }, 302));
+    assert.deepEqual(await run(s), json({ early: true }, 302));
   });
 
   test('whatever a step throws or rejects with becomes the side’s refusal, with the context so far', async () => {
@@ -50,13 +57,13 @@ describe('runSide', () => {
     };
     const reject: Step<Ctx> = async () => Promise.reject(new Error('async'));
     const s1 = side([mark('a'), boom, answer]);
-    assert.deepEqual(runSide(s1, start(s1)), json({ refused: 'sync', trail: ['a'] }, 400));
+    assert.deepEqual(runNow(s1), json({ refused: 'sync', trail: ['a'] }, 400));
     const s2 = side([mark('a'), later('b'), reject, answer]);
-    assert.deepEqual(await runSide(s2, start(s2)), json({ refused: 'async', trail: ['a', 'b'] }, 400));
+    assert.deepEqual(await run(s2), json({ refused: 'async', trail: ['a', 'b'] }, 400));
   });
 
   test('a list whose steps all pass on is a fault, refused like any other', async () => {
     const s = side([mark('a')]);
-    assert.deepEqual(await runSide(s, start(s)), json({ refused: 'no step answered the request', trail: ['a'] }, 400));
+    assert.deepEqual(await run(s), json({ refused: 'no step answered the request', trail: ['a'] }, 400));
   });
 });
