@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { apiSide } from './api/side.ts';
 import { ReadBodies } from './api/v1/bodies.ts';
 import { createApp } from './app.ts';
+import { BodyBudget, preAuthBudgetBytes } from './http/body-budget.ts';
+import { maxBodyBytes } from './http/body.ts';
+import { inviteWhenRead } from './http/continue.ts';
 import { Accounts } from './auth/accounts.ts';
 import { Authenticator } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
@@ -113,9 +116,12 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     loginKey: (client, name) => sign(serverKey, 'login-user', `${client}\0${name}`).slice(0, 22),
   });
   const pastes = new PasteService({ store, views, owners, recent, budget, now });
+  // One budget for both sides: what matters is the memory all unauthenticated bodies hold.
+  const preAuth = new BodyBudget(preAuthBudgetBytes(maxBodyBytes(config.maxPasteBytes)));
   const api = apiSide({
     baseUrl,
     maxPasteBytes: config.maxPasteBytes,
+    preAuth,
     accounts: accountFile,
     authenticator,
     limiter,
@@ -128,6 +134,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const web = webSide({
     config: { ...config, baseUrl },
     logDir: join(dir, 'logs'),
+    preAuth,
     parts: new PageParts(Math.max(1_048_576, config.pasteCacheBytes / 4)),
     serverKey,
     accounts,
@@ -139,7 +146,12 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     now,
     logError,
   });
-  server.on('request', createApp({ api: serve(api, logError), web: serve(web, logError), trustProxy: config.trustProxy }));
+  const app = createApp({ api: serve(api, logError), web: serve(web, logError), trustProxy: config.trustProxy });
+  server.on('request', app);
+  server.on('checkContinue', (req, res) => {
+    inviteWhenRead(req, res);
+    app(req, res);
+  });
   log.start();
 
   // Background upkeep, one step at a time so steps never overlap.

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Principal, Viewer } from '../auth/viewer.ts';
+import type { BodyBudget } from '../http/body-budget.ts';
 import type { Fields } from '../http/fields.ts';
 import type { Reply } from '../http/reply.ts';
 import type { ApiLogEntry } from '../log/entry.ts';
@@ -13,6 +14,8 @@ import type { ReadBodies } from './v1/bodies.ts';
 export interface ApiDeps {
   baseUrl: string;
   maxPasteBytes: number;
+  /** Bytes for bodies read to look for a token in them (README, Security and durability). */
+  preAuth: BodyBudget;
   /** The accounts as they are now (`fresh`), and users' names for the paste's `owner`. */
   accounts: { fresh(): Promise<void>; user(id: number): User | undefined };
   authenticator: Pick<Authenticator, 'token'>;

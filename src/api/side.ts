@@ -65,7 +65,7 @@ const credentials: Step<ApiContext> = (ctx) => {
   if (header !== undefined) ctx.secret = /^Bearer +([^\s]+) *$/i.exec(header)?.[1] ?? '';
   else ctx.secret = ctx.query instanceof HttpError ? findParam(ctx.rawQuery, 'token') : stringField(ctx.query, 'token');
   if (ctx.secret !== null || ctx.type === null) return undefined;
-  return readFields(ctx.req, ctx.type, maxBodyBytes(ctx.deps.maxPasteBytes)).then(
+  return readFields(ctx.req, ctx.type, maxBodyBytes(ctx.deps.maxPasteBytes), ctx.deps.preAuth).then(
     (body) => {
       ctx.body = body;
       ctx.secret = stringField(body, 'token');
@@ -176,8 +176,11 @@ export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
   };
 }
 
-/** An HttpError found while gathering credentials is kept for its turn; anything else is a fault now. */
+/**
+ * A body error found while gathering credentials (413, 400) is kept for its turn. A client
+ * that left, a body past the pre-authentication budget (503) and faults end the request now.
+ */
 function asHttpError(err: unknown): HttpError {
-  if (err instanceof HttpError) return err;
+  if (err instanceof HttpError && err.code !== 'client_closed' && err.code !== 'unavailable') return err;
   throw err;
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { BodyBudget } from './body-budget.ts';
 import { HttpError } from './errors.ts';
 import { parseJsonObject, parseUrlEncoded, type Fields } from './fields.ts';
 
@@ -17,40 +18,62 @@ export function bodyType(req: IncomingMessage): BodyType | null {
 }
 
 const tooLarge = (): HttpError => new HttpError('payload_too_large', 'Request body is too large');
+const busy = (): HttpError =>
+  new HttpError('unavailable', 'The server is reading too many unauthenticated bodies right now; try again shortly, or send the token in the Authorization header', {
+    headers: { 'retry-after': '1' },
+  });
+/** A client gone before its body arrived is not a server fault: no stack, logged as 499 (README, API request log). */
+const gone = (): HttpError => new HttpError('client_closed', 'The client closed the connection before sending the whole body');
+
+/** Bodies at least this long whose length is declared are gathered into one buffer made up front. */
+const GATHER_FROM = 16 * 1024;
 
 /**
  * Reads the body as bytes, counting while it streams: past `limit` it answers 413 at once
  * instead of reading to the end. Decoding happens once, on the whole buffer, so multi-byte
- * characters split across chunks are never mangled.
+ * characters split across chunks are never mangled. A large body of declared length is
+ * copied into one buffer as it arrives, so it is never held twice (chunks, then their concat).
+ * With a `budget` (bodies read before authentication), its bytes are taken from it (a
+ * declared length at once, else as they arrive) and given back once the read settles; a
+ * body that does not fit is refused with 503.
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge());
+export function readBody(req: IncomingMessage, limit: number, budget?: BodyBudget): Promise<Buffer> {
+  const header = req.headers['content-length'];
+  const declared = header === undefined ? -1 : Number(header);
+  if (declared > limit) return Promise.reject(tooLarge());
+  if (req.destroyed) return Promise.reject(gone());
+  let taken = 0;
+  if (budget !== undefined && declared >= 0) {
+    if (!budget.take(declared)) return Promise.reject(busy());
+    taken = declared;
+  }
   return new Promise((resolve, reject) => {
+    const whole = declared >= GATHER_FROM ? Buffer.allocUnsafe(declared) : null;
     const chunks: Buffer[] = [];
     let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
+    const stop = (err: HttpError | null): void => {
+      req.off('data', onData).off('end', onEnd).off('error', onClose).off('close', onClose);
+      budget?.give(taken);
+      if (err !== null) {
         req.pause();
-        reject(tooLarge());
-        return;
+        reject(err);
+      } else if (whole !== null) resolve(whole.subarray(0, size));
+      else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer): void => {
+      if (size + chunk.length > (whole === null ? limit : whole.length)) return stop(tooLarge());
+      if (budget !== undefined && declared < 0) {
+        if (!budget.take(chunk.length)) return stop(busy());
+        taken += chunk.length;
       }
-      chunks.push(chunk);
+      if (whole !== null) chunk.copy(whole, size);
+      else chunks.push(chunk);
+      size += chunk.length;
     };
-    const onEnd = (): void => {
-      cleanup();
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
-    };
-    const onError = (err: Error): void => {
-      cleanup();
-      reject(err);
-    };
-    const cleanup = (): void => {
-      req.off('data', onData).off('end', onEnd).off('error', onError);
-    };
-    req.on('data', onData).on('end', onEnd).on('error', onError);
+    const onEnd = (): void => stop(null);
+    // An upload cut short ends in 'error' (ECONNRESET) and 'close' with no 'end'.
+    const onClose = (): void => stop(gone());
+    req.on('data', onData).on('end', onEnd).on('error', onClose).on('close', onClose);
   });
 }
 
@@ -73,7 +96,7 @@ export function parseBody(type: BodyType, bytes: Buffer): Fields {
  */
 export const maxBodyBytes = (maxPasteBytes: number): number => maxPasteBytes * 3 + 64 * 1024;
 
-/** Reads and parses a body of a known type, up to `limit` bytes. */
-export async function readFields(req: IncomingMessage, type: BodyType, limit: number): Promise<Fields> {
-  return parseBody(type, await readBody(req, limit));
+/** Reads and parses a body of a known type, up to `limit` bytes (from `budget`, when given). */
+export async function readFields(req: IncomingMessage, type: BodyType, limit: number, budget?: BodyBudget): Promise<Fields> {
+  return parseBody(type, await readBody(req, limit, budget));
 }

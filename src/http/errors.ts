@@ -14,7 +14,10 @@ export const STATUS_BY_CODE = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  /** Not sent (nobody is listening): how the log records a client that left mid-request (nginx's 499). */
+  client_closed: 499,
   internal: 500,
+  unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof STATUS_BY_CODE;

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Accounts } from '../auth/accounts.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
+import type { BodyBudget } from '../http/body-budget.ts';
 import { parseCookies } from '../http/cookies.ts';
 import { NO_FIELDS, parseUrlEncodedLenient, type Fields } from '../http/fields.ts';
 import type { Reply } from '../http/reply.ts';
@@ -18,6 +19,8 @@ import type { SessionRecords } from './session.ts';
 /** What the web side needs, built once by server.ts. */
 export interface WebDeps {
   config: Pick<Config, 'baseUrl' | 'maxPasteBytes' | 'openRegistration' | 'sessionIdleMs'>;
+  /** Bytes for forms sent without a session (README, Security and durability). */
+  preAuth: BodyBudget;
   /** The API log's folder, for the admin's API Logs page. */
   logDir: string;
   /** The paste page's costly parts, made once per paste version (page-parts.ts). */

@@ -41,11 +41,16 @@ const origin: Step<WebContext> = (ctx) => {
   return undefined;
 };
 
-/** A POST's form: 415 for another type, 413 past the size bound, 400 when malformed. */
+/**
+ * A POST's form: 415 for another type, 413 past the size bound, 400 when malformed. A form
+ * sent without a session (log in, register, a paste's password) is read from the bytes for
+ * bodies of requests nobody has vouched for yet (503 when they are spent).
+ */
 const form: Step<WebContext> = (ctx) => {
   if (ctx.method !== 'POST') return undefined;
   if (bodyType(ctx.req) !== 'form') throw new HttpError('unsupported_media_type', 'Forms must be sent as application/x-www-form-urlencoded.');
-  return readFields(ctx.req, 'form', maxBodyBytes(ctx.deps.config.maxPasteBytes)).then((fields) => {
+  const budget = ctx.user === null ? ctx.deps.preAuth : undefined;
+  return readFields(ctx.req, 'form', maxBodyBytes(ctx.deps.config.maxPasteBytes), budget).then((fields) => {
     ctx.form = fields;
     return undefined;
   });
