@@ -12,11 +12,32 @@ export type Code = Pick<Paste, 'language' | 'highlight'> & { content: string };
 export const PAGE_MAX_LINES = 5_000;
 export const PAGE_MAX_CHARS = 100_000;
 
+/**
+ * Characters that reorder the text around them without being seen: the bidi embeddings,
+ * overrides and isolates, and the direction marks. Shown raw, they make code read
+ * differently from how it runs ("Trojan Source", CVE-2021-42574).
+ */
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+const BIDI_ALL = new RegExp(BIDI.source, 'g');
+
+/** Whether `text` holds a bidi control (the page then says so above the code). */
+export const hasBidiControls = (text: string): boolean => BIDI.test(text);
+
+/**
+ * Each bidi control of a line of escaped HTML, wrapped so the page shows it as its code
+ * point and its effect ends at once (an isolating span, styled in the stylesheet). The
+ * character itself stays, so a copy is the paste's exact text. Tags hold only ASCII, so
+ * the controls are all in text.
+ */
+const markBidi = (line: string): string =>
+  line.replace(BIDI_ALL, (c) => `<span class="bidi" data-cp="U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}">${c}</span>`);
+
 /** The content's lines as escaped HTML: highlighted when the paste asks for it, plain otherwise. */
 export function contentLines(p: Code): string[] {
-  const lines = p.highlight === 1 ? highlight(p.content, p.language) : p.content.split(/\r?\n/).map(escapeHtml);
+  let lines = p.highlight === 1 ? highlight(p.content, p.language) : p.content.split(/\r?\n/).map(escapeHtml);
   // A final newline ends the last line; it does not start an empty one.
   if (lines.length > 1 && lines.at(-1) === '') lines.pop();
+  if (hasBidiControls(p.content)) lines = lines.map(markBidi);
   return lines;
 }
 
@@ -42,25 +63,39 @@ export interface CodeView {
   /** Lines and UTF-8 bytes the block shows. */
   shownLines: number;
   shownBytes: number;
+  /** Whether the shown text holds bidi controls (each is marked in the block). */
+  bidi: boolean;
 }
 
 /**
+ * A text too long to show highlighted, shown whole (a one-time paste's only showing) as
+ * escaped text: no line numbers, no colours, so its page stays a few times its size and is
+ * written in milliseconds. The copy button takes the element's text as it is.
+ */
+const plainBlock = (id: string, content: string): SafeHtml =>
+  html`<pre class="code plain" id="${id}" tabindex="0"><code>${raw(hasBidiControls(content) ? markBidi(escapeHtml(content)) : escapeHtml(content))}</code></pre>`;
+
+/**
  * The view of a text: at most PAGE_MAX_LINES lines and PAGE_MAX_CHARS characters of it, in
- * whole lines where it can; all of it when `whole` (a one-time paste's only showing).
+ * whole lines where it can; all of it when `whole` (a one-time paste's only showing), plain
+ * when it is longer than that.
  */
 export function codeView(id: string, code: Code, whole = false): CodeView {
   const { content } = code;
-  const end = whole ? content.length : shownEnd(content);
+  const shownTo = shownEnd(content);
+  const fits = shownTo === content.length;
+  const end = whole ? content.length : shownTo;
   const shown = end === content.length ? content : content.slice(0, end);
   const bytes = Buffer.byteLength(content);
   const cut = shown.length < content.length;
   return {
-    block: codeBlock(id, { ...code, content: shown }),
+    block: fits ? codeBlock(id, code) : whole ? plainBlock(id, content) : codeBlock(id, { ...code, content: shown }),
     lines: countLines(content),
     bytes,
     cut,
     shownLines: countLines(shown),
     shownBytes: cut ? Buffer.byteLength(shown) : bytes,
+    bidi: hasBidiControls(shown),
   };
 }
 

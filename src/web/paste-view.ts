@@ -78,6 +78,7 @@ ${share}
 <div class="code-bar"><span class="info">${languageLabel(p.language)}${p.highlight === 1 ? '' : ' · not highlighted'}</span>
 <span class="tools">${burnedNow ? '' : html`<a class="btn btn-sm" href="/p/${p.hash}/raw">Raw</a>`}${code.cut ? '' : html`<button class="btn btn-sm" type="button" data-copy="paste-code" hidden>Copy</button>`}</span></div>
 ${code.block}
+${code.bidi ? notice('warn', html`This paste contains invisible characters that change the direction of the text around them, so code can read differently from how it runs. Each is shown marked with its code point, like <span class="bidi" data-cp="U+202E"></span>.`) : ''}
 ${code.cut ? notice('info', html`This paste is long: the page shows only its first ${sizeLabel(code.shownBytes)} (${code.shownLines} of ${plural(code.lines, 'line')}). <a href="/p/${p.hash}/raw">Raw</a> has all of it.`) : ''}
 </section>
 </div>`;

@@ -120,6 +120,7 @@ pre.code .l::before {
 pre.code.snippet { max-height: none; padding: 12px 16px; border-radius: var(--radius-sm); border: 1px solid var(--border); font-size: 12.5px; }
 pre.code.snippet .l::before { display: none; }
 pre.code.snippet .l:hover { background: none; }
+pre.code.plain { padding: 12px 16px; white-space: pre; }
 pre.code .l:hover { background: color-mix(in srgb, var(--accent) 6%, transparent); }
 .tk-kw { color: var(--tk-kw); font-weight: 600; }
 .tk-str { color: var(--tk-str); }
@@ -132,6 +133,9 @@ pre.code .l:hover { background: color-mix(in srgb, var(--accent) 6%, transparent
 pre.code .l:has(> .tk-add:first-child) { background: var(--tk-add); }
 pre.code .l:has(> .tk-del:first-child) { background: var(--tk-del); }
 .tk-add { color: var(--ok); }
+/* A bidi control in code (code-view.ts): its effect ends with its span, and it shows as its code point. */
+.bidi { unicode-bidi: isolate; }
+.bidi::before { content: attr(data-cp); font-size: .75em; padding: 0 3px; border-radius: 3px; color: var(--danger); border: 1px solid currentColor; }
 .tk-del { color: var(--danger); }
 
 /* Quick start steps */
