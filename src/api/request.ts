@@ -41,10 +41,18 @@ export interface ApiRequest {
 }
 
 /** An endpoint: the scope it needs and its handler (parse → domain → reply). */
-export interface ApiRoute {
+export interface TokenRoute {
   scope: Scope;
   handler: (r: ApiRequest) => Reply | Promise<Reply>;
 }
+
+/** An endpoint anyone may call, answered before any token is looked for (the OpenAPI document). */
+export interface OpenRoute {
+  scope: null;
+  answer: (deps: ApiDeps) => Reply;
+}
+
+export type ApiRoute = TokenRoute | OpenRoute;
 
 /** A string field of a query or body, or null when absent or not a string. */
 export function stringField(fields: Fields, name: string): string | null {

@@ -11,7 +11,7 @@ import { IsoTimes, type ApiLogEntry } from '../log/entry.ts';
 import { RequestContext } from '../pipeline/context.ts';
 import { toHttpError } from '../pipeline/refusal.ts';
 import type { Side, Step } from '../pipeline/run.ts';
-import { stringField, type ApiDeps, type ApiRoute } from './request.ts';
+import { stringField, type ApiDeps, type ApiRoute, type TokenRoute } from './request.ts';
 import { apiV1Routes } from './v1/routes.ts';
 
 /** An API request as its steps fill it in. */
@@ -42,10 +42,13 @@ export class ApiContext extends RequestContext {
 
 const WORDS = { notFound: 'Unknown endpoint', notAllowed: (m: string) => `Method ${m} is not allowed here` };
 
-const routeOf = (ctx: ApiContext): ApiRoute => {
-  if (ctx.route === null) throw new Error('the route step has not run');
+const routeOf = (ctx: ApiContext): TokenRoute => {
+  if (ctx.route === null || ctx.route.scope === null) throw new Error('the route and open steps have not run');
   return ctx.route;
 };
+
+/** An endpoint that needs no token (the OpenAPI document) is answered here, before any is asked for. */
+const open: Step<ApiContext> = (ctx) => (ctx.route?.scope === null ? ctx.route.answer(ctx.deps) : undefined);
 
 /**
  * The token: `Authorization: Bearer` first, then the `token` query parameter, then the form
@@ -153,7 +156,7 @@ export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
   };
   return {
     context: (req, path, rawQuery, ip) => new ApiContext(deps, req, path, rawQuery, ip),
-    steps: [route, credentials, authenticate, rateLimit, scope, body, handle],
+    steps: [route, open, credentials, authenticate, rateLimit, scope, body, handle],
     refuse: (ctx, err) => {
       const e = toHttpError(err, deps.logError, 'Internal server error');
       ctx.error = e.message;

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { runCli } from '../../src/cli.ts';
 import { parseConfig } from '../../src/config.ts';
 import { startServer as startApp, type RunningServer } from '../../src/server.ts';
+import { checkApiAnswer } from './openapi.ts';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -185,7 +186,17 @@ export function req(
         } catch {
           // Not every response is JSON (raw.php, pages); tests that expect JSON assert on it.
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        const answer = { status: res.statusCode ?? 0, headers: res.headers, text, json };
+        // Every API answer a test sees must be what the OpenAPI document says it can be.
+        if (path.startsWith('/api/')) {
+          try {
+            checkApiAnswer(method, path, answer);
+          } catch (err) {
+            reject(err as Error);
+            return;
+          }
+        }
+        resolve(answer);
       });
     });
     r.on('error', reject);

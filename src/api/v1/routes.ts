@@ -1,5 +1,6 @@
 import type { RouteDef } from '../../http/router.ts';
 import type { ApiRoute } from '../request.ts';
+import { openApiReply } from './openapi-reply.ts';
 import { getPaste, rawPaste } from './read.ts';
 import { createPaste, deletePaste, editPaste } from './write.ts';
 
@@ -10,4 +11,5 @@ export const apiV1Routes: RouteDef<ApiRoute>[] = [
   { method: 'POST', path: '/api/v1/paste_create.php', data: { scope: 'write', handler: createPaste } },
   { method: 'POST', path: '/api/v1/paste_edit.php', data: { scope: 'write', handler: editPaste } },
   { method: 'POST', path: '/api/v1/paste_delete.php', data: { scope: 'write', handler: deletePaste } },
+  { method: 'GET', path: '/api/v1/openapi.json', data: { scope: null, answer: openApiReply } },
 ];

@@ -1,0 +1,301 @@
+import { STATUS_BY_CODE, type ErrorCode } from '../../http/errors.ts';
+import { EXPIRY_MS } from '../../paste/expiry.ts';
+import { LANGUAGES } from '../../paste/language.ts';
+import { PRIVACIES } from '../../paste/paste.ts';
+import { PASSWORD_MAX_CHARS, TITLE_MAX_CHARS } from '../../paste/validate.ts';
+
+/**
+ * The API as an OpenAPI 3.1 document (README, API), served at /api/v1/openapi.json. Its
+ * lists (languages, expiries, privacies, error codes, limits) come from the same constants
+ * the code checks against, and the test suite checks every API answer it receives against
+ * it, so the document cannot drift from the server.
+ */
+
+type Schema = Record<string, unknown>;
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const response = (name: string): Schema => ({ $ref: `#/components/responses/${name}` });
+
+/** The error codes a status is answered with (a 499 is only ever logged, never sent). */
+const codesOf = (status: number): ErrorCode[] =>
+  (Object.keys(STATUS_BY_CODE) as ErrorCode[]).filter((c) => STATUS_BY_CODE[c] === status);
+
+/** Every status an API answer can have, with what it means (README, API). */
+const ERRORS: Record<number, string> = {
+  400: 'Malformed body or query, a bad or missing field, or a `hash` that is not 10 letters or digits.',
+  401: 'No token, an unknown or revoked token (`unauthorized`); or a protected paste read without its password (`password_required`).',
+  403: 'The token lacks the scope, the token is not the owner\'s, or the paste password is wrong (`invalid_password`).',
+  404: 'No such paste, or a private paste that is not yours (the two look identical).',
+  405: 'Wrong method for this endpoint; the `Allow` header lists the right ones.',
+  410: 'The paste expired (the error says `expired`) or was burned after reading (`burned`).',
+  413: 'The body is larger than MAX_PASTE_BYTES × 3 + 64 KiB (refused unread), or the content is over MAX_PASTE_BYTES.',
+  415: 'A POST body that is neither `application/json` nor `application/x-www-form-urlencoded` (UTF-8).',
+  429: 'The token\'s rate limit (`limit_per_minute` in the body), too many failed authentications from this IP, or too many wrong passwords for this paste.',
+  500: 'An unexpected fault; the detail is only in the server\'s own log.',
+  503: 'The server cannot take the request now: the bytes it holds for bodies of not-yet-authenticated requests are spent. Retry after `Retry-After` seconds, or send the token in the header.',
+};
+
+const flag = (description: string, dflt: 0 | 1): Schema => ({
+  description: `${description} \`0\`/\`1\`, \`"0"\`/\`"1"\` and \`false\`/\`true\` are accepted.`,
+  enum: [0, 1, '0', '1', false, true],
+  default: dflt,
+});
+
+const tokenField: Schema = {
+  type: 'string',
+  description: 'The API token, the third way to send it: used only when neither the Authorization header nor the `token` query parameter carries one.',
+};
+
+const pasteFields = (edit: boolean): Record<string, Schema> => ({
+  title: { type: 'string', maxLength: TITLE_MAX_CHARS, description: `At most ${TITLE_MAX_CHARS} characters, one line (no control characters, U+0085, U+2028 or U+2029).${edit ? ' An empty title clears it.' : ''}` },
+  content: {
+    type: 'string',
+    ...(edit ? {} : { minLength: 1 }),
+    description: 'The text, at most MAX_PASTE_BYTES bytes of UTF-8 (1 MiB by default); never empty. Valid Unicode only: half of a surrogate pair is refused.',
+  },
+  language: {
+    enum: ['auto', ...LANGUAGES],
+    default: edit ? undefined : 'auto',
+    description: '`auto` detects the language from the content. Matched case-insensitively.',
+  },
+  privacy: { enum: [...PRIVACIES], ...(edit ? {} : { default: 'public' }) },
+  expiry: {
+    enum: [...(edit ? ['keep'] : []), ...Object.keys(EXPIRY_MS)],
+    default: edit ? 'keep' : 'never',
+    description: '`1w` is 7 days, `1m` 30 days.' + (edit ? ' Counts from the edit; `keep` leaves it.' : ''),
+  },
+  password: { type: 'string', maxLength: PASSWORD_MAX_CHARS, description: edit ? 'Sets a new password (not with `clear_password=1`).' : 'Readers must then send it.' },
+});
+
+const stripUndefined = (o: Record<string, Schema>): Record<string, Schema> =>
+  Object.fromEntries(Object.entries(o).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined))]));
+
+const createRequest: Schema = {
+  type: 'object',
+  required: ['content'],
+  properties: stripUndefined({
+    ...pasteFields(false),
+    highlight: flag('Highlight the code on its page.', 1),
+    burn_after_read: flag('Deliver the paste to exactly one reader, then wipe it.', 0),
+    token: tokenField,
+  }),
+};
+
+const hashProperty: Schema = { type: 'string', pattern: '^[A-Za-z0-9]{10}$', description: 'The paste\'s hash.' };
+
+const editRequest: Schema = {
+  type: 'object',
+  required: ['hash'],
+  description: 'Omitted fields keep their value.',
+  properties: stripUndefined({
+    hash: hashProperty,
+    ...pasteFields(true),
+    clear_password: flag('Remove the password.', 0),
+    token: tokenField,
+  }),
+};
+
+const deleteRequest: Schema = { type: 'object', required: ['hash'], properties: { hash: hashProperty, token: tokenField } };
+
+/** A request body in both accepted encodings (a form sends every value as a string, which the rules accept). */
+const body = (schema: string, example: Record<string, unknown>): Schema => ({
+  required: true,
+  content: {
+    'application/json': { schema: ref(schema), example },
+    'application/x-www-form-urlencoded': { schema: ref(schema) },
+  },
+});
+
+const rateHeaders: Schema = {
+  'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
+  'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
+  'Cache-Control': { $ref: '#/components/headers/Cache-Control' },
+};
+
+/** The error answers an operation can give, by status. */
+const errors = (...statuses: number[]): Record<string, Schema> =>
+  Object.fromEntries(statuses.map((s) => [String(s), response(`E${s}`)]));
+
+const AUTHED = [401, 403, 405, 429, 500];
+
+const writeResult: Schema = {
+  type: 'object',
+  required: ['ok', 'hash', 'url', 'short_url'],
+  properties: {
+    ok: { const: true },
+    hash: hashProperty,
+    url: { type: 'string', format: 'uri', description: 'The paste\'s web page.' },
+    short_url: { type: 'string', format: 'uri', description: 'The short link (`/s/` and the hash\'s first six characters).' },
+  },
+};
+
+const time = (description: string): Schema => ({ type: 'string', pattern: '^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d$', description: `${description} UTC, \`YYYY-MM-DD HH:MM:SS\`.` });
+
+const paste: Schema = {
+  type: 'object',
+  required: ['view_count', 'hash', 'title', 'language', 'privacy', 'burn_after_read', 'short_url', 'created_at', 'expire_at', 'owner', 'content'],
+  properties: {
+    view_count: { type: 'integer', minimum: 0, description: 'Includes the read that returned it.' },
+    hash: hashProperty,
+    title: { type: 'string' },
+    language: { enum: [...LANGUAGES] },
+    privacy: { enum: [...PRIVACIES] },
+    burn_after_read: { enum: [0, 1] },
+    short_url: { type: 'string', format: 'uri' },
+    created_at: time('When it was created,'),
+    expire_at: { oneOf: [time('When it expires,'), { type: 'null' }] },
+    owner: {
+      type: 'object',
+      required: ['id', 'display_name'],
+      properties: { id: { type: 'integer' }, display_name: { type: 'string' } },
+    },
+    content: { type: 'string' },
+  },
+};
+
+const hashParam: Schema = { name: 'hash', in: 'query', required: true, schema: hashProperty };
+const readParams: Schema[] = [
+  hashParam,
+  { name: 'password', in: 'query', required: false, schema: { type: 'string' }, description: 'The paste\'s password, when it has one (or send `X-Paste-Password`).' },
+  { name: 'X-Paste-Password', in: 'header', required: false, schema: { type: 'string' }, description: 'The paste\'s password as UTF-8, instead of the query parameter.' },
+];
+
+/** The document, for a server whose public address is `baseUrl`. */
+export function openApiDocument(baseUrl: string): Record<string, unknown> {
+  const errorResponses = Object.fromEntries(
+    Object.entries(ERRORS).map(([status, description]) => {
+      const codes = codesOf(Number(status));
+      const schema: Schema = {
+        allOf: [ref('Error'), { properties: { code: { enum: codes } } }],
+      };
+      const headers: Schema = { 'Cache-Control': { $ref: '#/components/headers/Cache-Control' } };
+      if (status === '429' || status === '503') headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+      if (status === '405') headers['Allow'] = { required: true, schema: { type: 'string' }, description: 'The methods this endpoint takes.' };
+      if (status === '429') schema['allOf'] = [ref('Error'), { properties: { code: { enum: codes }, limit_per_minute: { type: 'integer', description: 'The token\'s limit, when the token\'s own bucket is empty.' } } }];
+      return [`E${status}`, { description, headers, content: { 'application/json': { schema, example: { ok: false, error: description.split(/[.;(]/)[0], code: codes[0] } } } }];
+    }),
+  );
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Paste API',
+      version: '1',
+      description:
+        'The JSON API of a self-hosted paste service. Every endpoint but this document needs an API token, sent (in this order of preference) as `Authorization: Bearer <token>`, as the query parameter `token`, or as the body field `token`. When several errors apply, the first of 404, 405, 401/429 (authentication), 429 (rate limit), 403 (scope), 415/413/400 (body), then the endpoint\'s own checks wins. Every answer carries `Cache-Control: no-store`.',
+    },
+    servers: [{ url: baseUrl }],
+    security: [{ bearer: [] }, { queryToken: [] }],
+    paths: {
+      '/api/v1/paste_create.php': {
+        post: {
+          operationId: 'createPaste',
+          summary: 'Create a paste (scope `write`)',
+          requestBody: body('CreateRequest', { title: 'hello', content: 'print(42)', language: 'python', expiry: '1d' }),
+          responses: {
+            200: { description: 'Created.', headers: rateHeaders, content: { 'application/json': { schema: ref('WriteResult') } } },
+            ...errors(400, ...AUTHED, 413, 415, 503),
+          },
+        },
+      },
+      '/api/v1/paste.php': {
+        get: {
+          operationId: 'getPaste',
+          summary: 'Get a paste (scope `read`); counts a view, and burns a burn-after-read paste',
+          description: '`HEAD` runs the same checks but neither counts a view nor burns.',
+          parameters: readParams,
+          responses: {
+            200: {
+              description: 'The paste.',
+              headers: rateHeaders,
+              content: { 'application/json': { schema: ref('PasteResult') } },
+            },
+            ...errors(400, ...AUTHED, 404, 410),
+          },
+        },
+      },
+      '/api/v1/raw.php': {
+        get: {
+          operationId: 'getRaw',
+          summary: 'The content alone, as text (scope `read`); counts a view like paste.php',
+          parameters: readParams,
+          responses: {
+            200: {
+              description: 'The content, byte for byte.',
+              headers: {
+                ...rateHeaders,
+                'Content-Security-Policy': { required: true, schema: { const: 'sandbox' }, description: 'A browser that opens it runs nothing of it.' },
+              },
+              content: { 'text/plain; charset=utf-8': { schema: { type: 'string' } } },
+            },
+            ...errors(400, ...AUTHED, 404, 410),
+          },
+        },
+      },
+      '/api/v1/paste_edit.php': {
+        post: {
+          operationId: 'editPaste',
+          summary: 'Edit a paste (scope `write`; the owner or `admin`)',
+          requestBody: body('EditRequest', { hash: 'aB3dE5gH7j', content: 'print(43)' }),
+          responses: {
+            200: { description: 'Edited.', headers: rateHeaders, content: { 'application/json': { schema: ref('WriteResult') } } },
+            ...errors(400, ...AUTHED, 404, 410, 413, 415, 503),
+          },
+        },
+      },
+      '/api/v1/paste_delete.php': {
+        post: {
+          operationId: 'deletePaste',
+          summary: 'Delete a paste in any state (scope `write`; the owner or `admin`)',
+          requestBody: body('DeleteRequest', { hash: 'aB3dE5gH7j' }),
+          responses: {
+            200: { description: 'Deleted, with its short link.', headers: rateHeaders, content: { 'application/json': { schema: ref('DeleteResult') } } },
+            ...errors(400, ...AUTHED, 404, 413, 415, 503),
+          },
+        },
+      },
+      '/api/v1/openapi.json': {
+        get: {
+          operationId: 'openApiDocument',
+          summary: 'This document (no token needed)',
+          security: [],
+          responses: {
+            200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object', required: ['openapi'] } } } },
+            ...errors(405),
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: '`Authorization: Bearer <token>`, the preferred way. Tokens come from the CLI or the My API Keys page.' },
+        queryToken: { type: 'apiKey', in: 'query', name: 'token', description: 'The token as the `token` query parameter (it is never written to the log). A third way, the body field `token`, is described on the request bodies.' },
+      },
+      headers: {
+        'X-RateLimit-Limit': { schema: { type: 'string', pattern: '^\\d+$' }, description: 'The token\'s requests per minute; `0` is unlimited. On every answer to an authenticated request.' },
+        'X-RateLimit-Remaining': { schema: { type: 'string', pattern: '^\\d+$' }, description: 'Whole requests left in the token\'s bucket; absent when unlimited.' },
+        'Retry-After': { required: true, schema: { type: 'string', pattern: '^\\d+$' }, description: 'Whole seconds to wait.' },
+        'Cache-Control': { required: true, schema: { const: 'no-store' }, description: 'An answer to a token is never for a shared cache.' },
+      },
+      schemas: {
+        CreateRequest: createRequest,
+        EditRequest: editRequest,
+        DeleteRequest: deleteRequest,
+        WriteResult: writeResult,
+        DeleteResult: { type: 'object', required: ['ok', 'deleted'], properties: { ok: { const: true }, deleted: { const: true } } },
+        PasteResult: { type: 'object', required: ['ok', 'paste'], properties: { ok: { const: true }, paste: ref('Paste') } },
+        Paste: paste,
+        Error: {
+          type: 'object',
+          required: ['ok', 'error', 'code'],
+          properties: {
+            ok: { const: false },
+            error: { type: 'string', description: 'What went wrong, for people.' },
+            code: { enum: (Object.keys(STATUS_BY_CODE) as ErrorCode[]).filter((c) => c !== 'client_closed'), description: 'What went wrong, for programs.' },
+          },
+        },
+      },
+      responses: errorResponses,
+    },
+  };
+}
