@@ -43,6 +43,8 @@ export interface ApiRequest {
 /** An endpoint: the scope it needs and its handler (parse → domain → reply). */
 export interface TokenRoute {
   scope: Scope;
+  /** Takes a `text/plain` body as its `content`, the other fields from the query string (README, Create a paste). */
+  text?: true;
   handler: (r: ApiRequest) => Reply | Promise<Reply>;
 }
 

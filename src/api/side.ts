@@ -3,7 +3,7 @@ import { tokenViewer, type Principal } from '../auth/viewer.ts';
 import { hasScope } from '../auth/tokens.ts';
 import { bodyType, maxBodyBytes, readFields, type BodyType } from '../http/body.ts';
 import { HttpError } from '../http/errors.ts';
-import { findParam, NO_FIELDS, parseUrlEncoded, type Fields } from '../http/fields.ts';
+import { emptyFields, findParam, NO_FIELDS, parseUrlEncoded, type Fields } from '../http/fields.ts';
 import { json } from '../http/reply.ts';
 import { resolveRoute, Router } from '../http/router.ts';
 import { performance } from 'node:perf_hooks';
@@ -67,7 +67,8 @@ const credentials: Step<ApiContext> = (ctx) => {
   // A malformed Authorization header counts as a bad token rather than being ignored.
   if (header !== undefined) ctx.secret = /^Bearer +([^\s]+) *$/i.exec(header)?.[1] ?? '';
   else ctx.secret = ctx.query instanceof HttpError ? findParam(ctx.rawQuery, 'token') : stringField(ctx.query, 'token');
-  if (ctx.secret !== null || ctx.type === null) return undefined;
+  // A text body is all content: it has no token field to look for.
+  if (ctx.secret !== null || ctx.type === null || ctx.type === 'text') return undefined;
   return readFields(ctx.req, ctx.type, maxBodyBytes(ctx.deps.maxPasteBytes), ctx.deps.preAuth).then(
     (body) => {
       ctx.body = body;
@@ -123,12 +124,23 @@ const body: Step<ApiContext> = (ctx) => {
     return undefined;
   };
   if (ctx.method !== 'POST' || ctx.body !== null) return check();
-  if (ctx.type === null) throw new HttpError('unsupported_media_type', 'Content-Type must be application/json or application/x-www-form-urlencoded');
+  const text = routeOf(ctx).text === true;
+  if (ctx.type === null || (ctx.type === 'text' && !text)) {
+    throw new HttpError('unsupported_media_type', `Content-Type must be application/json or application/x-www-form-urlencoded${text ? ', or text/plain (UTF-8)' : ''}`);
+  }
   return readFields(ctx.req, ctx.type, maxBodyBytes(ctx.deps.maxPasteBytes)).then((fields) => {
-    ctx.body = fields;
+    ctx.body = ctx.type === 'text' && !(ctx.query instanceof HttpError) ? withQuery(fields, ctx.query) : fields;
     return check();
   });
 };
+
+/** A text body's `content` with the other fields from the query string (the body's wins). */
+function withQuery(body: Fields, query: Fields): Fields {
+  const fields = emptyFields();
+  for (const [k, v] of Object.entries(query)) fields[k] = v;
+  fields['content'] = body['content'] ?? null;
+  return fields;
+}
 
 const principalOf = (ctx: ApiContext): Principal => {
   if (ctx.principal === null) throw new Error('the authenticate step has not run');

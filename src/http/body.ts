@@ -1,9 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { BodyBudget } from './body-budget.ts';
 import { HttpError } from './errors.ts';
-import { parseJsonObject, parseUrlEncoded, type Fields } from './fields.ts';
+import { emptyFields, parseJsonObject, parseUrlEncoded, type Fields } from './fields.ts';
 
-export type BodyType = 'json' | 'form';
+/** A body's encoding: JSON, a form, or plain text (the whole body is one field, `content`). */
+export type BodyType = 'json' | 'form' | 'text';
 
 /** The body type of a request from its Content-Type, or null for anything we don't accept. */
 export function bodyType(req: IncomingMessage): BodyType | null {
@@ -14,6 +15,7 @@ export function bodyType(req: IncomingMessage): BodyType | null {
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') return null;
   if (essence === 'application/json') return 'json';
   if (essence === 'application/x-www-form-urlencoded') return 'form';
+  if (essence === 'text/plain') return 'text';
   return null;
 }
 
@@ -87,6 +89,11 @@ export function parseBody(type: BodyType, bytes: Buffer): Fields {
     throw new HttpError('bad_request', 'Body is not valid UTF-8');
   }
   if (type === 'json') return parseJsonObject(text);
+  if (type === 'text') {
+    const fields = emptyFields();
+    fields['content'] = text;
+    return fields;
+  }
   return parseUrlEncoded(text, 'form body');
 }
 

@@ -29,7 +29,7 @@ const ERRORS: Record<number, string> = {
   405: 'Wrong method for this endpoint; the `Allow` header lists the right ones.',
   410: 'The paste expired (the error says `expired`) or was burned after reading (`burned`).',
   413: 'The body is larger than MAX_PASTE_BYTES × 3 + 64 KiB (refused unread), or the content is over MAX_PASTE_BYTES.',
-  415: 'A POST body that is neither `application/json` nor `application/x-www-form-urlencoded` (UTF-8).',
+  415: 'A POST body that is neither `application/json` nor `application/x-www-form-urlencoded` (nor `text/plain` for create), or a charset other than UTF-8.',
   429: 'The token\'s rate limit (`limit_per_minute` in the body), too many failed authentications from this IP, or too many wrong passwords for this paste.',
   500: 'An unexpected fault; the detail is only in the server\'s own log.',
   503: 'The server cannot take the request now: the bytes it holds for bodies of not-yet-authenticated requests are spent. Retry after `Retry-After` seconds, or send the token in the header.',
@@ -153,6 +153,11 @@ const paste: Schema = {
   },
 };
 
+/** The fields of a create whose body is plain text (the content), from the query string. */
+const textQueryParams: Schema[] = Object.entries(createRequest['properties'] as Record<string, Schema>)
+  .filter(([name]) => name !== 'content' && name !== 'token')
+  .map(([name, schema]) => ({ name, in: 'query', required: false, schema, description: 'Only with a `text/plain` body, whose other fields come from here.' }));
+
 const hashParam: Schema = { name: 'hash', in: 'query', required: true, schema: hashProperty };
 const readParams: Schema[] = [
   hashParam,
@@ -191,9 +196,26 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
         post: {
           operationId: 'createPaste',
           summary: 'Create a paste (scope `write`)',
-          requestBody: body('CreateRequest', { title: 'hello', content: 'print(42)', language: 'python', expiry: '1d' }),
+          description:
+            'A `text/plain` body (UTF-8; another charset is 415) is the content, and the other fields come from the query string: `cmd | curl -H "Content-Type: text/plain" --data-binary @- "…/paste_create.php?title=build.log&expiry=1d"`. With `Accept: text/plain` the answer is the paste\'s URL and a newline.',
+          parameters: textQueryParams,
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: ref('CreateRequest'), example: { title: 'hello', content: 'print(42)', language: 'python', expiry: '1d' } },
+              'application/x-www-form-urlencoded': { schema: ref('CreateRequest') },
+              'text/plain': { schema: { type: 'string', minLength: 1 }, example: 'build output\n' },
+            },
+          },
           responses: {
-            200: { description: 'Created.', headers: rateHeaders, content: { 'application/json': { schema: ref('WriteResult') } } },
+            200: {
+              description: 'Created: JSON, or the URL and a newline when the client asked for `text/plain`.',
+              headers: rateHeaders,
+              content: {
+                'application/json': { schema: ref('WriteResult') },
+                'text/plain; charset=utf-8': { schema: { type: 'string', pattern: '^https?://\\S+\\n$' } },
+              },
+            },
             ...errors(400, ...AUTHED, 413, 415, 503),
           },
         },

@@ -1,14 +1,20 @@
+import { prefersPlainText } from '../../http/accept.ts';
 import { json, type Reply } from '../../http/reply.ts';
 import { validateCreate, validateEdit } from '../../paste/validate.ts';
 import type { ApiRequest } from '../request.ts';
 import { pasteUrl, refuse, requireHash, shortUrl } from './present.ts';
 
-/** POST paste_create.php (README, Create a paste). */
+/**
+ * POST paste_create.php (README, Create a paste). A client that asks for text (`Accept:
+ * text/plain`, a shell piping into curl) gets the paste's URL and a newline.
+ */
 export async function createPaste(r: ApiRequest): Promise<Reply> {
   const v = validateCreate(r.body, r.deps.maxPasteBytes);
   if (!v.ok) throw refuse(v.problems);
   const paste = await r.deps.pastes.create(v.value, r.principal.userId);
-  return json({ ok: true, hash: paste.hash, url: pasteUrl(r.deps, paste.hash), short_url: shortUrl(r.deps, paste.hash) });
+  const url = pasteUrl(r.deps, paste.hash);
+  if (prefersPlainText(r.req.headers.accept)) return { kind: 'text', status: 200, body: `${url}\n` };
+  return json({ ok: true, hash: paste.hash, url, short_url: shortUrl(r.deps, paste.hash) });
 }
 
 /** POST paste_edit.php (README, Edit a paste). */

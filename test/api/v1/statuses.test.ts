@@ -214,9 +214,13 @@ describe('413 Payload Too Large', () => {
 });
 
 describe('415 Unsupported Media Type', () => {
-  test('a POST with text/plain', async () => {
-    const r = await req(server, 'POST', '/api/v1/paste_create.php', { token, body: 'content=x', headers: { 'content-type': 'text/plain' } });
-    assertError(r, 415);
+  test('a POST with text/plain anywhere but create, or with a charset other than UTF-8', async () => {
+    const edit = await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: 'content=x', headers: { 'content-type': 'text/plain' } });
+    assertError(edit, 415);
+    const latin1 = await req(server, 'POST', '/api/v1/paste_create.php', { token, body: 'x', headers: { 'content-type': 'text/plain; charset=latin1' } });
+    assertError(latin1, 415);
+    const other = await req(server, 'POST', '/api/v1/paste_create.php', { token, body: 'x', headers: { 'content-type': 'text/html' } });
+    assertError(other, 415);
   });
   test('a POST with no content type', async () => {
     assertError(await req(server, 'POST', '/api/v1/paste_delete.php', { token, body: 'hash=AAAAAAAAAA' }), 415);
