@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clientIp } from './http/client-ip.ts';
 import { json } from './http/reply.ts';
+import type { RequestIds } from './http/request-id.ts';
 import { respond } from './http/respond.ts';
 import type { Served } from './pipeline/run.ts';
 import { staticAsset } from './web/static.ts';
@@ -11,6 +12,8 @@ export interface AppSides {
   /** Every other page: sessions, HTML (web/side.ts). */
   web: Served;
   trustProxy: boolean;
+  /** Each request's id, sent back as `X-Request-Id` on every answer. */
+  ids: RequestIds;
 }
 
 /**
@@ -24,10 +27,11 @@ export function createApp(sides: AppSides): (req: IncomingMessage, res: ServerRe
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const query = q === -1 ? '' : url.slice(q + 1);
-    if (path === '/healthz') return respond(res, json({ ok: true }), { 'cache-control': 'no-store' });
+    const id = sides.ids.of(req);
+    if (path === '/healthz') return respond(res, json({ ok: true }), { 'cache-control': 'no-store', 'x-request-id': id });
     const asset = path.startsWith('/static/') ? staticAsset(req, path, query) : null;
-    if (asset !== null) return respond(res, asset);
+    if (asset !== null) return respond(res, asset, { 'x-request-id': id });
     const side = path.startsWith('/api/') ? sides.api : sides.web;
-    side(req, res, path, query, clientIp(req, sides.trustProxy));
+    side(req, res, path, query, clientIp(req, sides.trustProxy), id);
   };
 }

@@ -7,13 +7,14 @@ import { createApp } from './app.ts';
 import { BodyBudget, preAuthBudgetBytes } from './http/body-budget.ts';
 import { maxBodyBytes } from './http/body.ts';
 import { inviteWhenRead } from './http/continue.ts';
+import { RequestIds } from './http/request-id.ts';
 import { Accounts } from './auth/accounts.ts';
 import { Authenticator } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
 import { sign } from './crypto/signature.ts';
 import { LogAppender } from './log/appender.ts';
 import { PasteService } from './paste/service.ts';
-import { serve } from './pipeline/run.ts';
+import { serve, type FaultLog } from './pipeline/run.ts';
 import { RateLimiter } from './ratelimit/bucket.ts';
 import { FailureBudget } from './ratelimit/failure-budget.ts';
 import { AccountStore } from './store/accounts.ts';
@@ -43,7 +44,7 @@ export interface ServerOptions {
   /** The clock every rule reads (expiry, buckets, sessions, grants, log times); tests move it. */
   now?: () => number;
   /** Where unexpected faults go; stderr by default. */
-  logError?: (err: unknown) => void;
+  logError?: FaultLog;
 }
 
 export interface RunningServer {
@@ -64,7 +65,7 @@ export interface RunningServer {
  */
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
   const now = opts.now ?? Date.now;
-  const logError = opts.logError ?? ((err: unknown) => console.error(err));
+  const logError: FaultLog = opts.logError ?? ((err, requestId) => (requestId === undefined ? console.error(err) : console.error(`request ${requestId}:`, err)));
   const dir = config.dataDir;
   const files = new DurableFiles(join(dir, 'tmp'));
   await files.init();
@@ -146,7 +147,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     now,
     logError,
   });
-  const app = createApp({ api: serve(api, logError), web: serve(web, logError), trustProxy: config.trustProxy });
+  const app = createApp({ api: serve(api, logError), web: serve(web, logError), trustProxy: config.trustProxy, ids: new RequestIds() });
   server.on('request', app);
   server.on('checkContinue', (req, res) => {
     inviteWhenRead(req, res);

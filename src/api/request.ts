@@ -6,6 +6,7 @@ import type { Fields } from '../http/fields.ts';
 import type { Reply } from '../http/reply.ts';
 import type { ApiLogEntry } from '../log/entry.ts';
 import type { PasteService } from '../paste/service.ts';
+import type { FaultLog } from '../pipeline/run.ts';
 import type { RateLimiter } from '../ratelimit/bucket.ts';
 import type { Scope, User } from '../store/accounts.ts';
 import type { ReadBodies } from './v1/bodies.ts';
@@ -26,7 +27,7 @@ export interface ApiDeps {
   log: { append(entry: ApiLogEntry): void };
   now: () => number;
   /** Where unexpected faults go: the server's own log, never the client. */
-  logError: (err: unknown) => void;
+  logError: FaultLog;
 }
 
 /** What an endpoint's handler gets: an authenticated request whose query and body parsed. */

@@ -34,9 +34,10 @@ export class ApiContext extends RequestContext {
     path: string,
     rawQuery: string,
     ip: string,
+    id: string,
   ) {
     // An answer to a token (raw.php's may be in the query string) is never for a shared cache.
-    super(req, path, rawQuery, ip, { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
+    super(req, path, rawQuery, ip, id, { 'x-request-id': id, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
   }
 }
 
@@ -167,10 +168,10 @@ export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
     return routeOf(ctx).handler({ deps, req, ip, query, body, principal: principalOf(ctx), viewer });
   };
   return {
-    context: (req, path, rawQuery, ip) => new ApiContext(deps, req, path, rawQuery, ip),
+    context: (req, path, rawQuery, ip, id) => new ApiContext(deps, req, path, rawQuery, ip, id),
     steps: [route, open, credentials, authenticate, rateLimit, scope, body, handle],
     refuse: (ctx, err) => {
-      const e = toHttpError(err, deps.logError, 'Internal server error');
+      const e = toHttpError(err, (fault) => deps.logError(fault, ctx.id), 'Internal server error');
       ctx.error = e.message;
       return json({ ok: false, error: e.message, code: e.code, ...e.extra.body }, e.status, e.extra.headers);
     },
@@ -185,7 +186,11 @@ export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
         ip: ctx.ip,
         duration_ms: Math.round((performance.now() - ctx.started) * 100) / 100,
       };
-      if (ctx.error !== undefined) entry.error = ctx.error;
+      // A refusal's line names the request, so its X-Request-Id leads to it (and to the fault's report).
+      if (ctx.error !== undefined) {
+        entry.request_id = ctx.id;
+        entry.error = ctx.error;
+      }
       deps.log.append(entry);
     },
   };

@@ -10,6 +10,8 @@ export interface ApiLogEntry {
   status: number;
   ip: string;
   duration_ms: number;
+  /** The answer's `X-Request-Id`, on the lines of refused requests (README, Request ids). */
+  request_id?: string;
   error?: string;
 }
 

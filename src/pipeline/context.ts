@@ -29,6 +29,8 @@ export class RequestContext {
     readonly rawQuery: string,
     /** The client's address (http/client-ip.ts). */
     readonly ip: string,
+    /** The request's id (http/request-id.ts); the side's headers carry it as `x-request-id`. */
+    readonly id: string,
     /** The side's own headers for every answer, as a literal: one shape per side. */
     headers: Headers,
   ) {

@@ -16,7 +16,7 @@ export type Step<C> = (ctx: C) => Reply | undefined | Promise<Reply | undefined>
  */
 export interface Side<C extends RequestContext> {
   /** This side's context for a request (the path and query split from its URL, the client's address). */
-  context(req: IncomingMessage, path: string, rawQuery: string, ip: string): C;
+  context(req: IncomingMessage, path: string, rawQuery: string, ip: string, id: string): C;
   steps: readonly Step<C>[];
   /** The answer for whatever a step threw: this side's envelope or page. */
   refuse(ctx: C, err: unknown): Reply;
@@ -53,21 +53,24 @@ function runSteps<C>(steps: readonly Step<C>[], ctx: C, from: number): Reply | P
 }
 
 /** A side ready to serve requests. */
-export type Served = (req: IncomingMessage, res: ServerResponse, path: string, rawQuery: string, ip: string) => void;
+export type Served = (req: IncomingMessage, res: ServerResponse, path: string, rawQuery: string, ip: string, id: string) => void;
+
+/** Where unexpected faults go (the server's own log), with the id of the request that met them. */
+export type FaultLog = (err: unknown, requestId?: string) => void;
 
 /**
  * Serves requests with `side`: makes its context, runs its steps, writes the answer with
  * the request's headers and cookies, then lets the side finish (its log line), once.
  */
-export function serve<C extends RequestContext>(side: Side<C>, logError: (err: unknown) => void): Served {
-  return (req, res, path, rawQuery, ip) => {
-    const ctx = side.context(req, path, rawQuery, ip);
+export function serve<C extends RequestContext>(side: Side<C>, logError: FaultLog): Served {
+  return (req, res, path, rawQuery, ip, id) => {
+    const ctx = side.context(req, path, rawQuery, ip, id);
     const finish = (reply: Reply): void => {
       try {
         respond(res, withCookies(reply, ctx.setCookies), ctx.headers);
       } catch (err) {
         // The side answers every error itself; reaching here means writing the answer failed.
-        logError(err);
+        logError(err, ctx.id);
         if (!res.headersSent) res.writeHead(500).end();
       } finally {
         side.done?.(ctx, reply);

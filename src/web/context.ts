@@ -8,6 +8,7 @@ import { NO_FIELDS, parseUrlEncodedLenient, type Fields } from '../http/fields.t
 import type { Reply } from '../http/reply.ts';
 import type { PasteService } from '../paste/service.ts';
 import { RequestContext } from '../pipeline/context.ts';
+import type { FaultLog } from '../pipeline/run.ts';
 import type { RateLimiter } from '../ratelimit/bucket.ts';
 import type { User } from '../store/accounts.ts';
 import { anonCsrfCookie, anonCsrfCookieName, isAnonCsrfToken, newAnonCsrfToken } from './csrf.ts';
@@ -37,7 +38,7 @@ export interface WebDeps {
   limiter: Pick<RateLimiter, 'consume'>;
   now: () => number;
   /** Where unexpected faults go: the server's own log, never the visitor. */
-  logError: (err: unknown) => void;
+  logError: FaultLog;
 }
 
 /**
@@ -66,8 +67,9 @@ export class WebContext extends RequestContext implements Chrome {
     path: string,
     rawQuery: string,
     ip: string,
+    id: string,
   ) {
-    super(req, path, rawQuery, ip, { ...SECURITY_HEADERS, 'cache-control': 'no-store' });
+    super(req, path, rawQuery, ip, id, { 'x-request-id': id, ...SECURITY_HEADERS, 'cache-control': 'no-store' });
     this.query = parseUrlEncodedLenient(this.rawQuery);
     this.cookies = parseCookies(this.req);
     const presented = this.cookies.get(anonCsrfCookieName(secure)) ?? '';

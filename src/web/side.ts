@@ -94,13 +94,13 @@ export function webSide(deps: WebDeps, routes = webRoutes): Side<WebContext> {
     return undefined;
   };
   return {
-    context: (req, path, rawQuery, ip) => new WebContext(deps, secure, req, path, rawQuery, ip),
+    context: (req, path, rawQuery, ip, id) => new WebContext(deps, secure, req, path, rawQuery, ip, id),
     steps: [session, route, origin, form, csrf, access, handle],
     refuse: (ctx, err) => {
-      const e = toHttpError(err, deps.logError, 'The server hit an unexpected error.');
+      const e = toHttpError(err, (fault) => deps.logError(fault, ctx.id), 'The server hit an unexpected error.');
       // The paste rules' "not found" is worded for people, and the same for every cause.
       const message = err instanceof PasteError && err.kind === 'not_found' ? NOT_FOUND_MESSAGE : e.message;
-      return errorReply(ctx, e, message);
+      return errorReply(ctx, e, message, ctx.id);
     },
   };
 }

@@ -65,8 +65,8 @@ export async function startServer(opts: { dataDir?: string; env?: Record<string,
   const clock = opts.clock ?? new TestClock();
   const config = parseConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...opts.env });
   let out = '';
-  const logError = (err: unknown): void => {
-    out += `${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`;
+  const logError = (err: unknown, requestId?: string): void => {
+    out += `${requestId === undefined ? '' : `request ${requestId}: `}${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`;
   };
   const running: RunningServer = await startApp(config, { now: clock.now, logError });
   let stopped: Promise<number> | null = null;

@@ -10,7 +10,7 @@ class Ctx extends RequestContext {
 }
 
 const request = { method: 'GET', headers: {} } as IncomingMessage;
-const start = (s: Side<Ctx>): Ctx => s.context(request, '/x', '', '127.0.0.1');
+const start = (s: Side<Ctx>): Ctx => s.context(request, '/x', '', '127.0.0.1', 'req-1');
 /** The reply a side gives, once it gives it. */
 const run = (s: Side<Ctx>): Promise<Reply> => new Promise((resolve) => runSide(s, start(s), resolve));
 /** The reply a side gives before runSide returns, or undefined when it has to wait. */
@@ -22,7 +22,7 @@ const runNow = (s: Side<Ctx>): Reply | undefined => {
 
 function side(steps: Step<Ctx>[]): Side<Ctx> {
   return {
-    context: (req, path, rawQuery, ip) => new Ctx(req, path, rawQuery, ip, {}),
+    context: (req, path, rawQuery, ip, id) => new Ctx(req, path, rawQuery, ip, id, {}),
     steps,
     refuse: (ctx, err) => json({ refused: err instanceof Error ? err.message : String(err), trail: ctx.trail }, 400),
   };

@@ -110,6 +110,7 @@ const rateHeaders: Schema = {
   'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
   'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
   'Cache-Control': { $ref: '#/components/headers/Cache-Control' },
+  'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
 };
 
 /** The error answers an operation can give, by status. */
@@ -173,7 +174,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
       const schema: Schema = {
         allOf: [ref('Error'), { properties: { code: { enum: codes } } }],
       };
-      const headers: Schema = { 'Cache-Control': { $ref: '#/components/headers/Cache-Control' } };
+      const headers: Schema = { 'Cache-Control': { $ref: '#/components/headers/Cache-Control' }, 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
       if (status === '429' || status === '503') headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
       if (status === '405') headers['Allow'] = { required: true, schema: { type: 'string' }, description: 'The methods this endpoint takes.' };
       if (status === '429') schema['allOf'] = [ref('Error'), { properties: { code: { enum: codes }, limit_per_minute: { type: 'integer', description: 'The token\'s limit, when the token\'s own bucket is empty.' } } }];
@@ -187,7 +188,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
       title: 'Paste API',
       version: '1',
       description:
-        'The JSON API of a self-hosted paste service. Every endpoint but this document needs an API token, sent (in this order of preference) as `Authorization: Bearer <token>`, as the query parameter `token`, or as the body field `token`. When several errors apply, the first of 404, 405, 401/429 (authentication), 429 (rate limit), 403 (scope), 415/413/400 (body), then the endpoint\'s own checks wins. Every answer carries `Cache-Control: no-store`.',
+        'The JSON API of a self-hosted paste service. Every answer carries `X-Request-Id`. Every endpoint but this document needs an API token, sent (in this order of preference) as `Authorization: Bearer <token>`, as the query parameter `token`, or as the body field `token`. When several errors apply, the first of 404, 405, 401/429 (authentication), 429 (rate limit), 403 (scope), 415/413/400 (body), then the endpoint\'s own checks wins. Every answer carries `Cache-Control: no-store`.',
     },
     servers: [{ url: baseUrl }],
     security: [{ bearer: [] }, { queryToken: [] }],
@@ -282,7 +283,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           summary: 'This document (no token needed)',
           security: [],
           responses: {
-            200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object', required: ['openapi'] } } } },
+            200: { description: 'The OpenAPI 3.1 document.', headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } }, content: { 'application/json': { schema: { type: 'object', required: ['openapi'] } } } },
             ...errors(405),
           },
         },
@@ -298,6 +299,11 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
         'X-RateLimit-Remaining': { schema: { type: 'string', pattern: '^\\d+$' }, description: 'Whole requests left in the token\'s bucket; absent when unlimited.' },
         'Retry-After': { required: true, schema: { type: 'string', pattern: '^\\d+$' }, description: 'Whole seconds to wait.' },
         'Cache-Control': { required: true, schema: { const: 'no-store' }, description: 'An answer to a token is never for a shared cache.' },
+        'X-Request-Id': {
+          required: true,
+          schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$' },
+          description: 'The request\'s id: the client\'s own `X-Request-Id` when it is 1-64 letters, digits or `._:-`, else one made by the server. The API log line and the server\'s report of a fault name it.',
+        },
       },
       schemas: {
         CreateRequest: createRequest,

@@ -19,14 +19,19 @@ const TITLES: Record<number, string> = {
 /** Every "not there" reads the same, so a private paste cannot be told from a missing one. */
 export const NOT_FOUND_MESSAGE = 'There is nothing here. A paste may never have existed at this address, may have been deleted, or may be private.';
 
-/** An error as an escaped HTML page with the error's status and headers; `message` may word it for people. */
-export function errorReply(c: Chrome, e: HttpError, message = e.message): Reply {
+/**
+ * An error as an escaped HTML page with the error's status and headers; `message` may word
+ * it for people. A fault's page shows the request's id for quoting in a report: the
+ * operator finds it in the server's log.
+ */
+export function errorReply(c: Chrome, e: HttpError, message = e.message, requestId?: string): Reply {
   const title = TITLES[e.status] ?? 'Error';
   const body = html`<section class="card narrow center">
 <p class="status-code">${e.status}</p>
 <h1>${title}</h1>
 <p class="muted">${message}</p>
 <p><a class="btn" href="/">Back to the start page</a></p>
+${requestId === undefined || e.status < 500 ? '' : html`<p class="muted small">Request id <code>${requestId}</code></p>`}
 </section>`;
   return reply(page(c, title, body), e.status, e.extra.headers);
 }
