@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { apiSide } from './api/side.ts';
 import { ReadBodies } from './api/v1/bodies.ts';
+import { Idempotency } from './api/v1/idempotency.ts';
 import { createApp } from './app.ts';
 import { BodyBudget, preAuthBudgetBytes } from './http/body-budget.ts';
 import { maxBodyBytes } from './http/body.ts';
@@ -20,6 +21,7 @@ import { FailureBudget } from './ratelimit/failure-budget.ts';
 import { AccountStore } from './store/accounts.ts';
 import { loadBuckets, saveBuckets } from './store/bucket-file.ts';
 import { DurableFiles } from './store/files.ts';
+import { IdempotencyRecords } from './store/idempotency.ts';
 import { OwnerIndex } from './store/owner-index.ts';
 import { PasteStore } from './store/pastes.ts';
 import { RecentPastes } from './store/recent.ts';
@@ -78,6 +80,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const tokenUsage = new TokenUsage(files, join(state, 'token-usage.json'));
   const owners = new OwnerIndex(dir, files);
   const recent = new RecentPastes(files, join(state, 'recent.json'));
+  const idempotencyRecords = new IdempotencyRecords(dir, files);
   const sessions = new SessionStore(join(dir, 'sessions'), files, config.sessionIdleMs, now);
   const limiter = new RateLimiter(now);
   const bucketsFile = join(state, 'ratelimit.json');
@@ -128,6 +131,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     limiter,
     pastes,
     bodies: new ReadBodies(Math.max(1_048_576, config.pasteCacheBytes / 8)),
+    idempotency: new Idempotency(idempotencyRecords, async (hash) => (await store.get(hash)) !== null, now, serverKey),
     log,
     now,
     logError,
@@ -163,6 +167,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       lastSweep = now();
       await store.sweepExpired(now());
       await sessions.sweep();
+      await idempotencyRecords.sweep(now());
     }
     await views.drain();
     limiter.prune();

@@ -10,6 +10,7 @@ import type { FaultLog } from '../pipeline/run.ts';
 import type { RateLimiter } from '../ratelimit/bucket.ts';
 import type { Scope, User } from '../store/accounts.ts';
 import type { ReadBodies } from './v1/bodies.ts';
+import type { Idempotency } from './v1/idempotency.ts';
 
 /** What the API side needs, built once by server.ts. */
 export interface ApiDeps {
@@ -24,6 +25,8 @@ export interface ApiDeps {
   pastes: PasteService;
   /** The read answers' rendered pieces, per paste version. */
   bodies: ReadBodies;
+  /** Writes carried out once per Idempotency-Key. */
+  idempotency: Idempotency;
   log: { append(entry: ApiLogEntry): void };
   now: () => number;
   /** Where unexpected faults go: the server's own log, never the client. */

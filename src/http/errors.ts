@@ -13,6 +13,7 @@ export const STATUS_BY_CODE = {
   gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  idempotency_key_reused: 422,
   rate_limited: 429,
   /** Not sent (nobody is listening): how the log records a client that left mid-request (nginx's 499). */
   client_closed: 499,

@@ -18,7 +18,8 @@ export interface PasteRepository {
   cached(hash: string): Paste | null | undefined;
   get(hash: string): Promise<Paste | null>;
   getByShortcode(code: string): Promise<Paste | null>;
-  create(make: (hash: string) => Paste, alongside?: (paste: Paste) => Promise<void>): Promise<Paste>;
+  /** Creates a new paste under a free hash, trying `first` before random ones. */
+  create(make: (hash: string) => Paste, alongside?: (paste: Paste) => Promise<void>, first?: string): Promise<Paste>;
   transact<T>(hash: string, fn: (paste: Paste | null) => Txn<T> | Promise<Txn<T>>): Promise<T>;
 }
 
@@ -173,7 +174,8 @@ export class PasteService {
     return p;
   }
 
-  async create(input: CreateInput, ownerId: number): Promise<Paste> {
+  /** Creates a paste; `hash`, when given, is tried first (a retried request's, README Safe retries). */
+  async create(input: CreateInput, ownerId: number, hash?: string): Promise<Paste> {
     const now = this.#now();
     const password = input.password === null ? null : await hashPassword(input.password);
     const content_json = encodeContent(input.content);
@@ -196,6 +198,7 @@ export class PasteService {
         view_count: 0,
       }),
       (p) => this.#owners.add(ownerId, p.hash),
+      hash,
     );
     if (paste.privacy === 'public' && paste.burn_after_read === 0) this.#recent.add(paste.hash);
     return paste;

@@ -93,9 +93,10 @@ export class PasteStore {
    * atomic without asking the disk first. `alongside` writes index entries for the paste
    * concurrently with the paste itself, sharing the wait for the disk.
    */
-  async create(make: (hash: string) => Paste, alongside?: (paste: Paste) => Promise<void>): Promise<Paste> {
-    for (;;) {
-      const paste = make(this.#ids.base62(HASH_LENGTH));
+  async create(make: (hash: string) => Paste, alongside?: (paste: Paste) => Promise<void>, first?: string): Promise<Paste> {
+    // `first` is tried before any random hash (a retried create's chosen one); if taken, a random one follows.
+    for (let candidate = first; ; candidate = undefined) {
+      const paste = make(candidate ?? this.#ids.base62(HASH_LENGTH));
       const code = shortcodeOf(paste.hash);
       const path = this.#path(code);
       const created = await this.#locks.run(code, async () => {

@@ -30,6 +30,7 @@ const ERRORS: Record<number, string> = {
   410: 'The paste expired (the error says `expired`) or was burned after reading (`burned`).',
   413: 'The body is larger than MAX_PASTE_BYTES × 3 + 64 KiB (refused unread), or the content is over MAX_PASTE_BYTES.',
   415: 'A POST body that is neither `application/json` nor `application/x-www-form-urlencoded` (nor `text/plain` for create), or a charset other than UTF-8.',
+  422: 'The `Idempotency-Key` was used by this token for a different request in the last 24 hours.',
   429: 'The token\'s rate limit (`limit_per_minute` in the body), too many failed authentications from this IP, or too many wrong passwords for this paste.',
   500: 'An unexpected fault; the detail is only in the server\'s own log.',
   503: 'The server cannot take the request now: the bytes it holds for bodies of not-yet-authenticated requests are spent. Retry after `Retry-After` seconds, or send the token in the header.',
@@ -159,6 +160,15 @@ const textQueryParams: Schema[] = Object.entries(createRequest['properties'] as 
   .filter(([name]) => name !== 'content' && name !== 'token')
   .map(([name, schema]) => ({ name, in: 'query', required: false, schema, description: 'Only with a `text/plain` body, whose other fields come from here.' }));
 
+const idempotencyKey: Schema = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+  description:
+    'Makes a retry safe: for 24 hours the same key from the same token answers the first answer (same hash, status and body) instead of writing again; the same key for a different request is 422. Concurrent duplicates share one execution. Kept across restarts.',
+};
+
 const hashParam: Schema = { name: 'hash', in: 'query', required: true, schema: hashProperty };
 const readParams: Schema[] = [
   hashParam,
@@ -199,7 +209,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           summary: 'Create a paste (scope `write`)',
           description:
             'A `text/plain` body (UTF-8; another charset is 415) is the content, and the other fields come from the query string: `cmd | curl -H "Content-Type: text/plain" --data-binary @- "…/paste_create.php?title=build.log&expiry=1d"`. With `Accept: text/plain` the answer is the paste\'s URL and a newline.',
-          parameters: textQueryParams,
+          parameters: [idempotencyKey, ...textQueryParams],
           requestBody: {
             required: true,
             content: {
@@ -217,7 +227,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
                 'text/plain; charset=utf-8': { schema: { type: 'string', pattern: '^https?://\\S+\\n$' } },
               },
             },
-            ...errors(400, ...AUTHED, 413, 415, 503),
+            ...errors(400, ...AUTHED, 413, 415, 422, 503),
           },
         },
       },
@@ -259,10 +269,11 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
         post: {
           operationId: 'editPaste',
           summary: 'Edit a paste (scope `write`; the owner or `admin`)',
+          parameters: [idempotencyKey],
           requestBody: body('EditRequest', { hash: 'aB3dE5gH7j', content: 'print(43)' }),
           responses: {
             200: { description: 'Edited.', headers: rateHeaders, content: { 'application/json': { schema: ref('WriteResult') } } },
-            ...errors(400, ...AUTHED, 404, 410, 413, 415, 503),
+            ...errors(400, ...AUTHED, 404, 410, 413, 415, 422, 503),
           },
         },
       },

@@ -2,6 +2,7 @@ import { prefersPlainText } from '../../http/accept.ts';
 import { json, type Reply } from '../../http/reply.ts';
 import { validateCreate, validateEdit } from '../../paste/validate.ts';
 import type { ApiRequest } from '../request.ts';
+import { Idempotency } from './idempotency.ts';
 import { pasteUrl, refuse, requireHash, shortUrl } from './present.ts';
 
 /**
@@ -11,10 +12,22 @@ import { pasteUrl, refuse, requireHash, shortUrl } from './present.ts';
 export async function createPaste(r: ApiRequest): Promise<Reply> {
   const v = validateCreate(r.body, r.deps.maxPasteBytes);
   if (!v.ok) throw refuse(v.problems);
-  const paste = await r.deps.pastes.create(v.value, r.principal.userId);
-  const url = pasteUrl(r.deps, paste.hash);
+  const input = v.value;
+  const owner = r.principal.userId;
+  const hash = await once(r, 'create', JSON.stringify(input), null, async (h) => (await r.deps.pastes.create(input, owner, h)).hash);
+  const url = pasteUrl(r.deps, hash);
   if (prefersPlainText(r.req.headers.accept)) return { kind: 'text', status: 200, body: `${url}\n` };
-  return json({ ok: true, hash: paste.hash, url, short_url: shortUrl(r.deps, paste.hash) });
+  return json({ ok: true, hash, url, short_url: shortUrl(r.deps, hash) });
+}
+
+/**
+ * Carries out a write once per `Idempotency-Key` (README, Safe retries), or simply when the
+ * request has none. Checked after the fields are valid, so a refused request leaves no record.
+ */
+function once(r: ApiRequest, endpoint: string, fields: string, hash: string | null, effect: (hash: string | undefined) => Promise<string>): Promise<string> {
+  const key = Idempotency.keyOf(r.req.headers['idempotency-key']);
+  if (key === null) return effect(hash ?? undefined);
+  return r.deps.idempotency.run({ tokenId: r.principal.tokenId, key, endpoint, fields, hash }, effect);
 }
 
 /** POST paste_edit.php (README, Edit a paste). */
@@ -22,8 +35,9 @@ export async function editPaste(r: ApiRequest): Promise<Reply> {
   const hash = requireHash(r.body, r.query);
   const v = validateEdit(r.body, r.deps.maxPasteBytes);
   if (!v.ok) throw refuse(v.problems);
-  const paste = await r.deps.pastes.edit(hash, v.value, r.viewer);
-  return json({ ok: true, hash: paste.hash, url: pasteUrl(r.deps, paste.hash), short_url: shortUrl(r.deps, paste.hash) });
+  const input = v.value;
+  await once(r, 'edit', JSON.stringify(input), hash, async () => (await r.deps.pastes.edit(hash, input, r.viewer)).hash);
+  return json({ ok: true, hash, url: pasteUrl(r.deps, hash), short_url: shortUrl(r.deps, hash) });
 }
 
 /** POST paste_delete.php (README, Delete a paste). */

@@ -1,0 +1,91 @@
+import { createHmac } from 'node:crypto';
+import { RandomIds } from '../../crypto/random.ts';
+import { HttpError } from '../../http/errors.ts';
+import { HASH_LENGTH } from '../../store/paste-record.ts';
+import { IDEMPOTENCY_TTL_MS, IdempotencyRecords, type IdempotencyRecord } from '../../store/idempotency.ts';
+
+/** The header's value: 1 to 255 printable ASCII characters (a UUID is the usual choice). */
+const KEY_RE = /^[\x21-\x7e]{1,255}$/;
+
+/** What an idempotent request does: carried out with `hash` as the paste's (a create's chosen hash, an edit's target), it answers the paste's hash. */
+export type Effect = (hash: string) => Promise<string>;
+
+/** What a request asks for, reduced to what makes two requests the same one. */
+export interface Ask {
+  tokenId: string;
+  key: string;
+  endpoint: string;
+  /** The request's validated fields, in a fixed order (JSON of the validated input). */
+  fields: string;
+  /** The paste an edit is about; a create has none until it picks one. */
+  hash: string | null;
+}
+
+/**
+ * Safe retries (README, Safe retries): the first answer to a token's `Idempotency-Key` is
+ * the answer to every request with that key for 24 hours, the same key for another request
+ * is 422, and concurrent duplicates share one execution. The record is written before the
+ * effect with the hash the paste will have, and marked done after it: a retry after a crash
+ * in between finds the paste under that hash (or makes it there), never a second one.
+ */
+export class Idempotency {
+  readonly #inFlight = new Map<string, { fingerprint: string; answer: Promise<string> }>();
+  readonly #ids = new RandomIds();
+
+  constructor(
+    private readonly records: IdempotencyRecords,
+    /** Whether the paste `hash` exists now (in any state). */
+    private readonly exists: (hash: string) => Promise<boolean>,
+    private readonly now: () => number,
+    /** Keys the fingerprints, so a record holds nothing a reader of the disk could test guesses of a request against. */
+    private readonly serverKey: Buffer,
+  ) {}
+
+  /** The `Idempotency-Key` header, checked, or null when the request has none. */
+  static keyOf(header: string | string[] | undefined): string | null {
+    if (header === undefined) return null;
+    if (typeof header !== 'string' || !KEY_RE.test(header)) {
+      throw new HttpError('bad_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters, sent once');
+    }
+    return header;
+  }
+
+  /** Runs `effect` at most once per key; answers the paste's hash, the first time's on every repeat. */
+  run(ask: Ask, effect: Effect): Promise<string> {
+    const id = IdempotencyRecords.idOf(ask.tokenId, ask.key);
+    const fingerprint = createHmac('sha256', this.serverKey).update(`${ask.endpoint}\0${ask.hash ?? ''}\0${ask.fields}`).digest('base64url');
+    const running = this.#inFlight.get(id);
+    if (running !== undefined) {
+      if (running.fingerprint !== fingerprint) throw reused();
+      return running.answer;
+    }
+    const answer = this.#once(id, ask, fingerprint, effect).finally(() => this.#inFlight.delete(id));
+    this.#inFlight.set(id, { fingerprint, answer });
+    return answer;
+  }
+
+  async #once(id: string, ask: Ask, fingerprint: string, effect: Effect): Promise<string> {
+    const now = this.now();
+    const found = await this.records.get(id);
+    let record: IdempotencyRecord;
+    if (found !== null && now - found.at < IDEMPOTENCY_TTL_MS) {
+      if (found.fingerprint !== fingerprint || found.endpoint !== ask.endpoint) throw reused();
+      if (found.done) return found.hash;
+      record = found;
+      // Begun before a crash: a create that reached the disk is not made again.
+      if (ask.hash === null && (await this.exists(found.hash))) {
+        await this.records.put(id, { ...record, done: true });
+        return record.hash;
+      }
+    } else {
+      record = { endpoint: ask.endpoint, fingerprint, hash: ask.hash ?? this.#ids.base62(HASH_LENGTH), done: false, at: now };
+      await this.records.put(id, record);
+    }
+    const hash = await effect(record.hash);
+    await this.records.put(id, { ...record, hash, done: true });
+    return hash;
+  }
+}
+
+const reused = (): HttpError =>
+  new HttpError('idempotency_key_reused', 'This Idempotency-Key was used for a different request in the last 24 hours; use a new key for a new request');
