@@ -11,6 +11,7 @@ export const STATUS_BY_CODE = {
   not_found: 404,
   method_not_allowed: 405,
   gone: 410,
+  precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,

@@ -11,7 +11,9 @@ export type PasteFailure =
   | 'wrong_password'
   /** Too many wrong passwords from this client for this paste; `retryAfterSec` says when to try again. */
   | 'too_many_guesses'
-  | 'not_owner';
+  | 'not_owner'
+  /** The paste is no longer the revision the writer named (`If-Match`). */
+  | 'changed';
 
 const MESSAGES: Record<PasteFailure, string> = {
   not_found: 'Paste not found',
@@ -21,6 +23,7 @@ const MESSAGES: Record<PasteFailure, string> = {
   wrong_password: 'Invalid password',
   too_many_guesses: 'Too many wrong passwords for this paste; try again later',
   not_owner: 'Only the owner of this paste (or an admin) may change it',
+  changed: 'The paste has changed since the revision named in If-Match; read it again',
 };
 
 export class PasteError extends Error {

@@ -55,6 +55,11 @@ export interface ReadOptions {
   proof?: PasswordProof | undefined;
   /** The client's address: wrong passwords are limited per client and paste. */
   client: string;
+  /**
+   * The reader already holds this revision (`If-None-Match`): after every other check, a
+   * paste for which this answers true is neither counted nor burned, and the read says so.
+   */
+  known?: ((p: Paste) => boolean) | undefined;
   /** False for HEAD: the same checks, but no view is counted and nothing burns. */
   consume: boolean;
 }
@@ -63,7 +68,12 @@ export interface ReadOptions {
 export interface Counted {
   paste: Paste;
   viewCount: number;
+  /** Set when the reader already held this revision: nothing was counted or burned. */
+  unchanged?: true;
 }
+
+/** A writer's condition on the paste as it is (`If-Match`): false refuses the write with `changed`. */
+export type Precondition = (p: Paste) => boolean;
 
 export interface PasteServiceDeps {
   store: PasteRepository;
@@ -125,8 +135,8 @@ export class PasteService {
 
   #readFound(hash: string, found: Paste | null, viewer: Viewer | null, opts: ReadOptions): Counted | Promise<Counted> {
     const p = this.#visible(found, viewer);
-    if (needsPassword(p, viewer) && opts.proof?.(p) !== true) return this.#unlock(p, opts).then(() => this.#count(hash, p, opts.consume));
-    return this.#count(hash, p, opts.consume);
+    if (needsPassword(p, viewer) && opts.proof?.(p) !== true) return this.#unlock(p, opts).then(() => this.#count(hash, p, opts));
+    return this.#count(hash, p, opts);
   }
 
   /** Checks a reader's password; wrong ones spend the client's budget for this paste. */
@@ -140,8 +150,9 @@ export class PasteService {
     if (!outcome.value) throw new PasteError('wrong_password');
   }
 
-  /** Counts the view, or burns a one-time paste; a HEAD (`consume` false) does neither. */
-  #count(hash: string, p: Paste, consume: boolean): Counted | Promise<Counted> {
+  /** Counts the view, or burns a one-time paste; a HEAD (`consume` false) or a revision the reader holds does neither. */
+  #count(hash: string, p: Paste, { consume, known }: ReadOptions): Counted | Promise<Counted> {
+    if (known !== undefined && known(p)) return { paste: p, viewCount: p.view_count + this.#views.pending(hash), unchanged: true };
     if (!consume) return { paste: p, viewCount: p.view_count + this.#views.pending(hash) };
     if (p.burn_after_read === 0) return { paste: p, viewCount: p.view_count + this.#views.add(hash) };
     return this.#store.transact(hash, (cur) => {
@@ -227,14 +238,16 @@ export class PasteService {
   }
 
   /** Applies an edit: omitted fields keep their value (README, Edit a paste). */
-  async edit(hash: string, input: EditInput, viewer: Viewer): Promise<Paste> {
+  async edit(hash: string, input: EditInput, viewer: Viewer, unchangedSince?: Precondition): Promise<Paste> {
     const password = input.password === undefined ? undefined : await hashPassword(input.password);
     const edited = await this.#store.transact(hash, (p) => {
       const now = this.#now();
       this.#checkOwner(p, viewer);
       if (p.burned) throw new PasteError('burned');
       if (isExpired(p, now)) throw new PasteError('expired');
-      const next: { -readonly [K in keyof Paste]: Paste[K] } = { ...p, updated_at: now };
+      if (unchangedSince !== undefined && !unchangedSince(p)) throw new PasteError('changed');
+      // Each edit's time is later than the last one's, so (hash, updated_at) names a revision (its ETag).
+      const next: { -readonly [K in keyof Paste]: Paste[K] } = { ...p, updated_at: Math.max(now, p.updated_at + 1) };
       if (input.title !== undefined) next.title = input.title;
       if (input.content !== undefined) next.content_json = encodeContent(input.content);
       if (input.privacy !== undefined) next.privacy = input.privacy;
@@ -252,9 +265,10 @@ export class PasteService {
   }
 
   /** Deletes a paste in any state (burned and expired ones too), short link included. */
-  async delete(hash: string, viewer: Viewer): Promise<void> {
+  async delete(hash: string, viewer: Viewer, unchangedSince?: Precondition): Promise<void> {
     const ownerId = await this.#store.transact(hash, (p) => {
       this.#checkOwner(p, viewer);
+      if (unchangedSince !== undefined && !unchangedSince(p)) throw new PasteError('changed');
       return { result: p.owner_id, next: 'delete' };
     });
     this.#recent.remove(hash);

@@ -11,6 +11,7 @@ const PASTE_CODES: Record<PasteFailure, ErrorCode> = {
   wrong_password: 'invalid_password',
   too_many_guesses: 'rate_limited',
   not_owner: 'forbidden',
+  changed: 'precondition_failed',
 };
 
 const ACCOUNT_CODES: Record<AccountFailure, ErrorCode> = {

@@ -28,6 +28,7 @@ const ERRORS: Record<number, string> = {
   404: 'No such paste, or a private paste that is not yours (the two look identical).',
   405: 'Wrong method for this endpoint; the `Allow` header lists the right ones.',
   410: 'The paste expired (the error says `expired`) or was burned after reading (`burned`).',
+  412: 'The paste has changed since the revision named in `If-Match`; nothing was written.',
   413: 'The body is larger than MAX_PASTE_BYTES × 3 + 64 KiB (refused unread), or the content is over MAX_PASTE_BYTES.',
   415: 'A POST body that is neither `application/json` nor `application/x-www-form-urlencoded` (nor `text/plain` for create), or a charset other than UTF-8.',
   422: 'The `Idempotency-Key` was used by this token for a different request in the last 24 hours.',
@@ -169,9 +170,30 @@ const idempotencyKey: Schema = {
     'Makes a retry safe: for 24 hours the same key from the same token answers the first answer (same hash, status and body) instead of writing again; the same key for a different request is 422. Concurrent duplicates share one execution. Kept across restarts.',
 };
 
+const ifMatch: Schema = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  schema: { type: 'string' },
+  description: 'The `ETag` of the revision this write is meant for: when the paste has changed since, the answer is 412 and nothing is written.',
+};
+
+/** A read's answers when the reader holds the current revision. */
+const notModified: Schema = {
+  description: 'The reader holds the current revision (`If-None-Match`): no body, no view counted, nothing burned.',
+  headers: { ETag: { $ref: '#/components/headers/ETag' }, 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+};
+
 const hashParam: Schema = { name: 'hash', in: 'query', required: true, schema: hashProperty };
 const readParams: Schema[] = [
   hashParam,
+  {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    schema: { type: 'string' },
+    description: 'The paste\'s `ETag` (or a list of them): when it names the current revision the answer is 304 with no body, after every other check, and no view is counted and nothing is burned.',
+  },
   { name: 'password', in: 'query', required: false, schema: { type: 'string' }, description: 'The paste\'s password, when it has one (or send `X-Paste-Password`).' },
   { name: 'X-Paste-Password', in: 'header', required: false, schema: { type: 'string' }, description: 'The paste\'s password as UTF-8, instead of the query parameter.' },
 ];
@@ -240,9 +262,10 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           responses: {
             200: {
               description: 'The paste.',
-              headers: rateHeaders,
+              headers: { ...rateHeaders, ETag: { $ref: '#/components/headers/ETag' } },
               content: { 'application/json': { schema: ref('PasteResult') } },
             },
+            304: notModified,
             ...errors(400, ...AUTHED, 404, 410),
           },
         },
@@ -257,10 +280,12 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
               description: 'The content, byte for byte.',
               headers: {
                 ...rateHeaders,
+                ETag: { $ref: '#/components/headers/ETag' },
                 'Content-Security-Policy': { required: true, schema: { const: 'sandbox' }, description: 'A browser that opens it runs nothing of it.' },
               },
               content: { 'text/plain; charset=utf-8': { schema: { type: 'string' } } },
             },
+            304: notModified,
             ...errors(400, ...AUTHED, 404, 410),
           },
         },
@@ -269,11 +294,11 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
         post: {
           operationId: 'editPaste',
           summary: 'Edit a paste (scope `write`; the owner or `admin`)',
-          parameters: [idempotencyKey],
+          parameters: [idempotencyKey, ifMatch],
           requestBody: body('EditRequest', { hash: 'aB3dE5gH7j', content: 'print(43)' }),
           responses: {
-            200: { description: 'Edited.', headers: rateHeaders, content: { 'application/json': { schema: ref('WriteResult') } } },
-            ...errors(400, ...AUTHED, 404, 410, 413, 415, 422, 503),
+            200: { description: 'Edited. `ETag` names the new revision (absent on a repeated Idempotency-Key\'s answer).', headers: { ...rateHeaders, ETag: { required: false, schema: { type: 'string' }, description: 'The new revision\'s entity tag.' } }, content: { 'application/json': { schema: ref('WriteResult') } } },
+            ...errors(400, ...AUTHED, 404, 410, 412, 413, 415, 422, 503),
           },
         },
       },
@@ -281,10 +306,11 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
         post: {
           operationId: 'deletePaste',
           summary: 'Delete a paste in any state (scope `write`; the owner or `admin`)',
+          parameters: [ifMatch],
           requestBody: body('DeleteRequest', { hash: 'aB3dE5gH7j' }),
           responses: {
             200: { description: 'Deleted, with its short link.', headers: rateHeaders, content: { 'application/json': { schema: ref('DeleteResult') } } },
-            ...errors(400, ...AUTHED, 404, 413, 415, 503),
+            ...errors(400, ...AUTHED, 404, 412, 413, 415, 503),
           },
         },
       },
@@ -310,6 +336,11 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
         'X-RateLimit-Remaining': { schema: { type: 'string', pattern: '^\\d+$' }, description: 'Whole requests left in the token\'s bucket; absent when unlimited.' },
         'Retry-After': { required: true, schema: { type: 'string', pattern: '^\\d+$' }, description: 'Whole seconds to wait.' },
         'Cache-Control': { required: true, schema: { const: 'no-store' }, description: 'An answer to a token is never for a shared cache.' },
+        ETag: {
+          required: true,
+          schema: { type: 'string', pattern: '^"[A-Za-z0-9]{10}\\.[0-9a-z]+"$' },
+          description: 'A strong validator of the paste\'s revision: it changes with every edit. Send it back in `If-None-Match` (reads) or `If-Match` (edit, delete).',
+        },
         'X-Request-Id': {
           required: true,
           schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$' },

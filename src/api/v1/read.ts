@@ -1,4 +1,6 @@
 import type { Headers, Reply } from '../../http/reply.ts';
+import { namesEtag } from '../../http/conditional.ts';
+import { etagOf, type Paste } from '../../paste/paste.ts';
 import type { Counted } from '../../paste/service.ts';
 import { stringField, type ApiRequest } from '../request.ts';
 import { pasteBody, rawBody, requireHash } from './present.ts';
@@ -20,11 +22,20 @@ function password(r: ApiRequest): string | undefined {
   }
 }
 
-/** A read that counts (or, for HEAD, only checks); wrong passwords spend the client's budget. */
+/**
+ * A read that counts (or, for HEAD, only checks); wrong passwords spend the client's budget.
+ * A client that names the paste's revision in `If-None-Match` is answered 304 after every
+ * other check, and nothing is counted or burned (README, Caching).
+ */
 function readPaste(r: ApiRequest): Counted | Promise<Counted> {
   const hash = requireHash(r.query);
-  return r.deps.pastes.read(hash, r.viewer, { password: password(r), client: r.ip, consume: r.req.method !== 'HEAD' });
+  const held = r.req.headers['if-none-match'];
+  const known = held === undefined ? undefined : (p: Paste): boolean => namesEtag(held, etagOf(p), false);
+  return r.deps.pastes.read(hash, r.viewer, { password: password(r), client: r.ip, consume: r.req.method !== 'HEAD', known });
 }
+
+/** The answer to a reader who holds this revision already. */
+const notModified = (p: Paste): Reply => ({ kind: 'text', status: 304, body: '', headers: { etag: etagOf(p) } });
 
 /** GET paste.php?hash= — the paste as JSON (README, Get a paste). */
 export function getPaste(r: ApiRequest): Reply | Promise<Reply> {
@@ -33,7 +44,10 @@ export function getPaste(r: ApiRequest): Reply | Promise<Reply> {
   return read instanceof Promise ? read.then((c) => pasteReply(r, c)) : pasteReply(r, read);
 }
 
-const pasteReply = (r: ApiRequest, { paste, viewCount }: Counted): Reply => ({ kind: 'bytes', status: 200, contentType: JSON_TYPE, body: pasteBody(r.deps, paste, viewCount) });
+const pasteReply = (r: ApiRequest, { paste, viewCount, unchanged }: Counted): Reply =>
+  unchanged === true
+    ? notModified(paste)
+    : { kind: 'bytes', status: 200, contentType: JSON_TYPE, body: pasteBody(r.deps, paste, viewCount), headers: { etag: etagOf(paste) } };
 
 /** GET raw.php?hash= — the content alone as text/plain (README, Raw text). */
 export function rawPaste(r: ApiRequest): Reply | Promise<Reply> {
@@ -44,11 +58,13 @@ export function rawPaste(r: ApiRequest): Reply | Promise<Reply> {
 /** A user's text: a browser that opens it directly must run nothing of it, and never as a page of ours. */
 const RAW_HEADERS: Headers = { 'content-security-policy': 'sandbox' };
 
-function rawReply(r: ApiRequest, { paste }: Counted): Reply {
+function rawReply(r: ApiRequest, { paste, unchanged }: Counted): Reply {
+  if (unchanged === true) return notModified(paste);
   const body = rawBody(r.deps, paste);
+  const headers = { ...RAW_HEADERS, etag: etagOf(paste) };
   return typeof body === 'string'
-    ? { kind: 'text', status: 200, body, headers: RAW_HEADERS }
-    : { kind: 'bytes', status: 200, contentType: 'text/plain; charset=utf-8', body, headers: RAW_HEADERS };
+    ? { kind: 'text', status: 200, body, headers }
+    : { kind: 'bytes', status: 200, contentType: 'text/plain; charset=utf-8', body, headers };
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';

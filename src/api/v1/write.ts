@@ -1,4 +1,7 @@
 import { prefersPlainText } from '../../http/accept.ts';
+import { namesEtag } from '../../http/conditional.ts';
+import { etagOf, type Paste } from '../../paste/paste.ts';
+import type { Precondition } from '../../paste/service.ts';
 import { json, type Reply } from '../../http/reply.ts';
 import { validateCreate, validateEdit } from '../../paste/validate.ts';
 import type { ApiRequest } from '../request.ts';
@@ -20,6 +23,12 @@ export async function createPaste(r: ApiRequest): Promise<Reply> {
   return json({ ok: true, hash, url, short_url: shortUrl(r.deps, hash) });
 }
 
+/** `If-Match` (README, Caching): the write goes ahead only on the revision it names, else 412. */
+function unchangedSince(r: ApiRequest): Precondition | undefined {
+  const named = r.req.headers['if-match'];
+  return named === undefined ? undefined : (p) => namesEtag(named, etagOf(p), true);
+}
+
 /**
  * Carries out a write once per `Idempotency-Key` (README, Safe retries), or simply when the
  * request has none. Checked after the fields are valid, so a refused request leaves no record.
@@ -36,13 +45,15 @@ export async function editPaste(r: ApiRequest): Promise<Reply> {
   const v = validateEdit(r.body, r.deps.maxPasteBytes);
   if (!v.ok) throw refuse(v.problems);
   const input = v.value;
-  await once(r, 'edit', JSON.stringify(input), hash, async () => (await r.deps.pastes.edit(hash, input, r.viewer)).hash);
-  return json({ ok: true, hash, url: pasteUrl(r.deps, hash), short_url: shortUrl(r.deps, hash) });
+  let edited: Paste | undefined;
+  await once(r, 'edit', JSON.stringify(input), hash, async () => (edited = await r.deps.pastes.edit(hash, input, r.viewer, unchangedSince(r))).hash);
+  // The new revision's ETag (a repeated Idempotency-Key's answer made no revision, and has none).
+  return json({ ok: true, hash, url: pasteUrl(r.deps, hash), short_url: shortUrl(r.deps, hash) }, 200, edited === undefined ? undefined : { etag: etagOf(edited) });
 }
 
 /** POST paste_delete.php (README, Delete a paste). */
 export async function deletePaste(r: ApiRequest): Promise<Reply> {
   const hash = requireHash(r.body, r.query);
-  await r.deps.pastes.delete(hash, r.viewer);
+  await r.deps.pastes.delete(hash, r.viewer, unchangedSince(r));
   return json({ ok: true, deleted: true });
 }

@@ -64,7 +64,7 @@ describe('answers are checked against the document', () => {
       /must be equal to one of the allowed values/,
     );
     assert.throws(
-      () => checkApiAnswer('GET', '/api/v1/raw.php', { status: 200, headers: { ...ok.headers, 'content-type': 'text/plain; charset=utf-8' }, text: 'x' }),
+      () => checkApiAnswer('GET', '/api/v1/raw.php', { status: 200, headers: { ...ok.headers, etag: '"AAAAAAAAAA.1"', 'content-type': 'text/plain; charset=utf-8' }, text: 'x' }),
       /Content-Security-Policy is required/,
     );
   });
