@@ -171,7 +171,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     }
     await views.drain();
     limiter.prune();
-    await Promise.all([saveBuckets(files, bucketsFile, limiter), tokenUsage.save(), recent.save()]);
+    // The view counts still pending are saved every tick: a crash loses at most this tick's.
+    await Promise.all([views.save(), saveBuckets(files, bucketsFile, limiter), tokenUsage.save(), recent.save()]);
   };
   const tick = (): Promise<void> => (upkeep = upkeep.then(step).catch(logError));
   void tick();

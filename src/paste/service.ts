@@ -25,8 +25,9 @@ export interface PasteRepository {
 
 /** Views counted in memory and folded into the files later (store/views.ts). */
 export interface ViewCounts {
-  add(hash: string): number;
-  pending(hash: string): number;
+  /** Counts a view of a paste whose file counts `fileCount`; answers the views the file does not hold yet. */
+  add(hash: string, fileCount: number): number;
+  pending(hash: string, fileCount: number): number;
 }
 
 /** Each user's pastes (store/owner-index.ts). */
@@ -152,13 +153,13 @@ export class PasteService {
 
   /** Counts the view, or burns a one-time paste; a HEAD (`consume` false) or a revision the reader holds does neither. */
   #count(hash: string, p: Paste, { consume, known }: ReadOptions): Counted | Promise<Counted> {
-    if (known !== undefined && known(p)) return { paste: p, viewCount: p.view_count + this.#views.pending(hash), unchanged: true };
-    if (!consume) return { paste: p, viewCount: p.view_count + this.#views.pending(hash) };
-    if (p.burn_after_read === 0) return { paste: p, viewCount: p.view_count + this.#views.add(hash) };
+    if (known !== undefined && known(p)) return { paste: p, viewCount: p.view_count + this.#views.pending(hash, p.view_count), unchanged: true };
+    if (!consume) return { paste: p, viewCount: p.view_count + this.#views.pending(hash, p.view_count) };
+    if (p.burn_after_read === 0) return { paste: p, viewCount: p.view_count + this.#views.add(hash, p.view_count) };
     return this.#store.transact(hash, (cur) => {
       if (cur === null) throw new PasteError('not_found');
       if (cur.burned) throw new PasteError('burned');
-      const shown = { ...cur, view_count: cur.view_count + this.#views.pending(hash) + 1 };
+      const shown = { ...cur, view_count: cur.view_count + this.#views.pending(hash, cur.view_count) + 1 };
       const now = this.#now();
       return {
         result: { paste: shown, viewCount: shown.view_count },
@@ -221,7 +222,7 @@ export class PasteService {
     const pastes: Paste[] = [];
     for (const hash of hashes.slice(offset, offset + limit)) {
       const p = await this.#store.get(hash);
-      if (p !== null) pastes.push({ ...p, view_count: p.view_count + this.#views.pending(hash) });
+      if (p !== null) pastes.push({ ...p, view_count: p.view_count + this.#views.pending(hash, p.view_count) });
     }
     return { pastes, total: hashes.length };
   }

@@ -2,13 +2,30 @@ import { readStateFile, type DurableFiles } from './files.ts';
 import type { PasteStore } from './pastes.ts';
 
 /**
- * View counts are batched: a read only bumps a number in memory, and a background drain
- * folds the totals into the paste files a few hundred at a time. On shutdown whatever is
- * still pending is saved to one file and picked up at the next start, so a graceful
- * restart loses nothing and a crash loses at most the last few seconds of counts.
+ * Views counted since they were last folded into a paste's file: `delta` views beyond a
+ * file that counted `base` (null when not known: a count saved by an older version).
+ */
+interface Pending {
+  base: number | null;
+  delta: number;
+}
+
+/** The views of `e` that a file counting `fileCount` does not hold yet. */
+const beyond = (e: Pending, fileCount: number): number => (e.base === null ? e.delta : Math.max(0, e.base + e.delta - fileCount));
+
+/**
+ * View counts are batched (README, Data on disk and durability): a read only bumps a number
+ * in memory; every upkeep tick (5 s) folds some pastes' totals into their files and saves
+ * all that is still pending to one state file, so a crash loses at most the last tick's
+ * counts. Each pending count remembers the file's count it started from, so a count both
+ * saved and then folded before a crash is recognised in the file at the next start and
+ * never counted twice; loading the saved counts removes nothing until they are folded or
+ * saved again.
  */
 export class ViewCounter {
-  readonly #pending = new Map<string, number>();
+  readonly #pending = new Map<string, Pending>();
+  /** Whether the pending counts differ from what the state file holds. */
+  #dirty = false;
 
   constructor(
     private readonly store: PasteStore,
@@ -16,15 +33,22 @@ export class ViewCounter {
     private readonly file: string,
   ) {}
 
-  /** Counts one view; answers the views now pending for this paste. */
-  add(hash: string): number {
-    const n = (this.#pending.get(hash) ?? 0) + 1;
-    this.#pending.set(hash, n);
-    return n;
+  /** Counts one view of a paste whose file counts `fileCount`; answers the views it does not hold yet. */
+  add(hash: string, fileCount: number): number {
+    let e = this.#pending.get(hash);
+    if (e === undefined) {
+      e = { base: fileCount, delta: 0 };
+      this.#pending.set(hash, e);
+    }
+    e.delta++;
+    this.#dirty = true;
+    return beyond(e, fileCount);
   }
 
-  pending(hash: string): number {
-    return this.#pending.get(hash) ?? 0;
+  /** The views of a paste whose file counts `fileCount` that the file does not hold yet. */
+  pending(hash: string, fileCount: number): number {
+    const e = this.#pending.get(hash);
+    return e === undefined ? 0 : beyond(e, fileCount);
   }
 
   get size(): number {
@@ -36,32 +60,60 @@ export class ViewCounter {
    * the batch is kept small: read-heavy load must not turn into a stream of fsyncs.
    */
   async drain(max = 100): Promise<void> {
-    const batch = [...this.#pending].slice(0, max);
-    for (const [hash, delta] of batch) {
-      await this.store.transact(hash, (p) => ({
-        result: undefined,
-        ...(p !== null && !p.burned ? { next: { ...p, view_count: p.view_count + delta } } : {}),
-        // Subtract in the same step that makes the new total visible, so no reader counts it twice.
-        onCommit: () => {
-          const left = (this.#pending.get(hash) ?? 0) - delta;
-          if (left > 0 && p !== null) this.#pending.set(hash, left);
-          else this.#pending.delete(hash);
-        },
-      }));
+    const batch = [...this.#pending].slice(0, max).map(([hash, e]) => [hash, { ...e }] as const);
+    for (const [hash, taken] of batch) {
+      await this.store.transact(hash, (p) => {
+        const add = p === null || p.burned ? 0 : beyond(taken, p.view_count);
+        return {
+          result: undefined,
+          ...(p !== null && add > 0 ? { next: { ...p, view_count: p.view_count + add } } : {}),
+          // Settle in the same step that makes the new total visible, so no reader counts it twice.
+          onCommit: () => {
+            const e = this.#pending.get(hash);
+            if (e === undefined) return;
+            const left = e.delta - taken.delta;
+            if (left > 0 && p !== null && !p.burned) {
+              e.base = p.view_count + add;
+              e.delta = left;
+            } else this.#pending.delete(hash);
+            this.#dirty = true;
+          },
+        };
+      });
     }
   }
 
-  /** Takes the counts a previous run saved; the file is removed so they count once. */
+  /** Takes the counts a previous run saved. The file stays until the next save replaces it. */
   async load(): Promise<void> {
     const saved = await readStateFile(this.file);
-    for (const [hash, n] of Object.entries(typeof saved === 'object' && saved !== null ? saved : {})) {
-      if (Number.isInteger(n) && n > 0) this.#pending.set(hash, this.pending(hash) + n);
+    if (typeof saved !== 'object' || saved === null) return;
+    const v2 = (saved as { v?: unknown }).v === 2;
+    const entries = v2 ? (saved as { pending?: unknown }).pending : saved;
+    if (typeof entries !== 'object' || entries === null) return;
+    for (const [hash, value] of Object.entries(entries)) {
+      // Version 2: [base, delta]; before it, the delta alone (never folded, so all of it counts).
+      const [base, delta] = v2 && Array.isArray(value) ? (value as unknown[]) : [null, value];
+      if (!Number.isInteger(delta) || (delta as number) <= 0) continue;
+      if (base !== null && !Number.isInteger(base)) continue;
+      this.#pending.set(hash, { base: base as number | null, delta: delta as number });
     }
-    await this.files.removeFile(this.file);
   }
 
+  /** Saves the pending counts durably (or removes the file when none are left), if they changed. */
   async save(): Promise<void> {
-    if (this.#pending.size === 0) return;
-    await this.files.writeFile(this.file, JSON.stringify(Object.fromEntries(this.#pending)));
+    if (!this.#dirty) return;
+    this.#dirty = false;
+    if (this.#pending.size === 0) {
+      await this.files.removeFile(this.file);
+      return;
+    }
+    const pending: Record<string, [number | null, number]> = {};
+    for (const [hash, e] of this.#pending) pending[hash] = [e.base, e.delta];
+    try {
+      await this.files.writeFile(this.file, JSON.stringify({ v: 2, pending }));
+    } catch (err) {
+      this.#dirty = true;
+      throw err;
+    }
   }
 }
