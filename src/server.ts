@@ -75,7 +75,9 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   await files.ensureDir(state);
 
   const accountFile = new AccountStore(dir, files);
-  const store = new PasteStore(dir, files, config.pasteCacheBytes);
+  const store = new PasteStore(dir, files, config.pasteCacheBytes, (damage) =>
+    logError(`paste ${damage.hash ?? '(hash unreadable)'}: ${damage.message}; its owner and admins get 500 paste_damaged (others 404) until one of them deletes it`),
+  );
   const views = new ViewCounter(store, files, join(state, 'views.json'));
   const tokenUsage = new TokenUsage(files, join(state, 'token-usage.json'));
   const owners = new OwnerIndex(dir, files);

@@ -19,6 +19,7 @@ export const STATUS_BY_CODE = {
   /** Not sent (nobody is listening): how the log records a client that left mid-request (nginx's 499). */
   client_closed: 499,
   internal: 500,
+  paste_damaged: 500,
   unavailable: 503,
 } as const;
 

@@ -1,13 +1,19 @@
 import type { Viewer } from '../auth/viewer.ts';
 import { hashPassword, verifyPassword } from '../crypto/passwords.ts';
 import type { FailureBudget } from '../ratelimit/failure-budget.ts';
-import { TOMBSTONE_MS, type Txn } from '../store/pastes.ts';
+import { CorruptPaste, TOMBSTONE_MS, type Txn } from '../store/pastes.ts';
 import { canSee, needsPassword, owns } from './access.ts';
 import { PasteError } from './errors.ts';
 import { expireAt } from './expiry.ts';
 import { detectLanguage } from './language.ts';
 import { contentOf, encodeContent, isExpired, NO_CONTENT, type Paste } from './paste.ts';
 import type { CreateInput, EditInput } from './validate.ts';
+
+/** A list skips a damaged paste file (already reported when found) rather than failing whole. */
+const skipDamaged = (err: unknown): null => {
+  if (err instanceof CorruptPaste) return null;
+  throw err;
+};
 
 /** Wrong paste passwords allowed per client and paste per minute, API and web together (README). */
 export const PASSWORD_GUESSES_PER_MINUTE = 10;
@@ -21,6 +27,8 @@ export interface PasteRepository {
   /** Creates a new paste under a free hash, trying `first` before random ones. */
   create(make: (hash: string) => Paste, alongside?: (paste: Paste) => Promise<void>, first?: string): Promise<Paste>;
   transact<T>(hash: string, fn: (paste: Paste | null) => Txn<T> | Promise<Txn<T>>): Promise<T>;
+  /** Removes a damaged paste file (README, Data on disk and durability); null when it is not damaged. */
+  removeDamaged(hash: string): Promise<CorruptPaste | null>;
 }
 
 /** Views counted in memory and folded into the files later (store/views.ts). */
@@ -107,7 +115,19 @@ export class PasteService {
   /** A paste the viewer may see, without counting a view or checking its password. */
   async peek(hash: string, viewer: Viewer | null): Promise<Paste> {
     const cached = this.#store.cached(hash);
-    return this.#visible(cached !== undefined ? cached : await this.#store.get(hash), viewer);
+    const found = cached !== undefined ? cached : await this.#store.get(hash).catch((err: unknown) => this.#damaged(err, viewer));
+    return this.#visible(found, viewer);
+  }
+
+  /**
+   * A damaged paste file, as its reader may know it: its owner and admins learn that it is
+   * damaged (and may delete it); to anyone else, whose right to see it cannot be checked,
+   * it is not there. Anything else is passed on.
+   */
+  #damaged(err: unknown, viewer: Viewer | null): never {
+    if (!(err instanceof CorruptPaste)) throw err;
+    if (viewer !== null && (viewer.isAdmin || viewer.userId === err.ownerId)) throw new PasteError('damaged');
+    throw new PasteError('not_found');
   }
 
   #visible(p: Paste | null, viewer: Viewer | null): Paste {
@@ -126,7 +146,12 @@ export class PasteService {
    */
   read(hash: string, viewer: Viewer | null, opts: ReadOptions): Counted | Promise<Counted> {
     const cached = this.#store.cached(hash);
-    if (cached === undefined) return this.#store.get(hash).then((p) => this.#readFound(hash, p, viewer, opts));
+    if (cached === undefined) {
+      return this.#store.get(hash).then(
+        (p) => this.#readFound(hash, p, viewer, opts),
+        (err: unknown) => this.#damaged(err, viewer),
+      );
+    }
     try {
       return this.#readFound(hash, cached, viewer, opts);
     } catch (err) {
@@ -171,7 +196,7 @@ export class PasteService {
 
   /** The paste a short code names, if the viewer may see it (in any state: its page says which). */
   async byShortcode(code: string, viewer: Viewer | null): Promise<Paste> {
-    const p = await this.#store.getByShortcode(code);
+    const p = await this.#store.getByShortcode(code).catch((err: unknown) => this.#damaged(err, viewer));
     if (p === null || !canSee(viewer, p)) throw new PasteError('not_found');
     return p;
   }
@@ -181,7 +206,7 @@ export class PasteService {
    * can still be edited (410 when expired or burned); deleting works in any state.
    */
   async owned(hash: string, viewer: Viewer, live: boolean): Promise<Paste> {
-    const p = live ? await this.peek(hash, viewer) : await this.#store.get(hash);
+    const p = live ? await this.peek(hash, viewer) : await this.#store.get(hash).catch((err: unknown) => this.#damaged(err, viewer));
     this.#checkOwner(p, viewer);
     return p;
   }
@@ -221,7 +246,8 @@ export class PasteService {
     const hashes = await this.#owners.list(userId);
     const pastes: Paste[] = [];
     for (const hash of hashes.slice(offset, offset + limit)) {
-      const p = await this.#store.get(hash);
+      // A damaged file costs only its own line (it was reported when found).
+      const p = await this.#store.get(hash).catch(skipDamaged);
       if (p !== null) pastes.push({ ...p, view_count: p.view_count + this.#views.pending(hash, p.view_count) });
     }
     return { pastes, total: hashes.length };
@@ -231,7 +257,7 @@ export class PasteService {
   async listRecent(limit: number): Promise<Paste[]> {
     const out: Paste[] = [];
     for (const hash of this.#recent.list()) {
-      const p = await this.#store.get(hash);
+      const p = await this.#store.get(hash).catch(skipDamaged);
       if (p !== null && p.privacy === 'public' && !p.burned && p.password === null && !isExpired(p, this.#now())) out.push(p);
       if (out.length === limit) break;
     }
@@ -259,7 +285,7 @@ export class PasteService {
       if (input.clear_password === 1) next.password = null;
       if (password !== undefined) next.password = password;
       return { result: next, next };
-    });
+    }).catch((err: unknown) => this.#damaged(err, viewer));
     // A paste made public now belongs on the recent list (listRecent re-checks the rest).
     if (edited.privacy === 'public' && edited.burn_after_read === 0) this.#recent.add(hash);
     return edited;
@@ -267,13 +293,31 @@ export class PasteService {
 
   /** Deletes a paste in any state (burned and expired ones too), short link included. */
   async delete(hash: string, viewer: Viewer, unchangedSince?: Precondition): Promise<void> {
-    const ownerId = await this.#store.transact(hash, (p) => {
-      this.#checkOwner(p, viewer);
-      if (unchangedSince !== undefined && !unchangedSince(p)) throw new PasteError('changed');
-      return { result: p.owner_id, next: 'delete' };
-    });
+    let ownerId: number | null;
+    try {
+      ownerId = await this.#store.transact(hash, (p) => {
+        this.#checkOwner(p, viewer);
+        if (unchangedSince !== undefined && !unchangedSince(p)) throw new PasteError('changed');
+        return { result: p.owner_id, next: 'delete' };
+      });
+    } catch (err) {
+      ownerId = await this.#deleteDamaged(hash, viewer, err);
+    }
     this.#recent.remove(hash);
-    await this.#owners.remove(ownerId, hash);
+    if (ownerId !== null) await this.#owners.remove(ownerId, hash);
+  }
+
+  /**
+   * A damaged paste file is deleted by its owner (when the file still says who that is) or
+   * an admin, without If-Match (it has no revision); anyone else is told it is not there.
+   * Answers its owner's id, when known.
+   */
+  async #deleteDamaged(hash: string, viewer: Viewer, err: unknown): Promise<number | null> {
+    if (!(err instanceof CorruptPaste)) throw err;
+    if (!viewer.isAdmin && viewer.userId !== err.ownerId) this.#damaged(err, viewer);
+    const removed = await this.#store.removeDamaged(hash);
+    if (removed === null) throw new PasteError('changed');
+    return removed.ownerId;
   }
 
   #checkOwner(p: Paste | null, viewer: Viewer): asserts p is Paste {

@@ -12,6 +12,7 @@ const PASTE_CODES: Record<PasteFailure, ErrorCode> = {
   too_many_guesses: 'rate_limited',
   not_owner: 'forbidden',
   changed: 'precondition_failed',
+  damaged: 'paste_damaged',
 };
 
 const ACCOUNT_CODES: Record<AccountFailure, ErrorCode> = {

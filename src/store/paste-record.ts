@@ -62,6 +62,42 @@ export const isExpired = (p: Pick<Paste, 'expire_at'>, now: number): boolean => 
 /** A paste whose content is gone (burned, or expired and swept): live content is never empty. */
 export const isTombstone = (p: Pick<Paste, 'content_json'>): boolean => p.content_json === NO_CONTENT;
 
+/**
+ * A paste file that cannot be a paste: unparsable, or a field missing or of the wrong type.
+ * Carries what could be read of it (hash, owner), so its owner can still delete it.
+ */
+export class DamagedRecord extends Error {
+  constructor(
+    readonly reason: string,
+    readonly hash: string | null,
+    readonly ownerId: number | null,
+  ) {
+    super(reason);
+  }
+}
+
+const isTime = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v);
+const isFlag = (v: unknown): boolean => v === 0 || v === 1;
+
+/** The first field of a parsed paste file that is missing or of the wrong type, or null. */
+function wrongField(f: Record<string, unknown>): string | null {
+  if (typeof f['hash'] !== 'string' || !HASH_RE.test(f['hash'])) return 'hash';
+  if (typeof f['title'] !== 'string') return 'title';
+  if (typeof f['content'] !== 'string') return 'content';
+  if (typeof f['language'] !== 'string') return 'language';
+  if (!(PRIVACIES as readonly unknown[]).includes(f['privacy'])) return 'privacy';
+  if (!isFlag(f['highlight'])) return 'highlight';
+  if (!isFlag(f['burn_after_read'])) return 'burn_after_read';
+  if (typeof f['burned'] !== 'boolean') return 'burned';
+  if (f['password'] !== null && typeof f['password'] !== 'string') return 'password';
+  if (!Number.isInteger(f['owner_id'])) return 'owner_id';
+  if (!isTime(f['created_at'])) return 'created_at';
+  if (!isTime(f['updated_at'])) return 'updated_at';
+  if (f['expire_at'] !== null && !isTime(f['expire_at'])) return 'expire_at';
+  if (!Number.isInteger(f['view_count']) || (f['view_count'] as number) < 0) return 'view_count';
+  return null;
+}
+
 /** The file's text: the fields, then `content` spliced in as the literal it already is. */
 export function fileText(p: Paste): string {
   const { content_json: content, ...fields } = p;
@@ -75,7 +111,19 @@ export function fileText(p: Paste): string {
  * which made every read of a paste's fields megamorphic (~7 % of a cached read's CPU).
  */
 export function parseFile(text: string): Paste {
-  const f = JSON.parse(text) as Omit<Paste, 'content_json'> & { content: string };
+  let f: Omit<Paste, 'content_json'> & { content: string };
+  try {
+    f = JSON.parse(text) as typeof f;
+  } catch {
+    // JSON.parse of a string throws SyntaxError only: a torn or overwritten file.
+    throw new DamagedRecord(text.length === 0 ? 'the file is empty' : 'the file is not valid JSON (truncated or overwritten?)', null, null);
+  }
+  const wrong = typeof f !== 'object' || f === null ? 'not an object' : wrongField(f);
+  if (wrong !== null) {
+    const owner = typeof f === 'object' && f !== null && Number.isInteger(f.owner_id) ? f.owner_id : null;
+    const hash = typeof f === 'object' && f !== null && typeof f.hash === 'string' && HASH_RE.test(f.hash) ? f.hash : null;
+    throw new DamagedRecord(`the record is malformed: ${wrong}`, hash, owner);
+  }
   return {
     v: 1,
     hash: f.hash,

@@ -4,7 +4,7 @@ import { RandomIds } from '../crypto/random.ts';
 import { isErrno, listDir, readText, type DurableFiles } from './files.ts';
 import { KeyedMutex } from './mutex.ts';
 import { PasteCache } from './paste-cache.ts';
-import { fileText, HASH_LENGTH, isExpired, isTombstone, NO_CONTENT, parseFile, shortcodeOf, type Paste } from './paste-record.ts';
+import { DamagedRecord, fileText, HASH_LENGTH, isExpired, isTombstone, NO_CONTENT, parseFile, shortcodeOf, type Paste } from './paste-record.ts';
 
 /** What a transaction asks the store to do with the paste once its callback returns. */
 export interface Txn<T> {
@@ -14,6 +14,23 @@ export interface Txn<T> {
   sweepAt?: number;
   /** Runs synchronously right after the change is durable and cached. */
   onCommit?: () => void;
+}
+
+/**
+ * A paste file that cannot be read as a paste (README, Data on disk and durability): what
+ * the store throws for it instead of a paste, saying where it is and what is wrong, and
+ * whose it is when that could be read.
+ */
+export class CorruptPaste extends Error {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+    /** The hash the file names, or null when not even that could be read. */
+    readonly hash: string | null,
+    readonly ownerId: number | null,
+  ) {
+    super(`paste file ${path} is damaged: ${reason}`);
+  }
 }
 
 /**
@@ -33,11 +50,15 @@ export class PasteStore {
   readonly #ids = new RandomIds();
   /** Bumped by every commit; a disk read that overlapped one must not fill the cache. */
   #epoch = 0;
+  /** Damaged files already reported, so each is reported once however often it is asked for. */
+  readonly #reported = new Set<string>();
 
   constructor(
     dataDir: string,
     private readonly files: DurableFiles,
     cacheBytes = 32 * 1024 * 1024,
+    /** Told once about each damaged paste file found (the server's log). */
+    private readonly onDamaged: (damage: CorruptPaste) => void = () => undefined,
   ) {
     this.#root = join(dataDir, 'pastes');
     this.#expiryRoot = join(dataDir, 'expiry');
@@ -53,9 +74,18 @@ export class PasteStore {
     return join(this.#root, shortcode.slice(0, 2), `${shortcode}.json`);
   }
 
-  /** The paste with this exact hash, or null. Callers validate the hash's shape first. */
+  /**
+   * The paste with this exact hash, or null. Callers validate the hash's shape first. A
+   * damaged file is a CorruptPaste, unless it says it is another paste's.
+   */
   async get(hash: string): Promise<Paste | null> {
-    const paste = await this.getByShortcode(shortcodeOf(hash));
+    let paste: Paste | null;
+    try {
+      paste = await this.getByShortcode(shortcodeOf(hash));
+    } catch (err) {
+      if (err instanceof CorruptPaste && err.hash !== null && err.hash !== hash) return null;
+      throw err;
+    }
     return paste !== null && paste.hash === hash ? paste : null;
   }
 
@@ -79,7 +109,19 @@ export class PasteStore {
       if (isErrno(err, 'ENOENT')) return null;
       throw err;
     }
-    const paste = parseFile(text);
+    let paste: Paste;
+    try {
+      paste = parseFile(text);
+    } catch (err) {
+      if (!(err instanceof DamagedRecord)) throw err;
+      // Not cached: a file an operator mends by hand is read again at once.
+      const damage = new CorruptPaste(this.#path(code), err.reason, err.hash, err.ownerId);
+      if (!this.#reported.has(code)) {
+        this.#reported.add(code);
+        this.onDamaged(damage);
+      }
+      throw damage;
+    }
     // If a commit landed while we read, our copy may predate it (even a delete): don't cache it.
     if (epoch === this.#epoch) this.#cache.set(code, paste);
     return paste;
@@ -114,6 +156,29 @@ export class PasteStore {
       });
       if (created) return paste;
     }
+  }
+
+  /**
+   * Removes the damaged file of `hash` (or one that names no hash at all), under the paste's
+   * lock. Answers what was removed, or null when the file is not damaged (any more): then
+   * the caller deletes the paste the ordinary way.
+   */
+  removeDamaged(hash: string): Promise<CorruptPaste | null> {
+    const code = shortcodeOf(hash);
+    return this.#locks.run(code, async () => {
+      try {
+        await this.get(hash);
+        return null;
+      } catch (err) {
+        if (!(err instanceof CorruptPaste)) throw err;
+        this.#epoch++;
+        this.#cache.delete(code);
+        await this.files.removeFile(err.path);
+        this.#epoch++;
+        this.#reported.delete(code);
+        return err;
+      }
+    });
   }
 
   /** Reads, decides and writes one paste with no other change to it in between. */
@@ -162,6 +227,10 @@ export class PasteStore {
           if (isTombstone(p)) return now >= p.updated_at + TOMBSTONE_MS ? { result: true, next: 'delete' } : { result: false };
           if (!isExpired(p, now)) return { result: false };
           return { result: true, next: { ...p, title: '', content_json: NO_CONTENT, password: null, updated_at: now }, sweepAt: now + TOMBSTONE_MS };
+        }).catch((err: unknown) => {
+          // A damaged file is reported when found and waits for its owner or an admin; the sweep goes on.
+          if (err instanceof CorruptPaste) return false;
+          throw err;
         });
         if (done) changed++;
         // Losing this unlink in a crash only means the sweep looks at the entry again.

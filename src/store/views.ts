@@ -1,5 +1,5 @@
 import { readStateFile, type DurableFiles } from './files.ts';
-import type { PasteStore } from './pastes.ts';
+import { CorruptPaste, type PasteStore } from './pastes.ts';
 
 /**
  * Views counted since they were last folded into a paste's file: `delta` views beyond a
@@ -62,25 +62,35 @@ export class ViewCounter {
   async drain(max = 100): Promise<void> {
     const batch = [...this.#pending].slice(0, max).map(([hash, e]) => [hash, { ...e }] as const);
     for (const [hash, taken] of batch) {
-      await this.store.transact(hash, (p) => {
-        const add = p === null || p.burned ? 0 : beyond(taken, p.view_count);
-        return {
-          result: undefined,
-          ...(p !== null && add > 0 ? { next: { ...p, view_count: p.view_count + add } } : {}),
-          // Settle in the same step that makes the new total visible, so no reader counts it twice.
-          onCommit: () => {
-            const e = this.#pending.get(hash);
-            if (e === undefined) return;
-            const left = e.delta - taken.delta;
-            if (left > 0 && p !== null && !p.burned) {
-              e.base = p.view_count + add;
-              e.delta = left;
-            } else this.#pending.delete(hash);
-            this.#dirty = true;
-          },
-        };
+      await this.#fold(hash, taken).catch((err: unknown) => {
+        // A damaged paste file cannot take its count: drop it, and drain the others.
+        if (!(err instanceof CorruptPaste)) throw err;
+        this.#pending.delete(hash);
+        this.#dirty = true;
       });
     }
+  }
+
+  /** Folds one paste's pending count into its file, settling the count in the same step. */
+  #fold(hash: string, taken: Pending): Promise<void> {
+    return this.store.transact(hash, (p) => {
+      const add = p === null || p.burned ? 0 : beyond(taken, p.view_count);
+      return {
+        result: undefined,
+        ...(p !== null && add > 0 ? { next: { ...p, view_count: p.view_count + add } } : {}),
+        // Settle in the same step that makes the new total visible, so no reader counts it twice.
+        onCommit: () => {
+          const e = this.#pending.get(hash);
+          if (e === undefined) return;
+          const left = e.delta - taken.delta;
+          if (left > 0 && p !== null && !p.burned) {
+            e.base = p.view_count + add;
+            e.delta = left;
+          } else this.#pending.delete(hash);
+          this.#dirty = true;
+        },
+      };
+    });
   }
 
   /** Takes the counts a previous run saved. The file stays until the next save replaces it. */

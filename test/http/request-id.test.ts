@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -33,9 +33,10 @@ describe('request ids', () => {
     const token = await makeToken(server.dataDir);
     const hash = String((await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'to break' } })).json['hash']);
     await server.stop();
-    // A paste file that is not JSON is a fault when read (on a server that has not cached it).
+    // A paste file turned into a folder is a fault when read (on a server that has not cached it).
     const file = join(server.dataDir, 'pastes', hash.slice(0, 2), `${hash.slice(0, 6)}.json`);
-    await import('node:fs/promises').then((fs) => fs.writeFile(file, '{not json'));
+    await rm(file);
+    await mkdir(file);
     const again = await startServer({ dataDir: server.dataDir });
     const api = await req(again, 'GET', `/api/v1/paste.php?hash=${hash}`, { token, headers: { 'x-request-id': 'fault-api-1' } });
     assert.ok(api.status >= 500, `status ${api.status}`);
