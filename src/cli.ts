@@ -7,6 +7,7 @@ import { hashPassword } from './crypto/passwords.ts';
 import { formatTime } from './paste/paste.ts';
 import { AccountStore } from './store/accounts.ts';
 import { DurableFiles } from './store/files.ts';
+import { describeProblem } from './store/problems.ts';
 import { readUsage } from './store/token-usage.ts';
 
 export class CliError extends Error {}
@@ -161,8 +162,7 @@ async function readAllStdin(): Promise<string> {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   runCli(process.argv.slice(2), { env: process.env, stdout: (l) => console.log(l), readStdin: readAllStdin }).catch((err: unknown) => {
-    const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`error: ${message.split('\n')[0]}\n`);
+    process.stderr.write(`error: ${describeProblem(err)}\n`);
     process.exit(1);
   });
 }

@@ -1,5 +1,6 @@
 import { ConfigError, parseConfig, type Config } from './config.ts';
 import { startServer } from './server.ts';
+import { describeProblem } from './store/problems.ts';
 
 /** Process wiring only: config → signals → server. */
 function main(): void {
@@ -25,7 +26,9 @@ function main(): void {
     starting
       .then((running) => running.close())
       .then(
-        () => {
+        (warnings) => {
+          // What a full or read-only disk kept from being saved is said, and the stop is still clean.
+          for (const w of warnings) console.error(`warning: ${w}`);
           console.log('shutdown complete');
           process.exit(0);
         },
@@ -41,7 +44,8 @@ function main(): void {
   starting.then(
     (running) => console.log(`listening on http://${config.host}:${running.port} (data in ${config.dataDir})`),
     (err: unknown) => {
-      console.error(err);
+      // One line that names the file or folder and what is wrong with it (README, Run it).
+      console.error(`cannot start: ${describeProblem(err)}`);
       process.exit(1);
     },
   );

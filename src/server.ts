@@ -20,7 +20,7 @@ import { RateLimiter } from './ratelimit/bucket.ts';
 import { FailureBudget } from './ratelimit/failure-budget.ts';
 import { AccountStore } from './store/accounts.ts';
 import { loadBuckets, saveBuckets } from './store/bucket-file.ts';
-import { DurableFiles } from './store/files.ts';
+import { DurableFiles, ensureWritableDir, StorageFull, StorageReadOnly } from './store/files.ts';
 import { IdempotencyRecords } from './store/idempotency.ts';
 import { OwnerIndex } from './store/owner-index.ts';
 import { PasteStore } from './store/pastes.ts';
@@ -56,8 +56,12 @@ export interface RunningServer {
   baseUrl: string;
   /** Runs the background upkeep once now (sweep, view counts, state files), as its timer does. */
   upkeep(): Promise<void>;
-  /** Graceful stop: no new connections, finish in-flight requests, persist state. */
-  close(): Promise<void>;
+  /**
+   * Graceful stop: no new connections, finish in-flight requests, persist state. Resolves
+   * with what could not be saved (a full or read-only disk), one sentence each; it does
+   * not fail for that, so the process still ends cleanly.
+   */
+  close(): Promise<string[]>;
 }
 
 /**
@@ -69,7 +73,14 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const now = opts.now ?? Date.now;
   const logError: FaultLog = opts.logError ?? ((err, requestId) => (requestId === undefined ? console.error(err) : console.error(`request ${requestId}:`, err)));
   const dir = config.dataDir;
-  const files = new DurableFiles(join(dir, 'tmp'));
+  await ensureWritableDir(dir);
+  // A refused write is reported once a minute at most: under load it would be one line a request.
+  let lastRefusal = Number.NEGATIVE_INFINITY;
+  const files = new DurableFiles(join(dir, 'tmp'), (refused) => {
+    if (Date.now() - lastRefusal < 60_000) return;
+    lastRefusal = Date.now();
+    logError(`storage: ${refused.message}; writes answer ${refused instanceof StorageFull ? '507' : '503'} and change nothing until it can be written again`);
+  });
   await files.init();
   const state = join(dir, 'state');
   await files.ensureDir(state);
@@ -176,13 +187,17 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     // The view counts still pending are saved every tick: a crash loses at most this tick's.
     await Promise.all([views.save(), saveBuckets(files, bucketsFile, limiter), tokenUsage.save(), recent.save()]);
   };
-  const tick = (): Promise<void> => (upkeep = upkeep.then(step).catch(logError));
+  // A write the disk refused has been reported already (above); anything else is a fault.
+  const tick = (): Promise<void> =>
+    (upkeep = upkeep.then(step).catch((err: unknown) => {
+      if (!(err instanceof StorageFull || err instanceof StorageReadOnly)) logError(err);
+    }));
   void tick();
   const timer = setInterval(tick, MAINTENANCE_MS);
   timer.unref();
 
-  let closing: Promise<void> | null = null;
-  const close = (): Promise<void> =>
+  let closing: Promise<string[]> | null = null;
+  const close = (): Promise<string[]> =>
     (closing ??= (async () => {
       clearInterval(timer);
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -196,7 +211,24 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       clearTimeout(deadline);
       await upkeep;
       accountFile.unwatch();
-      await Promise.all([saveBuckets(files, bucketsFile, limiter), views.save(), tokenUsage.save(), recent.save(), log.close()]);
+      // Each save that fails becomes a warning; none keeps the others from being tried.
+      const attempt = (what: string, save: Promise<unknown>): Promise<string | null> =>
+        save.then(
+          () => null,
+          (err: unknown) => `could not save ${what}: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      const outcomes = await Promise.all([
+        attempt('the rate-limit buckets', saveBuckets(files, bucketsFile, limiter)),
+        attempt('the pending view counts', views.save()),
+        attempt("the tokens' last use", tokenUsage.save()),
+        attempt('the recent pastes list', recent.save()),
+        attempt('the API log', log.close()),
+      ]);
+      const warnings = outcomes.filter((w): w is string => w !== null);
+      if (log.unwritten > 0 || log.dropped > 0) {
+        warnings.push(`${log.unwritten + log.dropped} API log lines could not be written to ${join(dir, 'logs')} and are lost`);
+      }
+      return warnings;
     })());
 
   return { server, port, baseUrl, upkeep: tick, close };

@@ -21,6 +21,7 @@ export const STATUS_BY_CODE = {
   internal: 500,
   paste_damaged: 500,
   unavailable: 503,
+  storage_full: 507,
 } as const;
 
 export type ErrorCode = keyof typeof STATUS_BY_CODE;

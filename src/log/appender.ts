@@ -1,4 +1,4 @@
-import { appendFile, mkdir, stat, unlink } from 'node:fs/promises';
+import { appendFile, mkdir, stat, truncate, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isErrno, listDir } from '../store/files.ts';
 import { dayOf, logFileName, parseLogFileName, utcDay } from './entry.ts';
@@ -87,6 +87,11 @@ export class LogAppender {
   /** Lines dropped so far because the buffer was full while writes kept failing. */
   get dropped(): number {
     return this.#dropped;
+  }
+
+  /** Lines still waiting to be written (after a failed write, those kept for the next try). */
+  get unwritten(): number {
+    return this.#held;
   }
 
   /** Starts the flush timer and a daily prune (one now). Neither keeps the process alive. */
@@ -232,7 +237,19 @@ export class LogAppender {
           end += 1;
         } while (end < lines.length && tail.size + bytes + lines.size(end) <= this.#maxFileBytes);
         const chunk = lines.bytes(written, end);
-        await appendFile(join(this.#dir, logFileName({ day, index: tail.index })), prefix === '' ? chunk : Buffer.concat([NEWLINE, chunk]));
+        const file = join(this.#dir, logFileName({ day, index: tail.index }));
+        try {
+          await appendFile(file, prefix === '' ? chunk : Buffer.concat([NEWLINE, chunk]));
+        } catch (err) {
+          // Part of the chunk may have landed (a full disk): cut the file back to where it
+          // was, so no torn line is left in it. If even that fails, the next write to this
+          // day starts on a fresh line (below), isolating the torn one.
+          const clean = await truncate(file, tail.size).then(
+            () => true,
+            () => false,
+          );
+          throw clean ? new CutBack(err) : err;
+        }
         this.#torn.delete(day);
         tail.size += bytes;
         written = end;
@@ -243,8 +260,8 @@ export class LogAppender {
       // and start the next write to this day on a fresh line so a torn one stays isolated.
       this.#dirReady = false;
       this.#tails.delete(day);
-      this.#torn.add(day);
-      throw new PartialWrite(written, err);
+      if (!(err instanceof CutBack)) this.#torn.add(day);
+      throw new PartialWrite(written, err instanceof CutBack ? err.cause : err);
     }
   }
 
@@ -282,6 +299,13 @@ export class LogAppender {
     const lost = this.#dropped - this.#droppedReported;
     this.#droppedReported = this.#dropped;
     this.#warn(`api log: writing again${lost > 0 ? `; ${lost} lines were dropped` : ''}`);
+  }
+}
+
+/** A failed append whose file was cut back to where it was: it ends in a whole line. */
+class CutBack extends Error {
+  constructor(cause: unknown) {
+    super('cut back', { cause });
   }
 }
 

@@ -1,6 +1,7 @@
 import { AccountError, AuthError, type AccountFailure, type AuthFailure } from '../auth/errors.ts';
 import { HttpError, type ErrorCode } from '../http/errors.ts';
 import { PasteError, type PasteFailure } from '../paste/errors.ts';
+import { StorageFull, StorageReadOnly } from '../store/files.ts';
 
 /** The one table from a domain refusal to the HTTP error code (and so the status) both sides answer with. */
 const PASTE_CODES: Record<PasteFailure, ErrorCode> = {
@@ -45,6 +46,9 @@ export function toHttpError(err: unknown, logError: (err: unknown) => void, inte
   if (err instanceof PasteError) return new HttpError(PASTE_CODES[err.kind], err.message, limited(err.limit));
   if (err instanceof AuthError) return new HttpError(AUTH_CODES[err.kind], err.message, limited(err.limit));
   if (err instanceof AccountError) return new HttpError(ACCOUNT_CODES[err.kind], err.message);
+  // The disk refused a write: nothing was changed, and the store has told the server's log.
+  if (err instanceof StorageFull) return new HttpError('storage_full', "The server's disk is full, so nothing was saved. Try again later.");
+  if (err instanceof StorageReadOnly) return new HttpError('unavailable', "The server's data folder cannot be written to, so nothing was saved.");
   logError(err);
   return new HttpError('internal', internalMessage);
 }

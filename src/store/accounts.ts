@@ -3,7 +3,7 @@ import { readFile, stat, statfs } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { PasswordHash } from '../crypto/passwords.ts';
-import { isErrno, type DurableFiles } from './files.ts';
+import { DamagedFile, isErrno, type DurableFiles } from './files.ts';
 import { withFileLock } from './lock.ts';
 
 /** What a token may do: `admin` passes every check (README, API). */
@@ -96,7 +96,18 @@ export class AccountStore {
     const version = await this.#stat();
     if (version === this.#version) return;
     let doc = emptyDoc();
-    if (version !== '') doc = JSON.parse(await readFile(this.#file, 'utf8')) as AccountsDoc;
+    if (version !== '') {
+      const text = await readFile(this.#file, 'utf8');
+      try {
+        doc = JSON.parse(text) as AccountsDoc;
+      } catch {
+        // JSON.parse of a string throws SyntaxError only. Users and tokens cannot be guessed: say so, start nothing.
+        throw new DamagedFile(this.#file, `${text.length === 0 ? 'it is empty' : 'it is not valid JSON (cut short?)'}; restore it from a backup`);
+      }
+      if (typeof doc !== 'object' || doc === null || !Array.isArray((doc as Partial<AccountsDoc>).users)) {
+        throw new DamagedFile(this.#file, 'it does not hold the accounts (no "users" list); restore it from a backup');
+      }
+    }
     this.#set(doc, version);
   }
 

@@ -1,8 +1,50 @@
 import * as fs from 'node:fs';
-import { mkdir, readdir, readFile, rename, link, rm, unlink } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rename, link, rm, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { RandomIds } from '../crypto/random.ts';
+
+/**
+ * A write the disk refused for want of space (ENOSPC, or EDQUOT: a quota). Nothing was
+ * changed: the temp file was removed and the old file, if any, is intact (README, Security
+ * and durability). Writes work again as soon as there is space.
+ */
+export class StorageFull extends Error {
+  constructor(
+    readonly path: string,
+    readonly code: string,
+  ) {
+    super(`the disk is full (${code}) writing ${path}`);
+  }
+}
+
+/** A write refused because the data folder cannot be written (EROFS, EACCES, EPERM). Nothing was changed. */
+export class StorageReadOnly extends Error {
+  constructor(
+    readonly path: string,
+    readonly code: string,
+  ) {
+    super(`${path} cannot be written (${code}${code === 'EROFS' ? ': read-only file system' : ': permission denied'})`);
+  }
+}
+
+/** A file the service needs that cannot be what it should be (e.g. accounts.json cut short). */
+export class DamagedFile extends Error {
+  constructor(
+    readonly path: string,
+    readonly problem: string,
+  ) {
+    super(`${path} is damaged: ${problem}`);
+  }
+}
+
+/** The storage refusal an errno error stands for, or the error itself. */
+export function asStorageError(err: unknown, path: string): unknown {
+  const code = err instanceof Error ? (err as NodeJS.ErrnoException).code : undefined;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return new StorageFull(path, code);
+  if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM') return new StorageReadOnly(path, code);
+  return err;
+}
 
 /**
  * Durable file primitives. Every write goes to a temp file in one scratch folder,
@@ -17,8 +59,23 @@ export class DurableFiles {
   #tmpCounter = 0;
   readonly #ids = new RandomIds();
 
-  constructor(tmpDir: string) {
+  constructor(
+    tmpDir: string,
+    /** Told when a write is refused for space or permission (the server throttles what it logs). */
+    private readonly onRefused: (err: StorageFull | StorageReadOnly) => void = () => undefined,
+  ) {
     this.#tmpDir = tmpDir;
+  }
+
+  /** Runs one write; a refusal for space or permission becomes StorageFull or StorageReadOnly. */
+  async #refusing<T>(path: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      const refused = asStorageError(err, path);
+      if (refused instanceof StorageFull || refused instanceof StorageReadOnly) this.onRefused(refused);
+      throw refused;
+    }
   }
 
   /** Creates the scratch folder and removes whatever a crash left in it. */
@@ -28,27 +85,36 @@ export class DurableFiles {
   }
 
   /** Atomically replaces (or creates) `path` with `data`. */
-  async writeFile(path: string, data: string | Uint8Array): Promise<void> {
-    const tmp = await this.#writeTemp(data);
-    await this.#intoDir(path, () => rename(tmp, path));
-    await fsyncDir(dirname(path));
+  writeFile(path: string, data: string | Uint8Array): Promise<void> {
+    return this.#refusing(path, async () => {
+      const tmp = await this.#writeTemp(data);
+      try {
+        await this.#intoDir(path, () => rename(tmp, path));
+      } catch (err) {
+        await dropTemp(tmp);
+        throw err;
+      }
+      await fsyncDir(dirname(path));
+    });
   }
 
   /**
    * Creates `path` with `data` only if no file of that name exists: link(2) fails with
    * EEXIST atomically, which is how callers reserve a unique name. Returns false then.
    */
-  async createFile(path: string, data: string | Uint8Array): Promise<boolean> {
-    const tmp = await this.#writeTemp(data);
-    try {
-      await this.#intoDir(path, () => link(tmp, path));
-    } catch (err) {
-      await dropTemp(tmp);
-      if (isErrno(err, 'EEXIST')) return false;
-      throw err;
-    }
-    await Promise.all([dropTemp(tmp), fsyncDir(dirname(path))]);
-    return true;
+  createFile(path: string, data: string | Uint8Array): Promise<boolean> {
+    return this.#refusing(path, async () => {
+      const tmp = await this.#writeTemp(data);
+      try {
+        await this.#intoDir(path, () => link(tmp, path));
+      } catch (err) {
+        await dropTemp(tmp);
+        if (isErrno(err, 'EEXIST')) return false;
+        throw err;
+      }
+      await Promise.all([dropTemp(tmp), fsyncDir(dirname(path))]);
+      return true;
+    });
   }
 
   /**
@@ -66,15 +132,17 @@ export class DurableFiles {
   }
 
   /** Removes `path` durably. Returns false when it did not exist. */
-  async removeFile(path: string): Promise<boolean> {
-    try {
-      await unlink(path);
-    } catch (err) {
-      if (isErrno(err, 'ENOENT')) return false;
-      throw err;
-    }
-    await fsyncDir(dirname(path));
-    return true;
+  removeFile(path: string): Promise<boolean> {
+    return this.#refusing(path, async () => {
+      try {
+        await unlink(path);
+      } catch (err) {
+        if (isErrno(err, 'ENOENT')) return false;
+        throw err;
+      }
+      await fsyncDir(dirname(path));
+      return true;
+    });
   }
 
   /**
@@ -92,7 +160,7 @@ export class DurableFiles {
 
   async #makeDir(dir: string): Promise<void> {
     if (this.#knownDirs.has(dir)) return;
-    const created = await mkdir(dir, { recursive: true });
+    const created = await mkdirp(dir);
     if (created !== undefined) {
       // `created` is the first folder made; fsync every parent from there down.
       let d = dir;
@@ -115,9 +183,13 @@ export class DurableFiles {
       await writeAll(fd, data);
       // fdatasync: the data and the size needed to read it back, not the timestamps.
       await byFd.datasync(fd);
-    } finally {
-      await byFd.close(fd);
+    } catch (err) {
+      // A write cut short (a full disk) leaves no partial temp file behind.
+      await byFd.close(fd).catch(() => undefined);
+      await dropTemp(tmp);
+      throw err;
     }
+    await byFd.close(fd);
     return tmp;
   }
 }
@@ -133,6 +205,8 @@ export const byFd = {
   datasync: promisify(fs.fdatasync),
   sync: promisify(fs.fsync),
   close: promisify(fs.close),
+  fstat: promisify(fs.fstat),
+  ftruncate: promisify(fs.ftruncate),
 };
 
 const readFileCb = promisify(fs.readFile);
@@ -143,6 +217,43 @@ const readFileCb = promisify(fs.readFile);
  * read path, where a cache miss lands.
  */
 export const readText = (path: string): Promise<string> => readFileCb(path, 'utf8');
+
+/**
+ * mkdir -p that says why it failed: Node's recursive mkdir reports a read-only or
+ * unwritable parent as ENOENT, so on ENOENT the nearest existing parent is asked whether
+ * it can be written, and its refusal (EROFS, EACCES) is what is thrown, with its path.
+ */
+export async function mkdirp(dir: string): Promise<string | undefined> {
+  try {
+    return await mkdir(dir, { recursive: true });
+  } catch (err) {
+    if (!isErrno(err, 'ENOENT')) throw asStorageError(err, dir);
+    for (let d = dirname(dir); ; d = dirname(d)) {
+      const there = await access(d).then(
+        () => true,
+        () => false,
+      );
+      if (there) {
+        await access(d, fs.constants.W_OK).catch((e: unknown) => {
+          throw asStorageError(e, d);
+        });
+        throw err;
+      }
+      if (d === dirname(d)) throw err;
+    }
+  }
+}
+
+/**
+ * The data folder, made if missing and checked to be writable before anything else, so a
+ * read-only or unwritable one is named in one line at start (README, Run it).
+ */
+export async function ensureWritableDir(dir: string): Promise<void> {
+  await mkdirp(dir);
+  await access(dir, fs.constants.W_OK).catch((err: unknown) => {
+    throw asStorageError(err, dir);
+  });
+}
 
 /** Removes a temp name that has served: a failure only leaves clutter for init() to sweep, never fails the write. */
 const dropTemp = (tmp: string): Promise<void> => unlink(tmp).catch(() => undefined);

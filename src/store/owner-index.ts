@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { byFd, fsyncDir, isErrno, writeAll, type DurableFiles } from './files.ts';
+import { asStorageError, byFd, fsyncDir, isErrno, writeAll, type DurableFiles } from './files.ts';
 
 /** Lines waiting for the next write of one user's file, and who waits for them. */
 interface Batch {
@@ -82,8 +82,15 @@ export class OwnerIndex {
       try {
         const fd = await byFd.open(this.#file(userId), 'a', 0o600);
         try {
-          await writeAll(fd, batch.lines);
-          await byFd.datasync(fd);
+          const before = (await byFd.fstat(fd)).size;
+          try {
+            await writeAll(fd, batch.lines);
+            await byFd.datasync(fd);
+          } catch (err) {
+            // A full disk may have taken part of the lines: cut the file back, so no torn line stays.
+            await byFd.ftruncate(fd, before).catch(() => undefined);
+            throw asStorageError(err, this.#file(userId));
+          }
         } finally {
           await byFd.close(fd);
         }

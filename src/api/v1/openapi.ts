@@ -34,7 +34,8 @@ const ERRORS: Record<number, string> = {
   422: 'The `Idempotency-Key` was used by this token for a different request in the last 24 hours.',
   429: 'The token\'s rate limit (`limit_per_minute` in the body), too many failed authentications from this IP, or too many wrong passwords for this paste.',
   500: 'An unexpected fault; the detail is only in the server\'s own log.',
-  503: 'The server cannot take the request now: the bytes it holds for bodies of not-yet-authenticated requests are spent. Retry after `Retry-After` seconds, or send the token in the header.',
+  503: 'The server cannot take the request now: the bytes it holds for bodies of not-yet-authenticated requests are spent (retry after `Retry-After` seconds, or send the token in the header), or its data folder cannot be written to (nothing was changed).',
+  507: 'The server\'s disk is full: the write was refused and nothing was changed. Writes work again once there is space.',
 };
 
 const flag = (description: string, dflt: 0 | 1): Schema => ({
@@ -207,7 +208,8 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
         allOf: [ref('Error'), { properties: { code: { enum: codes } } }],
       };
       const headers: Schema = { 'Cache-Control': { $ref: '#/components/headers/Cache-Control' }, 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
-      if (status === '429' || status === '503') headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+      if (status === '429') headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+      if (status === '503') headers['Retry-After'] = { required: false, schema: { type: 'string', pattern: '^\\d+$' }, description: 'Whole seconds to wait, when waiting helps.' };
       if (status === '405') headers['Allow'] = { required: true, schema: { type: 'string' }, description: 'The methods this endpoint takes.' };
       if (status === '429') schema['allOf'] = [ref('Error'), { properties: { code: { enum: codes }, limit_per_minute: { type: 'integer', description: 'The token\'s limit, when the token\'s own bucket is empty.' } } }];
       return [`E${status}`, { description, headers, content: { 'application/json': { schema, example: { ok: false, error: description.split(/[.;(]/)[0], code: codes[0] } } } }];
@@ -249,7 +251,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
                 'text/plain; charset=utf-8': { schema: { type: 'string', pattern: '^https?://\\S+\\n$' } },
               },
             },
-            ...errors(400, ...AUTHED, 413, 415, 422, 503),
+            ...errors(400, ...AUTHED, 413, 415, 422, 503, 507),
           },
         },
       },
@@ -298,7 +300,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           requestBody: body('EditRequest', { hash: 'aB3dE5gH7j', content: 'print(43)' }),
           responses: {
             200: { description: 'Edited. `ETag` names the new revision (absent on a repeated Idempotency-Key\'s answer).', headers: { ...rateHeaders, ETag: { required: false, schema: { type: 'string' }, description: 'The new revision\'s entity tag.' } }, content: { 'application/json': { schema: ref('WriteResult') } } },
-            ...errors(400, ...AUTHED, 404, 410, 412, 413, 415, 422, 503),
+            ...errors(400, ...AUTHED, 404, 410, 412, 413, 415, 422, 503, 507),
           },
         },
       },
@@ -310,7 +312,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           requestBody: body('DeleteRequest', { hash: 'aB3dE5gH7j' }),
           responses: {
             200: { description: 'Deleted, with its short link.', headers: rateHeaders, content: { 'application/json': { schema: ref('DeleteResult') } } },
-            ...errors(400, ...AUTHED, 404, 412, 413, 415, 503),
+            ...errors(400, ...AUTHED, 404, 412, 413, 415, 503, 507),
           },
         },
       },

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { smallDisk } from '../helpers/full-disk.ts';
+import { makeToken, req, spawnServer } from '../helpers/server.ts';
+
+/**
+ * A full disk, against a server in its own process: writes answer 507 and change nothing,
+ * leave no temp file, reads go on, writes work again once there is space, and SIGTERM
+ * still ends cleanly, saying what it could not save, with no torn line in the log.
+ */
+test('a full disk: 507 and nothing changed, reads go on, writes recover, and a clean stop says what was lost', async () => {
+  const disk = await smallDisk(4);
+  try {
+    const server = await spawnServer({ dataDir: disk.dir, env: disk.env });
+    const token = await makeToken(disk.dir);
+    const create = (content: string) => req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content } });
+    const kept = String((await create('written before the disk filled')).json['hash']);
+    for (let i = 0; i < 20; i++) await req(server, 'GET', `/api/v1/raw.php?hash=${kept}`, { token });
+    // The log is written at least once a second: let these lines reach the disk first.
+    await new Promise((r) => setTimeout(r, 1_500));
+
+    await disk.fill();
+    for (let i = 0; i < 5; i++) {
+      const refused = await create(`refused ${i} ${'x'.repeat(5000)}`);
+      assert.equal(refused.status, 507, `${disk.kind}: ${refused.text}`);
+      assert.equal(refused.json['code'], 'storage_full');
+      assert.match(String(refused.json.error), /disk is full/);
+    }
+    const edit = await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash: kept, content: 'changed' } });
+    assert.equal(edit.status, 507);
+    assert.deepEqual(await readdir(join(disk.dir, 'tmp')), [], 'no temp file is left behind');
+    const read = await req(server, 'GET', `/api/v1/raw.php?hash=${kept}`, { token });
+    assert.equal(read.status, 200);
+    assert.equal(read.text, 'written before the disk filled', 'the refused edit changed nothing');
+
+    await disk.free();
+    const again = await create('written after space came back');
+    assert.equal(again.status, 200);
+    assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${String(again.json['hash'])}`, { token })).text, 'written after space came back');
+
+    // Full again when the server is told to stop: it still stops cleanly, and says what it could not save.
+    for (let i = 0; i < 30; i++) await req(server, 'GET', `/api/v1/raw.php?hash=${kept}`, { token });
+    await disk.fill();
+    // A log write meets the full disk before the stop (a torn line would be left here).
+    for (let i = 0; i < 30; i++) await req(server, 'GET', `/api/v1/raw.php?hash=${kept}`, { token });
+    await new Promise((r) => setTimeout(r, 1_500));
+    const code = await server.stop('SIGTERM');
+    const out = server.output();
+    assert.equal(code, 0, out);
+    assert.match(out, /shutdown complete/);
+    assert.match(out, /warning: could not save the pending view counts: the disk is full/);
+    assert.match(out, /warning: \d+ API log lines could not be written/);
+    assert.doesNotMatch(out, /\n\s+at /, 'no stack trace');
+    assert.equal(out.match(/storage: the disk is full/g)?.length ?? 0, 1, 'the refusals were reported once');
+
+    // Every line of the API log is whole.
+    const logs = join(disk.dir, 'logs');
+    let lines = 0;
+    for (const f of await readdir(logs)) {
+      for (const line of (await readFile(join(logs, f), 'utf8')).split('\n').filter(Boolean)) {
+        JSON.parse(line);
+        lines++;
+      }
+    }
+    assert.ok(lines > 0);
+  } finally {
+    await disk.remove();
+  }
+});

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { cleanup, makeToken, req, ROOT, spawnServer, tempDataDir } from '../helpers/server.ts';
+
+/** Runs `src/main.ts` or `src/cli.ts` to its end; answers its exit code and what it printed. */
+function run(script: 'main' | 'cli', env: Record<string, string>, args: string[] = [], uid?: number): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, `src/${script}.ts`), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(uid === undefined ? {} : { uid, gid: uid }),
+    });
+    let out = '';
+    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}
+
+/** The one line it printed: no stack, no error object. */
+function oneLine(out: string, pattern: RegExp): void {
+  const lines = out.trim().split('\n');
+  assert.equal(lines.length, 1, out);
+  assert.match(lines[0] ?? '', pattern);
+}
+
+describe('start-up and CLI errors name the file or folder, in one line', () => {
+  test('a truncated accounts.json', async () => {
+    const dir = await tempDataDir();
+    try {
+      await writeFile(join(dir, 'accounts.json'), '{"version":1,"next_user_id":2,"users":[{"id":1,"na');
+      const server = await run('main', { DATA_DIR: dir });
+      assert.equal(server.code, 1);
+      oneLine(server.out, new RegExp(`^cannot start: ${join(dir, 'accounts.json')} is damaged: it is not valid JSON \\(cut short\\?\\); restore it from a backup$`));
+      const cli = await run('cli', { DATA_DIR: dir }, ['user', 'list']);
+      assert.equal(cli.code, 1);
+      oneLine(cli.out, new RegExp(`^error: ${join(dir, 'accounts.json')} is damaged: `));
+    } finally {
+      await cleanup(dir);
+    }
+  });
+
+  test('a read-only data folder is refused at start, naming it', async () => {
+    const parent = await tempDataDir();
+    const dir = join(parent, 'data');
+    await mkdir(dir);
+    let uid: number | undefined;
+    // Root writes anywhere but on a read-only mount; without one, run as an unprivileged user.
+    const mounted = process.getuid?.() === 0 && spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m,ro', 'tmpfs', dir]).status === 0;
+    if (!mounted) {
+      await chmod(dir, 0o555);
+      await chmod(parent, 0o755);
+      if (process.getuid?.() === 0) uid = 65534;
+    }
+    try {
+      const server = await run('main', { DATA_DIR: dir }, [], uid);
+      assert.equal(server.code, 1);
+      oneLine(server.out, new RegExp(`^cannot start: ${dir} cannot be written \\((EROFS: read-only file system|EACCES: permission denied)\\)$`));
+      const cli = await run('cli', { DATA_DIR: dir }, ['user', 'add', 'zed'], uid);
+      assert.equal(cli.code, 1);
+      oneLine(cli.out, new RegExp(`^error: ${dir}.* cannot be written`));
+    } finally {
+      if (mounted) spawnSync('umount', [dir]);
+      await chmod(dir, 0o755).catch(() => undefined);
+      await cleanup(parent);
+    }
+  });
+
+  test('a port already taken', async () => {
+    const dir = await tempDataDir();
+    const first = await spawnServer({ dataDir: dir });
+    try {
+      const second = await run('main', { DATA_DIR: dir, PORT: String(first.port) });
+      assert.equal(second.code, 1);
+      oneLine(second.out, new RegExp(`^cannot start: port ${first.port} on 127\\.0\\.0\\.1 is already in use by another program \\(EADDRINUSE\\)$`));
+    } finally {
+      await first.stop();
+      await cleanup(dir);
+    }
+  });
+});
+
+describe('a log folder that cannot be written', () => {
+  test('the server keeps serving, and at shutdown says how many log lines were lost', async () => {
+    const dir = await tempDataDir();
+    // A file where the logs folder should be: no log line can be written.
+    await writeFile(join(dir, 'logs'), 'not a folder');
+    const server = await spawnServer({ dataDir: dir });
+    try {
+      const token = await makeToken(dir);
+      for (let i = 0; i < 12; i++) assert.equal((await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token })).status, 404);
+      assert.equal(await server.stop('SIGTERM'), 0);
+      const out = server.output();
+      assert.match(out, /shutdown complete/);
+      assert.match(out, new RegExp(`warning: 12 API log lines could not be written to ${join(dir, 'logs')} and are lost`));
+    } finally {
+      await cleanup(dir);
+    }
+  });
+});
