@@ -17,12 +17,22 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Memory for hot pastes and their rendered responses. */
   pasteCacheBytes: number;
+  /** The server's own log: JSON lines, or lines for people (README, Server log). */
+  logFormat: 'json' | 'pretty';
 }
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`invalid configuration:\n  ${problems.join('\n  ')}`);
   }
+}
+
+/** LOG_FORMAT: `json` (the default) or `pretty`. */
+export function logFormatOf(raw: string | undefined, problems: string[] = []): 'json' | 'pretty' {
+  if (raw === undefined || raw === '' || raw === 'json') return 'json';
+  if (raw === 'pretty') return 'pretty';
+  problems.push(`LOG_FORMAT must be json or pretty, got "${raw}"`);
+  return 'json';
 }
 
 /** Parses the environment; reports every bad variable at once rather than the first. */
@@ -72,6 +82,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     sessionIdleMs: int('SESSION_IDLE_DAYS', 14, 1, 3650) * 86_400_000,
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     pasteCacheBytes: int('PASTE_CACHE_MB', 32, 0, 65_536) * 1_048_576,
+    logFormat: logFormatOf(env['LOG_FORMAT'], problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -1,20 +1,22 @@
-import { ConfigError, parseConfig, type Config } from './config.ts';
+import { ConfigError, logFormatOf, parseConfig, type Config } from './config.ts';
+import { ServerLog } from './log/server-log.ts';
 import { startServer } from './server.ts';
 import { describeProblem } from './store/problems.ts';
 
-/** Process wiring only: config → signals → server. */
+/** Process wiring only: config → log → signals → server. */
 function main(): void {
   let config: Config;
   try {
     config = parseConfig(process.env);
   } catch (err) {
     if (err instanceof ConfigError) {
-      console.error(err.message);
+      new ServerLog(logFormatOf(process.env['LOG_FORMAT'])).error(`cannot start: invalid configuration: ${err.problems.join('; ')}`, { problems: err.problems });
       process.exit(2);
     }
     throw err;
   }
-  const starting = startServer(config);
+  const log = new ServerLog(config.logFormat);
+  const starting = startServer(config, { logError: (err, requestId) => log.fault(err, requestId), warn: (message) => log.warn(message) });
 
   // Handlers go in before the server announces itself, so a signal sent the moment
   // "listening" appears is never met by Node's default (exit without cleanup).
@@ -22,18 +24,18 @@ function main(): void {
   const shutdown = (signal: string): void => {
     if (stopping) return; // a second signal while draining changes nothing
     stopping = true;
-    console.log(`${signal} received, shutting down`);
+    log.info(`${signal} received, shutting down`);
     starting
       .then((running) => running.close())
       .then(
         (warnings) => {
           // What a full or read-only disk kept from being saved is said, and the stop is still clean.
-          for (const w of warnings) console.error(`warning: ${w}`);
-          console.log('shutdown complete');
+          for (const w of warnings) log.warn(w);
+          log.info('shutdown complete');
           process.exit(0);
         },
         (err: unknown) => {
-          console.error(err);
+          log.fault(err);
           process.exit(1);
         },
       );
@@ -42,10 +44,10 @@ function main(): void {
   process.on('SIGINT', shutdown);
 
   starting.then(
-    (running) => console.log(`listening on http://${config.host}:${running.port} (data in ${config.dataDir})`),
+    (running) => log.info(`listening on http://${config.host}:${running.port} (data in ${config.dataDir})`),
     (err: unknown) => {
-      // One line that names the file or folder and what is wrong with it (README, Run it).
-      console.error(`cannot start: ${describeProblem(err)}`);
+      // One event that names the file, folder or port and what is wrong with it (README, Run it).
+      log.error(`cannot start: ${describeProblem(err)}`);
       process.exit(1);
     },
   );

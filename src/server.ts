@@ -14,6 +14,7 @@ import { Authenticator } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
 import { sign } from './crypto/signature.ts';
 import { LogAppender } from './log/appender.ts';
+import { ServerLog } from './log/server-log.ts';
 import { PasteService } from './paste/service.ts';
 import { serve, type FaultLog } from './pipeline/run.ts';
 import { RateLimiter } from './ratelimit/bucket.ts';
@@ -45,8 +46,10 @@ const SWEEP_MS = 60_000;
 export interface ServerOptions {
   /** The clock every rule reads (expiry, buckets, sessions, grants, log times); tests move it. */
   now?: () => number;
-  /** Where unexpected faults go; stderr by default. */
+  /** Where unexpected faults go; the server log (stderr) by default. */
   logError?: FaultLog;
+  /** Where what an operator should know goes (a full disk, a damaged file); the server log by default. */
+  warn?: (message: string) => void;
 }
 
 export interface RunningServer {
@@ -71,7 +74,9 @@ export interface RunningServer {
  */
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
   const now = opts.now ?? Date.now;
-  const logError: FaultLog = opts.logError ?? ((err, requestId) => (requestId === undefined ? console.error(err) : console.error(`request ${requestId}:`, err)));
+  const serverLog = new ServerLog(config.logFormat);
+  const logError: FaultLog = opts.logError ?? ((err, requestId) => serverLog.fault(err, requestId));
+  const warn = opts.warn ?? ((message: string) => serverLog.warn(message));
   const dir = config.dataDir;
   await ensureWritableDir(dir);
   // A refused write is reported once a minute at most: under load it would be one line a request.
@@ -79,7 +84,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const files = new DurableFiles(join(dir, 'tmp'), (refused) => {
     if (Date.now() - lastRefusal < 60_000) return;
     lastRefusal = Date.now();
-    logError(`storage: ${refused.message}; writes answer ${refused instanceof StorageFull ? '507' : '503'} and change nothing until it can be written again`);
+    warn(`storage: ${refused.message}; writes answer ${refused instanceof StorageFull ? '507' : '503'} and change nothing until it can be written again`);
   });
   await files.init();
   const state = join(dir, 'state');
@@ -87,7 +92,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
 
   const accountFile = new AccountStore(dir, files);
   const store = new PasteStore(dir, files, config.pasteCacheBytes, (damage) =>
-    logError(`paste ${damage.hash ?? '(hash unreadable)'}: ${damage.message}; its owner and admins get 500 paste_damaged (others 404) until one of them deletes it`),
+    warn(`paste ${damage.hash ?? '(hash unreadable)'}: ${damage.message}; its owner and admins get 500 paste_damaged (others 404) until one of them deletes it`),
   );
   const views = new ViewCounter(store, files, join(state, 'views.json'));
   const tokenUsage = new TokenUsage(files, join(state, 'token-usage.json'));
@@ -97,7 +102,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const sessions = new SessionStore(join(dir, 'sessions'), files, config.sessionIdleMs, now);
   const limiter = new RateLimiter(now);
   const bucketsFile = join(state, 'ratelimit.json');
-  const log = new LogAppender({ dir: join(dir, 'logs'), now, retentionDays: config.logRetentionDays });
+  const log = new LogAppender({ dir: join(dir, 'logs'), now, retentionDays: config.logRetentionDays, warn });
   const [serverKey] = await Promise.all([
     loadServerKey(files, join(dir, ...SERVER_KEY_PATH)),
     accountFile.load(),

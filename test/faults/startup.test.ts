@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { cleanup, makeToken, req, ROOT, spawnServer, tempDataDir } from '../helpers/server.ts';
+import { cleanup, events, makeToken, req, ROOT, spawnServer, tempDataDir } from '../helpers/server.ts';
 
 /** Runs `src/main.ts` or `src/cli.ts` to its end; answers its exit code and what it printed. */
 function run(script: 'main' | 'cli', env: Record<string, string>, args: string[] = [], uid?: number): Promise<{ code: number | null; out: string }> {
@@ -25,11 +25,20 @@ function run(script: 'main' | 'cli', env: Record<string, string>, args: string[]
   });
 }
 
-/** The one line it printed: no stack, no error object. */
+/** The one line the CLI printed: no stack, no error object. */
 function oneLine(out: string, pattern: RegExp): void {
   const lines = out.trim().split('\n');
   assert.equal(lines.length, 1, out);
   assert.match(lines[0] ?? '', pattern);
+}
+
+/** The one event the server logged: an error whose message matches. */
+function oneEvent(out: string, pattern: RegExp): void {
+  const all = events(out);
+  assert.equal(all.length, 1, out);
+  assert.equal(all[0]?.level, 'error');
+  assert.match(all[0]?.message ?? '', pattern);
+  assert.equal(all[0]?.['stack'], undefined, 'no stack');
 }
 
 describe('start-up and CLI errors name the file or folder, in one line', () => {
@@ -39,7 +48,7 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
       await writeFile(join(dir, 'accounts.json'), '{"version":1,"next_user_id":2,"users":[{"id":1,"na');
       const server = await run('main', { DATA_DIR: dir });
       assert.equal(server.code, 1);
-      oneLine(server.out, new RegExp(`^cannot start: ${join(dir, 'accounts.json')} is damaged: it is not valid JSON \\(cut short\\?\\); restore it from a backup$`));
+      oneEvent(server.out, new RegExp(`^cannot start: ${join(dir, 'accounts.json')} is damaged: it is not valid JSON \\(cut short\\?\\); restore it from a backup$`));
       const cli = await run('cli', { DATA_DIR: dir }, ['user', 'list']);
       assert.equal(cli.code, 1);
       oneLine(cli.out, new RegExp(`^error: ${join(dir, 'accounts.json')} is damaged: `));
@@ -63,7 +72,7 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
     try {
       const server = await run('main', { DATA_DIR: dir }, [], uid);
       assert.equal(server.code, 1);
-      oneLine(server.out, new RegExp(`^cannot start: ${dir} cannot be written \\((EROFS: read-only file system|EACCES: permission denied)\\)$`));
+      oneEvent(server.out, new RegExp(`^cannot start: ${dir} cannot be written \\((EROFS: read-only file system|EACCES: permission denied)\\)$`));
       const cli = await run('cli', { DATA_DIR: dir }, ['user', 'add', 'zed'], uid);
       assert.equal(cli.code, 1);
       oneLine(cli.out, new RegExp(`^error: ${dir}.* cannot be written`));
@@ -80,7 +89,7 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
     try {
       const second = await run('main', { DATA_DIR: dir, PORT: String(first.port) });
       assert.equal(second.code, 1);
-      oneLine(second.out, new RegExp(`^cannot start: port ${first.port} on 127\\.0\\.0\\.1 is already in use by another program \\(EADDRINUSE\\)$`));
+      oneEvent(second.out, new RegExp(`^cannot start: port ${first.port} on 127\\.0\\.0\\.1 is already in use by another program \\(EADDRINUSE\\)$`));
     } finally {
       await first.stop();
       await cleanup(dir);
@@ -100,7 +109,7 @@ describe('a log folder that cannot be written', () => {
       assert.equal(await server.stop('SIGTERM'), 0);
       const out = server.output();
       assert.match(out, /shutdown complete/);
-      assert.match(out, new RegExp(`warning: 12 API log lines could not be written to ${join(dir, 'logs')} and are lost`));
+      assert.match(out, new RegExp(`"level":"warn","message":"12 API log lines could not be written to ${join(dir, 'logs')} and are lost`));
     } finally {
       await cleanup(dir);
     }

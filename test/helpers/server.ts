@@ -68,7 +68,8 @@ export async function startServer(opts: { dataDir?: string; env?: Record<string,
   const logError = (err: unknown, requestId?: string): void => {
     out += `${requestId === undefined ? '' : `request ${requestId}: `}${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`;
   };
-  const running: RunningServer = await startApp(config, { now: clock.now, logError });
+  const warn = (message: string): void => void (out += `${message}\n`);
+  const running: RunningServer = await startApp(config, { now: clock.now, logError, warn });
   let stopped: Promise<number> | null = null;
   const server: AppServer = {
     url: running.baseUrl,
@@ -120,6 +121,29 @@ export async function spawnServer(opts: { dataDir?: string; env?: Record<string,
       return exited;
     },
   };
+}
+
+/** One event of the server's own log (README, Server log). */
+export interface LogEvent {
+  time: string;
+  level: 'info' | 'warn' | 'error';
+  message: string;
+  [field: string]: unknown;
+}
+
+/**
+ * The events a server process printed: every line of its output must be one JSON event
+ * (npm's own lines, when run through npm, are skipped).
+ */
+export function events(out: string): LogEvent[] {
+  return out
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('>') && !line.startsWith('npm '))
+    .map((line) => {
+      const e = JSON.parse(line) as LogEvent;
+      if (typeof e.time !== 'string' || typeof e.level !== 'string' || typeof e.message !== 'string') throw new Error(`not a log event: ${line}`);
+      return e;
+    });
 }
 
 /** Runs a CLI command in-process against a data folder; returns what it printed. */
