@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clientIp } from './http/client-ip.ts';
-import { json } from './http/reply.ts';
+import { json, type Reply } from './http/reply.ts';
 import type { RequestIds } from './http/request-id.ts';
 import { respond } from './http/respond.ts';
 import type { Served } from './pipeline/run.ts';
@@ -14,6 +14,8 @@ export interface AppSides {
   trustProxy: boolean;
   /** Each request's id, sent back as `X-Request-Id` on every answer. */
   ids: RequestIds;
+  /** `/metrics` on this port (README, Metrics), when METRICS_TOKEN is set. */
+  metrics?: (req: IncomingMessage) => Reply;
 }
 
 /**
@@ -29,6 +31,7 @@ export function createApp(sides: AppSides): (req: IncomingMessage, res: ServerRe
     const query = q === -1 ? '' : url.slice(q + 1);
     const id = sides.ids.of(req);
     if (path === '/healthz') return respond(res, json({ ok: true }), { 'cache-control': 'no-store', 'x-request-id': id });
+    if (path === '/metrics' && sides.metrics !== undefined) return respond(res, sides.metrics(req), { 'x-request-id': id });
     const asset = path.startsWith('/static/') ? staticAsset(req, path, query) : null;
     if (asset !== null) return respond(res, asset, { 'x-request-id': id });
     const side = path.startsWith('/api/') ? sides.api : sides.web;

@@ -19,12 +19,38 @@ export interface Config {
   pasteCacheBytes: number;
   /** The server's own log: JSON lines, or lines for people (README, Server log). */
   logFormat: 'json' | 'pretty';
+  /** The bearer token scrapers send for /metrics (README, Metrics); null: not on the main port. */
+  metricsToken: string | null;
+  /** A second address serving only /metrics; null for none. */
+  metricsListen: { host: string; port: number } | null;
 }
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`invalid configuration:\n  ${problems.join('\n  ')}`);
   }
+}
+
+/** METRICS_TOKEN: at least 16 printable characters without spaces, or unset. */
+function metricsTokenOf(raw: string | undefined, problems: string[]): string | null {
+  if (raw === undefined || raw === '') return null;
+  if (!/^[\x21-\x7e]{16,256}$/.test(raw)) {
+    problems.push('METRICS_TOKEN must be 16 to 256 printable characters without spaces');
+    return null;
+  }
+  return raw;
+}
+
+/** METRICS_LISTEN: `host:port` (`[::1]:9464` for IPv6), or unset. */
+function listenOf(raw: string | undefined, problems: string[]): { host: string; port: number } | null {
+  if (raw === undefined || raw === '') return null;
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]+)):(\d{1,5})$/.exec(raw);
+  const port = Number(m?.[3]);
+  if (m === null || port > 65535) {
+    problems.push(`METRICS_LISTEN must be host:port (e.g. 127.0.0.1:9464), got "${raw}"`);
+    return null;
+  }
+  return { host: m[1] ?? m[2] ?? '', port };
 }
 
 /** LOG_FORMAT: `json` (the default) or `pretty`. */
@@ -83,6 +109,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     pasteCacheBytes: int('PASTE_CACHE_MB', 32, 0, 65_536) * 1_048_576,
     logFormat: logFormatOf(env['LOG_FORMAT'], problems),
+    metricsToken: metricsTokenOf(env['METRICS_TOKEN'], problems),
+    metricsListen: listenOf(env['METRICS_LISTEN'], problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

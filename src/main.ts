@@ -44,7 +44,10 @@ function main(): void {
   process.on('SIGINT', shutdown);
 
   starting.then(
-    (running) => log.info(`listening on http://${config.host}:${running.port} (data in ${config.dataDir})`),
+    (running) => {
+      log.info(`listening on http://${config.host}:${running.port} (data in ${config.dataDir})`);
+      if (running.metricsPort !== null) log.info(`metrics on http://${config.metricsListen?.host ?? ''}:${running.metricsPort}/metrics`);
+    },
     (err: unknown) => {
       // One event that names the file, folder or port and what is wrong with it (README, Run it).
       log.error(`cannot start: ${describeProblem(err)}`);

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { apiSide } from './api/side.ts';
@@ -9,6 +9,9 @@ import { BodyBudget, preAuthBudgetBytes } from './http/body-budget.ts';
 import { maxBodyBytes } from './http/body.ts';
 import { inviteWhenRead } from './http/continue.ts';
 import { RequestIds } from './http/request-id.ts';
+import type { Reply } from './http/reply.ts';
+import { respond } from './http/respond.ts';
+import { ServerMetrics } from './observe.ts';
 import { Accounts } from './auth/accounts.ts';
 import { Authenticator } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
@@ -55,6 +58,8 @@ export interface ServerOptions {
 export interface RunningServer {
   server: Server;
   port: number;
+  /** The METRICS_LISTEN port (the one a port of 0 was given), or null. */
+  metricsPort: number | null;
   /** The public address, with the port a PORT of 0 was given. */
   baseUrl: string;
   /** Runs the background upkeep once now (sweep, view counts, state files), as its timer does. */
@@ -79,12 +84,16 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const warn = opts.warn ?? ((message: string) => serverLog.warn(message));
   const dir = config.dataDir;
   await ensureWritableDir(dir);
+  const metrics = new ServerMetrics();
   // A refused write is reported once a minute at most: under load it would be one line a request.
   let lastRefusal = Number.NEGATIVE_INFINITY;
-  const files = new DurableFiles(join(dir, 'tmp'), (refused) => {
-    if (Date.now() - lastRefusal < 60_000) return;
-    lastRefusal = Date.now();
-    warn(`storage: ${refused.message}; writes answer ${refused instanceof StorageFull ? '507' : '503'} and change nothing until it can be written again`);
+  const files = new DurableFiles(join(dir, 'tmp'), {
+    refused: (refused) => {
+      if (Date.now() - lastRefusal < 60_000) return;
+      lastRefusal = Date.now();
+      warn(`storage: ${refused.message}; writes answer ${refused instanceof StorageFull ? '507' : '503'} and change nothing until it can be written again`);
+    },
+    synced: (what, seconds) => metrics.fsync.observe(seconds, [what]),
   });
   await files.init();
   const state = join(dir, 'state');
@@ -136,6 +145,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     failLimitPerMinute: config.authFailLimitPerMinute,
     touch: (tokenId) => tokenUsage.touch(tokenId, now()),
     loginKey: (client, name) => sign(serverKey, 'login-user', `${client}\0${name}`).slice(0, 22),
+    failed: (kind) => metrics.authFailed(kind),
   });
   const pastes = new PasteService({ store, views, owners, recent, budget, now });
   // One budget for both sides: what matters is the memory all unauthenticated bodies hold.
@@ -169,13 +179,52 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     now,
     logError,
   });
-  const app = createApp({ api: serve(api, logError), web: serve(web, logError), trustProxy: config.trustProxy, ids: new RequestIds() });
+  // Off unless configured (README, Metrics): then nothing is counted or walked at all.
+  const metricsOn = config.metricsToken !== null || config.metricsListen !== null;
+  if (metricsOn) metrics.attach({
+    cache: () => store.cacheStats,
+    sweep: () => store.sweepStats,
+    pastes: () => pastes.counts,
+    log: () => ({ written: log.written, dropped: log.dropped, unwritten: log.unwritten }),
+    writes: () => files.writes,
+    pastesDir: join(dir, 'pastes'),
+  });
+  if (metricsOn) metrics.watch(server);
+  const scrape = (req: IncomingMessage): Reply => metrics.scrape(req, config.metricsToken);
+  const app = createApp({
+    api: serve(api, logError, metricsOn ? (ctx, reply) => metrics.request('api', ctx, reply.status) : undefined),
+    web: serve(web, logError, metricsOn ? (ctx, reply) => metrics.request('web', ctx, reply.status) : undefined),
+    trustProxy: config.trustProxy,
+    ids: new RequestIds(),
+    ...(config.metricsToken === null ? {} : { metrics: scrape }),
+  });
   server.on('request', app);
   server.on('checkContinue', (req, res) => {
     inviteWhenRead(req, res);
     app(req, res);
   });
   log.start();
+
+  // METRICS_LISTEN: a second address that serves /metrics and nothing else (README, Metrics).
+  let metricsServer: Server | null = null;
+  if (config.metricsListen !== null) {
+    const { host, port: metricsPort } = config.metricsListen;
+    const only = createServer({ ...SERVER_TIMEOUTS }, (req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      respond(res, path === '/metrics' ? scrape(req) : { kind: 'text', status: 404, body: 'only /metrics is served here\n' });
+    });
+    await new Promise<void>((resolve, reject) => {
+      only.once('error', reject);
+      only.listen(metricsPort, host, () => {
+        only.off('error', reject);
+        resolve();
+      });
+    }).catch(async (err: unknown) => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      throw err;
+    });
+    metricsServer = only;
+  }
 
   // Background upkeep, one step at a time so steps never overlap.
   let lastSweep = Number.NEGATIVE_INFINITY;
@@ -205,6 +254,11 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const close = (): Promise<string[]> =>
     (closing ??= (async () => {
       clearInterval(timer);
+      metrics.stop();
+      if (metricsServer !== null) {
+        metricsServer.close();
+        metricsServer.closeAllConnections();
+      }
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       // close() only drops connections idle right now; keep-alive sockets that finish their
       // request later would otherwise hold shutdown open for the whole keep-alive timeout.
@@ -236,5 +290,6 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       return warnings;
     })());
 
-  return { server, port, baseUrl, upkeep: tick, close };
+  const metricsPort = metricsServer === null ? null : (metricsServer.address() as AddressInfo).port;
+  return { server, port, metricsPort, baseUrl, upkeep: tick, close };
 }

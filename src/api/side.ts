@@ -156,7 +156,9 @@ export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
   const router = new Router<ApiRoute>(routes);
   const iso = new IsoTimes();
   const route: Step<ApiContext> = (ctx) => {
-    ctx.route = resolveRoute(router, ctx.method, ctx.path, WORDS).data;
+    const found = resolveRoute(router, ctx.method, ctx.path, WORDS);
+    ctx.route = found.data;
+    ctx.pattern = found.pattern;
     return undefined;
   };
   const handle: Step<ApiContext> = (ctx) => {

@@ -23,6 +23,8 @@ export interface AuthenticatorOptions {
    * there in clear, nor be cheap to test guesses against.
    */
   loginKey: (client: string, name: string) => string;
+  /** Told of each failed authentication, refused ones included (README, Metrics). */
+  failed?: (kind: 'token' | 'login') => void;
 }
 
 export type LoginOutcome = { user: User } | { wrong: true } | { refused: { retryAfterSec: number } };
@@ -46,6 +48,7 @@ export class Authenticator {
   token(secret: string | null, client: string): Principal {
     const budgets: Budget[] = [{ key: `authfail:${client}`, limitPerMinute: this.o.failLimitPerMinute }];
     const outcome = this.o.budget.attemptNow(budgets, () => this.#principal(secret), (p) => p === null);
+    if ('refused' in outcome || outcome.value === null) this.o.failed?.('token');
     if ('refused' in outcome) {
       throw new AuthError('too_many_failures', 'Too many failed authentication attempts from this address; try again later', {
         perMinute: outcome.refused.limitPerMinute,
@@ -82,6 +85,7 @@ export class Authenticator {
       { key: `login-user:${this.o.loginKey(client, name.toLowerCase())}`, limitPerMinute: LOGIN_USER_LIMIT_PER_MINUTE },
     ];
     const outcome = await this.o.budget.attempt(budgets, () => this.#verify(name, password), (u) => u === null);
+    if ('refused' in outcome || outcome.value === null) this.o.failed?.('login');
     if ('refused' in outcome) return { refused: { retryAfterSec: outcome.refused.retryAfterSec } };
     return outcome.value === null ? { wrong: true } : { user: outcome.value };
   }

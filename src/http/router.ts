@@ -11,11 +11,12 @@ export interface RouteDef<T> {
 }
 
 export type Match<T> =
-  | { kind: 'found'; data: T; params: Readonly<Record<string, string>> }
+  | { kind: 'found'; data: T; params: Readonly<Record<string, string>>; pattern: string }
   | { kind: 'method_not_allowed'; allow: string[] }
   | { kind: 'not_found' };
 
 interface Pattern<T> {
+  path: string;
   segments: string[];
   byMethod: Map<string, T>;
 }
@@ -35,6 +36,7 @@ export class Router<T> {
   match(method: string, path: string): Match<T> {
     let byMethod = this.#static.get(path);
     let params: Readonly<Record<string, string>> = NO_PARAMS;
+    let pattern = path;
     if (byMethod === undefined) {
       const parts = path.split('/');
       for (const p of this.#patterns) {
@@ -42,6 +44,7 @@ export class Router<T> {
         if (got !== null) {
           byMethod = p.byMethod;
           params = got;
+          pattern = p.path;
           break;
         }
       }
@@ -49,7 +52,7 @@ export class Router<T> {
     if (byMethod === undefined) return { kind: 'not_found' };
     // HEAD is served by the GET handler, as RFC 9110 §9.3.2 expects.
     const data = byMethod.get(method) ?? (method === 'HEAD' ? byMethod.get('GET') : undefined);
-    if (data !== undefined) return { kind: 'found', data, params };
+    if (data !== undefined) return { kind: 'found', data, params, pattern };
     const allow = [...byMethod.keys()];
     if (allow.includes('GET')) allow.push('HEAD');
     return { kind: 'method_not_allowed', allow };
@@ -64,7 +67,7 @@ export class Router<T> {
   #pattern(path: string): Map<string, T> {
     const segments = path.split('/');
     let p = this.#patterns.find((q) => q.segments.join('/') === path);
-    if (p === undefined) this.#patterns.push((p = { segments, byMethod: new Map() }));
+    if (p === undefined) this.#patterns.push((p = { path, segments, byMethod: new Map() }));
     return p.byMethod;
   }
 }
@@ -96,7 +99,12 @@ export interface RouteWords {
  * The route for a request, or the refusal both sides give: 404 for an unknown path, 405
  * with an `Allow` header naming the methods the path has (RFC 9110 §15.5.6).
  */
-export function resolveRoute<T>(router: Router<T>, method: string, path: string, words: RouteWords): { data: T; params: Readonly<Record<string, string>> } {
+export function resolveRoute<T>(
+  router: Router<T>,
+  method: string,
+  path: string,
+  words: RouteWords,
+): { data: T; params: Readonly<Record<string, string>>; pattern: string } {
   const match = router.match(method, path);
   if (match.kind === 'not_found') throw new HttpError('not_found', words.notFound);
   if (match.kind === 'method_not_allowed') {

@@ -65,6 +65,7 @@ export class LogAppender {
   #dirReady = false;
   #failing = false;
   #dropped = 0;
+  #written = 0;
   #droppedReported = 0;
   #flushTimer: NodeJS.Timeout | undefined;
   #pruneTimer: NodeJS.Timeout | undefined;
@@ -87,6 +88,11 @@ export class LogAppender {
   /** Lines dropped so far because the buffer was full while writes kept failing. */
   get dropped(): number {
     return this.#dropped;
+  }
+
+  /** Lines written since start (README, Metrics). */
+  get written(): number {
+    return this.#written;
   }
 
   /** Lines still waiting to be written (after a failed write, those kept for the next try). */
@@ -252,6 +258,7 @@ export class LogAppender {
         }
         this.#torn.delete(day);
         tail.size += bytes;
+        this.#written += end - written;
         written = end;
       }
       return written;

@@ -102,6 +102,8 @@ export class PasteService {
   readonly #recent: RecentList;
   readonly #budget: FailureBudget;
   readonly #now: () => number;
+  /** Pastes created, burned (read once) and deleted since start (README, Metrics). */
+  readonly #counts = { created: 0, burned: 0, deleted: 0 };
 
   constructor(deps: PasteServiceDeps) {
     this.#store = deps.store;
@@ -110,6 +112,10 @@ export class PasteService {
     this.#recent = deps.recent;
     this.#budget = deps.budget;
     this.#now = deps.now;
+  }
+
+  get counts(): { created: number; burned: number; deleted: number } {
+    return { ...this.#counts };
   }
 
   /** A paste the viewer may see, without counting a view or checking its password. */
@@ -190,6 +196,7 @@ export class PasteService {
         result: { paste: shown, viewCount: shown.view_count },
         next: { ...shown, content_json: NO_CONTENT, burned: true, updated_at: now },
         sweepAt: now + TOMBSTONE_MS,
+        onCommit: () => void this.#counts.burned++,
       };
     });
   }
@@ -238,6 +245,7 @@ export class PasteService {
       hash,
     );
     if (paste.privacy === 'public' && paste.burn_after_read === 0) this.#recent.add(paste.hash);
+    this.#counts.created++;
     return paste;
   }
 
@@ -303,6 +311,7 @@ export class PasteService {
     } catch (err) {
       ownerId = await this.#deleteDamaged(hash, viewer, err);
     }
+    this.#counts.deleted++;
     this.#recent.remove(hash);
     if (ownerId !== null) await this.#owners.remove(ownerId, hash);
   }

@@ -20,6 +20,8 @@ export class RequestContext {
   readonly setCookies: string[] = [];
   /** Who is asking, as the paste rules see it; null for nobody (or before a side knows). */
   viewer: Viewer | null = null;
+  /** The matched route's pattern (`/p/:hash`), a bounded label for metrics; 'unmatched' before or without one. */
+  pattern = 'unmatched';
 
   constructor(
     readonly req: IncomingMessage,

@@ -60,9 +60,10 @@ export type FaultLog = (err: unknown, requestId?: string) => void;
 
 /**
  * Serves requests with `side`: makes its context, runs its steps, writes the answer with
- * the request's headers and cookies, then lets the side finish (its log line), once.
+ * the request's headers and cookies, then lets the side finish (its log line) and
+ * `observe` count it (README, Metrics), once.
  */
-export function serve<C extends RequestContext>(side: Side<C>, logError: FaultLog): Served {
+export function serve<C extends RequestContext>(side: Side<C>, logError: FaultLog, observe?: (ctx: C, reply: Reply) => void): Served {
   return (req, res, path, rawQuery, ip, id) => {
     const ctx = side.context(req, path, rawQuery, ip, id);
     const finish = (reply: Reply): void => {
@@ -74,6 +75,7 @@ export function serve<C extends RequestContext>(side: Side<C>, logError: FaultLo
         if (!res.headersSent) res.writeHead(500).end();
       } finally {
         side.done?.(ctx, reply);
+        observe?.(ctx, reply);
       }
     };
     runSide(side, ctx, finish);

@@ -59,12 +59,34 @@ export class DurableFiles {
   #tmpCounter = 0;
   readonly #ids = new RandomIds();
 
+  readonly #refused: (err: StorageFull | StorageReadOnly) => void;
+  readonly #synced: (what: 'file' | 'folder', seconds: number) => void;
+  /** Durable writes (replaces and creates) done since start (README, Metrics). */
+  #writes = 0;
+
   constructor(
     tmpDir: string,
-    /** Told when a write is refused for space or permission (the server throttles what it logs). */
-    private readonly onRefused: (err: StorageFull | StorageReadOnly) => void = () => undefined,
+    hooks: {
+      /** Told when a write is refused for space or permission (the server throttles what it logs). */
+      refused?: (err: StorageFull | StorageReadOnly) => void;
+      /** Told how long each fsync took (README, Metrics). */
+      synced?: (what: 'file' | 'folder', seconds: number) => void;
+    } = {},
   ) {
     this.#tmpDir = tmpDir;
+    this.#refused = hooks.refused ?? (() => undefined);
+    this.#synced = hooks.synced ?? (() => undefined);
+  }
+
+  get writes(): number {
+    return this.#writes;
+  }
+
+  /** fsync of a folder, timed. */
+  async #syncDir(dir: string): Promise<void> {
+    const t = performance.now();
+    await fsyncDir(dir);
+    this.#synced('folder', (performance.now() - t) / 1000);
   }
 
   /** Runs one write; a refusal for space or permission becomes StorageFull or StorageReadOnly. */
@@ -73,7 +95,7 @@ export class DurableFiles {
       return await write();
     } catch (err) {
       const refused = asStorageError(err, path);
-      if (refused instanceof StorageFull || refused instanceof StorageReadOnly) this.onRefused(refused);
+      if (refused instanceof StorageFull || refused instanceof StorageReadOnly) this.#refused(refused);
       throw refused;
     }
   }
@@ -94,7 +116,8 @@ export class DurableFiles {
         await dropTemp(tmp);
         throw err;
       }
-      await fsyncDir(dirname(path));
+      await this.#syncDir(dirname(path));
+      this.#writes++;
     });
   }
 
@@ -112,7 +135,8 @@ export class DurableFiles {
         if (isErrno(err, 'EEXIST')) return false;
         throw err;
       }
-      await Promise.all([dropTemp(tmp), fsyncDir(dirname(path))]);
+      await Promise.all([dropTemp(tmp), this.#syncDir(dirname(path))]);
+      this.#writes++;
       return true;
     });
   }
@@ -182,7 +206,9 @@ export class DurableFiles {
     try {
       await writeAll(fd, data);
       // fdatasync: the data and the size needed to read it back, not the timestamps.
+      const t = performance.now();
       await byFd.datasync(fd);
+      this.#synced('file', (performance.now() - t) / 1000);
     } catch (err) {
       // A write cut short (a full disk) leaves no partial temp file behind.
       await byFd.close(fd).catch(() => undefined);

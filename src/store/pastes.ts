@@ -50,6 +50,11 @@ export class PasteStore {
   readonly #ids = new RandomIds();
   /** Bumped by every commit; a disk read that overlapped one must not fill the cache. */
   #epoch = 0;
+  /** Expired pastes the sweep wiped, and tombstones it removed (README, Metrics). */
+  readonly #swept = { wiped: 0, removed: 0 };
+  /** Reads answered from memory, and reads that went to the disk (README, Metrics). */
+  #hits = 0;
+  #misses = 0;
   /** Damaged files already reported, so each is reported once however often it is asked for. */
   readonly #reported = new Set<string>();
 
@@ -95,12 +100,28 @@ export class PasteStore {
    */
   cached(hash: string): Paste | null | undefined {
     const p = this.#cache.get(shortcodeOf(hash));
-    return p === undefined ? undefined : p.hash === hash ? p : null;
+    if (p === undefined) return undefined;
+    this.#hits++;
+    return p.hash === hash ? p : null;
+  }
+
+  /** What the sweep did since start: expired pastes wiped, old tombstones removed. */
+  get sweepStats(): { wiped: number; removed: number } {
+    return { ...this.#swept };
+  }
+
+  /** What the cache did: reads it answered, reads that went to the disk, what it holds. */
+  get cacheStats(): { hits: number; misses: number; bytes: number; entries: number } {
+    return { hits: this.#hits, misses: this.#misses, bytes: this.#cache.bytes, entries: this.#cache.size };
   }
 
   async getByShortcode(code: string): Promise<Paste | null> {
     const cached = this.#cache.get(code);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) {
+      this.#hits++;
+      return cached;
+    }
+    this.#misses++;
     const epoch = this.#epoch;
     let text: string;
     try {
@@ -222,17 +243,20 @@ export class PasteStore {
       for (const entry of entries) {
         const [at, hash] = entry.split('-');
         if (hash === undefined || Number(at) > now) continue;
-        const done = await this.transact(hash, (p): Txn<boolean> => {
-          if (p === null) return { result: false };
-          if (isTombstone(p)) return now >= p.updated_at + TOMBSTONE_MS ? { result: true, next: 'delete' } : { result: false };
-          if (!isExpired(p, now)) return { result: false };
-          return { result: true, next: { ...p, title: '', content_json: NO_CONTENT, password: null, updated_at: now }, sweepAt: now + TOMBSTONE_MS };
+        const done = await this.transact(hash, (p): Txn<'wiped' | 'removed' | null> => {
+          if (p === null) return { result: null };
+          if (isTombstone(p)) return now >= p.updated_at + TOMBSTONE_MS ? { result: 'removed', next: 'delete' } : { result: null };
+          if (!isExpired(p, now)) return { result: null };
+          return { result: 'wiped', next: { ...p, title: '', content_json: NO_CONTENT, password: null, updated_at: now }, sweepAt: now + TOMBSTONE_MS };
         }).catch((err: unknown) => {
           // A damaged file is reported when found and waits for its owner or an admin; the sweep goes on.
-          if (err instanceof CorruptPaste) return false;
+          if (err instanceof CorruptPaste) return null;
           throw err;
         });
-        if (done) changed++;
+        if (done !== null) {
+          changed++;
+          this.#swept[done]++;
+        }
         // Losing this unlink in a crash only means the sweep looks at the entry again.
         await unlink(join(dir, entry)).catch((err: unknown) => {
           if (!isErrno(err, 'ENOENT')) throw err;

@@ -91,6 +91,7 @@ export function webSide(deps: WebDeps, routes = webRoutes): Side<WebContext> {
     const found = resolveRoute(router, ctx.method, ctx.path, WORDS);
     ctx.route = found.data;
     ctx.params = found.params;
+    ctx.pattern = found.pattern;
     return undefined;
   };
   return {

@@ -31,6 +31,8 @@ export interface ProcessServer extends TestServer {
 /** A server in this process, driven by a clock the test moves. */
 export interface AppServer extends TestServer {
   clock: TestClock;
+  /** The METRICS_LISTEN port, when the server was given one. */
+  metricsPort: number | null;
   /** Runs the background upkeep now (expiry sweep, view counts, state files). */
   upkeep(): Promise<void>;
 }
@@ -76,6 +78,7 @@ export async function startServer(opts: { dataDir?: string; env?: Record<string,
     port: running.port,
     dataDir,
     clock,
+    metricsPort: running.metricsPort,
     output: () => out,
     upkeep: running.upkeep,
     stop: () => (stopped ??= running.close().then(() => 0)),

@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { describe, test } from 'node:test';
+import { Metrics } from '../src/metrics/registry.ts';
+import { makeToken, req, startServer, type AppServer } from './helpers/server.ts';
+
+const TOKEN = 'scrape-token-0123456789';
+
+/** The samples of an exposition: `name{labels}` → value. */
+function samples(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const at = line.lastIndexOf(' ');
+    out.set(line.slice(0, at), Number(line.slice(at + 1)));
+  }
+  return out;
+}
+
+const scrape = async (server: { port: number }, token: string | null = TOKEN): Promise<{ status: number; text: string; type: string }> => {
+  const r = await req(server, 'GET', '/metrics', token === null ? {} : { token });
+  return { status: r.status, text: r.text, type: String(r.headers['content-type']) };
+};
+
+describe('/metrics access', () => {
+  test('off by default: /metrics is an ordinary missing page', async () => {
+    const server = await startServer();
+    assert.equal((await scrape(server)).status, 404);
+    assert.equal(server.metricsPort, null);
+  });
+
+  test('METRICS_TOKEN: on the main port for that bearer token only', async () => {
+    const server = await startServer({ env: { METRICS_TOKEN: TOKEN } });
+    assert.equal((await scrape(server, null)).status, 401);
+    assert.equal((await scrape(server, `${TOKEN}x`)).status, 401);
+    const ok = await scrape(server);
+    assert.equal(ok.status, 200);
+    assert.equal(ok.type, 'text/plain; version=0.0.4; charset=utf-8');
+    assert.match(ok.text, /^# HELP paste_http_requests_total /m);
+  });
+
+  test('METRICS_LISTEN alone: a second port serves /metrics and nothing else; the main port does not', async () => {
+    const server = await startServer({ env: { METRICS_LISTEN: '127.0.0.1:0' } });
+    const port = server.metricsPort ?? 0;
+    assert.ok(port > 0 && port !== server.port);
+    assert.equal((await scrape({ port }, null)).status, 200);
+    assert.equal((await req({ port }, 'GET', '/healthz')).status, 404);
+    assert.equal((await scrape(server)).status, 404, 'never anonymous on the public port');
+  });
+
+  test('both: the second port asks for the token too', async () => {
+    const server = await startServer({ env: { METRICS_LISTEN: '127.0.0.1:0', METRICS_TOKEN: TOKEN } });
+    const port = server.metricsPort ?? 0;
+    assert.equal((await scrape({ port }, null)).status, 401);
+    assert.equal((await scrape({ port })).status, 200);
+    assert.equal((await scrape(server)).status, 200);
+  });
+});
+
+describe('what /metrics counts', () => {
+  test('a known workload moves each counter by exactly its size, labels stay bounded, and promtool finds no problem', async () => {
+    const server: AppServer = await startServer({ env: { METRICS_TOKEN: TOKEN } });
+    const token = await makeToken(server.dataDir);
+    const slow = await makeToken(server.dataDir, { user: 'bob', rate: 2 });
+    const before = samples((await scrape(server)).text);
+    const N = 7;
+    const M = 11;
+    const K = 3;
+    const hashes: string[] = [];
+    for (let i = 0; i < N; i++) hashes.push(String((await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: `p${i}` } })).json['hash']));
+    for (let i = 0; i < M; i++) assert.equal((await req(server, 'GET', `/api/v1/paste.php?hash=${hashes[i % N]}`, { token })).status, 200);
+    // Bob's bucket holds 2: then K refusals.
+    for (let i = 0; i < 2 + K; i++) await req(server, 'GET', `/api/v1/raw.php?hash=${hashes[0]}`, { token: slow });
+    for (let i = 0; i < 4; i++) assert.equal((await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: 'pst_wrongtok_abc' })).status, 401);
+    assert.equal((await req(server, 'GET', `/p/${hashes[1]}`)).status, 200);
+    assert.equal((await req(server, 'POST', '/api/v1/paste_delete.php', { token, body: { hash: hashes[2] } })).status, 200);
+    const { text } = await scrape(server);
+    const after = samples(text);
+    const delta = (key: string): number => (after.get(key) ?? 0) - (before.get(key) ?? 0);
+
+    assert.equal(delta('paste_http_requests_total{side="api",route="/api/v1/paste_create.php",method="POST",status="2xx"}'), N);
+    assert.equal(delta('paste_http_requests_total{side="api",route="/api/v1/paste.php",method="GET",status="2xx"}'), M);
+    assert.equal(delta('paste_http_requests_total{side="api",route="/api/v1/raw.php",method="GET",status="4xx"}'), K);
+    assert.equal(delta('paste_rate_limited_total{side="api"}'), K);
+    assert.equal(delta('paste_auth_failures_total{kind="token"}'), 4);
+    assert.equal(delta('paste_http_requests_total{side="web",route="/p/:hash",method="GET",status="2xx"}'), 1);
+    assert.equal(delta('paste_http_request_duration_seconds_count{side="api",route="/api/v1/paste.php"}'), M + 4, 'the 200s and the 401s');
+    assert.equal(delta('paste_pastes_created_total'), N);
+    assert.equal(delta('paste_pastes_deleted_total'), 1);
+    assert.ok(delta('paste_durable_writes_total') >= N, 'each create is a durable write');
+    assert.ok(delta('paste_fsync_duration_seconds_count{what="file"}') >= N);
+    assert.ok(delta('paste_cache_hits_total') + delta('paste_cache_misses_total') >= M);
+    assert.ok((after.get('process_resident_memory_bytes') ?? 0) > 10_000_000);
+    assert.ok((after.get('paste_open_connections') ?? 0) >= 1);
+
+    // No label holds a hash or a raw path: only route patterns.
+    for (const h of hashes) assert.ok(!text.includes(h), `hash ${h} in a label`);
+    assert.ok(!text.includes('AAAAAAAAAA'));
+
+    const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    assert.equal(check.error, undefined, 'promtool must be installed (Debian package prometheus; .ci/run installs it)');
+    assert.equal(check.status, 0, `${check.stdout}${check.stderr}`);
+  });
+});
+
+describe('the exposition format', () => {
+  test('HELP, TYPE, escaped label values, cumulative buckets with +Inf, _sum and _count', () => {
+    const m = new Metrics();
+    m.counter('x_total', 'Things\nand "more" \\ stuff.', ['k']).inc(['a "quoted"\nvalue\\'], 2);
+    const h = m.histogram('y_seconds', 'Time.', [], [0.1, 1]);
+    for (const v of [0.05, 0.5, 0.5, 3]) h.observe(v);
+    assert.equal(
+      m.expose(),
+      [
+        '# HELP x_total Things\\nand "more" \\\\ stuff.',
+        '# TYPE x_total counter',
+        'x_total{k="a \\"quoted\\"\\nvalue\\\\"} 2',
+        '# HELP y_seconds Time.',
+        '# TYPE y_seconds histogram',
+        'y_seconds_bucket{le="0.1"} 1',
+        'y_seconds_bucket{le="1"} 3',
+        'y_seconds_bucket{le="+Inf"} 4',
+        'y_seconds_sum 4.05',
+        'y_seconds_count 4',
+        '',
+      ].join('\n'),
+    );
+    assert.throws(() => m.counter('x_total', 'again'), /defined twice/);
+  });
+});
