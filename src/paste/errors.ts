@@ -1,3 +1,5 @@
+import type { Receipt } from '../store/paste-record.ts';
+
 /**
  * Why the paste rules refused. Each side turns a kind into its status once
  * (pipeline/refusal.ts); nothing branches on the message, which is for people.
@@ -34,6 +36,8 @@ export class PasteError extends Error {
     readonly kind: PasteFailure,
     /** For too_many_guesses: the budget's limit and when it can pay again. */
     readonly limit?: { perMinute: number; retryAfterSec: number },
+    /** For burned, to its owner: when and how it was read (README, Burn receipts). */
+    readonly receipt?: Receipt,
   ) {
     super(MESSAGES[kind]);
   }

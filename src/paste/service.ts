@@ -69,6 +69,8 @@ export interface ReadOptions {
    * paste for which this answers true is neither counted nor burned, and the read says so.
    */
   known?: ((p: Paste) => boolean) | undefined;
+  /** Who reads, for a one-time paste's receipt: the web, or an API token (README, Burn receipts). */
+  reader?: { via: 'web' | 'api'; tokenId: string | null } | undefined;
   /** False for HEAD: the same checks, but no view is counted and nothing burns. */
   consume: boolean;
 }
@@ -139,7 +141,8 @@ export class PasteService {
   #visible(p: Paste | null, viewer: Viewer | null): Paste {
     if (p === null || !canSee(viewer, p)) throw new PasteError('not_found');
     if (isExpired(p, this.#now())) throw new PasteError('expired');
-    if (p.burned) throw new PasteError('burned');
+    // The owner (and admins) learn from the refusal when and how it was read.
+    if (p.burned) throw new PasteError('burned', undefined, viewer !== null && owns(viewer, p) ? (p.receipt ?? undefined) : undefined);
     return p;
   }
 
@@ -183,7 +186,7 @@ export class PasteService {
   }
 
   /** Counts the view, or burns a one-time paste; a HEAD (`consume` false) or a revision the reader holds does neither. */
-  #count(hash: string, p: Paste, { consume, known }: ReadOptions): Counted | Promise<Counted> {
+  #count(hash: string, p: Paste, { consume, known, reader }: ReadOptions): Counted | Promise<Counted> {
     if (known !== undefined && known(p)) return { paste: p, viewCount: p.view_count + this.#views.pending(hash, p.view_count), unchanged: true };
     if (!consume) return { paste: p, viewCount: p.view_count + this.#views.pending(hash, p.view_count) };
     if (p.burn_after_read === 0) return { paste: p, viewCount: p.view_count + this.#views.add(hash, p.view_count) };
@@ -194,7 +197,7 @@ export class PasteService {
       const now = this.#now();
       return {
         result: { paste: shown, viewCount: shown.view_count },
-        next: { ...shown, content_json: NO_CONTENT, burned: true, updated_at: now },
+        next: { ...shown, content_json: NO_CONTENT, burned: true, updated_at: now, receipt: { at: now, via: reader?.via ?? 'web', token_id: reader?.tokenId ?? null } },
         sweepAt: now + TOMBSTONE_MS,
         onCommit: () => void this.#counts.burned++,
       };
@@ -240,6 +243,7 @@ export class PasteService {
         updated_at: now,
         expire_at: expireAt(input.expiry, now),
         view_count: 0,
+        receipt: null,
       }),
       (p) => this.#owners.add(ownerId, p.hash),
       hash,

@@ -1,6 +1,8 @@
 import { AccountError, AuthError, type AccountFailure, type AuthFailure } from '../auth/errors.ts';
 import { HttpError, type ErrorCode } from '../http/errors.ts';
 import { PasteError, type PasteFailure } from '../paste/errors.ts';
+import { formatTime } from '../paste/paste.ts';
+import type { Receipt } from '../store/paste-record.ts';
 import { StorageFull, StorageReadOnly } from '../store/files.ts';
 
 /** The one table from a domain refusal to the HTTP error code (and so the status) both sides answer with. */
@@ -36,6 +38,9 @@ const AUTH_CODES: Record<AuthFailure, ErrorCode> = {
 const limited = (limit: { perMinute: number; retryAfterSec: number } | undefined): HttpError['extra'] =>
   limit === undefined ? {} : { body: { limit_per_minute: limit.perMinute }, headers: { 'retry-after': String(limit.retryAfterSec) } };
 
+/** A burn receipt as the API shows it (README, Burn receipts). */
+const receiptJson = (r: Receipt): Record<string, unknown> => ({ read_at: formatTime(r.at), via: r.via, token_id: r.token_id });
+
 /**
  * The HTTP error for whatever a step threw. Domain refusals keep their message and get
  * their status from the tables above; anything else is a fault, reported to `logError`
@@ -43,7 +48,10 @@ const limited = (limit: { perMinute: number; retryAfterSec: number } | undefined
  */
 export function toHttpError(err: unknown, logError: (err: unknown) => void, internalMessage: string): HttpError {
   if (err instanceof HttpError) return err;
-  if (err instanceof PasteError) return new HttpError(PASTE_CODES[err.kind], err.message, limited(err.limit));
+  if (err instanceof PasteError) {
+    if (err.receipt !== undefined) return new HttpError(PASTE_CODES[err.kind], err.message, { body: { receipt: receiptJson(err.receipt) } });
+    return new HttpError(PASTE_CODES[err.kind], err.message, limited(err.limit));
+  }
   if (err instanceof AuthError) return new HttpError(AUTH_CODES[err.kind], err.message, limited(err.limit));
   if (err instanceof AccountError) return new HttpError(ACCOUNT_CODES[err.kind], err.message);
   // The disk refused a write: nothing was changed, and the store has told the server's log.

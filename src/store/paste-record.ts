@@ -40,7 +40,21 @@ export interface Paste {
   readonly updated_at: number;
   readonly expire_at: number | null;
   readonly view_count: number;
+  /** A burned paste's receipt: when it was read, and through which side (README, Burn receipts). */
+  readonly receipt?: Receipt | null;
 }
+
+/** When a one-time paste was read and how: on the web, or through the API with which token. */
+export interface Receipt {
+  readonly at: number;
+  readonly via: 'web' | 'api';
+  readonly token_id: string | null;
+}
+
+const isReceipt = (r: unknown): boolean => {
+  const o = r as Partial<Receipt> | null;
+  return typeof o === 'object' && o !== null && isTime(o.at) && (o.via === 'web' || o.via === 'api') && (o.token_id === null || typeof o.token_id === 'string');
+};
 
 /**
  * A paste revision's entity tag (README, Caching): its hash and the time of its last edit,
@@ -95,6 +109,7 @@ function wrongField(f: Record<string, unknown>): string | null {
   if (!isTime(f['updated_at'])) return 'updated_at';
   if (f['expire_at'] !== null && !isTime(f['expire_at'])) return 'expire_at';
   if (!Number.isInteger(f['view_count']) || (f['view_count'] as number) < 0) return 'view_count';
+  if (f['receipt'] !== undefined && f['receipt'] !== null && !isReceipt(f['receipt'])) return 'receipt';
   return null;
 }
 
@@ -140,5 +155,6 @@ export function parseFile(text: string): Paste {
     updated_at: f.updated_at,
     expire_at: f.expire_at,
     view_count: f.view_count,
+    receipt: f.receipt ?? null,
   };
 }

@@ -6,7 +6,7 @@ const TRICKY = '"q" \\ é ✓ 😀\n\t\u0000 </script> \u2028';
 
 const paste = (content: string): Paste => ({
   v: 1, hash: 'a000000000', title: 'T', content_json: encodeContent(content), language: 'text', privacy: 'public', highlight: 1,
-  burn_after_read: 0, burned: false, password: null, owner_id: 1, created_at: 5, updated_at: 6, expire_at: null, view_count: 7,
+  burn_after_read: 0, burned: false, password: null, owner_id: 1, created_at: 5, updated_at: 6, expire_at: null, view_count: 7, receipt: null,
 });
 
 describe('a paste record', () => {
@@ -22,11 +22,13 @@ describe('a paste record', () => {
     const { content_json: _, ...fields } = p;
     assert.deepEqual(onDisk, { ...fields, content: TRICKY });
     assert.deepEqual(parseFile(fileText(p)), p, 'round trip');
+    const burned: Paste = { ...p, content_json: NO_CONTENT, burned: true, receipt: { at: 9, via: 'api', token_id: 'Tok12345' } };
+    assert.deepEqual(parseFile(fileText(burned)), burned, 'a receipt too');
   });
 
   test('reads a file whose content stands among the other fields (as older versions wrote it)', () => {
     const old = '{"v":1,"hash":"a000000000","title":"T","content":"x\\ny","language":"text","privacy":"public","highlight":1,"burn_after_read":0,"burned":false,"password":null,"owner_id":1,"created_at":5,"updated_at":6,"expire_at":null,"view_count":7}';
-    assert.deepEqual(parseFile(old), paste('x\ny'));
+    assert.deepEqual(parseFile(old), paste('x\ny'), 'older files have no receipt: null');
   });
 
   test('is a tombstone exactly when its text is gone', () => {

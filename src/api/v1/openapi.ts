@@ -212,6 +212,9 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
       if (status === '503') headers['Retry-After'] = { required: false, schema: { type: 'string', pattern: '^\\d+$' }, description: 'Whole seconds to wait, when waiting helps.' };
       if (status === '405') headers['Allow'] = { required: true, schema: { type: 'string' }, description: 'The methods this endpoint takes.' };
       if (status === '429') schema['allOf'] = [ref('Error'), { properties: { code: { enum: codes }, limit_per_minute: { type: 'integer', description: 'The token\'s limit, when the token\'s own bucket is empty.' } } }];
+      if (status === '410') {
+        schema['allOf'] = [ref('Error'), { properties: { code: { enum: codes }, receipt: ref('Receipt') } }];
+      }
       return [`E${status}`, { description, headers, content: { 'application/json': { schema, example: { ok: false, error: description.split(/[.;(]/)[0], code: codes[0] } } } }];
     }),
   );
@@ -357,6 +360,16 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
         DeleteResult: { type: 'object', required: ['ok', 'deleted'], properties: { ok: { const: true }, deleted: { const: true } } },
         PasteResult: { type: 'object', required: ['ok', 'paste'], properties: { ok: { const: true }, paste: ref('Paste') } },
         Paste: paste,
+        Receipt: {
+          type: 'object',
+          description: 'A burned paste\'s receipt, in the 410 its owner (or an admin) gets: when it was read, and through which side. Never the content.',
+          required: ['read_at', 'via', 'token_id'],
+          properties: {
+            read_at: time('When it was read,'),
+            via: { enum: ['api', 'web'] },
+            token_id: { type: ['string', 'null'], description: 'The id of the API token that read it (never the secret); null on the web.' },
+          },
+        },
         Error: {
           type: 'object',
           required: ['ok', 'error', 'code'],

@@ -31,7 +31,8 @@ function readPaste(r: ApiRequest): Counted | Promise<Counted> {
   const hash = requireHash(r.query);
   const held = r.req.headers['if-none-match'];
   const known = held === undefined ? undefined : (p: Paste): boolean => namesEtag(held, etagOf(p), false);
-  return r.deps.pastes.read(hash, r.viewer, { password: password(r), client: r.ip, consume: r.req.method !== 'HEAD', known });
+  const reader = { via: 'api' as const, tokenId: r.principal.tokenId };
+  return r.deps.pastes.read(hash, r.viewer, { password: password(r), client: r.ip, consume: r.req.method !== 'HEAD', known, reader });
 }
 
 /** The answer to a reader who holds this revision already. */

@@ -9,10 +9,18 @@ import { timeTag } from '../time.ts';
 
 export const MY_PAGE_SIZE = 20;
 
+/** A burned paste's receipt (README, Burn receipts): when it was read, and how. */
+function receiptLine(p: Paste, now: number): SafeHtml | '' {
+  const r = p.receipt;
+  if (!p.burned || r === null || r === undefined) return '';
+  const how = r.via === 'web' ? 'on the web' : html`through the API with token <code>${r.token_id ?? 'unknown'}</code>`;
+  return html`<div class="muted small receipt">Read ${timeTag(r.at, now)} ${how}.</div>`;
+}
+
 function row(p: Paste, now: number): SafeHtml {
   const dead = p.burned || isExpired(p, now);
   return html`<tr>
-<td class="full" data-label="Paste"><a class="title-cell" href="/p/${p.hash}">${isolate(pasteTitle(p))}</a> ${pasteBadges(p, now)}</td>
+<td class="full" data-label="Paste"><a class="title-cell" href="/p/${p.hash}">${isolate(pasteTitle(p))}</a> ${pasteBadges(p, now)}${receiptLine(p, now)}</td>
 <td data-label="Created">${timeTag(p.created_at, now)}</td>
 <td data-label="Views" class="num">${p.view_count}</td>
 <td data-label="Actions"><div class="row-actions">
