@@ -21,7 +21,7 @@ export interface CliIo {
 const USAGE = `usage:
   user add NAME [--admin] [--password-stdin]
   user passwd NAME            (new password on stdin)
-  token create --user NAME --scopes read,write[,admin] [--rate N] [--label TEXT]
+  token create --user NAME --scopes read,write[,admin] [--rate N] [--label TEXT] [--expires 30d]
   token list
   token revoke ID`;
 
@@ -81,7 +81,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       return;
     }
     case 'token create': {
-      const { positional, opts } = parseOptions(rest, { user: 'value', scopes: 'value', rate: 'value', label: 'value' });
+      const { positional, opts } = parseOptions(rest, { user: 'value', scopes: 'value', rate: 'value', label: 'value', expires: 'value' });
       if (positional.length > 0) throw new CliError(`unexpected argument "${positional[0]}"`);
       const userName = opts.get('user');
       const scopesText = opts.get('scopes');
@@ -95,7 +95,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       if (typeof label === 'string' && /[\u0000-\u001f\u007f]/.test(label)) throw new CliError('--label must not contain control characters');
       const user = accounts.userByName(userName);
       if (user === undefined) throw new CliError(`no user named "${userName}"`);
-      const { secret } = await accounts.createToken(user.id, { label: typeof label === 'string' ? label : '', scopes, rate });
+      const expiresAt = parseExpires(opts.get('expires'), Date.now());
+      const { secret } = await accounts.createToken(user.id, { label: typeof label === 'string' ? label : '', scopes, rate, expiresAt });
       io.stdout(secret);
       return;
     }
@@ -107,7 +108,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       const rows: string[][] = [];
       for (const t of accounts.tokens) {
         const lastUsed = used[t.id];
-        rows.push([t.id, accounts.user(t.user_id)?.name ?? '?', t.label || '-', t.scopes.join(','), String(t.rate_limit_per_minute), formatTime(t.created_at), lastUsed === undefined ? 'never' : formatTime(lastUsed)]);
+        const expires = t.expires_at === undefined || t.expires_at === null ? 'never' : `${t.expires_at <= Date.now() ? 'expired ' : 'expires '}${formatTime(t.expires_at)}`;
+        rows.push([t.id, accounts.user(t.user_id)?.name ?? '?', t.label || '-', t.scopes.join(','), String(t.rate_limit_per_minute), formatTime(t.created_at), lastUsed === undefined ? 'never' : formatTime(lastUsed), expires]);
       }
       for (const line of table(rows)) io.stdout(line);
       return;
@@ -146,6 +148,16 @@ async function readPassword(io: CliIo): Promise<string> {
   const problem = checkPassword(text)[0];
   if (problem !== undefined) throw new CliError(problem);
   return hashPassword(text);
+}
+
+const UNIT_MS: Record<string, number> = { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000, y: 365 * 86_400_000 };
+
+/** `--expires`: a number and h, d, w or y (`30d`), or `never`; when the token stops working. */
+export function parseExpires(value: string | true | undefined, now: number): number | null {
+  if (value === undefined || value === 'never') return null;
+  const m = typeof value === 'string' ? /^([1-9]\d{0,4})([hdwy])$/.exec(value) : null;
+  if (m === null) throw new CliError('--expires must be a number and h, d, w or y (e.g. 30d), or never');
+  return now + Number(m[1]) * (UNIT_MS[m[2] as string] as number);
 }
 
 function table(rows: string[][]): string[] {

@@ -146,6 +146,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     touch: (tokenId) => tokenUsage.touch(tokenId, now()),
     loginKey: (client, name) => sign(serverKey, 'login-user', `${client}\0${name}`).slice(0, 22),
     failed: (kind) => metrics.authFailed(kind),
+    now,
   });
   const pastes = new PasteService({ store, views, owners, recent, budget, now });
   // One budget for both sides: what matters is the memory all unauthenticated bodies hold.

@@ -56,6 +56,8 @@ export interface TokenSettings {
   label: string;
   scopes: Scope[];
   rate: number;
+  /** When the token stops working (epoch ms), or null for never. */
+  expiresAt?: number | null;
 }
 
 /**
@@ -141,7 +143,7 @@ export class Accounts {
       if (doc.tokens.filter((t) => t.user_id === userId).length >= TOKENS_PER_USER_MAX) {
         throw new AccountError('too_many_tokens', `You already have ${TOKENS_PER_USER_MAX} tokens; revoke one first.`);
       }
-      const r: TokenRecord = { id, user_id: userId, label: s.label, scopes: s.scopes, rate_limit_per_minute: s.rate, hash: hashToken(secret), created_at: this.now() };
+      const r: TokenRecord = { id, user_id: userId, label: s.label, scopes: s.scopes, rate_limit_per_minute: s.rate, hash: hashToken(secret), created_at: this.now(), expires_at: s.expiresAt ?? null };
       doc.tokens.push(r);
       return r;
     });

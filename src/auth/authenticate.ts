@@ -25,6 +25,8 @@ export interface AuthenticatorOptions {
   loginKey: (client: string, name: string) => string;
   /** Told of each failed authentication, refused ones included (README, Metrics). */
   failed?: (kind: 'token' | 'login') => void;
+  /** The clock tokens expire by. */
+  now?: () => number;
 }
 
 export type LoginOutcome = { user: User } | { wrong: true } | { refused: { retryAfterSec: number } };
@@ -47,7 +49,8 @@ export class Authenticator {
    */
   token(secret: string | null, client: string): Principal {
     const budgets: Budget[] = [{ key: `authfail:${client}`, limitPerMinute: this.o.failLimitPerMinute }];
-    const outcome = this.o.budget.attemptNow(budgets, () => this.#principal(secret), (p) => p === null);
+    // An expired token is a failed attempt like a revoked one: it spends the client's budget.
+    const outcome = this.o.budget.attemptNow(budgets, () => this.#principal(secret), (p) => p === null || 'expired' in p);
     if ('refused' in outcome || outcome.value === null) this.o.failed?.('token');
     if ('refused' in outcome) {
       throw new AuthError('too_many_failures', 'Too many failed authentication attempts from this address; try again later', {
@@ -60,15 +63,21 @@ export class Authenticator {
         ? new AuthError('token_required', 'API token required')
         : new AuthError('token_invalid', 'Invalid or revoked API token');
     }
+    if ('expired' in outcome.value) {
+      throw new AuthError('token_expired', `This API token expired on ${new Date(outcome.value.expired).toISOString().slice(0, 16).replace('T', ' ')} UTC; create a new one`);
+    }
     this.o.touch(outcome.value.tokenId);
     return outcome.value;
   }
 
-  #principal(secret: string | null): Principal | null {
+  /** The token's principal, null for no such token, or when it expired (its secret being right). */
+  #principal(secret: string | null): Principal | { expired: number } | null {
     const id = secret === null ? null : tokenIdOf(secret);
     const record = id === null ? undefined : this.o.accounts.token(id);
     const user = record === undefined ? undefined : this.o.accounts.user(record.user_id);
     if (secret === null || record === undefined || user === undefined || !tokenMatches(secret, record.hash)) return null;
+    const expires = record.expires_at ?? null;
+    if (expires !== null && (this.o.now ?? Date.now)() >= expires) return { expired: expires };
     return { tokenId: record.id, userId: user.id, scopes: record.scopes, rateLimit: record.rate_limit_per_minute };
   }
 

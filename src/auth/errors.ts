@@ -23,7 +23,7 @@ export class AccountError extends Error {
 }
 
 /** Why an API request was not authenticated. */
-export type AuthFailure = 'token_required' | 'token_invalid' | 'too_many_failures';
+export type AuthFailure = 'token_required' | 'token_invalid' | 'token_expired' | 'too_many_failures';
 
 export class AuthError extends Error {
   constructor(

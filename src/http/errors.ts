@@ -6,6 +6,7 @@ export const STATUS_BY_CODE = {
   bad_request: 400,
   unauthorized: 401,
   password_required: 401,
+  token_expired: 401,
   forbidden: 403,
   invalid_password: 403,
   not_found: 404,

@@ -31,6 +31,7 @@ const ACCOUNT_CODES: Record<AccountFailure, ErrorCode> = {
 const AUTH_CODES: Record<AuthFailure, ErrorCode> = {
   token_required: 'unauthorized',
   token_invalid: 'unauthorized',
+  token_expired: 'token_expired',
   too_many_failures: 'rate_limited',
 };
 

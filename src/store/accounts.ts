@@ -27,6 +27,8 @@ export interface TokenRecord {
   /** SHA-256 hex of the secret; the secret itself is never stored. */
   hash: string;
   created_at: number;
+  /** When it stops working (epoch ms); absent or null: never (README, Command line). */
+  expires_at?: number | null;
 }
 
 export interface AccountsDoc {

@@ -30,6 +30,15 @@ function secretBox(ctx: WebContext, created: { record: TokenRecord; secret: stri
 </section>`;
 }
 
+/** When a token stops working: never, in some time, or already (then it answers 401). */
+function expiryCell(at: number | null, now: number): SafeHtml {
+  if (at === null) return html`<span class="muted">never</span>`;
+  return at <= now ? html`<span class="badge badge-bad">expired</span> ${timeTag(at, now)}` : timeTag(at, now);
+}
+
+/** The lifetimes the create form offers, in days (0: never). */
+export const TOKEN_LIFETIMES: readonly [string, string][] = [['0', 'Never'], ['7', '7 days'], ['30', '30 days'], ['90', '90 days'], ['365', '1 year']];
+
 function tokenRows(ctx: WebContext, tokens: TokenRecord[]): SafeHtml {
   const now = ctx.deps.now();
   if (tokens.length === 0) return html`<p class="empty">You have no API tokens yet.</p>`;
@@ -41,10 +50,11 @@ function tokenRows(ctx: WebContext, tokens: TokenRecord[]): SafeHtml {
 <td data-label="Rate limit">${rateLabel(t.rate_limit_per_minute)}</td>
 <td data-label="Created">${timeTag(t.created_at, now)}</td>
 <td data-label="Last used">${used === undefined ? html`<span class="muted">never</span>` : timeTag(used, now)}</td>
+<td data-label="Expires">${expiryCell(t.expires_at ?? null, now)}</td>
 <td data-label=""><form method="post" action="/api_keys.php" class="row-actions">${csrfInput(ctx.csrf())}<input type="hidden" name="action" value="revoke"><input type="hidden" name="id" value="${t.id}"><button class="btn btn-sm btn-ghost" type="submit">Revoke</button></form></td>
 </tr>`;
   });
-  return html`<div class="table-wrap"><table class="stack"><thead><tr><th>Token</th><th>Scopes</th><th>Rate limit</th><th>Created</th><th>Last used</th><th><span class="offscreen">Revoke</span></th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  return html`<div class="table-wrap"><table class="stack"><thead><tr><th>Token</th><th>Scopes</th><th>Rate limit</th><th>Created</th><th>Last used</th><th>Expires</th><th><span class="offscreen">Revoke</span></th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 function keysPage(ctx: WebContext, user: User, s: KeysState, status = 200): Reply {
@@ -67,6 +77,7 @@ ${csrfInput(ctx.csrf())}<input type="hidden" name="action" value="create">
 <div class="field"><label for="label">Label</label><input type="text" id="label" name="label" maxlength="${inputMaxLength(TOKEN_LABEL_MAX)}" value="${s.label ?? ''}" placeholder="e.g. laptop script"></div>
 <div class="field"><span class="label">Scopes</span><div class="checks">${scopeBoxes(allowed, ['read', 'write'], 'new-scope')}</div>
 <span class="hint">read: view pastes · write: create, edit, delete${allowed.includes('admin') ? ' · admin: full access to every paste' : ''}</span></div>
+<div class="field"><label for="expires">Expires</label><select id="expires" name="expires">${TOKEN_LIFETIMES.map(([v, l]) => html`<option value="${v}"${v === '90' ? html` selected` : ''}>${l}</option>`)}</select><span class="hint">After this, the token answers 401 and a new one is needed.</span></div>
 <div class="field"><label for="rate">Rate limit (requests per minute)</label><input type="number" id="rate" name="rate" min="0" max="999999999" step="1" value="0" inputmode="numeric"><span class="hint">0 means unlimited.</span></div>
 <button class="btn btn-primary btn-block" type="submit">Create token</button>
 </form>
@@ -94,9 +105,12 @@ export async function apiKeysAction(ctx: WebContext): Promise<Reply> {
   if (action !== 'create') throw new HttpError('bad_request', 'Unknown action.');
   const label = field(ctx.form, 'label').trim();
   const problems = tokenFormProblems(ctx.form, allowedScopes(user), true);
+  const days = field(ctx.form, 'expires') || '0';
+  if (!TOKEN_LIFETIMES.some(([v]) => v === days)) problems.push('Choose when the token expires from the list.');
   if (problems.length > 0) return keysPage(ctx, user, { problems, label }, 400);
   try {
-    const created = await deps.accounts.createToken(user.id, { label, scopes: scopesFrom(ctx.form), rate: rateFrom(ctx.form) });
+    const expiresAt = days === '0' ? null : deps.now() + Number(days) * 86_400_000;
+    const created = await deps.accounts.createToken(user.id, { label, scopes: scopesFrom(ctx.form), rate: rateFrom(ctx.form), expiresAt });
     return keysPage(ctx, user, { created });
   } catch (err) {
     if (!(err instanceof AccountError)) throw err;
