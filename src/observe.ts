@@ -71,7 +71,7 @@ export class ServerMetrics {
     m.counter('paste_pastes_expired_total', 'Expired pastes whose content the sweep wiped.', [], () => single(this.#src().sweep().wiped));
     m.counter('paste_tombstones_removed_total', 'Tombstones of expired or burned pastes the sweep removed after 30 days.', [], () => single(this.#src().sweep().removed));
     m.gauge('paste_pastes_stored', 'Paste files on disk (tombstones included), as of the last walk of the folder.', [], () => (this.#stored === null ? [] : single(this.#stored.pastes)));
-    m.gauge('paste_stored_bytes', 'Bytes of paste files on disk, as of the last walk of the folder.', [], () => (this.#stored === null ? [] : single(this.#stored.bytes)));
+    m.gauge('paste_stored_bytes', 'Bytes of paste files on disk, kept revisions included, as of the last walk of the folder.', [], () => (this.#stored === null ? [] : single(this.#stored.bytes)));
     m.gauge('paste_stored_scan_timestamp_seconds', 'When the paste folder was last walked.', [], () => (this.#stored === null ? [] : single(this.#stored.at / 1000)));
     const cache = (k: 'hits' | 'misses' | 'bytes' | 'entries') => () => single(this.#src().cache()[k]);
     m.counter('paste_cache_hits_total', 'Paste reads answered from memory.', [], cache('hits'));
@@ -161,7 +161,8 @@ export class ServerMetrics {
       for (const name of await readdir(join(dir, shard)).catch(() => [] as string[])) {
         const s = await stat(join(dir, shard, name)).catch(() => null);
         if (s === null || !s.isFile()) continue;
-        pastes++;
+        // Kept revisions (`<code>.r<N>.json`) count in the bytes, not as pastes.
+        if (!/\.r\d+\.json$/.test(name)) pastes++;
         bytes += s.size;
       }
     }

@@ -17,7 +17,9 @@ export type PasteFailure =
   /** The paste is no longer the revision the writer named (`If-Match`). */
   | 'changed'
   /** The paste's file on the server cannot be read (told only to its owner and admins). */
-  | 'damaged';
+  | 'damaged'
+  /** No kept revision of that number (README, Revisions). */
+  | 'no_revision';
 
 const MESSAGES: Record<PasteFailure, string> = {
   not_found: 'Paste not found',
@@ -28,6 +30,7 @@ const MESSAGES: Record<PasteFailure, string> = {
   too_many_guesses: 'Too many wrong passwords for this paste; try again later',
   not_owner: 'Only the owner of this paste (or an admin) may change it',
   changed: 'The paste has changed since the revision named in If-Match; read it again',
+  no_revision: 'This paste has no revision of that number',
   damaged: "This paste's file on the server is damaged and cannot be read. Its owner or an admin can delete it; the server's log names the file.",
 };
 

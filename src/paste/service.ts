@@ -29,6 +29,9 @@ export interface PasteRepository {
   transact<T>(hash: string, fn: (paste: Paste | null) => Txn<T> | Promise<Txn<T>>): Promise<T>;
   /** Removes a damaged paste file (README, Data on disk and durability); null when it is not damaged. */
   removeDamaged(hash: string): Promise<CorruptPaste | null>;
+  /** The numbers of a paste's kept revisions (README, Revisions), and one of them. */
+  revisions(hash: string): Promise<number[]>;
+  getRevision(hash: string, revision: number): Promise<Paste | null>;
 }
 
 /** Views counted in memory and folded into the files later (store/views.ts). */
@@ -200,8 +203,34 @@ export class PasteService {
         next: { ...shown, content_json: NO_CONTENT, burned: true, updated_at: now, receipt: { at: now, via: reader?.via ?? 'web', token_id: reader?.tokenId ?? null } },
         sweepAt: now + TOMBSTONE_MS,
         onCommit: () => void this.#counts.burned++,
+        dropRevisions: true,
       };
     });
+  }
+
+  /**
+   * An earlier version of a paste (README, Revisions), for whoever may read the paste now:
+   * the same checks as a read (visibility, expiry, password), but nothing is counted or
+   * burned. Answers the current paste for its own number.
+   */
+  async revision(hash: string, revision: number, viewer: Viewer | null, opts: ReadOptions): Promise<Counted> {
+    const current = await this.read(hash, viewer, { ...opts, consume: false, known: undefined });
+    const now = current.paste.revision ?? 1;
+    if (revision === now) return current;
+    const kept = revision >= 1 && revision < now ? await this.#store.getRevision(hash, revision) : null;
+    if (kept === null) throw new PasteError('no_revision');
+    return { paste: kept, viewCount: current.viewCount };
+  }
+
+  /** Every version of a paste the viewer may read, oldest first: the kept ones and the current one. */
+  async history(hash: string, viewer: Viewer | null, opts: ReadOptions): Promise<Paste[]> {
+    const current = (await this.read(hash, viewer, { ...opts, consume: false, known: undefined })).paste;
+    const kept: Paste[] = [];
+    for (const n of await this.#store.revisions(hash)) {
+      const p = n < (current.revision ?? 1) ? await this.#store.getRevision(hash, n) : null;
+      if (p !== null) kept.push(p);
+    }
+    return [...kept, current];
   }
 
   /** The paste a short code names, if the viewer may see it (in any state: its page says which). */
@@ -244,6 +273,7 @@ export class PasteService {
         expire_at: expireAt(input.expiry, now),
         view_count: 0,
         receipt: null,
+        revision: 1,
       }),
       (p) => this.#owners.add(ownerId, p.hash),
       hash,
@@ -286,7 +316,7 @@ export class PasteService {
       if (isExpired(p, now)) throw new PasteError('expired');
       if (unchangedSince !== undefined && !unchangedSince(p)) throw new PasteError('changed');
       // Each edit's time is later than the last one's, so (hash, updated_at) names a revision (its ETag).
-      const next: { -readonly [K in keyof Paste]: Paste[K] } = { ...p, updated_at: Math.max(now, p.updated_at + 1) };
+      const next: { -readonly [K in keyof Paste]: Paste[K] } = { ...p, updated_at: Math.max(now, p.updated_at + 1), revision: (p.revision ?? 1) + 1 };
       if (input.title !== undefined) next.title = input.title;
       if (input.content !== undefined) next.content_json = encodeContent(input.content);
       if (input.privacy !== undefined) next.privacy = input.privacy;
@@ -296,7 +326,8 @@ export class PasteService {
       if (input.expiry !== 'keep') next.expire_at = expireAt(input.expiry, now);
       if (input.clear_password === 1) next.password = null;
       if (password !== undefined) next.password = password;
-      return { result: next, next };
+      // The version replaced is kept, on disk before the new one (README, Revisions).
+      return { result: next, next, keep: p };
     }).catch((err: unknown) => this.#damaged(err, viewer));
     // A paste made public now belongs on the recent list (listRecent re-checks the rest).
     if (edited.privacy === 'public' && edited.burn_after_read === 0) this.#recent.add(hash);
@@ -310,7 +341,7 @@ export class PasteService {
       ownerId = await this.#store.transact(hash, (p) => {
         this.#checkOwner(p, viewer);
         if (unchangedSince !== undefined && !unchangedSince(p)) throw new PasteError('changed');
-        return { result: p.owner_id, next: 'delete' };
+        return { result: p.owner_id, next: 'delete', dropRevisions: true };
       });
     } catch (err) {
       ownerId = await this.#deleteDamaged(hash, viewer, err);

@@ -16,6 +16,7 @@ const PASTE_CODES: Record<PasteFailure, ErrorCode> = {
   not_owner: 'forbidden',
   changed: 'precondition_failed',
   damaged: 'paste_damaged',
+  no_revision: 'not_found',
 };
 
 const ACCOUNT_CODES: Record<AccountFailure, ErrorCode> = {

@@ -42,6 +42,8 @@ export interface Paste {
   readonly view_count: number;
   /** A burned paste's receipt: when it was read, and through which side (README, Burn receipts). */
   readonly receipt?: Receipt | null;
+  /** Which version this is: 1 when created, one more with each edit (README, Revisions). */
+  readonly revision?: number;
 }
 
 /** When a one-time paste was read and how: on the web, or through the API with which token. */
@@ -110,6 +112,7 @@ function wrongField(f: Record<string, unknown>): string | null {
   if (f['expire_at'] !== null && !isTime(f['expire_at'])) return 'expire_at';
   if (!Number.isInteger(f['view_count']) || (f['view_count'] as number) < 0) return 'view_count';
   if (f['receipt'] !== undefined && f['receipt'] !== null && !isReceipt(f['receipt'])) return 'receipt';
+  if (f['revision'] !== undefined && (!Number.isInteger(f['revision']) || (f['revision'] as number) < 1)) return 'revision';
   return null;
 }
 
@@ -156,5 +159,6 @@ export function parseFile(text: string): Paste {
     expire_at: f.expire_at,
     view_count: f.view_count,
     receipt: f.receipt ?? null,
+    revision: f.revision ?? 1,
   };
 }

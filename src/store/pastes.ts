@@ -14,6 +14,10 @@ export interface Txn<T> {
   sweepAt?: number;
   /** Runs synchronously right after the change is durable and cached. */
   onCommit?: () => void;
+  /** Keep this (the version being replaced) as a revision file, durably, before `next` is written. */
+  keep?: Paste;
+  /** Remove every kept revision first (a delete, a burn, an expiry: README, Revisions). */
+  dropRevisions?: true;
 }
 
 /**
@@ -77,6 +81,41 @@ export class PasteStore {
 
   #path(shortcode: string): string {
     return join(this.#root, shortcode.slice(0, 2), `${shortcode}.json`);
+  }
+
+  /** A kept revision's file: `pastes/<ab>/<abCDEF>.r<N>.json`. */
+  #revisionPath(shortcode: string, revision: number): string {
+    return join(this.#root, shortcode.slice(0, 2), `${shortcode}.r${revision}.json`);
+  }
+
+  /** The numbers of the revisions kept for a paste (not the current one), ascending. */
+  async revisions(hash: string): Promise<number[]> {
+    const code = shortcodeOf(hash);
+    const prefix = `${code}.r`;
+    return (await listDir(join(this.#root, code.slice(0, 2))))
+      .filter((f) => f.startsWith(prefix) && f.endsWith('.json'))
+      .map((f) => Number(f.slice(prefix.length, -5)))
+      .filter((n) => Number.isInteger(n) && n >= 1)
+      .sort((a, b) => a - b);
+  }
+
+  /** A kept revision of the paste `hash`, or null when there is none of that number. */
+  async getRevision(hash: string, revision: number): Promise<Paste | null> {
+    let text: string;
+    try {
+      text = await readText(this.#revisionPath(shortcodeOf(hash), revision));
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) return null;
+      throw err;
+    }
+    const p = parseFile(text);
+    return p.hash === hash ? p : null;
+  }
+
+  async #dropRevisions(code: string): Promise<void> {
+    const prefix = `${code}.r`;
+    const dir = join(this.#root, code.slice(0, 2));
+    for (const f of await listDir(dir)) if (f.startsWith(prefix) && f.endsWith('.json')) await this.files.removeFile(join(dir, f));
   }
 
   /**
@@ -195,6 +234,7 @@ export class PasteStore {
         this.#epoch++;
         this.#cache.delete(code);
         await this.files.removeFile(err.path);
+        await this.#dropRevisions(code);
         this.#epoch++;
         this.#reported.delete(code);
         return err;
@@ -208,6 +248,8 @@ export class PasteStore {
     return this.#locks.run(code, async () => {
       const current = await this.get(hash);
       const txn = await fn(current);
+      if (txn.dropRevisions === true) await this.#dropRevisions(code);
+      if (txn.keep !== undefined) await this.files.writeFile(this.#revisionPath(code, txn.keep.revision ?? 1), fileText(txn.keep));
       if (txn.next === 'delete') {
         this.#epoch++;
         this.#cache.delete(code);
@@ -245,9 +287,9 @@ export class PasteStore {
         if (hash === undefined || Number(at) > now) continue;
         const done = await this.transact(hash, (p): Txn<'wiped' | 'removed' | null> => {
           if (p === null) return { result: null };
-          if (isTombstone(p)) return now >= p.updated_at + TOMBSTONE_MS ? { result: 'removed', next: 'delete' } : { result: null };
+          if (isTombstone(p)) return now >= p.updated_at + TOMBSTONE_MS ? { result: 'removed', next: 'delete', dropRevisions: true } : { result: null };
           if (!isExpired(p, now)) return { result: null };
-          return { result: 'wiped', next: { ...p, title: '', content_json: NO_CONTENT, password: null, updated_at: now }, sweepAt: now + TOMBSTONE_MS };
+          return { result: 'wiped', next: { ...p, title: '', content_json: NO_CONTENT, password: null, updated_at: now }, sweepAt: now + TOMBSTONE_MS, dropRevisions: true };
         }).catch((err: unknown) => {
           // A damaged file is reported when found and waits for its owner or an admin; the sweep goes on.
           if (err instanceof CorruptPaste) return null;

@@ -71,6 +71,7 @@ export function pasteView(ctx: WebContext, { paste: p, viewCount }: Omit<Counted
 <div><dt>Views</dt><dd>${viewCount}</dd></div>
 <div><dt>Visibility</dt><dd>${PRIVACY_WORDS[p.privacy]}</dd></div>
 ${p.updated_at !== p.created_at && !burnedNow ? html`<div><dt>Edited</dt><dd>${timeTag(p.updated_at, now)}</dd></div>` : ''}
+${(p.revision ?? 1) > 1 && !burnedNow ? html`<div><dt>Revisions</dt><dd><a href="/p/${p.hash}/history">${p.revision ?? 1}, see the history</a></dd></div>` : ''}
 </dl>
 </section>
 ${share}

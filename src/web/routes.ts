@@ -5,6 +5,7 @@ import { adminLogs } from './pages/admin-logs.ts';
 import { adminTokens, adminTokenUpdate } from './pages/admin-tokens.ts';
 import { apiKeys, apiKeysAction } from './pages/api-keys.ts';
 import { deleteForm, deletePaste, editForm, editPaste } from './pages/edit.ts';
+import { pasteHistory } from './pages/history.ts';
 import { createPaste, home } from './pages/home.ts';
 import { myPastes } from './pages/my.ts';
 import { rawPaste, rawPasteUnlock, shortLink, unlockPaste, viewPaste } from './pages/paste.ts';
@@ -30,6 +31,7 @@ export const webRoutes: RouteDef<WebRoute>[] = [
   { method: 'GET', path: '/p/:hash', data: { handler: viewPaste } },
   { method: 'POST', path: '/p/:hash', data: { handler: unlockPaste } },
   { method: 'GET', path: '/p/:hash/raw', data: { handler: rawPaste } },
+  { method: 'GET', path: '/p/:hash/history', data: { handler: pasteHistory } },
   { method: 'POST', path: '/p/:hash/raw', data: { handler: rawPasteUnlock } },
   { method: 'GET', path: '/p/:hash/edit', data: { handler: editForm, access: 'user' } },
   { method: 'POST', path: '/p/:hash/edit', data: { handler: editPaste, access: 'user' } },

@@ -6,7 +6,7 @@ const TRICKY = '"q" \\ é ✓ 😀\n\t\u0000 </script> \u2028';
 
 const paste = (content: string): Paste => ({
   v: 1, hash: 'a000000000', title: 'T', content_json: encodeContent(content), language: 'text', privacy: 'public', highlight: 1,
-  burn_after_read: 0, burned: false, password: null, owner_id: 1, created_at: 5, updated_at: 6, expire_at: null, view_count: 7, receipt: null,
+  burn_after_read: 0, burned: false, password: null, owner_id: 1, created_at: 5, updated_at: 6, expire_at: null, view_count: 7, receipt: null, revision: 1,
 });
 
 describe('a paste record', () => {
@@ -28,7 +28,7 @@ describe('a paste record', () => {
 
   test('reads a file whose content stands among the other fields (as older versions wrote it)', () => {
     const old = '{"v":1,"hash":"a000000000","title":"T","content":"x\\ny","language":"text","privacy":"public","highlight":1,"burn_after_read":0,"burned":false,"password":null,"owner_id":1,"created_at":5,"updated_at":6,"expire_at":null,"view_count":7}';
-    assert.deepEqual(parseFile(old), paste('x\ny'), 'older files have no receipt: null');
+    assert.deepEqual(parseFile(old), paste('x\ny'), 'older files have no receipt (null) and are revision 1');
   });
 
   test('is a tombstone exactly when its text is gone', () => {

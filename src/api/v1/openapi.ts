@@ -137,7 +137,7 @@ const time = (description: string): Schema => ({ type: 'string', pattern: '^\\d{
 
 const paste: Schema = {
   type: 'object',
-  required: ['view_count', 'hash', 'title', 'language', 'privacy', 'burn_after_read', 'short_url', 'created_at', 'expire_at', 'owner', 'content'],
+  required: ['view_count', 'hash', 'title', 'language', 'privacy', 'burn_after_read', 'short_url', 'created_at', 'expire_at', 'revision', 'owner', 'content'],
   properties: {
     view_count: { type: 'integer', minimum: 0, description: 'Includes the read that returned it.' },
     hash: hashProperty,
@@ -148,6 +148,7 @@ const paste: Schema = {
     short_url: { type: 'string', format: 'uri' },
     created_at: time('When it was created,'),
     expire_at: { oneOf: [time('When it expires,'), { type: 'null' }] },
+    revision: { type: 'integer', minimum: 1, description: 'This version\'s number: 1 when created, one more with each edit.' },
     owner: {
       type: 'object',
       required: ['id', 'display_name'],
@@ -188,6 +189,13 @@ const notModified: Schema = {
 const hashParam: Schema = { name: 'hash', in: 'query', required: true, schema: hashProperty };
 const readParams: Schema[] = [
   hashParam,
+  {
+    name: 'revision',
+    in: 'query',
+    required: false,
+    schema: { type: 'integer', minimum: 1 },
+    description: 'An earlier version of the paste, for whoever may read the paste now; nothing is counted or burned. 404 when there is no such revision.',
+  },
   {
     name: 'If-None-Match',
     in: 'header',

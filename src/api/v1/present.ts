@@ -34,6 +34,7 @@ function presentFields(deps: Pick<ApiDeps, 'baseUrl' | 'accounts'>, p: Paste): R
     short_url: shortUrl(deps, p.hash),
     created_at: formatTime(p.created_at),
     expire_at: p.expire_at === null ? null : formatTime(p.expire_at),
+    revision: p.revision ?? 1,
     owner: { id: p.owner_id, display_name: owner?.name ?? 'unknown' },
   };
 }

@@ -1,5 +1,6 @@
 import type { Headers, Reply } from '../../http/reply.ts';
 import { namesEtag } from '../../http/conditional.ts';
+import { badRequest } from '../../http/errors.ts';
 import { etagOf, type Paste } from '../../paste/paste.ts';
 import type { Counted } from '../../paste/service.ts';
 import { stringField, type ApiRequest } from '../request.ts';
@@ -29,6 +30,12 @@ function password(r: ApiRequest): string | undefined {
  */
 function readPaste(r: ApiRequest): Counted | Promise<Counted> {
   const hash = requireHash(r.query);
+  const revision = stringField(r.query, 'revision');
+  if (revision !== null) {
+    // An earlier version (README, Revisions): the same checks, nothing counted or burned.
+    if (!/^[1-9]\d{0,8}$/.test(revision)) throw badRequest('revision must be a whole number from 1');
+    return r.deps.pastes.revision(hash, Number(revision), r.viewer, { password: password(r), client: r.ip, consume: false });
+  }
   const held = r.req.headers['if-none-match'];
   const known = held === undefined ? undefined : (p: Paste): boolean => namesEtag(held, etagOf(p), false);
   const reader = { via: 'api' as const, tokenId: r.principal.tokenId };

@@ -33,7 +33,7 @@ const consumes = (ctx: WebContext): boolean => ctx.method !== 'HEAD';
  * it, its owner. The service knows no grants, so the grant is spent as the owner's view;
  * the visibility rules were already applied to the real viewer by `visiblePaste`.
  */
-function readerWithoutPassword(ctx: WebContext, p: Paste): { proof?: PasswordProof } | null {
+export function readerWithoutPassword(ctx: WebContext, p: Paste): { proof?: PasswordProof } | null {
   if (!needsPassword(p, ctx.viewer)) return {};
   const grant = ctx.cookies.get(unlockCookieName(p.hash, ctx.secure));
   // Checked again by the service against the paste as it is at the read itself; a grant

@@ -58,8 +58,9 @@ describe('paste.php', () => {
     assert.equal(r.json.ok, true);
     const p = r.json['paste'] as Record<string, unknown>;
     assert.deepEqual(Object.keys(p).sort(), [
-      'burn_after_read', 'content', 'created_at', 'expire_at', 'hash', 'language', 'owner', 'privacy', 'short_url', 'title', 'view_count',
+      'burn_after_read', 'content', 'created_at', 'expire_at', 'hash', 'language', 'owner', 'privacy', 'revision', 'short_url', 'title', 'view_count',
     ]);
+    assert.equal(p['revision'], 1, 'the paste object gains its revision number (README, Revisions)');
     assert.equal(p['hash'], hash);
     assert.equal(p['title'], 'Fields');
     assert.equal(p['content'], 'def f():\n    return 1\n');

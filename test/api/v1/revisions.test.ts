@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { lineDiff } from '../../../src/web/line-diff.ts';
+import { makeToken, req, startServer, type AppServer } from '../../helpers/server.ts';
+import { WebClient } from '../../helpers/web-client.ts';
+
+const revisionFiles = async (server: AppServer, hash: string): Promise<string[]> =>
+  (await readdir(join(server.dataDir, 'pastes', hash.slice(0, 2)))).filter((f) => f.startsWith(`${hash.slice(0, 6)}.r`)).sort();
+
+describe('revisions', () => {
+  test('three edits make four revisions, each readable through the API without a view counted', async () => {
+    const server = await startServer();
+    const token = await makeToken(server.dataDir);
+    const hash = String((await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'v1\n' } })).json['hash']);
+    for (const content of ['v2\n', 'v3\n', 'v4 <b>&</b>\n']) {
+      assert.equal((await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content } })).status, 200);
+    }
+    const current = await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token });
+    assert.equal((current.json['paste'] as Record<string, unknown>)['revision'], 4);
+    const texts = [];
+    for (let n = 1; n <= 4; n++) {
+      const r = await req(server, 'GET', `/api/v1/raw.php?hash=${hash}&revision=${n}`, { token });
+      assert.equal(r.status, 200);
+      texts.push(r.text);
+      const j = await req(server, 'GET', `/api/v1/paste.php?hash=${hash}&revision=${n}`, { token });
+      assert.equal((j.json['paste'] as Record<string, unknown>)['revision'], n);
+    }
+    assert.deepEqual(texts, ['v1\n', 'v2\n', 'v3\n', 'v4 <b>&</b>\n']);
+    assert.equal((await req(server, 'GET', `/api/v1/paste.php?hash=${hash}&revision=5`, { token })).status, 404);
+    assert.equal((await req(server, 'GET', `/api/v1/paste.php?hash=${hash}&revision=0`, { token })).status, 400);
+    const after = await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token });
+    assert.equal((after.json['paste'] as Record<string, number>)['view_count'], 2, 'revision reads counted nothing');
+    assert.deepEqual(await revisionFiles(server, hash), [`${hash.slice(0, 6)}.r1.json`, `${hash.slice(0, 6)}.r2.json`, `${hash.slice(0, 6)}.r3.json`]);
+
+    // Others who may not read the paste may not read its revisions either.
+    const privateHash = String((await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'secret v1', privacy: 'private' } })).json['hash']);
+    await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash: privateHash, content: 'secret v2' } });
+    const bob = await makeToken(server.dataDir, { user: 'bob' });
+    assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${privateHash}&revision=1`, { token: bob })).status, 404);
+
+    // A deleted paste takes its revisions with it.
+    assert.equal((await req(server, 'POST', '/api/v1/paste_delete.php', { token, body: { hash } })).status, 200);
+    assert.deepEqual(await revisionFiles(server, hash), []);
+  });
+
+  test('a burned one-time paste takes its revisions with it', async () => {
+    const server = await startServer();
+    const token = await makeToken(server.dataDir);
+    const hash = String((await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'first', burn_after_read: 1 } })).json['hash']);
+    await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content: 'second' } });
+    assert.equal((await revisionFiles(server, hash)).length, 1);
+    assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}&revision=1`, { token })).text, 'first', 'reading a revision burns nothing');
+    assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token })).text, 'second');
+    assert.deepEqual(await revisionFiles(server, hash), []);
+    assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}&revision=1`, { token })).status, 410);
+  });
+
+  test('the History page lists them and shows an escaped line diff', async () => {
+    const server = await startServer();
+    const token = await makeToken(server.dataDir);
+    const hash = String((await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'keep\n<script>old()</script>\n' } })).json['hash']);
+    await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content: 'keep\n<script>new()</script>\n' } });
+    const visitor = new WebClient(server);
+    const pageView = await visitor.get(`/p/${hash}`);
+    assert.match(pageView.text, new RegExp(`<a href="/p/${hash}/history">2, see the history</a>`));
+    const history = await visitor.get(`/p/${hash}/history`);
+    assert.equal(history.status, 200);
+    assert.match(history.text, /<span class="tk-del">- &lt;script&gt;old\(\)&lt;\/script&gt;<\/span>/);
+    assert.match(history.text, /<span class="tk-add">\+ &lt;script&gt;new\(\)&lt;\/script&gt;<\/span>/);
+    assert.match(history.text, /<span class="l">  keep<\/span>/);
+    assert.doesNotMatch(history.text, /<script>old/);
+    const same = await visitor.get(`/p/${hash}/history?from=2&to=2`);
+    assert.match(same.text, /The text of these two revisions is the same/);
+    assert.equal((await visitor.get('/p/ZZZZZZZZZZ/history')).status, 404);
+  });
+});
+
+describe('the line diff', () => {
+  test('is a shortest edit script that rebuilds both texts', () => {
+    assert.deepEqual(lineDiff('a\nb\nc\n', 'a\nx\nc\n'), [
+      { op: ' ', text: 'a' },
+      { op: '-', text: 'b' },
+      { op: '+', text: 'x' },
+      { op: ' ', text: 'c' },
+    ]);
+    assert.deepEqual(lineDiff('', 'x'), [{ op: '+', text: 'x' }]);
+    assert.deepEqual(lineDiff('x\n', ''), [{ op: '-', text: 'x' }]);
+    for (let t = 0; t < 300; t++) {
+      const gen = (): string[] => Array.from({ length: (t * 7 + 3) % 9 }, (_, i) => 'abc'[(t * 13 + i * 5 + (i * i) % 7) % 3] as string);
+      const a = gen();
+      const b = gen().reverse();
+      const d = lineDiff(a.join('\n'), b.join('\n')) ?? [];
+      assert.deepEqual(d.filter((l) => l.op !== '+').map((l) => l.text), a);
+      assert.deepEqual(d.filter((l) => l.op !== '-').map((l) => l.text), b);
+    }
+  });
+
+  test('gives up on texts that differ too much rather than hold the event loop', () => {
+    const a = Array.from({ length: 3000 }, (_, i) => `a${i}`).join('\n');
+    const b = Array.from({ length: 3000 }, (_, i) => `b${i}`).join('\n');
+    assert.equal(lineDiff(a, b), null);
+    assert.equal(lineDiff('x\n'.repeat(10_001), ''), null);
+  });
+});
