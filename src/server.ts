@@ -143,7 +143,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     accounts: accountFile,
     budget,
     failLimitPerMinute: config.authFailLimitPerMinute,
-    touch: (tokenId) => tokenUsage.touch(tokenId, now()),
+    touch: (tokenId, client) => tokenUsage.touch(tokenId, now(), client),
     loginKey: (client, name) => sign(serverKey, 'login-user', `${client}\0${name}`).slice(0, 22),
     failed: (kind) => metrics.authFailed(kind),
     now,

@@ -1,6 +1,7 @@
 import { hashPassword, type PasswordHash } from '../crypto/passwords.ts';
 import { RandomIds } from '../crypto/random.ts';
 import { findUserByName, SCOPES, type AccountsDoc, type Scope, type TokenRecord, type User } from '../store/accounts.ts';
+import type { Privacy } from '../store/paste-record.ts';
 import { AccountError } from './errors.ts';
 import { hashToken, newTokenSecret } from './tokens.ts';
 
@@ -50,6 +51,13 @@ export function checkPassword(password: string): string[] {
   if ([...password].length < PASSWORD_MIN_CHARS) problems.push(`The password must be at least ${PASSWORD_MIN_CHARS} characters.`);
   if (password.length > PASSWORD_MAX_CHARS) problems.push(`The password must be at most ${PASSWORD_MAX_CHARS} characters.`);
   return problems;
+}
+
+/** What an admin may set on a token besides its scopes and rate; undefined leaves it as it is. */
+export interface TokenLimits {
+  maxPasteBytes?: number | null;
+  privacies?: Privacy[] | null;
+  expiresAt?: number | null;
 }
 
 export interface TokenSettings {
@@ -160,7 +168,7 @@ export class Accounts {
   }
 
   /** An admin's change of a token's scopes and rate limit (the admin area's API Tokens). */
-  updateToken(tokenId: string, scopes: Scope[], rate: number): Promise<TokenRecord> {
+  updateToken(tokenId: string, scopes: Scope[], rate: number, limits: TokenLimits = {}): Promise<TokenRecord> {
     return this.records.mutate((doc) => {
       const t = doc.tokens.find((x) => x.id === tokenId);
       if (t === undefined) throw new AccountError('no_such_token', 'There is no such token.');
@@ -170,6 +178,9 @@ export class Accounts {
       }
       t.scopes = scopes;
       t.rate_limit_per_minute = rate;
+      if (limits.maxPasteBytes !== undefined) t.max_paste_bytes = limits.maxPasteBytes;
+      if (limits.privacies !== undefined) t.privacies = limits.privacies;
+      if (limits.expiresAt !== undefined) t.expires_at = limits.expiresAt;
       return t;
     });
   }

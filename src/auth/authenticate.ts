@@ -15,8 +15,8 @@ export interface AuthenticatorOptions {
   budget: FailureBudget;
   /** Failed authentications allowed per client per minute (AUTH_FAIL_LIMIT_PER_MINUTE; 0: no limit). */
   failLimitPerMinute: number;
-  /** Records a token's use ("last used"). */
-  touch: (tokenId: string) => void;
+  /** Records a token's use ("last used", and from which address). */
+  touch: (tokenId: string, client: string) => void;
   /**
    * The rate-limit key part for a client's attempts at one typed user name: a keyed hash, as
    * the buckets are saved to disk and a password typed into the name box must not land
@@ -66,7 +66,7 @@ export class Authenticator {
     if ('expired' in outcome.value) {
       throw new AuthError('token_expired', `This API token expired on ${new Date(outcome.value.expired).toISOString().slice(0, 16).replace('T', ' ')} UTC; create a new one`);
     }
-    this.o.touch(outcome.value.tokenId);
+    this.o.touch(outcome.value.tokenId, client);
     return outcome.value;
   }
 
@@ -78,7 +78,14 @@ export class Authenticator {
     if (secret === null || record === undefined || user === undefined || !tokenMatches(secret, record.hash)) return null;
     const expires = record.expires_at ?? null;
     if (expires !== null && (this.o.now ?? Date.now)() >= expires) return { expired: expires };
-    return { tokenId: record.id, userId: user.id, scopes: record.scopes, rateLimit: record.rate_limit_per_minute };
+    return {
+      tokenId: record.id,
+      userId: user.id,
+      scopes: record.scopes,
+      rateLimit: record.rate_limit_per_minute,
+      maxPasteBytes: record.max_paste_bytes ?? null,
+      privacies: record.privacies ?? null,
+    };
   }
 
   /**

@@ -13,6 +13,9 @@ export interface Principal {
   userId: number;
   scopes: readonly Scope[];
   rateLimit: number;
+  /** The token's own limits (README, Web pages: API Tokens): largest content, allowed privacies; null: none. */
+  maxPasteBytes: number | null;
+  privacies: readonly string[] | null;
 }
 
 /*

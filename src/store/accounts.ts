@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import type { PasswordHash } from '../crypto/passwords.ts';
 import { DamagedFile, isErrno, type DurableFiles } from './files.ts';
 import { withFileLock } from './lock.ts';
+import type { Privacy } from './paste-record.ts';
 
 /** What a token may do: `admin` passes every check (README, API). */
 export const SCOPES = ['read', 'write', 'admin'] as const;
@@ -29,6 +30,10 @@ export interface TokenRecord {
   created_at: number;
   /** When it stops working (epoch ms); absent or null: never (README, Command line). */
   expires_at?: number | null;
+  /** The largest paste content this token may send, in bytes; absent or null: the server's limit. */
+  max_paste_bytes?: number | null;
+  /** The privacies its pastes may have; absent or null: any (README, Web pages: API Tokens). */
+  privacies?: Privacy[] | null;
 }
 
 export interface AccountsDoc {

@@ -33,7 +33,7 @@ export interface WebDeps {
   sessions: SessionRecords;
   pastes: PasteService;
   /** When each token was last used, for the token lists. */
-  tokenUsage: { get(tokenId: string): number | undefined };
+  tokenUsage: { get(tokenId: string): number | undefined; ip(tokenId: string): string | undefined };
   /** Registrations per address. */
   limiter: Pick<RateLimiter, 'consume'>;
   now: () => number;

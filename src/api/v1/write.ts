@@ -1,4 +1,5 @@
 import { prefersPlainText } from '../../http/accept.ts';
+import { HttpError } from '../../http/errors.ts';
 import { namesEtag } from '../../http/conditional.ts';
 import { etagOf, type Paste } from '../../paste/paste.ts';
 import type { Precondition } from '../../paste/service.ts';
@@ -16,11 +17,23 @@ export async function createPaste(r: ApiRequest): Promise<Reply> {
   const v = validateCreate(r.body, r.deps.maxPasteBytes);
   if (!v.ok) throw refuse(v.problems);
   const input = v.value;
+  withinTokenLimits(r, input.content, input.privacy);
   const owner = r.principal.userId;
   const hash = await once(r, 'create', JSON.stringify(input), null, async (h) => (await r.deps.pastes.create(input, owner, h)).hash);
   const url = pasteUrl(r.deps, hash);
   if (prefersPlainText(r.req.headers.accept)) return { kind: 'text', status: 200, body: `${url}\n` };
   return json({ ok: true, hash, url, short_url: shortUrl(r.deps, hash) });
+}
+
+/** The token's own limits (README, Web pages: API Tokens): 413 past its size, 403 for a privacy it may not use. */
+function withinTokenLimits(r: ApiRequest, content: string | undefined, privacy: string | undefined): void {
+  const { maxPasteBytes, privacies } = r.principal;
+  if (maxPasteBytes !== null && content !== undefined && Buffer.byteLength(content) > maxPasteBytes) {
+    throw new HttpError('payload_too_large', `This token may send at most ${maxPasteBytes} bytes of content`);
+  }
+  if (privacies !== null && privacy !== undefined && !privacies.includes(privacy)) {
+    throw new HttpError('forbidden', `This token may only make ${privacies.join(' or ')} pastes`);
+  }
 }
 
 /** `If-Match` (README, Caching): the write goes ahead only on the revision it names, else 412. */
@@ -45,6 +58,7 @@ export async function editPaste(r: ApiRequest): Promise<Reply> {
   const v = validateEdit(r.body, r.deps.maxPasteBytes);
   if (!v.ok) throw refuse(v.problems);
   const input = v.value;
+  withinTokenLimits(r, input.content, input.privacy);
   let edited: Paste | undefined;
   await once(r, 'edit', JSON.stringify(input), hash, async () => (edited = await r.deps.pastes.edit(hash, input, r.viewer, unchangedSince(r))).hash);
   // The new revision's ETag (a repeated Idempotency-Key's answer made no revision, and has none).

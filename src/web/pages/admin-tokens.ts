@@ -1,21 +1,47 @@
-import { allowedScopes } from '../../auth/accounts.ts';
+import { allowedScopes, type TokenLimits } from '../../auth/accounts.ts';
 import { AccountError } from '../../auth/errors.ts';
 import { HttpError } from '../../http/errors.ts';
 import { statusOf } from '../../pipeline/refusal.ts';
 import { html as reply, redirect, type Reply } from '../../http/reply.ts';
 import type { TokenRecord } from '../../store/accounts.ts';
+import { PRIVACIES } from '../../store/paste-record.ts';
 import { field, type WebContext } from '../context.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
 import { html, isolate, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
 import { timeTag } from '../time.ts';
 import { rateFrom, scopeBoxes, scopesFrom, tokenFormProblems } from '../token-form.ts';
+import { TOKEN_LIFETIMES } from './api-keys.ts';
 
 /** The admin area's two tabs (README, Web pages: "API Tokens" and "API Logs"). */
 export function adminTabs(current: 'tokens' | 'logs'): SafeHtml {
   const tab = (href: string, name: typeof current, label: string): SafeHtml =>
     html`<a href="${href}"${current === name ? html` aria-current="page"` : ''}>${label}</a>`;
   return html`<div class="page-head"><h1>Admin</h1></div><nav class="tabs" aria-label="Admin">${tab('/admin/tokens', 'tokens', 'API Tokens')}${tab('/admin/logs', 'logs', 'API Logs')}</nav>`;
+}
+
+/** The select's first option: the token's expiry as it stands. */
+function expiryText(at: number | null, now: number): string {
+  if (at === null) return 'never (keep)';
+  return `${at <= now ? 'expired' : 'on'} ${new Date(at).toISOString().slice(0, 10)} (keep)`;
+}
+
+/** The limits the form sets: a size in KiB (blank: none), the ticked privacies (all: any), a new expiry. */
+function limitsFrom(ctx: WebContext): TokenLimits | string {
+  // The row's form says it carries the limits (unticked boxes are not sent at all); a form
+  // without them changes scopes and rate only.
+  if (field(ctx.form, 'limits') !== '1') return {};
+  const kib = field(ctx.form, 'max_kib').trim();
+  if (kib !== '' && !/^\d{1,5}$/.test(kib)) return 'The largest paste must be a whole number of KiB (blank for any).';
+  const privacies = PRIVACIES.filter((p) => field(ctx.form, `privacy_${p}`) === '1');
+  if (privacies.length === 0) return 'Tick at least one privacy the token may use.';
+  const expires = field(ctx.form, 'expires') || 'keep';
+  if (expires !== 'keep' && !TOKEN_LIFETIMES.some(([v]) => v === expires)) return 'Choose when the token expires from the list.';
+  return {
+    maxPasteBytes: kib === '' || Number(kib) === 0 ? null : Number(kib) * 1024,
+    privacies: privacies.length === PRIVACIES.length ? null : privacies,
+    ...(expires === 'keep' ? {} : { expiresAt: expires === '0' ? null : ctx.deps.now() + Number(expires) * 86_400_000 }),
+  };
 }
 
 function tokenRow(ctx: WebContext, t: TokenRecord): SafeHtml {
@@ -28,9 +54,12 @@ function tokenRow(ctx: WebContext, t: TokenRecord): SafeHtml {
 <td data-label="User"><span>${owner === undefined ? '?' : isolate(owner.name)}${owner?.role === 'admin' ? html` <span class="badge badge-warn">admin</span>` : ''}<br><span class="muted small">id ${t.user_id}</span></span></td>
 <td data-label="Last used"><span>${used === undefined ? html`<span class="muted">never</span>` : timeTag(used, now)}<br><span class="muted small">created ${timeTag(t.created_at, now)}</span></span></td>
 <td class="full" data-label="Scopes and rate limit"><form method="post" action="/admin/tokens" class="inline-form">
-${csrfInput(ctx.csrf())}<input type="hidden" name="id" value="${t.id}">
+${csrfInput(ctx.csrf())}<input type="hidden" name="id" value="${t.id}"><input type="hidden" name="limits" value="1">
 ${scopeBoxes(allowed, t.scopes, `t-${t.id}`)}
 <label class="check" for="rate-${t.id}">Rate <input type="number" id="rate-${t.id}" name="rate" min="0" max="999999999" value="${t.rate_limit_per_minute}" inputmode="numeric"> /min</label>
+<label class="check" for="max-${t.id}">Largest paste <input type="number" id="max-${t.id}" name="max_kib" min="1" max="65536" value="${t.max_paste_bytes === undefined || t.max_paste_bytes === null ? '' : String(Math.round(t.max_paste_bytes / 1024))}" placeholder="any" inputmode="numeric"> KiB</label>
+<span class="check">Privacies ${PRIVACIES.map((p) => html`<label class="check" for="pv-${t.id}-${p}"><input type="checkbox" id="pv-${t.id}-${p}" name="privacy_${p}" value="1"${t.privacies === undefined || t.privacies === null || t.privacies.includes(p) ? html` checked` : ''}> ${p}</label>`)}</span>
+<label class="check" for="exp-${t.id}">Expires <select id="exp-${t.id}" name="expires"><option value="keep" selected>${expiryText(t.expires_at ?? null, now)}</option><option value="0">never</option>${TOKEN_LIFETIMES.filter(([v]) => v !== '0').map(([v, l]) => html`<option value="${v}">in ${l}</option>`)}</select></label>
 <button class="btn btn-sm" type="submit">Save</button>
 </form></td>
 </tr>`;
@@ -67,9 +96,11 @@ export async function adminTokenUpdate(ctx: WebContext): Promise<Reply> {
   if (t === undefined) throw new HttpError('not_found', 'There is no such token.');
   const owner = accounts.user(t.user_id);
   const problems = tokenFormProblems(ctx.form, owner === undefined ? [] : allowedScopes(owner), false);
-  if (problems.length > 0) return tokensPage(ctx, { problems }, 400);
+  const limits = limitsFrom(ctx);
+  if (typeof limits === 'string') problems.push(limits);
+  if (problems.length > 0 || typeof limits === 'string') return tokensPage(ctx, { problems }, 400);
   try {
-    await accounts.updateToken(id, scopesFrom(ctx.form), rateFrom(ctx.form));
+    await accounts.updateToken(id, scopesFrom(ctx.form), rateFrom(ctx.form), limits);
   } catch (err) {
     // The token or its owner changed between the check above and the locked write.
     if (!(err instanceof AccountError)) throw err;

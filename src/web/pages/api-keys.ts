@@ -30,6 +30,20 @@ function secretBox(ctx: WebContext, created: { record: TokenRecord; secret: stri
 </section>`;
 }
 
+/** The address a token was last used from, under its time. */
+function lastIp(ctx: WebContext, id: string): SafeHtml | '' {
+  const ip = ctx.deps.tokenUsage.ip(id);
+  return ip === undefined ? '' : html`<br><span class="muted small">from <span class="mono">${ip}</span></span>`;
+}
+
+/** The limits an admin set on a token, if any: its largest paste and the privacies it may use. */
+function limitsNote(t: TokenRecord): SafeHtml | '' {
+  const parts: string[] = [];
+  if (t.max_paste_bytes !== undefined && t.max_paste_bytes !== null) parts.push(`pastes up to ${Math.round(t.max_paste_bytes / 1024)} KiB`);
+  if (t.privacies !== undefined && t.privacies !== null) parts.push(`${t.privacies.join(' or ')} only`);
+  return parts.length === 0 ? '' : html`<br><span class="muted small token-limits">${parts.join(' · ')}</span>`;
+}
+
 /** When a token stops working: never, in some time, or already (then it answers 401). */
 function expiryCell(at: number | null, now: number): SafeHtml {
   if (at === null) return html`<span class="muted">never</span>`;
@@ -47,9 +61,9 @@ function tokenRows(ctx: WebContext, tokens: TokenRecord[]): SafeHtml {
     return html`<tr>
 <td class="full" data-label="Token"><span class="title-cell">${t.label === '' ? 'Unlabelled token' : isolate(t.label)}</span><br><span class="mono muted">pst_${t.id}_…</span></td>
 <td data-label="Scopes">${scopeBadges(t.scopes)}</td>
-<td data-label="Rate limit">${rateLabel(t.rate_limit_per_minute)}</td>
+<td data-label="Rate limit">${rateLabel(t.rate_limit_per_minute)}${limitsNote(t)}</td>
 <td data-label="Created">${timeTag(t.created_at, now)}</td>
-<td data-label="Last used">${used === undefined ? html`<span class="muted">never</span>` : timeTag(used, now)}</td>
+<td data-label="Last used">${used === undefined ? html`<span class="muted">never</span>` : timeTag(used, now)}${lastIp(ctx, t.id)}</td>
 <td data-label="Expires">${expiryCell(t.expires_at ?? null, now)}</td>
 <td data-label=""><form method="post" action="/api_keys.php" class="row-actions">${csrfInput(ctx.csrf())}<input type="hidden" name="action" value="revoke"><input type="hidden" name="id" value="${t.id}"><button class="btn btn-sm btn-ghost" type="submit">Revoke</button></form></td>
 </tr>`;

@@ -52,6 +52,8 @@ describe('tokens that end', () => {
     const bad = await alice.post('/api_keys.php', { action: 'create', label: 'odd', scope_read: '1', rate: '0', expires: '3' });
     assert.equal(bad.status, 400);
     assert.equal((await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: secret })).status, 404);
+    // The row shows when, and from which address, the token was last used.
+    assert.match((await alice.get('/api_keys.php')).text, /from <span class="mono">127\.0\.0\.1<\/span>/);
     server.clock.advance(8 * 24 * HOUR);
     assert.equal((await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: secret })).json['code'], 'token_expired');
     assert.match((await alice.get('/api_keys.php')).text, /<span class="badge badge-bad">expired<\/span>/);
