@@ -184,3 +184,36 @@ test('after unlocking a password paste, its Raw button opens without asking agai
   await visitor.close();
   assert.deepEqual(problems, [], 'no console errors or CSP violations');
 });
+
+test('an edited paste links its History, which shows a line diff; My API Keys offers and shows an expiry', async () => {
+  // Logged in as the first test's user.
+  await page.goto('/api_keys.php');
+  assert.equal(await page.inputValue('#expires'), '90', 'new tokens expire in 90 days unless changed');
+  await page.fill('#label', 'one week');
+  await page.check('#new-scope-read');
+  await page.check('#new-scope-write');
+  await page.selectOption('#expires', '7');
+  await page.click('form[action="/api_keys.php"] button:has-text("Create token")');
+  const secret = await page.inputValue('#new-secret');
+  const row = page.locator('tr', { hasText: 'one week' });
+  assert.match((await row.locator('td[data-label="Expires"]').textContent()) ?? '', /in 7 days|in 6 days|7 days/);
+
+  const created = await apiCreate(secret, { title: 'Evolving', content: 'first line\nsecond line\n' });
+  const edit = await fetch(`${server.url}/api/v1/paste_edit.php`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ hash: created.hash, content: 'first line\n<b>changed</b> line\n' }),
+  });
+  assert.equal(edit.status, 200);
+  await page.goto(created.url);
+  await page.click('a:has-text("see the history")');
+  await page.waitForURL(/\/history$/);
+  assert.equal(await page.locator('pre.code.diff .tk-del').count(), 1);
+  assert.equal(await page.locator('pre.code.diff .tk-add').textContent(), '+ <b>changed</b> line');
+  await page.selectOption('#from', '2');
+  await page.click('button:has-text("Show the changes")');
+  assert.match((await page.textContent('main')) ?? '', /The text of these two revisions is the same/);
+  await page.goto(`/p/${created.hash}/history`);
+  await shoot(page, 'history');
+  assert.deepEqual(problems, [], 'no console errors or CSP violations');
+});

@@ -123,7 +123,9 @@ pre.code.snippet .l:hover { background: none; }
 pre.code.plain { padding: 12px 16px; white-space: pre; }
 pre.code.diff .l::before { display: none; }
 pre.code.diff { padding: 12px 16px; }
-.inline-form { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin-bottom: 12px; }
+.inline-form select { width: auto; margin: 0; }
+.inline-form label { margin: 0; }
+.compare { margin-bottom: 12px; }
 pre.code .l:hover { background: color-mix(in srgb, var(--accent) 6%, transparent); }
 .tk-kw { color: var(--tk-kw); font-weight: 600; }
 .tk-str { color: var(--tk-str); }

@@ -53,7 +53,7 @@ function tokenRow(ctx: WebContext, t: TokenRecord): SafeHtml {
 <td class="full" data-label="Token"><span class="title-cell">${t.label === '' ? 'Unlabelled token' : isolate(t.label)}</span><br><span class="mono muted">${t.id}</span></td>
 <td data-label="User"><span>${owner === undefined ? '?' : isolate(owner.name)}${owner?.role === 'admin' ? html` <span class="badge badge-warn">admin</span>` : ''}<br><span class="muted small">id ${t.user_id}</span></span></td>
 <td data-label="Last used"><span>${used === undefined ? html`<span class="muted">never</span>` : timeTag(used, now)}<br><span class="muted small">created ${timeTag(t.created_at, now)}</span></span></td>
-<td class="full" data-label="Scopes and rate limit"><form method="post" action="/admin/tokens" class="inline-form">
+<td class="full" data-label="Scopes, rate and limits"><form method="post" action="/admin/tokens" class="inline-form">
 ${csrfInput(ctx.csrf())}<input type="hidden" name="id" value="${t.id}"><input type="hidden" name="limits" value="1">
 ${scopeBoxes(allowed, t.scopes, `t-${t.id}`)}
 <label class="check" for="rate-${t.id}">Rate <input type="number" id="rate-${t.id}" name="rate" min="0" max="999999999" value="${t.rate_limit_per_minute}" inputmode="numeric"> /min</label>
@@ -74,7 +74,7 @@ ${problemList(s.problems ?? [])}
 <div class="card-head"><h2>All API tokens</h2><span class="muted small">${tokens.length} in all · rate 0 = unlimited · the admin scope only for admin users' tokens</span></div>
 ${tokens.length === 0
   ? html`<p class="empty">No tokens exist yet.</p>`
-  : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Token</th><th>User</th><th>Used</th><th>Scopes and rate limit</th></tr></thead><tbody>${tokens.map((t) => tokenRow(ctx, t))}</tbody></table></div>`}
+  : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Token</th><th>User</th><th>Used</th><th>Scopes, rate and limits</th></tr></thead><tbody>${tokens.map((t) => tokenRow(ctx, t))}</tbody></table></div>`}
 </section>`;
   return reply(page(ctx, 'API Tokens · Admin', body), status);
 }

@@ -47,7 +47,7 @@ export async function pasteHistory(ctx: WebContext): Promise<Reply> {
 <section class="card"><div class="table-wrap"><table class="stack"><thead><tr><th>Revision</th><th>Saved</th><th>Size</th></tr></thead><tbody>
 ${[...versions].reverse().map((v) => html`<tr><td data-label="Revision">${v.revision ?? 1}${v === versions.at(-1) ? html` <span class="badge badge-accent">current</span>` : ''}</td><td data-label="Saved">${timeTag(v.updated_at, now)}</td><td data-label="Size">${Buffer.byteLength(contentOf(v))} bytes</td></tr>`)}
 </tbody></table></div></section>
-<section class="card"><form method="get" action="/p/${hash}/history" class="inline-form">
+<section class="card"><form method="get" action="/p/${hash}/history" class="inline-form compare">
 <label for="from">Compare</label><select id="from" name="from">${options(from.revision ?? 1)}</select>
 <label for="to">with</label><select id="to" name="to">${options(to.revision ?? 1)}</select>
 <button class="btn btn-sm" type="submit">Show the changes</button></form>
