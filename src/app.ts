@@ -32,7 +32,8 @@ export function createApp(sides: AppSides): (req: IncomingMessage, res: ServerRe
     const id = sides.ids.of(req);
     if (path === '/healthz') return respond(res, json({ ok: true }), { 'cache-control': 'no-store', 'x-request-id': id });
     if (path === '/metrics' && sides.metrics !== undefined) return respond(res, sides.metrics(req), { 'x-request-id': id });
-    const asset = path.startsWith('/static/') ? staticAsset(req, path, query) : null;
+    // Browsers ask for /favicon.ico on pages without a link to an icon (the raw text page).
+    const asset = path.startsWith('/static/') || path === '/favicon.ico' ? staticAsset(req, path, query) : null;
     if (asset !== null) return respond(res, asset, { 'x-request-id': id });
     const side = path.startsWith('/api/') ? sides.api : sides.web;
     side(req, res, path, query, clientIp(req, sides.trustProxy), id);

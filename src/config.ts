@@ -19,6 +19,8 @@ export interface Config {
   pasteCacheBytes: number;
   /** The server's own log: JSON lines, or lines for people (README, Server log). */
   logFormat: 'json' | 'pretty';
+  /** The rate new tokens made on My API Keys get; only admins set more, or 0 (README, Configuration). */
+  defaultTokenRatePerMinute: number;
   /** The bearer token scrapers send for /metrics (README, Metrics); null: not on the main port. */
   metricsToken: string | null;
   /** A second address serving only /metrics; null for none. */
@@ -109,6 +111,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     pasteCacheBytes: int('PASTE_CACHE_MB', 32, 0, 65_536) * 1_048_576,
     logFormat: logFormatOf(env['LOG_FORMAT'], problems),
+    defaultTokenRatePerMinute: int('DEFAULT_TOKEN_RATE_PER_MINUTE', 60, 1, 1_000_000),
     metricsToken: metricsTokenOf(env['METRICS_TOKEN'], problems),
     metricsListen: listenOf(env['METRICS_LISTEN'], problems),
   };

@@ -33,6 +33,7 @@ import { SessionStore } from './store/sessions.ts';
 import { TokenUsage } from './store/token-usage.ts';
 import { ViewCounter } from './store/views.ts';
 import { PageParts } from './web/page-parts.ts';
+import { ShownOnce } from './web/shown-once.ts';
 import { loadServerKey, SERVER_KEY_PATH } from './web/server-key.ts';
 import { webSide } from './web/side.ts';
 
@@ -169,6 +170,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     config: { ...config, baseUrl },
     logDir: join(dir, 'logs'),
     preAuth,
+    shownOnce: new ShownOnce(),
     parts: new PageParts(Math.max(1_048_576, config.pasteCacheBytes / 4)),
     serverKey,
     accounts,

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { AuthError } from '../auth/errors.ts';
 import { tokenViewer, type Principal } from '../auth/viewer.ts';
 import { hasScope } from '../auth/tokens.ts';
 import { bodyType, maxBodyBytes, readFields, type BodyType } from '../http/body.ts';
@@ -27,6 +28,8 @@ export class ApiContext extends RequestContext {
   principal: Principal | null = null;
   /** The refusal's message, for the log line. */
   error: string | undefined = undefined;
+  /** A refused token's id, when it is (or was) one of ours (README, API request log). */
+  refusedTokenId: string | null = null;
 
   constructor(
     readonly deps: ApiDeps,
@@ -175,12 +178,13 @@ export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
     refuse: (ctx, err) => {
       const e = toHttpError(err, (fault) => deps.logError(fault, ctx.id), 'Internal server error');
       ctx.error = e.message;
+      if (err instanceof AuthError && err.tokenId !== undefined) ctx.refusedTokenId = err.tokenId;
       return json({ ok: false, error: e.message, code: e.code, ...e.extra.body }, e.status, e.extra.headers);
     },
     done: (ctx, reply) => {
       const entry: ApiLogEntry = {
         time: iso.of(deps.now()),
-        token_id: ctx.principal?.tokenId ?? null,
+        token_id: ctx.principal?.tokenId ?? ctx.refusedTokenId,
         user_id: ctx.principal?.userId ?? null,
         method: ctx.method,
         endpoint: ctx.path,

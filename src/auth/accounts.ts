@@ -164,6 +164,7 @@ export class Accounts {
       const i = doc.tokens.findIndex((t) => t.id === tokenId && (ownerId === undefined || t.user_id === ownerId));
       if (i === -1) throw new AccountError('no_such_token', 'There is no such token.');
       doc.tokens.splice(i, 1);
+      doc.revoked_tokens = [...(doc.revoked_tokens ?? []), tokenId].slice(-1_000);
     });
   }
 

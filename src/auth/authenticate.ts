@@ -11,7 +11,7 @@ import type { Principal } from './viewer.ts';
 export const LOGIN_USER_LIMIT_PER_MINUTE = 10;
 
 export interface AuthenticatorOptions {
-  accounts: Pick<AccountRecords, 'token' | 'user' | 'userByName' | 'fresh'>;
+  accounts: Pick<AccountRecords, 'token' | 'user' | 'userByName' | 'fresh'> & { knownTokenId?(id: string): boolean };
   budget: FailureBudget;
   /** Failed authentications allowed per client per minute (AUTH_FAIL_LIMIT_PER_MINUTE; 0: no limit). */
   failLimitPerMinute: number;
@@ -58,13 +58,16 @@ export class Authenticator {
         retryAfterSec: Math.max(1, outcome.refused.retryAfterSec),
       });
     }
+    // A secret whose id is (or was) one of ours names that id in the log; a made-up one names none.
+    const id = secret === null ? null : tokenIdOf(secret);
+    const known = id !== null && this.o.accounts.knownTokenId?.(id) === true ? id : undefined;
     if (outcome.value === null) {
       throw secret === null || secret === ''
         ? new AuthError('token_required', 'API token required')
-        : new AuthError('token_invalid', 'Invalid or revoked API token');
+        : new AuthError('token_invalid', 'Invalid or revoked API token', undefined, known);
     }
     if ('expired' in outcome.value) {
-      throw new AuthError('token_expired', `This API token expired on ${new Date(outcome.value.expired).toISOString().slice(0, 16).replace('T', ' ')} UTC; create a new one`);
+      throw new AuthError('token_expired', `This API token expired on ${new Date(outcome.value.expired).toISOString().slice(0, 16).replace('T', ' ')} UTC; create a new one`, undefined, known);
     }
     this.o.touch(outcome.value.tokenId, client);
     return outcome.value;

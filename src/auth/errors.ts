@@ -31,6 +31,8 @@ export class AuthError extends Error {
     message: string,
     /** For too_many_failures: the budget's limit and when it can pay again. */
     readonly limit?: { perMinute: number; retryAfterSec: number },
+    /** The id of the token presented, when it is (or was) one of ours: for the log, never the secret. */
+    readonly tokenId?: string,
   ) {
     super(message);
   }

@@ -41,6 +41,8 @@ export interface AccountsDoc {
   next_user_id: number;
   users: User[];
   tokens: TokenRecord[];
+  /** Ids of revoked tokens (the latest 1,000), so a request still using one is logged with its id. */
+  revoked_tokens?: string[];
 }
 
 /** User names are unique ignoring case: `Alice` and `alice` are the same account. */
@@ -83,6 +85,7 @@ export class AccountStore {
   #pendingCheck: Promise<void> | null = null;
   #usersById = new Map<number, User>();
   #tokensById = new Map<string, TokenRecord>();
+  #revoked = new Set<string>();
   #watcher: FSWatcher | null = null;
   /** Whether the file may have changed since the last stat (always, without a watch). */
   #changed = true;
@@ -184,6 +187,11 @@ export class AccountStore {
   userByName(name: string): User | undefined {
     return findUserByName(this.#doc.users, name);
   }
+  /** Whether `id` is, or was until revoked, one of our tokens' ids. */
+  knownTokenId(id: string): boolean {
+    return this.#tokensById.has(id) || this.#revoked.has(id);
+  }
+
   token(id: string): TokenRecord | undefined {
     return this.#tokensById.get(id);
   }
@@ -205,6 +213,7 @@ export class AccountStore {
     this.#version = version;
     this.#usersById = new Map(doc.users.map((u) => [u.id, u]));
     this.#tokensById = new Map(doc.tokens.map((t) => [t.id, t]));
+    this.#revoked = new Set(Array.isArray(doc.revoked_tokens) ? doc.revoked_tokens : []);
   }
 
   /** Identity of the file's current version: every atomic write makes a new inode. */

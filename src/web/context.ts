@@ -10,20 +10,23 @@ import type { PasteService } from '../paste/service.ts';
 import { RequestContext } from '../pipeline/context.ts';
 import type { FaultLog } from '../pipeline/run.ts';
 import type { RateLimiter } from '../ratelimit/bucket.ts';
-import type { User } from '../store/accounts.ts';
+import type { TokenRecord, User } from '../store/accounts.ts';
 import { anonCsrfCookie, anonCsrfCookieName, isAnonCsrfToken, newAnonCsrfToken } from './csrf.ts';
 import { SECURITY_HEADERS, type Chrome } from './layout.ts';
 import type { PageParts } from './page-parts.ts';
+import type { ShownOnce } from './shown-once.ts';
 import type { Session } from '../store/sessions.ts';
 import type { SessionRecords } from './session.ts';
 
 /** What the web side needs, built once by server.ts. */
 export interface WebDeps {
-  config: Pick<Config, 'baseUrl' | 'maxPasteBytes' | 'openRegistration' | 'sessionIdleMs'>;
+  config: Pick<Config, 'baseUrl' | 'maxPasteBytes' | 'openRegistration' | 'sessionIdleMs' | 'defaultTokenRatePerMinute'>;
   /** Bytes for forms sent without a session (README, Security and durability). */
   preAuth: BodyBudget;
   /** The API log's folder, for the admin's API Logs page. */
   logDir: string;
+  /** New token secrets, held for the one page that shows them (shown-once.ts). */
+  shownOnce: ShownOnce<{ record: TokenRecord; secret: string }>;
   /** The paste page's costly parts, made once per paste version (page-parts.ts). */
   parts: PageParts;
   /** Signs what the web hands out without storing it (server-key.ts). */

@@ -36,6 +36,16 @@ export interface PasteFormValues {
  * nothing when unticked, and the validators' default for `highlight` is 1, so both flags
  * are spelled out here; other fields pass through only when present.
  */
+/**
+ * The content as the person typed it (README, Web pages): browsers send a textarea's line
+ * breaks as CRLF, which would turn a shell script into `$'\r': command not found`. Form
+ * submissions get LF; API bodies stay byte for byte.
+ */
+export function typedText(fields: Fields): void {
+  const c = fields['content'];
+  if (typeof c === 'string' && c.includes('\r\n')) fields['content'] = c.replaceAll('\r\n', '\n');
+}
+
 export function formToFields(form: Fields, flags: readonly string[], keep: readonly string[]): Fields {
   const out = emptyFields();
   for (const name of keep) if (Object.hasOwn(form, name)) out[name] = field(form, name);

@@ -26,6 +26,7 @@ const ASSETS = new Map<string, Asset>([
   ['/static/app.css', asset('text/css; charset=utf-8', CSS_BASE + CSS_COMPONENTS)],
   ['/static/app.js', asset('text/javascript; charset=utf-8', APP_JS)],
   ['/static/icon.svg', asset('image/svg+xml', ICON_SVG)],
+  ['/favicon.ico', asset('image/svg+xml', ICON_SVG)],
 ]);
 
 const version = (path: string): string => (ASSETS.get(path) as Asset).etag.slice(1, 9);

@@ -15,11 +15,59 @@ before(async () => {
   [admin, alice, bob] = await registerAll(s, 'admin', 'alice', 'bob');
 });
 
+/** Creates a token the way the browser does: the POST, then the page it redirects to (which shows the secret). */
 async function create(c: WebClient, fields: Record<string, string>): Promise<WebRes> {
   await c.get('/api_keys.php');
-  return c.post('/api_keys.php', { action: 'create', label: '', rate: '0', ...fields });
+  const r = await c.post('/api_keys.php', { action: 'create', label: '', rate: '60', ...fields });
+  return r.status === 303 && r.location !== undefined ? c.get(r.location) : r;
 }
 const secretOf = (r: WebRes): string => /id="new-secret" class="copyable" value="(pst_[A-Za-z0-9_]+)"/.exec(r.text)?.[1] ?? '';
+
+describe('a new token, POST-redirect-GET', () => {
+  test('the secret is shown on the page the create redirects to, once: reloading it shows no secret and makes no token', async () => {
+    await bob.get('/api_keys.php');
+    const rows = (r: { text: string }): number => r.text.match(/<td class="full" data-label="Token">/g)?.length ?? 0;
+    const before = rows(await bob.get('/api_keys.php'));
+    const posted = await bob.post('/api_keys.php', { action: 'create', label: 'prg', scope_read: '1', rate: '60' });
+    assert.equal(posted.status, 303);
+    assert.match(posted.location ?? '', /^\/api_keys\.php\?created=[A-Za-z0-9]{22}$/);
+    const shown = await bob.get(posted.location ?? '');
+    assert.match(secretOf(shown), /^pst_/);
+    const reloaded = await bob.get(posted.location ?? '');
+    assert.equal(secretOf(reloaded), '');
+    assert.match(reloaded.text, /its secret was shown once and is not kept/);
+    assert.equal(rows(reloaded) - before, 1, 'one token, however often the page is reloaded');
+    // Someone else's key shows nothing.
+    const again = await bob.post('/api_keys.php', { action: 'create', label: 'prg2', scope_read: '1', rate: '60' });
+    assert.equal(secretOf(await alice.get(again.location ?? '')), '');
+  });
+
+  test('revoking asks first', async () => {
+    const made = await create(bob, { label: 'to revoke', scope_read: '1' });
+    const id = /pst_([A-Za-z0-9]{8})_/.exec(secretOf(made))?.[1] ?? '';
+    const list = await bob.get('/api_keys.php');
+    assert.match(list.text, new RegExp(`<a class="btn btn-sm btn-ghost" href="/api_keys.php\\?revoke=${id}#revoke">Revoke</a>`));
+    const ask = await bob.get(`/api_keys.php?revoke=${id}`);
+    assert.match(ask.text, /Revoke “[^”]*to revoke[^”]*”\?<\/strong> Every script using it stops working at once/);
+    assert.match(ask.text, new RegExp(`<input type="hidden" name="id" value="${id}"><button class="btn btn-danger" type="submit">Revoke it</button>`));
+    assert.doesNotMatch((await alice.get(`/api_keys.php?revoke=${id}`)).text, /Revoke it/, "not someone else's");
+  });
+});
+
+describe('the rate of a new token', () => {
+  test('is the configured default (60) for users, who may lower it but not lift it or make it unlimited; admins may', async () => {
+    const form = await alice.get('/api_keys.php');
+    assert.match(form.text, /id="rate" name="rate" min="1" max="60" step="1" value="60"/);
+    for (const rate of ['0', '61']) {
+      const r = await create(alice, { scope_read: '1', rate });
+      assert.equal(r.status, 400, rate);
+      assert.match(r.text, /The rate limit must be from 1 to 60 requests a minute; an admin can raise it/);
+    }
+    assert.equal((await create(alice, { scope_read: '1', rate: '5' })).status, 200);
+    assert.match((await admin.get('/api_keys.php')).text, /id="rate" name="rate" min="0" max="999999999" step="1" value="60"/);
+    assert.equal((await create(admin, { scope_read: '1', rate: '0' })).status, 200);
+  });
+});
 
 describe('My API Keys', () => {
   test('sends anonymous visitors to the login page and back', async () => {

@@ -20,7 +20,9 @@ before(async () => {
   burnHash = await createViaForm(admin, { content: 'still here', burn_after_read: '1' });
   pwHash = await createViaForm(admin, { content: 'locked', password: 'secret-pass' });
   await admin.get('/api_keys.php');
-  const created = await admin.post('/api_keys.php', { action: 'create', label: 'k', scope_read: '1', rate: '0' });
+  const posted = await admin.post('/api_keys.php', { action: 'create', label: 'k', scope_read: '1', rate: '0' });
+  // The secret is on the page the create redirects to.
+  const created = await admin.get(posted.location ?? '');
   tokenId = /pst_([A-Za-z0-9]{8})_/.exec(created.text)?.[1] ?? '';
   assert.notEqual(tokenId, '');
 });

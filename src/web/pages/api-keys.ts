@@ -14,6 +14,8 @@ import { rateFrom, rateLabel, scopeBadges, scopeBoxes, scopesFrom, tokenFormProb
 interface KeysState {
   problems?: string[];
   created?: { record: TokenRecord; secret: string };
+  /** A token whose revoke button was pressed: the page asks first. */
+  revoking?: TokenRecord;
   message?: string;
   label?: string;
 }
@@ -28,6 +30,11 @@ function secretBox(ctx: WebContext, created: { record: TokenRecord; secret: stri
 <p class="small">Try it:</p>
 <pre class="code snippet"><code><span class="l">curl -H "Authorization: Bearer ${created.secret}" \\</span><span class="l">     -d content="Hello" ${base}/api/v1/paste_create.php</span></code></pre>
 </section>`;
+}
+
+/** The rate field: up to the configured default for users; any rate, 0 (unlimited) too, for admins. */
+function rateField(dflt: number, admin: boolean): SafeHtml {
+  return html`<div class="field"><label for="rate">Rate limit (requests per minute)</label><input type="number" id="rate" name="rate" min="${admin ? 0 : 1}" max="${admin ? 999999999 : dflt}" step="1" value="${dflt}" inputmode="numeric"><span class="hint">${admin ? '0 means unlimited.' : `At most ${dflt}; an admin can raise it.`}</span></div>`;
 }
 
 /** The address a token was last used from, under its time. */
@@ -53,6 +60,12 @@ function expiryCell(at: number | null, now: number): SafeHtml {
 /** The lifetimes the create form offers, in days (0: never). */
 export const TOKEN_LIFETIMES: readonly [string, string][] = [['0', 'Never'], ['7', '7 days'], ['30', '30 days'], ['90', '90 days'], ['365', '1 year']];
 
+/** Asks before revoking: a revoked token stops working at once, and cannot be brought back. */
+function revokeBox(ctx: WebContext, t: TokenRecord): SafeHtml {
+  return html`<section class="card" id="revoke"><div class="alert alert-warn"><strong>Revoke ${t.label === '' ? 'this unlabelled token' : html`“${isolate(t.label)}”`}?</strong> Every script using it stops working at once, and it cannot be brought back.</div>
+<form method="post" action="/api_keys.php" class="row-actions">${csrfInput(ctx.csrf())}<input type="hidden" name="action" value="revoke"><input type="hidden" name="id" value="${t.id}"><button class="btn btn-danger" type="submit">Revoke it</button><a class="btn" href="/api_keys.php">Keep it</a></form></section>`;
+}
+
 function tokenRows(ctx: WebContext, tokens: TokenRecord[]): SafeHtml {
   const now = ctx.deps.now();
   if (tokens.length === 0) return html`<p class="empty">You have no API tokens yet.</p>`;
@@ -65,7 +78,7 @@ function tokenRows(ctx: WebContext, tokens: TokenRecord[]): SafeHtml {
 <td data-label="Created">${timeTag(t.created_at, now)}</td>
 <td data-label="Last used">${used === undefined ? html`<span class="muted">never</span>` : timeTag(used, now)}${lastIp(ctx, t.id)}</td>
 <td data-label="Expires">${expiryCell(t.expires_at ?? null, now)}</td>
-<td data-label=""><form method="post" action="/api_keys.php" class="row-actions">${csrfInput(ctx.csrf())}<input type="hidden" name="action" value="revoke"><input type="hidden" name="id" value="${t.id}"><button class="btn btn-sm btn-ghost" type="submit">Revoke</button></form></td>
+<td data-label=""><a class="btn btn-sm btn-ghost" href="/api_keys.php?revoke=${t.id}#revoke">Revoke</a></td>
 </tr>`;
   });
   return html`<div class="table-wrap"><table class="stack"><thead><tr><th>Token</th><th>Scopes</th><th>Rate limit</th><th>Created</th><th>Last used</th><th>Expires</th><th><span class="offscreen">Revoke</span></th></tr></thead><tbody>${rows}</tbody></table></div>`;
@@ -78,6 +91,7 @@ function keysPage(ctx: WebContext, user: User, s: KeysState, status = 200): Repl
 <p class="lede">Tokens let scripts and apps use the paste API as you. Send one as <code>Authorization: Bearer &lt;token&gt;</code>.</p>
 ${s.message === undefined ? '' : notice('ok', s.message)}
 ${s.created === undefined ? '' : secretBox(ctx, s.created)}
+${s.revoking === undefined ? '' : revokeBox(ctx, s.revoking)}
 <div class="columns">
 <section class="card">
 <div class="card-head"><h2>Your tokens</h2><span class="muted small">${tokens.length} active</span></div>
@@ -92,7 +106,7 @@ ${csrfInput(ctx.csrf())}<input type="hidden" name="action" value="create">
 <div class="field"><span class="label">Scopes</span><div class="checks">${scopeBoxes(allowed, ['read', 'write'], 'new-scope')}</div>
 <span class="hint">read: view pastes · write: create, edit, delete${allowed.includes('admin') ? ' · admin: full access to every paste' : ''}</span></div>
 <div class="field"><label for="expires">Expires</label><select id="expires" name="expires">${TOKEN_LIFETIMES.map(([v, l]) => html`<option value="${v}"${v === '90' ? html` selected` : ''}>${l}</option>`)}</select><span class="hint">After this, the token answers 401 and a new one is needed.</span></div>
-<div class="field"><label for="rate">Rate limit (requests per minute)</label><input type="number" id="rate" name="rate" min="0" max="999999999" step="1" value="0" inputmode="numeric"><span class="hint">0 means unlimited.</span></div>
+${rateField(ctx.deps.config.defaultTokenRatePerMinute, user.role === 'admin')}
 <button class="btn btn-primary btn-block" type="submit">Create token</button>
 </form>
 </section>
@@ -103,8 +117,17 @@ ${csrfInput(ctx.csrf())}<input type="hidden" name="action" value="create">
 /** GET /api_keys.php ("My API Keys", README, Web pages) */
 export async function apiKeys(ctx: WebContext): Promise<Reply> {
   await ctx.deps.accounts.fresh();
+  const user = userOf(ctx);
+  const key = field(ctx.query, 'created');
+  if (key !== '') {
+    // The page after a create: its secret, once. Reloaded, it says only that it was shown.
+    const created = ctx.deps.shownOnce.take(key, user.id, ctx.deps.now());
+    return keysPage(ctx, user, created === undefined ? { message: 'The new token was created; its secret was shown once and is not kept.' } : { created });
+  }
+  const revoking = ctx.deps.accounts.tokens.find((t) => t.id === field(ctx.query, 'revoke') && t.user_id === user.id);
+  if (revoking !== undefined) return keysPage(ctx, user, { revoking });
   const message = field(ctx.query, 'revoked') === '1' ? 'The token was revoked. It stops working at once.' : undefined;
-  return keysPage(ctx, userOf(ctx), message === undefined ? {} : { message });
+  return keysPage(ctx, user, message === undefined ? {} : { message });
 }
 
 /** POST /api_keys.php: `action=create` (shows the secret once) or `action=revoke`. */
@@ -119,13 +142,18 @@ export async function apiKeysAction(ctx: WebContext): Promise<Reply> {
   if (action !== 'create') throw new HttpError('bad_request', 'Unknown action.');
   const label = field(ctx.form, 'label').trim();
   const problems = tokenFormProblems(ctx.form, allowedScopes(user), true);
+  const dflt = deps.config.defaultTokenRatePerMinute;
+  const rate = rateFrom(ctx.form);
+  // The admins' per-token limits mean nothing if users may lift them (README, Configuration).
+  if (user.role !== 'admin' && (rate === 0 || rate > dflt)) problems.push(`The rate limit must be from 1 to ${dflt} requests a minute; an admin can raise it.`);
   const days = field(ctx.form, 'expires') || '0';
   if (!TOKEN_LIFETIMES.some(([v]) => v === days)) problems.push('Choose when the token expires from the list.');
   if (problems.length > 0) return keysPage(ctx, user, { problems, label }, 400);
   try {
     const expiresAt = days === '0' ? null : deps.now() + Number(days) * 86_400_000;
-    const created = await deps.accounts.createToken(user.id, { label, scopes: scopesFrom(ctx.form), rate: rateFrom(ctx.form), expiresAt });
-    return keysPage(ctx, user, { created });
+    const created = await deps.accounts.createToken(user.id, { label, scopes: scopesFrom(ctx.form), rate, expiresAt });
+    // POST, redirect, GET: reloading the page that shows the secret must not make another token.
+    return redirect(`/api_keys.php?created=${deps.shownOnce.put(user.id, created, deps.now())}`, 303);
   } catch (err) {
     if (!(err instanceof AccountError)) throw err;
     return keysPage(ctx, user, { problems: [err.message], label }, statusOf(err));

@@ -7,7 +7,7 @@ import { field, type WebContext } from '../context.ts';
 import { csrfInput, problemList } from '../forms.ts';
 import { html, isolate } from '../html.ts';
 import { page } from '../layout.ts';
-import { EXPIRY_CHOICES, flagBox, formToFields, pasteFields, problemMessages, type PasteFormValues } from '../paste-form.ts';
+import { EXPIRY_CHOICES, flagBox, formToFields, pasteFields, problemMessages, typedText, type PasteFormValues } from '../paste-form.ts';
 import { pasteTitle } from '../paste-view.ts';
 import { relative } from '../time.ts';
 
@@ -50,6 +50,7 @@ export async function editForm(ctx: WebContext): Promise<Reply> {
 export async function editPaste(ctx: WebContext): Promise<Reply> {
   const p = await ownPaste(ctx, true);
   const fields = formToFields(ctx.form, ['clear_password'], ['title', 'content', 'language', 'privacy', 'expiry']);
+  typedText(fields);
   const password = field(ctx.form, 'password');
   if (password !== '') fields['password'] = password;
   const v = validateEdit(fields, ctx.deps.config.maxPasteBytes);

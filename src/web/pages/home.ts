@@ -6,7 +6,7 @@ import { csrfInput, problemList } from '../forms.ts';
 import { html, isolate, type SafeHtml } from '../html.ts';
 import { languageLabel } from '../languages.ts';
 import { page } from '../layout.ts';
-import { EXPIRY_CHOICES, flagBox, formToFields, pasteFields, problemMessages, type PasteFormValues } from '../paste-form.ts';
+import { EXPIRY_CHOICES, flagBox, formToFields, pasteFields, problemMessages, typedText, type PasteFormValues } from '../paste-form.ts';
 import { pasteTitle } from '../paste-view.ts';
 import { timeTag } from '../time.ts';
 
@@ -67,6 +67,7 @@ export async function home(ctx: WebContext): Promise<Reply> {
 export async function createPaste(ctx: WebContext): Promise<Reply> {
   const user = userOf(ctx);
   const fields = formToFields(ctx.form, ['highlight', 'burn_after_read'], ['title', 'content', 'language', 'privacy', 'expiry', 'password']);
+  typedText(fields);
   const v = validateCreate(fields, ctx.deps.config.maxPasteBytes);
   if (!v.ok) {
     const state: CreateState = {

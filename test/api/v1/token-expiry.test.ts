@@ -45,7 +45,9 @@ describe('tokens that end', () => {
     const [alice] = await registerAll(server, 'alice');
     const form = await alice.get('/api_keys.php');
     assert.match(form.text, /<option value="90" selected>90 days<\/option>/);
-    const made = await alice.post('/api_keys.php', { action: 'create', label: 'week', scope_read: '1', scope_write: '1', rate: '0', expires: '7' });
+    const posted = await alice.post('/api_keys.php', { action: 'create', label: 'week', scope_read: '1', scope_write: '1', rate: '60', expires: '7' });
+    assert.equal(posted.status, 303);
+    const made = await alice.get(posted.location ?? '');
     const secret = /id="new-secret" class="copyable" value="([^"]+)"/.exec(made.text)?.[1] ?? '';
     assert.match(secret, /^pst_/);
     assert.match(made.text, /<td data-label="Expires"><time/);
