@@ -19,7 +19,9 @@ export function options(choices: readonly (readonly [string, string])[], selecte
 /** A list of what is wrong with a submitted form, or nothing. */
 export function problemList(problems: readonly string[]): SafeHtml {
   if (problems.length === 0) return html``;
-  return html`<div class="alert alert-error" role="alert"><strong>Please fix ${problems.length === 1 ? 'this' : 'these'}:</strong><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>`;
+  // One problem reads as one sentence; a list is for several.
+  if (problems.length === 1) return html`<div class="alert alert-error" role="alert">${problems[0] ?? ''}</div>`;
+  return html`<div class="alert alert-error" role="alert"><strong>Please fix these:</strong><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>`;
 }
 
 /** A one-line notice (success, info, warning). */

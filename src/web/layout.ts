@@ -46,11 +46,12 @@ export function page(c: Chrome, title: string, body: SafeHtml): string {
 <script src="${ASSET_URLS.js}" defer></script>
 </head>
 <body>
+<a class="skip" href="#main">Skip to the content</a>
 <header class="top"><div class="wrap top-inner">
 <a class="brand" href="/">${LOGO}<span>Paste</span></a>
 ${nav(c)}
 </div></header>
-<main class="wrap">
+<main class="wrap" id="main">
 ${body}
 </main>
 <footer class="foot wrap"><span>Self-hosted paste service</span><span>API under <code>/api/v1/</code></span></footer>

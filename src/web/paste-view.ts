@@ -77,7 +77,7 @@ ${(p.revision ?? 1) > 1 && !burnedNow ? html`<div><dt>Revisions</dt><dd><a href=
 ${share}
 <section class="card code-card">
 <div class="code-bar"><span class="info">${languageLabel(p.language)}${p.highlight === 1 ? '' : ' · not highlighted'}</span>
-<span class="tools">${burnedNow ? '' : html`<a class="btn btn-sm" href="/p/${p.hash}/raw">Raw</a>`}${code.cut ? '' : html`<button class="btn btn-sm" type="button" data-copy="paste-code" hidden>Copy</button>`}</span></div>
+<span class="tools"><button class="btn btn-sm" type="button" data-wrap aria-pressed="false" hidden>Wrap</button>${burnedNow ? '' : html`<a class="btn btn-sm" href="/p/${p.hash}/raw">Raw</a><a class="btn btn-sm" href="/p/${p.hash}/raw?download=1" download>Download</a><a class="btn btn-sm" href="/?from=${p.hash}">New from this</a>`}${code.cut ? '' : html`<button class="btn btn-sm" type="button" data-copy="paste-code" hidden>Copy</button>`}</span></div>
 ${code.block}
 ${code.bidi ? notice('warn', html`This paste contains invisible characters that change the direction of the text around them, so code can read differently from how it runs. Each is shown marked with its code point, like <span class="bidi" data-cp="U+202E"></span>.`) : ''}
 ${code.cut ? notice('info', html`This paste is long: the page shows only its first ${sizeLabel(code.shownBytes)} (${code.shownLines} of ${plural(code.lines, 'line')}). <a href="/p/${p.hash}/raw">Raw</a> has all of it.`) : ''}

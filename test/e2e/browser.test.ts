@@ -217,3 +217,47 @@ test('an edited paste links its History, which shows a line diff; My API Keys of
   await shoot(page, 'history');
   assert.deepEqual(problems, [], 'no console errors or CSP violations');
 });
+
+test('links to lines, the wrap toggle, Download, New from this and Ctrl+Enter work in a real browser; the raw page has no console error', async () => {
+  // Logged in as the first test's user.
+  await page.goto('/');
+  const body = Array.from({ length: 12 }, (_, i) => `line ${i + 1} ${'x'.repeat(i === 3 ? 300 : 5)}`).join('\n');
+  await page.fill('#title', 'Anchors demo');
+  await page.fill('#content', body);
+  // Ctrl+Enter sends the form.
+  await page.focus('#content');
+  await page.keyboard.press('Control+Enter');
+  await page.waitForURL(/\/p\/[A-Za-z0-9]{10}$/);
+  const url = page.url();
+  const hash = new URL(url).pathname.slice(3);
+
+  await page.goto(`${url}#L5-L9`);
+  assert.equal(await page.locator('#paste-code .l.hl').count(), 5);
+  assert.equal(await page.locator('#paste-code .l.hl').first().textContent(), 'line 5 xxxxx');
+  // A click on a line number links that line.
+  await page.locator('#paste-code .l').nth(2).click({ position: { x: 8, y: 6 } });
+  const clicked = await page.evaluate<string>('location.hash');
+  assert.equal(clicked, '#L3');
+  assert.equal(await page.locator('#paste-code .l.hl').count(), 1);
+
+  // Wrap: the long line fits once wrapped, and the choice is remembered.
+  const overflows = (): Promise<boolean> => page.evaluate<boolean>('(() => { const p = document.getElementById("paste-code"); return p.scrollWidth > p.clientWidth; })()');
+  assert.equal(await overflows(), true);
+  await page.click('button[data-wrap]');
+  assert.equal(await overflows(), false);
+  await page.reload();
+  assert.equal(await page.getAttribute('button[data-wrap]', 'aria-pressed'), 'true');
+  await page.click('button[data-wrap]');
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('a:has-text("Download")')]);
+  assert.equal(download.suggestedFilename(), 'Anchors-demo.txt');
+
+  await page.click('a:has-text("New from this")');
+  assert.equal(await page.inputValue('#content'), body);
+  assert.equal(await page.inputValue('#title'), 'Anchors demo');
+
+  await page.goto(`/p/${hash}/raw`);
+  assert.equal(await page.textContent('body'), body);
+  await page.waitForTimeout(300);
+  assert.deepEqual(problems, [], 'no console errors or CSP violations, the raw page (and its favicon) included');
+});

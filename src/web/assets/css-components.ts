@@ -127,6 +127,11 @@ pre.code.diff { padding: 12px 16px; }
 .inline-form label { margin: 0; }
 .compare { margin-bottom: 12px; }
 pre.code .l:hover { background: color-mix(in srgb, var(--accent) 6%, transparent); }
+pre.code .l.hl { background: color-mix(in srgb, var(--accent) 16%, transparent); }
+#paste-code .l::before { cursor: pointer; }
+pre.code.wrap .l { white-space: pre-wrap; overflow-wrap: anywhere; }
+.skip { position: absolute; left: -9999px; top: 8px; z-index: 10; padding: 8px 14px; background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius-sm); }
+.skip:focus { left: 12px; }
 .tk-kw { color: var(--tk-kw); font-weight: 600; }
 .tk-str { color: var(--tk-str); }
 .tk-com { color: var(--tk-com); font-style: italic; }

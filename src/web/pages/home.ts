@@ -1,7 +1,9 @@
 import { html as reply, redirect, type Reply } from '../../http/reply.ts';
-import type { Paste } from '../../paste/paste.ts';
+import { needsPassword } from '../../paste/access.ts';
+import { PasteError } from '../../paste/errors.ts';
+import { contentOf, HASH_RE, type Paste } from '../../paste/paste.ts';
 import { validateCreate } from '../../paste/validate.ts';
-import { userOf, type WebContext } from '../context.ts';
+import { field, userOf, type WebContext } from '../context.ts';
 import { csrfInput, problemList } from '../forms.ts';
 import { html, isolate, type SafeHtml } from '../html.ts';
 import { languageLabel } from '../languages.ts';
@@ -60,7 +62,24 @@ async function homePage(ctx: WebContext, v: CreateState, problems: string[]): Pr
 
 /** GET /: the create form (when logged in) and the recent public pastes. */
 export async function home(ctx: WebContext): Promise<Reply> {
-  return reply(await homePage(ctx, EMPTY, []));
+  return reply(await homePage(ctx, await startingFrom(ctx), []));
+}
+
+/**
+ * `/?from=<hash>` ("New from this", README, Web pages): the create form filled with a paste
+ * the visitor may read without a password, never a one-time one; otherwise an empty form.
+ */
+async function startingFrom(ctx: WebContext): Promise<CreateState> {
+  const hash = field(ctx.query, 'from');
+  if (ctx.user === null || !HASH_RE.test(hash)) return EMPTY;
+  try {
+    const p = await ctx.deps.pastes.peek(hash, ctx.viewer);
+    if (p.burn_after_read === 1 || needsPassword(p, ctx.viewer)) return EMPTY;
+    return { ...EMPTY, title: p.title, content: contentOf(p), language: p.language };
+  } catch (err) {
+    if (err instanceof PasteError) return EMPTY;
+    throw err;
+  }
 }
 
 /** POST /: creates a paste with the API's rules, then shows it. */

@@ -176,7 +176,23 @@ export async function rawPaste(ctx: WebContext): Promise<Reply> {
   if (p.burn_after_read === 1) return redirect(`/p/${p.hash}`);
   const reader = readerWithoutPassword(ctx, p);
   if (reader === null) return passwordGate(ctx, p, `/p/${p.hash}/raw`, [], 401);
-  return text(contentOf((await readAs(ctx, p, reader.proof)).paste));
+  const body = contentOf((await readAs(ctx, p, reader.proof)).paste);
+  if (field(ctx.query, 'download') !== '1') return text(body);
+  // Download (README, Web pages): a file named after the title, with its language's extension.
+  return { kind: 'text', status: 200, body, headers: { 'content-disposition': `attachment; filename="${downloadName(p)}"` } };
+}
+
+const EXTENSIONS: Readonly<Record<string, string>> = {
+  text: 'txt', javascript: 'js', typescript: 'ts', python: 'py', php: 'php', ruby: 'rb', go: 'go', rust: 'rs', java: 'java',
+  c: 'c', cpp: 'cpp', csharp: 'cs', bash: 'sh', sql: 'sql', html: 'html', css: 'css', json: 'json', yaml: 'yaml',
+  markdown: 'md', xml: 'xml', dockerfile: 'dockerfile', diff: 'diff', ini: 'ini', kotlin: 'kt', swift: 'swift', lua: 'lua',
+};
+
+/** A safe file name for a paste: its title's letters, digits, dots, dashes and underscores, and an extension. */
+export function downloadName(p: Pick<Paste, 'title' | 'hash' | 'language'>): string {
+  const ext = EXTENSIONS[p.language] ?? 'txt';
+  const base = p.title.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '').slice(0, 80) || `paste-${p.hash}`;
+  return base.toLowerCase().endsWith(`.${ext}`) || /\.[a-z0-9]{1,5}$/i.test(base) ? base : `${base}.${ext}`;
 }
 
 /** POST /p/{hash}/raw: the text alone, after its password. */
