@@ -9,6 +9,13 @@ import { detectLanguage } from './language.ts';
 import { contentOf, encodeContent, isExpired, NO_CONTENT, type Paste } from './paste.ts';
 import type { CreateInput, EditInput } from './validate.ts';
 
+/** What My pastes searches for: words in the title or the text, a language, a privacy. */
+export interface OwnedFilter {
+  text?: string;
+  language?: string;
+  privacy?: string;
+}
+
 /** A list skips a damaged paste file (already reported when found) rather than failing whole. */
 const skipDamaged = (err: unknown): null => {
   if (err instanceof CorruptPaste) return null;
@@ -284,15 +291,30 @@ export class PasteService {
   }
 
   /** The user's own pastes, newest first, that still exist (any state), with pending views counted. */
-  async listOwned(userId: number, offset: number, limit: number): Promise<{ pastes: Paste[]; total: number }> {
+  async listOwned(userId: number, offset: number, limit: number, filter: OwnedFilter = {}): Promise<{ pastes: Paste[]; total: number }> {
     const hashes = await this.#owners.list(userId);
-    const pastes: Paste[] = [];
-    for (const hash of hashes.slice(offset, offset + limit)) {
-      // A damaged file costs only its own line (it was reported when found).
-      const p = await this.#store.get(hash).catch(skipDamaged);
-      if (p !== null) pastes.push({ ...p, view_count: p.view_count + this.#views.pending(hash, p.view_count) });
+    const counted = (p: Paste): Paste => ({ ...p, view_count: p.view_count + this.#views.pending(p.hash, p.view_count) });
+    if (filter.text === undefined && filter.language === undefined && filter.privacy === undefined) {
+      const pastes: Paste[] = [];
+      for (const hash of hashes.slice(offset, offset + limit)) {
+        // A damaged file costs only its own line (it was reported when found).
+        const p = await this.#store.get(hash).catch(skipDamaged);
+        if (p !== null) pastes.push(counted(p));
+      }
+      return { pastes, total: hashes.length };
     }
-    return { pastes, total: hashes.length };
+    // A search reads every one of the owner's pastes (README, Web pages: fine up to a few thousand).
+    const needle = filter.text?.toLowerCase();
+    const found: Paste[] = [];
+    for (const hash of hashes) {
+      const p = await this.#store.get(hash).catch(skipDamaged);
+      if (p === null) continue;
+      if (filter.language !== undefined && p.language !== filter.language) continue;
+      if (filter.privacy !== undefined && p.privacy !== filter.privacy) continue;
+      if (needle !== undefined && !p.title.toLowerCase().includes(needle) && !contentOf(p).toLowerCase().includes(needle)) continue;
+      found.push(p);
+    }
+    return { pastes: found.slice(offset, offset + limit).map(counted), total: found.length };
   }
 
   /** Recent public pastes that are still public, readable and unexpired. */

@@ -26,3 +26,23 @@ describe('the web side, for daily use', () => {
     assert.match(r.text, /^<svg /);
   });
 });
+
+describe('My pastes: search and filters', () => {
+  test('finds pastes by a word of the title or the text, by language and by visibility; only your own', async () => {
+    const server = await startServer({ env: { OPEN_REGISTRATION: '1' } });
+    const [alice, bob] = await registerAll(server, 'alice', 'bob');
+    await createViaForm(alice, { title: 'Deploy notes', content: 'kubectl apply -f app.yaml', language: 'bash' });
+    await createViaForm(alice, { title: 'Groceries', content: 'milk, eggs, NEEDLE', language: 'text', privacy: 'unlisted' });
+    await createViaForm(alice, { title: 'Script', content: 'print("hi")', language: 'python', privacy: 'private' });
+    await createViaForm(bob, { title: 'needle of bob', content: 'x' });
+    const titles = async (query: string): Promise<string[]> =>
+      [...(await alice.get(`/my?${query}`)).text.matchAll(/class="title-cell" href="\/p\/[A-Za-z0-9]{10}"><bdi>([^<]*)<\/bdi>/g)].map((m) => m[1] ?? '');
+    assert.deepEqual(await titles('q=needle'), ['Groceries'], 'the text, case-insensitively, and only her own');
+    assert.deepEqual(await titles('q=deploy'), ['Deploy notes']);
+    assert.deepEqual(await titles('language=python'), ['Script']);
+    assert.deepEqual(await titles('privacy=unlisted'), ['Groceries']);
+    assert.deepEqual(await titles('q=nothing-like-it'), []);
+    assert.match((await alice.get('/my?q=nothing-like-it')).text, /No paste of yours matches/);
+    assert.equal((await titles('')).length, 3);
+  });
+});

@@ -46,3 +46,21 @@ describe("a token's own limits, set by an admin", () => {
     assert.equal(bad.status, 400);
   });
 });
+
+describe('revoking from the admin area', () => {
+  test('the row links a confirmation; confirmed, the token stops working at once', async () => {
+    const server = await startServer({ env: { OPEN_REGISTRATION: '1' } });
+    const [admin] = await registerAll(server, 'root', 'alice');
+    const token = await makeToken(server.dataDir, { user: 'alice' });
+    const id = token.split('_')[1] ?? '';
+    const list = await admin.get('/admin/tokens');
+    assert.match(list.text, new RegExp(`href="/admin/tokens\\?revoke=${id}#revoke">Revoke</a>`));
+    const ask = await admin.get(`/admin/tokens?revoke=${id}`);
+    assert.match(ask.text, new RegExp(`Revoke token ${id} of [^?]*alice[^?]*\\?</strong>`));
+    assert.equal((await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token })).status, 404, 'still works until confirmed');
+    const done = await admin.post('/admin/tokens', { action: 'revoke', id });
+    assert.equal(done.status, 303);
+    assert.equal((await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token })).status, 401);
+    assert.match((await admin.get(done.location ?? '')).text, /The token was revoked/);
+  });
+});

@@ -61,14 +61,19 @@ ${scopeBoxes(allowed, t.scopes, `t-${t.id}`)}
 <span class="check">Privacies ${PRIVACIES.map((p) => html`<label class="check" for="pv-${t.id}-${p}"><input type="checkbox" id="pv-${t.id}-${p}" name="privacy_${p}" value="1"${t.privacies === undefined || t.privacies === null || t.privacies.includes(p) ? html` checked` : ''}> ${p}</label>`)}</span>
 <label class="check" for="exp-${t.id}">Expires <select id="exp-${t.id}" name="expires"><option value="keep" selected>${expiryText(t.expires_at ?? null, now)}</option><option value="0">never</option>${TOKEN_LIFETIMES.filter(([v]) => v !== '0').map(([v, l]) => html`<option value="${v}">in ${l}</option>`)}</select></label>
 <button class="btn btn-sm" type="submit">Save</button>
+<a class="btn btn-sm btn-ghost" href="/admin/tokens?revoke=${t.id}#revoke">Revoke</a>
 </form></td>
 </tr>`;
 }
 
-function tokensPage(ctx: WebContext, s: { problems?: string[]; message?: string }, status = 200): Reply {
+function tokensPage(ctx: WebContext, s: { problems?: string[]; message?: string; revoking?: TokenRecord }, status = 200): Reply {
   const tokens = [...ctx.deps.accounts.tokens].sort((a, b) => b.created_at - a.created_at);
+  const asking = s.revoking;
+  const owner = asking === undefined ? undefined : ctx.deps.accounts.user(asking.user_id);
   const body = html`${adminTabs('tokens')}
 ${s.message === undefined ? '' : notice('ok', s.message)}
+${asking === undefined ? '' : html`<section class="card" id="revoke"><div class="alert alert-warn"><strong>Revoke token ${asking.id}${owner === undefined ? '' : html` of ${isolate(owner.name)}`}?</strong> Every script using it stops working at once, and it cannot be brought back.</div>
+<form method="post" action="/admin/tokens" class="row-actions">${csrfInput(ctx.csrf())}<input type="hidden" name="action" value="revoke"><input type="hidden" name="id" value="${asking.id}"><button class="btn btn-danger" type="submit">Revoke it</button><a class="btn" href="/admin/tokens">Keep it</a></form></section>`}
 ${problemList(s.problems ?? [])}
 <section class="card">
 <div class="card-head"><h2>All API tokens</h2><span class="muted small">${tokens.length} in all · rate 0 = unlimited · the admin scope only for admin users' tokens</span></div>
@@ -84,6 +89,9 @@ export async function adminTokens(ctx: WebContext): Promise<Reply> {
   await ctx.deps.accounts.fresh();
   // Only a real token id is echoed back, so the message cannot be made to say anything else.
   const saved = ctx.deps.accounts.token(field(ctx.query, 'saved'));
+  const revoking = ctx.deps.accounts.token(field(ctx.query, 'revoke'));
+  if (revoking !== undefined) return tokensPage(ctx, { revoking });
+  if (field(ctx.query, 'revoked') === '1') return tokensPage(ctx, { message: 'The token was revoked. It stops working at once.' });
   return tokensPage(ctx, saved === undefined ? {} : { message: `Token ${saved.id} was updated.` });
 }
 
@@ -94,6 +102,10 @@ export async function adminTokenUpdate(ctx: WebContext): Promise<Reply> {
   const id = field(ctx.form, 'id');
   const t = accounts.token(id);
   if (t === undefined) throw new HttpError('not_found', 'There is no such token.');
+  if (field(ctx.form, 'action') === 'revoke') {
+    await accounts.revokeToken(id);
+    return redirect('/admin/tokens?revoked=1', 303);
+  }
   const owner = accounts.user(t.user_id);
   const problems = tokenFormProblems(ctx.form, owner === undefined ? [] : allowedScopes(owner), false);
   const limits = limitsFrom(ctx);

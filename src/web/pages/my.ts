@@ -1,5 +1,8 @@
 import { html as reply, type Reply } from '../../http/reply.ts';
-import { isExpired, type Paste } from '../../paste/paste.ts';
+import { LANGUAGES } from '../../paste/language.ts';
+import { isExpired, PRIVACIES, type Paste } from '../../paste/paste.ts';
+import type { OwnedFilter } from '../../paste/service.ts';
+import { languageLabel } from '../languages.ts';
 import { field, userOf, type WebContext } from '../context.ts';
 import { notice } from '../forms.ts';
 import { html, isolate, type SafeHtml } from '../html.ts';
@@ -30,29 +33,53 @@ ${dead ? '' : html`<a class="btn btn-sm" href="/p/${p.hash}/edit">Edit</a>`}
 </tr>`;
 }
 
-/** GET /my?page=N: the user's own pastes, newest first, in every state. */
+/** The search of My pastes from the query: words (at most 200 characters), a language, a privacy. */
+function filterOf(ctx: WebContext): OwnedFilter {
+  const f: OwnedFilter = {};
+  const q = field(ctx.query, 'q').trim().slice(0, 200);
+  if (q !== '') f.text = q;
+  const language = field(ctx.query, 'language');
+  if (LANGUAGES.includes(language)) f.language = language;
+  const privacy = field(ctx.query, 'privacy');
+  if ((PRIVACIES as readonly string[]).includes(privacy)) f.privacy = privacy;
+  return f;
+}
+
+function searchForm(f: OwnedFilter): SafeHtml {
+  const opt = (value: string, label: string, selected: string | undefined): SafeHtml => html`<option value="${value}"${value === (selected ?? '') ? html` selected` : ''}>${label}</option>`;
+  return html`<form method="get" action="/my" class="inline-form search" role="search">
+<label class="offscreen" for="q">Search</label><input type="search" id="q" name="q" value="${f.text ?? ''}" placeholder="Search titles and text" maxlength="200">
+<label class="offscreen" for="language">Language</label><select id="language" name="language">${opt('', 'Any language', f.language)}${LANGUAGES.map((l) => opt(l, languageLabel(l), f.language))}</select>
+<label class="offscreen" for="privacy">Visibility</label><select id="privacy" name="privacy">${opt('', 'Any visibility', f.privacy)}${PRIVACIES.map((p) => opt(p, p, f.privacy))}</select>
+<button class="btn btn-sm" type="submit">Search</button></form>`;
+}
+
+/** GET /my?page=N[&q=&language=&privacy=]: the user's own pastes, newest first, in every state; searched when asked. */
 export async function myPastes(ctx: WebContext): Promise<Reply> {
   const user = userOf(ctx);
   const requested = Number(field(ctx.query, 'page') || '1');
   const pageNo = Number.isSafeInteger(requested) && requested >= 1 ? requested : 1;
-  const { pastes, total } = await ctx.deps.pastes.listOwned(user.id, (pageNo - 1) * MY_PAGE_SIZE, MY_PAGE_SIZE);
+  const filter = filterOf(ctx);
+  const { pastes, total } = await ctx.deps.pastes.listOwned(user.id, (pageNo - 1) * MY_PAGE_SIZE, MY_PAGE_SIZE, filter);
+  const searching = Object.keys(filter).length > 0;
+  const more = (n: number): string => `/my?${new URLSearchParams({ ...(filter.text === undefined ? {} : { q: filter.text }), ...(filter.language === undefined ? {} : { language: filter.language }), ...(filter.privacy === undefined ? {} : { privacy: filter.privacy }), page: String(n) }).toString()}`;
   const pages = Math.max(1, Math.ceil(total / MY_PAGE_SIZE));
   const now = ctx.deps.now();
   const deleted = field(ctx.query, 'deleted') === '1' ? notice('ok', 'The paste was deleted.') : '';
   const table =
     pastes.length === 0
-      ? html`<p class="empty">${total === 0 ? html`You have no pastes yet. <a href="/">Create one</a>.` : 'Nothing on this page.'}</p>`
+      ? html`<p class="empty">${searching ? 'No paste of yours matches.' : total === 0 ? html`You have no pastes yet. <a href="/">Create one</a>.` : 'Nothing on this page.'}</p>`
       : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Paste</th><th>Created</th><th>Views</th><th><span class="offscreen">Actions</span></th></tr></thead>
 <tbody>${pastes.map((p) => row(p, now))}</tbody></table></div>`;
   const pager =
     pages > 1
       ? html`<nav class="pager" aria-label="Pages">
-${pageNo > 1 ? html`<a class="btn btn-sm" href="/my?page=${pageNo - 1}" rel="prev">← Newer</a>` : html`<span></span>`}
+${pageNo > 1 ? html`<a class="btn btn-sm" href="${more(pageNo - 1)}" rel="prev">← Newer</a>` : html`<span></span>`}
 <span class="muted small">Page ${pageNo} of ${pages}</span>
-${pageNo < pages ? html`<a class="btn btn-sm" href="/my?page=${pageNo + 1}" rel="next">Older →</a>` : html`<span></span>`}
+${pageNo < pages ? html`<a class="btn btn-sm" href="${more(pageNo + 1)}" rel="next">Older →</a>` : html`<span></span>`}
 </nav>`
       : '';
   const body = html`${deleted}<div class="page-head"><h1>My pastes</h1><a class="btn btn-primary" href="/">New paste</a></div>
-<section class="card"><p class="muted small">${total} ${total === 1 ? 'paste' : 'pastes'} in all.</p>${table}${pager}</section>`;
+<section class="card">${searchForm(filter)}<p class="muted small">${total} ${total === 1 ? 'paste' : 'pastes'}${searching ? ' found' : ' in all'}.</p>${table}${pager}</section>`;
   return reply(page(ctx, 'My pastes', body));
 }
