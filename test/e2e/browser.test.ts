@@ -46,7 +46,12 @@ async function shoot(p: Page, name: string): Promise<void> {
     await p.setViewportSize(size);
     for (const scheme of ['light', 'dark'] as const) {
       await p.emulateMedia({ colorScheme: scheme });
-      await p.screenshot({ path: join(ARTIFACTS, `${name}-${width}-${scheme}.png`), fullPage: true });
+      const path = join(ARTIFACTS, `${name}-${width}-${scheme}.png`);
+      // Chromium on a busy machine now and then fails a capture ("Unable to capture screenshot"): try once more.
+      await p.screenshot({ path, fullPage: true }).catch(async () => {
+        await p.waitForTimeout(500);
+        await p.screenshot({ path, fullPage: true });
+      });
     }
   }
   await p.setViewportSize(VIEWPORTS.desktop);
