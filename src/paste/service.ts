@@ -318,11 +318,14 @@ export class PasteService {
   }
 
   /** Recent public pastes that are still public, readable and unexpired. */
-  async listRecent(limit: number): Promise<Paste[]> {
+  async listRecent(limit: number, offset = 0): Promise<Paste[]> {
     const out: Paste[] = [];
+    let skipped = 0;
     for (const hash of this.#recent.list()) {
       const p = await this.#store.get(hash).catch(skipDamaged);
-      if (p !== null && p.privacy === 'public' && !p.burned && p.password === null && !isExpired(p, this.#now())) out.push(p);
+      if (p === null || p.privacy !== 'public' || p.burned || p.password !== null || isExpired(p, this.#now())) continue;
+      if (skipped++ < offset) continue;
+      out.push(p);
       if (out.length === limit) break;
     }
     return out;

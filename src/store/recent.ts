@@ -12,7 +12,8 @@ export class RecentPastes {
   constructor(
     private readonly files: DurableFiles,
     private readonly file: string,
-    readonly capacity = 50,
+    /** Ten pages of the home page's list (README, Web pages). */
+    readonly capacity = 200,
   ) {}
 
   add(hash: string): void {

@@ -46,3 +46,24 @@ describe('My pastes: search and filters', () => {
     assert.equal((await titles('')).length, 3);
   });
 });
+
+describe('recent pastes', () => {
+  test('are paged, twenty a page, each with its language and author', async () => {
+    const server = await startServer({ env: { OPEN_REGISTRATION: '1' } });
+    await registerAll(server, 'alice');
+    const token = await makeToken(server.dataDir, { user: 'alice' });
+    for (let i = 1; i <= 25; i++) {
+      await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { title: `recent ${i}`, content: `x = ${i}`, language: 'python' } });
+    }
+    const first = await req(server, 'GET', '/');
+    const titles = (text: string): string[] => [...text.matchAll(/<span class="item-title"><bdi>(recent \d+)<\/bdi>/g)].map((m) => m[1] ?? '');
+    assert.equal(titles(first.text).length, 20);
+    assert.equal(titles(first.text)[0], 'recent 25');
+    assert.match(first.text, /<span class="badge badge-accent">Python<\/span><span class="muted small">by <bdi>alice<\/bdi><\/span>/);
+    assert.match(first.text, /href="\/\?page=2" rel="next">Older →<\/a>/);
+    const second = await req(server, 'GET', '/?page=2');
+    assert.deepEqual(titles(second.text), ['recent 5', 'recent 4', 'recent 3', 'recent 2', 'recent 1']);
+    assert.doesNotMatch(second.text, /rel="next"/);
+    assert.match(second.text, /href="\/\?page=1" rel="prev">/);
+  });
+});

@@ -37,18 +37,28 @@ ${flagBox('burn_after_read', 'Burn after read (one view only)', v.burn)}
 </section>`;
 }
 
-function recentList(recent: Paste[], now: number): SafeHtml {
+function recentList(ctx: WebContext, recent: Paste[], pageNo: number, more: boolean): SafeHtml {
+  const now = ctx.deps.now();
   const items = recent.map(
-    (p) => html`<li><a class="item" href="/p/${p.hash}"><span class="item-title">${isolate(pasteTitle(p))}</span><span class="item-meta"><span class="badge badge-accent">${languageLabel(p.language)}</span>${timeTag(p.created_at, now)}</span></a></li>`,
+    (p) =>
+      html`<li><a class="item" href="/p/${p.hash}"><span class="item-title">${isolate(pasteTitle(p))}</span><span class="item-meta"><span class="badge badge-accent">${languageLabel(p.language)}</span><span class="muted small">by ${isolate(ctx.deps.accounts.user(p.owner_id)?.name ?? 'unknown')}</span>${timeTag(p.created_at, now)}</span></a></li>`,
   );
+  const pager =
+    pageNo > 1 || more
+      ? html`<nav class="pager" aria-label="Recent pastes">${pageNo > 1 ? html`<a class="btn btn-sm" href="/?page=${pageNo - 1}" rel="prev">← Newer</a>` : html`<span></span>`}<span class="muted small">Page ${pageNo}</span>${more ? html`<a class="btn btn-sm" href="/?page=${pageNo + 1}" rel="next">Older →</a>` : html`<span></span>`}</nav>`
+      : '';
   return html`<section class="card">
 <div class="card-head"><h2>Recent pastes</h2></div>
-${recent.length === 0 ? html`<p class="empty">No public pastes yet.</p>` : html`<ul class="paste-list">${items}</ul>`}
+${recent.length === 0 ? html`<p class="empty">${pageNo > 1 ? 'Nothing on this page.' : 'No public pastes yet.'}</p>` : html`<ul class="paste-list">${items}</ul>`}${pager}
 </section>`;
 }
 
 async function homePage(ctx: WebContext, v: CreateState, problems: string[]): Promise<string> {
-  const recent = recentList(await ctx.deps.pastes.listRecent(RECENT_COUNT), ctx.deps.now());
+  const requested = Number(field(ctx.query, 'page') || '1');
+  const pageNo = Number.isSafeInteger(requested) && requested >= 1 && requested <= 1_000 ? requested : 1;
+  // One more than a page, to know whether there is a next one.
+  const found = await ctx.deps.pastes.listRecent(RECENT_COUNT + 1, (pageNo - 1) * RECENT_COUNT);
+  const recent = recentList(ctx, found.slice(0, RECENT_COUNT), pageNo, found.length > RECENT_COUNT);
   if (ctx.user === null) {
     const hero = html`<section class="card hero">
 <h1>Share text and code, simply</h1>
