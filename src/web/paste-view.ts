@@ -25,13 +25,19 @@ ${expired ? html`<span class="badge badge-bad">expired</span>` : ''}
 </span>`;
 }
 
+/** A URL that may wrap only after its host (before `/s/`), never in the middle of it. */
+const breakable = (url: string): SafeHtml => {
+  const at = url.lastIndexOf('/s/');
+  return at === -1 ? html`${url}` : html`${url.slice(0, at)}<wbr>${url.slice(at)}`;
+};
+
 /** The short link with its QR code and a copy button. */
 export function shareCard(ctx: WebContext, p: Pick<Paste, 'hash'>): SafeHtml {
   const link = shortUrl(ctx, p);
   return html`<aside class="card share" aria-label="Short link">
 <span class="label">Short link</span>
 <span class="qr">${ctx.deps.parts.qr(link, `QR code for ${link}`)}</span>
-<a class="shortlink-text" id="short-url" href="${link}">${link}</a>
+<a class="shortlink-text" id="short-url" href="${link}">${breakable(link)}</a>
 <button class="btn btn-sm" type="button" data-copy="short-url" hidden>Copy link</button>
 </aside>`;
 }

@@ -8,7 +8,8 @@ export const CSS_BASE = `
   --danger: #d92d20; --danger-soft: #fdecea; --ok: #157f3b; --ok-soft: #e7f6ec; --warn: #a15c07; --warn-soft: #fdf3e1;
   --info-soft: #e8f1fd; --info: #1d5fb8;
   --shadow: 0 1px 2px rgba(16, 24, 40, .04), 0 6px 20px rgba(16, 24, 40, .05);
-  --code-bg: #fbfbfd; --ln: #a0a8b5;
+  /* Line numbers and placeholders reach 4.5:1 against their background in both themes. */
+  --code-bg: #fbfbfd; --ln: #66707f;
   --tk-kw: #8a3ed8; --tk-str: #0b7a3e; --tk-com: #6c7786; --tk-num: #b4530a; --tk-fn: #2459d1;
   --tk-attr: #0b7285; --tk-op: #b3236d; --tk-add: #e6f7eb; --tk-del: #fdecee; --tk-hunk: #6f42c1;
   --radius: 14px; --radius-sm: 10px;
@@ -23,7 +24,7 @@ export const CSS_BASE = `
     --danger: #ff6b5e; --danger-soft: #3a1c1c; --ok: #5dd39e; --ok-soft: #15301f; --warn: #f5b453; --warn-soft: #352812;
     --info-soft: #16263d; --info: #7cb4ff;
     --shadow: 0 1px 2px rgba(0, 0, 0, .3), 0 8px 24px rgba(0, 0, 0, .25);
-    --code-bg: #11151d; --ln: #566074;
+    --code-bg: #11151d; --ln: #8a94a6;
     --tk-kw: #c79bff; --tk-str: #9fdc8f; --tk-com: #7d8799; --tk-num: #f7b072; --tk-fn: #82aaff;
     --tk-attr: #6fd3e6; --tk-op: #ff8fb1; --tk-add: #14301f; --tk-del: #3a1d22; --tk-hunk: #c6a5ff;
   }
@@ -45,6 +46,7 @@ p { margin: 0 0 1em; }
 code, kbd { font-family: var(--mono); font-size: .9em; }
 :not(pre) > code { background: var(--surface-2); border: 1px solid var(--border); border-radius: 6px; padding: .05em .35em; }
 .muted { color: var(--muted); }
+::placeholder { color: var(--muted); opacity: 1; }
 .small { font-size: .875rem; }
 .center { text-align: center; }
 .wrap { width: 100%; max-width: 1120px; margin: 0 auto; padding: 0 16px; }

@@ -90,6 +90,8 @@ td.full { min-width: 0; }
 .paste-head .paste-title { margin-bottom: 4px; }
 .paste-head .lede { margin: 0 0 18px; }
 .paste-layout .share { grid-area: share; }
+/* The header card keeps its own height beside the taller QR card. */
+.paste-layout > .paste-head { align-self: start; }
 .paste-layout .code-card { grid-area: code; }
 .paste-title { overflow-wrap: anywhere; min-width: 0; margin-top: 8px; }
 .head-top { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: center; gap: 8px; }
@@ -99,7 +101,7 @@ td.full { min-width: 0; }
 .facts dd { margin: 2px 0 0; font-weight: 560; }
 .share { display: flex; flex-direction: column; align-items: center; gap: 10px; text-align: center; }
 .share .label { margin: 0; }
-.shortlink-text { display: block; font-family: var(--mono); font-size: .8rem; word-break: break-all; color: var(--text); background: var(--surface-2); border: 1px solid var(--border); border-radius: 8px; padding: 6px 8px; width: 100%; }
+.shortlink-text { display: block; font-family: var(--mono); font-size: .8rem; overflow-wrap: anywhere; color: var(--text); background: var(--surface-2); border: 1px solid var(--border); border-radius: 8px; padding: 6px 8px; width: 100%; }
 .qr { display: block; width: 150px; height: 150px; border-radius: 12px; background: #fff; padding: 8px; border: 1px solid var(--border); }
 .qr svg { display: block; width: 100%; height: 100%; }
 .qr .qr-bg { fill: #fff; }
