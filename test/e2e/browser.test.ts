@@ -266,3 +266,30 @@ test('links to lines, the wrap toggle, Download, New from this and Ctrl+Enter wo
   await page.waitForTimeout(300);
   assert.deepEqual(problems, [], 'no console errors or CSP violations, the raw page (and its favicon) included');
 });
+
+test('reloading the page that shows a new secret makes no second token; My pastes search finds a paste by a word of its text', async () => {
+  // Logged in as the first test's user.
+  await page.goto('/api_keys.php');
+  const rows = (): Promise<number> => page.locator('td[data-label="Token"]').count();
+  const before = await rows();
+  await page.fill('#label', 'reload me');
+  await page.check('#new-scope-read');
+  await page.click('form[action="/api_keys.php"] button:has-text("Create token")');
+  assert.match(await page.inputValue('#new-secret'), /^pst_/);
+  await page.reload();
+  assert.equal(await page.locator('#new-secret').count(), 0, 'the secret is not shown again');
+  assert.equal(await rows(), before + 1, 'one token, however often the page is reloaded');
+
+  await page.goto('/');
+  await page.fill('#title', 'Needle holder');
+  await page.fill('#content', 'hay hay hay\nthe word zanzibar is here\nhay');
+  await page.click('form[action="/"] button[type=submit]');
+  await page.waitForURL(/\/p\/[A-Za-z0-9]{10}$/);
+  await page.goto('/my');
+  await page.fill('#q', 'ZANZIBAR');
+  await page.click('form[role="search"] button');
+  await page.waitForURL(/\/my\?q=ZANZIBAR/);
+  assert.deepEqual(await page.locator('.title-cell').allTextContents(), ['Needle holder']);
+  await shoot(page, 'my-pastes-search');
+  assert.deepEqual(problems, [], 'no console errors or CSP violations');
+});

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { makeToken, req, startServer } from '../helpers/server.ts';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { cleanup, makeToken, req, spawnServer, startServer } from '../helpers/server.ts';
 import { createViaForm, registerAll } from '../helpers/web-client.ts';
 
 describe('the web side, for daily use', () => {
@@ -65,5 +67,29 @@ describe('recent pastes', () => {
     assert.deepEqual(titles(second.text), ['recent 5', 'recent 4', 'recent 3', 'recent 2', 'recent 1']);
     assert.doesNotMatch(second.text, /rel="next"/);
     assert.match(second.text, /href="\/\?page=1" rel="prev">/);
+  });
+});
+
+describe('the API Logs filters', () => {
+  test('read From and To as UTC, whatever the zone the server (or the browser) is in', async () => {
+    const server = await spawnServer({ env: { OPEN_REGISTRATION: '1', TZ: 'Pacific/Kiritimati' } });
+    try {
+      const [admin] = await registerAll(server, 'root');
+      const token = await makeToken(server.dataDir, { user: 'root' });
+      assert.equal((await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token })).status, 404);
+      await new Promise((r) => setTimeout(r, 1_500));
+      const dir = join(server.dataDir, 'logs');
+      const line = JSON.parse((await readFile(join(dir, (await readdir(dir))[0] ?? ''), 'utf8')).split('\n')[0] ?? '{}') as { time: string };
+      const minute = line.time.slice(0, 16);
+      const next = new Date(Date.parse(`${minute}Z`) + 60_000).toISOString().slice(0, 16);
+      const rows = async (query: string): Promise<number> => ((await admin.get(`/admin/logs?${query}`)).text.match(/<td data-label="Time \(UTC\)"/g) ?? []).length;
+      assert.equal(await rows(`from=${minute}`), 1);
+      assert.equal(await rows(`from=${next}`), 0);
+      assert.equal(await rows(`to=${next}`), 1);
+      assert.equal(await rows(`to=${minute}`), 0);
+    } finally {
+      await server.stop();
+      await cleanup(server.dataDir);
+    }
   });
 });

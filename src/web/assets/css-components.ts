@@ -71,6 +71,10 @@ td.full { min-width: 0; }
   table.stack td::before { content: attr(data-label); color: var(--muted); font-size: .8rem; font-weight: 650; text-align: left; }
   table.stack td.full { display: block; text-align: left; }
   table.stack td.full::before { display: block; margin-bottom: 6px; }
+  /* The API log on a phone: each entry a compact card of two columns, not seven stacked rows. */
+  table.log-table tr { display: grid; grid-template-columns: 1fr 1fr; gap: 2px 14px; padding: 6px 10px; }
+  table.log-table td { display: block; padding: 2px 0; text-align: left; font-size: .85rem; min-width: 0; overflow-wrap: anywhere; }
+  table.log-table td::before { display: block; font-size: .7rem; }
   .row-actions { justify-content: flex-end; }
 }
 .pager { display: flex; justify-content: space-between; align-items: center; gap: 10px; margin-top: 16px; }

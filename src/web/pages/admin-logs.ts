@@ -105,7 +105,7 @@ ${input('to', 'To (UTC)', '', 'datetime-local')}
   const table =
     result.entries.length === 0
       ? html`<p class="empty">No log entries match.</p>`
-      : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Time (UTC)</th><th>Status</th><th>Request</th><th>Token</th><th>User</th><th>IP</th><th>Duration</th></tr></thead><tbody>${result.entries.map((e) => entryRow(ctx, e))}</tbody></table></div>`;
+      : html`<div class="table-wrap"><table class="stack log-table"><thead><tr><th>Time (UTC)</th><th>Status</th><th>Request</th><th>Token</th><th>User</th><th>IP</th><th>Duration</th></tr></thead><tbody>${result.entries.map((e) => entryRow(ctx, e))}</tbody></table></div>`;
   const pager = html`<nav class="pager" aria-label="Pages">
 ${query.cursor === undefined ? html`<span></span>` : html`<a class="btn btn-sm" href="${filterLink(q, null)}">↑ Newest</a>`}
 <span class="muted small">${result.entries.length} ${result.entries.length === 1 ? 'entry' : 'entries'} on this page</span>
