@@ -7,6 +7,7 @@ import { hashPassword } from './crypto/passwords.ts';
 import { formatTime } from './paste/paste.ts';
 import { AccountStore } from './store/accounts.ts';
 import { DurableFiles } from './store/files.ts';
+import { checkDataFormat } from './store/format.ts';
 import { describeProblem } from './store/problems.ts';
 import { readUsage } from './store/token-usage.ts';
 
@@ -58,6 +59,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
   const config = parseConfig(io.env);
   const files = new DurableFiles(join(config.dataDir, 'tmp'));
   await files.ensureDir(join(config.dataDir, 'tmp'));
+  await checkDataFormat(config.dataDir, files);
   const file = new AccountStore(config.dataDir, files);
   await file.load();
   // The same rules as the web pages and the admin area: one accounts service owns them.

@@ -25,6 +25,7 @@ import { FailureBudget } from './ratelimit/failure-budget.ts';
 import { AccountStore } from './store/accounts.ts';
 import { loadBuckets, saveBuckets } from './store/bucket-file.ts';
 import { DurableFiles, ensureWritableDir, StorageFull, StorageReadOnly } from './store/files.ts';
+import { checkDataFormat } from './store/format.ts';
 import { IdempotencyRecords } from './store/idempotency.ts';
 import { OwnerIndex } from './store/owner-index.ts';
 import { PasteStore } from './store/pastes.ts';
@@ -97,6 +98,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     synced: (what, seconds) => metrics.fsync.observe(seconds, [what]),
   });
   await files.init();
+  await checkDataFormat(dir, files);
   const state = join(dir, 'state');
   await files.ensureDir(state);
 

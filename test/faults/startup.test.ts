@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { cleanup, events, makeToken, req, ROOT, spawnServer, tempDataDir } from '../helpers/server.ts';
@@ -80,6 +80,25 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
       if (mounted) spawnSync('umount', [dir]);
       await chmod(dir, 0o755).catch(() => undefined);
       await cleanup(parent);
+    }
+  });
+
+  test('a data folder written by a newer version is refused; a folder without format.json gets one', async () => {
+    const dir = await tempDataDir();
+    try {
+      await writeFile(join(dir, 'format.json'), '{"format":99}');
+      const server = await run('main', { DATA_DIR: dir });
+      assert.equal(server.code, 1);
+      oneEvent(server.out, new RegExp(`^cannot start: ${join(dir, 'format.json')} says data format 99, and this version reads format 1 at most: run the newer version that wrote it$`));
+      const cli = await run('cli', { DATA_DIR: dir }, ['token', 'list']);
+      assert.equal(cli.code, 1);
+      oneLine(cli.out, /^error: .*format\.json says data format 99/);
+      await rm(join(dir, 'format.json'));
+      const fresh = await spawnServer({ dataDir: dir });
+      await fresh.stop();
+      assert.deepEqual(JSON.parse(await readFile(join(dir, 'format.json'), 'utf8')), { format: 1 });
+    } finally {
+      await cleanup(dir);
     }
   });
 
