@@ -1,13 +1,16 @@
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Accounts, checkPassword, TOKEN_LABEL_MAX } from './auth/accounts.ts';
 import { isScope, type Scope } from './auth/tokens.ts';
 import { parseConfig } from './config.ts';
 import { hashPassword } from './crypto/passwords.ts';
+import { AuditLog, type Actor } from './log/audit.ts';
 import { formatTime } from './paste/paste.ts';
 import { AccountStore } from './store/accounts.ts';
 import { DurableFiles } from './store/files.ts';
 import { checkDataFormat } from './store/format.ts';
+import { OwnerIndex } from './store/owner-index.ts';
 import { describeProblem } from './store/problems.ts';
 import { readUsage } from './store/token-usage.ts';
 
@@ -16,12 +19,17 @@ export class CliError extends Error {}
 export interface CliIo {
   env: NodeJS.ProcessEnv;
   stdout: (line: string) => void;
+  /** Warnings: the command worked, but something beside it did not (default: none shown). */
+  stderr?: (line: string) => void;
   readStdin: () => Promise<string>;
 }
 
 const USAGE = `usage:
   user add NAME [--admin] [--password-stdin]
   user passwd NAME            (new password on stdin)
+  user list
+  user disable NAME | user enable NAME
+  user admin NAME [--remove]
   token create --user NAME --scopes read,write[,admin] [--rate N] [--label TEXT] [--expires 30d]
   token list
   token revoke ID`;
@@ -63,7 +71,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
   const file = new AccountStore(config.dataDir, files);
   await file.load();
   // The same rules as the web pages and the admin area: one accounts service owns them.
-  const accounts = new Accounts(file, Date.now);
+  const accounts = new Accounts(file, Date.now, new AuditLog(join(config.dataDir, 'logs'), Date.now, (m) => io.stderr?.(`warning: ${m}`)));
+  const actor = cliActor();
   const [noun, verb, ...rest] = argv;
   const command = `${noun ?? ''} ${verb ?? ''}`;
 
@@ -72,14 +81,39 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       const { positional, opts } = parseOptions(rest, { admin: 'bool', 'password-stdin': 'bool' });
       const name = exactlyOne(positional, 'NAME');
       const password = opts.has('password-stdin') ? await readPassword(io) : null;
-      const user = await accounts.addUser(name, opts.has('admin') ? 'admin' : 'user', password);
+      const user = await accounts.addUser(name, opts.has('admin') ? 'admin' : 'user', password, actor);
       io.stdout(String(user.id));
       return;
     }
     case 'user passwd': {
       const { positional } = parseOptions(rest, {});
       const name = exactlyOne(positional, 'NAME');
-      await accounts.setPassword(name, await readPassword(io));
+      await accounts.setPassword(name, await readPassword(io), actor);
+      return;
+    }
+    case 'user list': {
+      if (rest.length > 0) throw new CliError(`unexpected argument "${rest[0]}"`);
+      const owners = new OwnerIndex(config.dataDir, files);
+      // One user a line (README, Command line): id, name, role, state, created, last login, tokens, pastes.
+      const rows: string[][] = [];
+      for (const u of [...accounts.users].sort((a, b) => a.id - b.id)) {
+        const tokens = accounts.tokens.filter((t) => t.user_id === u.id).length;
+        const pastes = (await owners.list(u.id)).length;
+        const login = u.last_login_at ?? null;
+        rows.push([String(u.id), u.name, u.role, u.disabled === true ? 'disabled' : 'enabled', formatTime(u.created_at), login === null ? 'never' : formatTime(login), `${tokens} tokens`, `${pastes} pastes`]);
+      }
+      for (const line of table(rows)) io.stdout(line);
+      return;
+    }
+    case 'user disable':
+    case 'user enable': {
+      const { positional } = parseOptions(rest, {});
+      await accounts.setDisabled(exactlyOne(positional, 'NAME'), verb === 'disable', actor);
+      return;
+    }
+    case 'user admin': {
+      const { positional, opts } = parseOptions(rest, { remove: 'bool' });
+      await accounts.setRole(exactlyOne(positional, 'NAME'), opts.has('remove') ? 'user' : 'admin', actor);
       return;
     }
     case 'token create': {
@@ -98,7 +132,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       const user = accounts.userByName(userName);
       if (user === undefined) throw new CliError(`no user named "${userName}"`);
       const expiresAt = parseExpires(opts.get('expires'), Date.now());
-      const { secret } = await accounts.createToken(user.id, { label: typeof label === 'string' ? label : '', scopes, rate, expiresAt });
+      const { secret } = await accounts.createToken(user.id, { label: typeof label === 'string' ? label : '', scopes, rate, expiresAt }, actor);
       io.stdout(secret);
       return;
     }
@@ -119,7 +153,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
     case 'token revoke': {
       const { positional } = parseOptions(rest, {});
       const id = exactlyOne(positional, 'ID');
-      await accounts.revokeToken(id);
+      await accounts.revokeToken(id, undefined, actor);
       return;
     }
     default:
@@ -127,6 +161,17 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
   }
 }
 
+
+/** The CLI's actor in the audit log: the operating-system user who ran it. */
+function cliActor(): Actor {
+  let name: string | null = null;
+  try {
+    name = userInfo().username;
+  } catch {
+    // A uid without a passwd entry (some containers): the log says "CLI" only.
+  }
+  return { via: 'cli', user_id: null, name, ip: null };
+}
 
 function exactlyOne(positional: string[], what: string): string {
   if (positional.length !== 1) throw new CliError(`expected exactly one ${what}`);
@@ -175,7 +220,7 @@ async function readAllStdin(): Promise<string> {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  runCli(process.argv.slice(2), { env: process.env, stdout: (l) => console.log(l), readStdin: readAllStdin }).catch((err: unknown) => {
+  runCli(process.argv.slice(2), { env: process.env, stdout: (l) => console.log(l), stderr: (l) => console.error(l), readStdin: readAllStdin }).catch((err: unknown) => {
     process.stderr.write(`error: ${describeProblem(err)}\n`);
     process.exit(1);
   });

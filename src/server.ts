@@ -22,6 +22,7 @@ import { PasteService } from './paste/service.ts';
 import { serve, type FaultLog } from './pipeline/run.ts';
 import { RateLimiter } from './ratelimit/bucket.ts';
 import { FailureBudget } from './ratelimit/failure-budget.ts';
+import { AuditLog } from './log/audit.ts';
 import { AccountStore } from './store/accounts.ts';
 import { loadBuckets, saveBuckets } from './store/bucket-file.ts';
 import { DurableFiles, ensureWritableDir, StorageFull, StorageReadOnly } from './store/files.ts';
@@ -141,7 +142,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const baseUrl = config.baseUrl === `http://localhost:${config.port}` ? `http://localhost:${port}` : config.baseUrl;
 
   const budget = new FailureBudget(limiter);
-  const accounts = new Accounts(accountFile, now);
+  const audit = new AuditLog(join(dir, 'logs'), now, warn);
+  const accounts = new Accounts(accountFile, now, audit);
   const authenticator = new Authenticator({
     accounts: accountFile,
     budget,
@@ -173,6 +175,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     logDir: join(dir, 'logs'),
     preAuth,
     shownOnce: new ShownOnce(),
+    shownPasswords: new ShownOnce(),
+    audit,
     parts: new PageParts(Math.max(1_048_576, config.pasteCacheBytes / 4)),
     serverKey,
     accounts,

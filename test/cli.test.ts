@@ -112,6 +112,46 @@ describe('cli against a running server', () => {
   });
 });
 
+describe('cli user management', () => {
+  let dir: string;
+  before(async () => {
+    dir = await tempDataDir();
+  });
+  after(() => cleanup(dir));
+
+  test('user list shows one user a line; disable, enable and admin change it; each is audited', async () => {
+    assert.equal(run(dir, ['user', 'add', 'root', '--admin']).status, 0);
+    assert.equal(run(dir, ['user', 'add', 'gus']).status, 0);
+    assert.equal(run(dir, ['token', 'create', '--user', 'gus', '--scopes', 'read']).status, 0);
+    const list = run(dir, ['user', 'list']);
+    assert.equal(list.status, 0, list.stderr);
+    const lines = list.stdout.trimEnd().split('\n');
+    assert.equal(lines.length, 2);
+    assert.match(lines[0] ?? '', /^1\s+root\s+admin\s+enabled\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+never\s+0 tokens\s+0 pastes$/);
+    assert.match(lines[1] ?? '', /^2\s+gus\s+user\s+enabled\s+.*\s+1 tokens\s+0 pastes$/);
+    assert.equal(run(dir, ['user', 'disable', 'gus']).status, 0);
+    assert.match(run(dir, ['user', 'list']).stdout, /gus\s+user\s+disabled/);
+    assert.equal(run(dir, ['user', 'enable', 'gus']).status, 0);
+    assert.equal(run(dir, ['user', 'admin', 'gus']).status, 0);
+    assert.match(run(dir, ['user', 'list']).stdout, /gus\s+admin\s+enabled/);
+    assert.equal(run(dir, ['user', 'admin', 'gus', '--remove']).status, 0);
+    assert.match(run(dir, ['user', 'list']).stdout, /gus\s+user\s+enabled/);
+    for (const args of [['user', 'disable', 'root'], ['user', 'admin', 'root', '--remove'], ['user', 'disable', 'nobody'], ['user', 'enable'], ['user', 'admin', 'gus', '--off']]) {
+      const r = run(dir, args);
+      assert.notEqual(r.status, 0, args.join(' '));
+      assert.match(r.stderr, /^error: [^\n]+\n$/, args.join(' '));
+    }
+    assert.match(run(dir, ['user', 'disable', 'root']).stderr, /only enabled admin/);
+    const day = new Date().toISOString().slice(0, 10);
+    const audit = (await readFile(join(dir, 'logs', `audit-${day}.jsonl`), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(
+      audit.map((e) => `${e['action']} ${e['target']}`),
+      ['user.add user:root', 'user.add user:gus', `token.create ${audit[2]?.['target']}`, 'user.disable user:gus', 'user.enable user:gus', 'user.admin user:gus', 'user.unadmin user:gus'],
+    );
+    assert.ok(audit.every((e) => e['via'] === 'cli' && e['ip'] === null && e['user_id'] === null));
+  });
+});
+
 describe('parseOptions', () => {
   test('reads --name value and --name=value, and refuses repeats and bare values', () => {
     const { positional, opts } = parseOptions(['x', '--rate=5', '--label', 'a b'], { rate: 'value', label: 'value' });

@@ -1,5 +1,6 @@
 import { hashPassword, type PasswordHash } from '../crypto/passwords.ts';
 import { RandomIds } from '../crypto/random.ts';
+import type { Actor, AuditRecord } from '../log/audit.ts';
 import { findUserByName, SCOPES, type AccountsDoc, type Scope, type TokenRecord, type User } from '../store/accounts.ts';
 import type { Privacy } from '../store/paste-record.ts';
 import { AccountError } from './errors.ts';
@@ -68,10 +69,34 @@ export interface TokenSettings {
   expiresAt?: number | null;
 }
 
+/** Where admin actions are recorded (log/audit.ts). */
+export interface AuditSink {
+  record(actor: Actor, r: AuditRecord): Promise<void>;
+}
+
+/** A user as the audit log shows it: never the password hash. */
+const userFacts = (u: User): Record<string, unknown> => ({ id: u.id, name: u.name, role: u.role, disabled: u.disabled === true });
+
+/** A token as the audit log shows it: never its hash. */
+const tokenFacts = (t: TokenRecord): Record<string, unknown> => ({
+  id: t.id,
+  user_id: t.user_id,
+  label: t.label,
+  scopes: t.scopes,
+  rate_limit_per_minute: t.rate_limit_per_minute,
+  expires_at: t.expires_at ?? null,
+  max_paste_bytes: t.max_paste_bytes ?? null,
+  privacies: t.privacies ?? null,
+});
+
+/** Admins who can still act: the last of them may be neither disabled nor demoted. */
+const enabledAdmins = (doc: AccountsDoc): User[] => doc.users.filter((u) => isAdmin(u) && u.disabled !== true);
+
 /**
  * Users and API tokens: the one owner of their rules, for the web pages, the admin area
  * and the CLI alike. Every change is one locked read-modify-write of the accounts file, so
- * the rules are checked against the file as it is, whoever else writes it.
+ * the rules are checked against the file as it is, whoever else writes it. A change made
+ * with an `actor` is an admin action: it is appended to the audit log once it is done.
  */
 export class Accounts {
   readonly #ids = new RandomIds();
@@ -79,7 +104,20 @@ export class Accounts {
   constructor(
     private readonly records: AccountRecords,
     private readonly now: () => number,
+    private readonly audit: AuditSink | null = null,
   ) {}
+
+  async #audited<T>(actor: Actor | undefined, change: (doc: AccountsDoc) => { result: T; record: AuditRecord }): Promise<T> {
+    const { result, record } = await this.records.mutate(change);
+    if (actor !== undefined && this.audit !== null) await this.audit.record(actor, record);
+    return result;
+  }
+
+  #find(doc: AccountsDoc, name: string): User {
+    const u = findUserByName(doc.users, name);
+    if (u === undefined) throw new AccountError('no_such_user', `no user named "${name}"`);
+    return u;
+  }
 
   /** Resolves once the copy in memory reflects every write finished before this call. */
   fresh(): Promise<void> {
@@ -101,14 +139,53 @@ export class Accounts {
     return this.records.token(id);
   }
 
-  /** Adds a user as an operator does: any role, with a password hash or none (CLI `user add`). */
-  addUser(name: string, role: User['role'], password: PasswordHash | null): Promise<User> {
+  /** Adds a user as an operator does: any role, with a password hash or none (CLI `user add`, the Users page). */
+  addUser(name: string, role: User['role'], password: PasswordHash | null, actor?: Actor): Promise<User> {
     if (!USER_NAME_RE.test(name)) throw new AccountError('invalid_name', 'user name must be 1-32 letters, digits, ".", "_" or "-", starting with a letter or digit');
-    return this.records.mutate((doc) => {
+    return this.#audited(actor, (doc) => {
       if (findUserByName(doc.users, name) !== undefined) throw new AccountError('name_taken', `user "${name}" already exists`);
       const u: User = { id: doc.next_user_id++, name, role, password, created_at: this.now() };
       doc.users.push(u);
-      return u;
+      return { result: u, record: { action: 'user.add', target: `user:${u.name}`, before: null, after: userFacts(u) } };
+    });
+  }
+
+  /**
+   * Disables or enables a user (README, Users). A disabled user's tokens answer 401 and its
+   * sessions end on their next request; its pastes stay. The last enabled admin cannot be disabled.
+   */
+  setDisabled(name: string, disabled: boolean, actor?: Actor): Promise<User> {
+    return this.#audited(actor, (doc) => {
+      const u = this.#find(doc, name);
+      const before = userFacts(u);
+      if (disabled && u.disabled !== true && isAdmin(u) && enabledAdmins(doc).length <= 1) {
+        throw new AccountError('last_admin', `"${u.name}" is the only enabled admin; make another user admin first`);
+      }
+      if (disabled) u.disabled = true;
+      else delete u.disabled;
+      return { result: u, record: { action: disabled ? 'user.disable' : 'user.enable', target: `user:${u.name}`, before, after: userFacts(u) } };
+    });
+  }
+
+  /** Makes a user an admin or a plain user. The last enabled admin cannot be demoted; a demoted user's tokens lose the admin scope. */
+  setRole(name: string, role: User['role'], actor?: Actor): Promise<User> {
+    return this.#audited(actor, (doc) => {
+      const u = this.#find(doc, name);
+      const before = userFacts(u);
+      if (role === 'user' && isAdmin(u) && u.disabled !== true && enabledAdmins(doc).length <= 1) {
+        throw new AccountError('last_admin', `"${u.name}" is the only enabled admin; make another user admin first`);
+      }
+      u.role = role;
+      if (role === 'user') for (const t of doc.tokens) if (t.user_id === u.id) t.scopes = t.scopes.filter((sc) => sc !== 'admin');
+      return { result: u, record: { action: role === 'admin' ? 'user.admin' : 'user.unadmin', target: `user:${u.name}`, before, after: userFacts(u) } };
+    });
+  }
+
+  /** Notes a successful web login, for the Users page. */
+  async recordLogin(userId: number): Promise<void> {
+    await this.records.mutate((doc) => {
+      const u = doc.users.find((x) => x.id === userId);
+      if (u !== undefined) u.last_login_at = this.now();
     });
   }
 
@@ -130,11 +207,11 @@ export class Accounts {
   }
 
   /** Sets a user's web password (CLI `user passwd`). */
-  async setPassword(name: string, password: PasswordHash): Promise<void> {
-    await this.records.mutate((doc) => {
-      const u = findUserByName(doc.users, name);
-      if (u === undefined) throw new AccountError('no_such_user', `no user named "${name}"`);
+  async setPassword(name: string, password: PasswordHash, actor?: Actor): Promise<void> {
+    await this.#audited(actor, (doc) => {
+      const u = this.#find(doc, name);
       u.password = password;
+      return { result: undefined, record: { action: 'user.passwd', target: `user:${u.name}`, before: null, after: null } };
     });
   }
 
@@ -142,9 +219,9 @@ export class Accounts {
    * Creates a token for a user and returns its secret, which exists only in this return
    * value: the file keeps its SHA-256 (README, Command line).
    */
-  async createToken(userId: number, s: TokenSettings): Promise<{ record: TokenRecord; secret: string }> {
+  async createToken(userId: number, s: TokenSettings, actor?: Actor): Promise<{ record: TokenRecord; secret: string }> {
     const { id, secret } = newTokenSecret(this.#ids);
-    const record = await this.records.mutate((doc) => {
+    const record = await this.#audited(actor, (doc) => {
       const user = doc.users.find((u) => u.id === userId);
       if (user === undefined) throw new AccountError('no_such_user', 'That account no longer exists.');
       if (s.scopes.some((sc) => !allowedScopes(user).includes(sc))) throw new AccountError('scope_not_allowed', 'Only admins may hold the admin scope.');
@@ -153,36 +230,38 @@ export class Accounts {
       }
       const r: TokenRecord = { id, user_id: userId, label: s.label, scopes: s.scopes, rate_limit_per_minute: s.rate, hash: hashToken(secret), created_at: this.now(), expires_at: s.expiresAt ?? null };
       doc.tokens.push(r);
-      return r;
+      return { result: r, record: { action: 'token.create', target: `token:${r.id}`, before: null, after: { ...tokenFacts(r), user: user.name } } };
     });
     return { record, secret };
   }
 
   /** Revokes a token; with `ownerId`, only one of that user's own (someone else's looks missing). */
-  async revokeToken(tokenId: string, ownerId?: number): Promise<void> {
-    await this.records.mutate((doc) => {
+  async revokeToken(tokenId: string, ownerId?: number, actor?: Actor): Promise<void> {
+    await this.#audited(actor, (doc) => {
       const i = doc.tokens.findIndex((t) => t.id === tokenId && (ownerId === undefined || t.user_id === ownerId));
       if (i === -1) throw new AccountError('no_such_token', 'There is no such token.');
-      doc.tokens.splice(i, 1);
+      const [gone] = doc.tokens.splice(i, 1) as [TokenRecord];
       doc.revoked_tokens = [...(doc.revoked_tokens ?? []), tokenId].slice(-1_000);
+      return { result: undefined, record: { action: 'token.revoke', target: `token:${tokenId}`, before: tokenFacts(gone), after: null } };
     });
   }
 
   /** An admin's change of a token's scopes and rate limit (the admin area's API Tokens). */
-  updateToken(tokenId: string, scopes: Scope[], rate: number, limits: TokenLimits = {}): Promise<TokenRecord> {
-    return this.records.mutate((doc) => {
+  updateToken(tokenId: string, scopes: Scope[], rate: number, limits: TokenLimits = {}, actor?: Actor): Promise<TokenRecord> {
+    return this.#audited(actor, (doc) => {
       const t = doc.tokens.find((x) => x.id === tokenId);
       if (t === undefined) throw new AccountError('no_such_token', 'There is no such token.');
       const owner = doc.users.find((u) => u.id === t.user_id);
       if (owner === undefined || scopes.some((sc) => !allowedScopes(owner).includes(sc))) {
         throw new AccountError('scope_not_allowed', 'The admin scope can only be given to a token of an admin user.');
       }
+      const before = tokenFacts(t);
       t.scopes = scopes;
       t.rate_limit_per_minute = rate;
       if (limits.maxPasteBytes !== undefined) t.max_paste_bytes = limits.maxPasteBytes;
       if (limits.privacies !== undefined) t.privacies = limits.privacies;
       if (limits.expiresAt !== undefined) t.expires_at = limits.expiresAt;
-      return t;
+      return { result: t, record: { action: 'token.update', target: `token:${t.id}`, before, after: tokenFacts(t) } };
     });
   }
 }

@@ -29,7 +29,7 @@ export interface AuthenticatorOptions {
   now?: () => number;
 }
 
-export type LoginOutcome = { user: User } | { wrong: true } | { refused: { retryAfterSec: number } };
+export type LoginOutcome = { user: User } | { wrong: true } | { disabled: true } | { refused: { retryAfterSec: number } };
 
 /**
  * Checks credentials: API tokens and web logins. Failures spend budgets, through the one
@@ -50,7 +50,7 @@ export class Authenticator {
   token(secret: string | null, client: string): Principal {
     const budgets: Budget[] = [{ key: `authfail:${client}`, limitPerMinute: this.o.failLimitPerMinute }];
     // An expired token is a failed attempt like a revoked one: it spends the client's budget.
-    const outcome = this.o.budget.attemptNow(budgets, () => this.#principal(secret), (p) => p === null || 'expired' in p);
+    const outcome = this.o.budget.attemptNow(budgets, () => this.#principal(secret), (p) => p === null || 'expired' in p || 'disabled' in p);
     if ('refused' in outcome || outcome.value === null) this.o.failed?.('token');
     if ('refused' in outcome) {
       throw new AuthError('too_many_failures', 'Too many failed authentication attempts from this address; try again later', {
@@ -69,16 +69,20 @@ export class Authenticator {
     if ('expired' in outcome.value) {
       throw new AuthError('token_expired', `This API token expired on ${new Date(outcome.value.expired).toISOString().slice(0, 16).replace('T', ' ')} UTC; create a new one`, undefined, known);
     }
+    if ('disabled' in outcome.value) {
+      throw new AuthError('account_disabled', "This API token's account is disabled; ask an admin", undefined, known);
+    }
     this.o.touch(outcome.value.tokenId, client);
     return outcome.value;
   }
 
   /** The token's principal, null for no such token, or when it expired (its secret being right). */
-  #principal(secret: string | null): Principal | { expired: number } | null {
+  #principal(secret: string | null): Principal | { expired: number } | { disabled: true } | null {
     const id = secret === null ? null : tokenIdOf(secret);
     const record = id === null ? undefined : this.o.accounts.token(id);
     const user = record === undefined ? undefined : this.o.accounts.user(record.user_id);
     if (secret === null || record === undefined || user === undefined || !tokenMatches(secret, record.hash)) return null;
+    if (user.disabled === true) return { disabled: true };
     const expires = record.expires_at ?? null;
     if (expires !== null && (this.o.now ?? Date.now)() >= expires) return { expired: expires };
     return {
@@ -106,7 +110,9 @@ export class Authenticator {
     const outcome = await this.o.budget.attempt(budgets, () => this.#verify(name, password), (u) => u === null);
     if ('refused' in outcome || outcome.value === null) this.o.failed?.('login');
     if ('refused' in outcome) return { refused: { retryAfterSec: outcome.refused.retryAfterSec } };
-    return outcome.value === null ? { wrong: true } : { user: outcome.value };
+    if (outcome.value === null) return { wrong: true };
+    // Told only to someone who knows the password: a disabled account is not a secret to them.
+    return outcome.value.disabled === true ? { disabled: true } : { user: outcome.value };
   }
 
   /** The user these credentials belong to, or null; an unknown name still costs one scrypt. */

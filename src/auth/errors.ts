@@ -11,7 +11,9 @@ export type AccountFailure =
   /** A scope the token's user may not hold (admin for a non-admin). */
   | 'scope_not_allowed'
   | 'too_many_tokens'
-  | 'no_such_token';
+  | 'no_such_token'
+  /** Disabling or demoting the only enabled admin would leave nobody to administer. */
+  | 'last_admin';
 
 export class AccountError extends Error {
   constructor(
@@ -23,7 +25,7 @@ export class AccountError extends Error {
 }
 
 /** Why an API request was not authenticated. */
-export type AuthFailure = 'token_required' | 'token_invalid' | 'token_expired' | 'too_many_failures';
+export type AuthFailure = 'token_required' | 'token_invalid' | 'token_expired' | 'account_disabled' | 'too_many_failures';
 
 export class AuthError extends Error {
   constructor(

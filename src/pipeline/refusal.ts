@@ -27,12 +27,14 @@ const ACCOUNT_CODES: Record<AccountFailure, ErrorCode> = {
   scope_not_allowed: 'forbidden',
   too_many_tokens: 'bad_request',
   no_such_token: 'not_found',
+  last_admin: 'conflict',
 };
 
 const AUTH_CODES: Record<AuthFailure, ErrorCode> = {
   token_required: 'unauthorized',
   token_invalid: 'unauthorized',
   token_expired: 'token_expired',
+  account_disabled: 'account_disabled',
   too_many_failures: 'rate_limited',
 };
 

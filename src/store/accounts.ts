@@ -17,6 +17,10 @@ export interface User {
   role: 'admin' | 'user';
   password: PasswordHash | null;
   created_at: number;
+  /** A disabled user's tokens answer 401 and its sessions end (README, Users); absent: enabled. */
+  disabled?: boolean;
+  /** The last successful web login (epoch ms); absent or null: never. */
+  last_login_at?: number | null;
 }
 
 export interface TokenRecord {

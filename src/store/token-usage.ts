@@ -6,9 +6,18 @@ import { readStateFile, type DurableFiles } from './files.ts';
  * rewrites the accounts file the CLI shares. Losing the last few seconds in a crash only
  * makes "last used" older.
  */
+const HOUR_MS = 3_600_000;
+
+/** A token's requests per hour over the last day: slot `h % 24` counts hour `h` (epoch hours). */
+interface Hourly {
+  hours: number[];
+  counts: number[];
+}
+
 export class TokenUsage {
   #lastUsed = new Map<string, number>();
   #lastIp = new Map<string, string>();
+  #hourly = new Map<string, Hourly>();
   #dirty = false;
 
   constructor(
@@ -20,6 +29,25 @@ export class TokenUsage {
     this.#lastUsed.set(tokenId, now);
     if (ip !== undefined) this.#lastIp.set(tokenId, ip);
     this.#dirty = true;
+    const hour = Math.floor(now / HOUR_MS);
+    let h = this.#hourly.get(tokenId);
+    if (h === undefined) this.#hourly.set(tokenId, (h = { hours: new Array<number>(24).fill(-1), counts: new Array<number>(24).fill(0) }));
+    const slot = hour % 24;
+    if (h.hours[slot] !== hour) {
+      h.hours[slot] = hour;
+      h.counts[slot] = 0;
+    }
+    (h.counts[slot] as number)++;
+  }
+
+  /** Requests authenticated with the token in the current hour and the 23 before it (README, Web pages: API Tokens). */
+  lastDay(tokenId: string, now: number): number {
+    const h = this.#hourly.get(tokenId);
+    if (h === undefined) return 0;
+    const hour = Math.floor(now / HOUR_MS);
+    let sum = 0;
+    for (let i = 0; i < 24; i++) if ((h.hours[i] as number) > hour - 24 && (h.hours[i] as number) <= hour) sum += h.counts[i] as number;
+    return sum;
   }
 
   get(tokenId: string): number | undefined {
@@ -32,9 +60,10 @@ export class TokenUsage {
   }
 
   async load(): Promise<void> {
-    const { used, ips } = await readUsageFile(this.file);
+    const { used, ips, hourly } = await readUsageFile(this.file);
     this.#lastUsed = new Map(Object.entries(used));
     this.#lastIp = new Map(Object.entries(ips));
+    this.#hourly = hourly;
   }
 
   async save(): Promise<void> {
@@ -42,7 +71,10 @@ export class TokenUsage {
     this.#dirty = false;
     const used: Record<string, [number, string | null]> = {};
     for (const [id, at] of this.#lastUsed) used[id] = [at, this.#lastIp.get(id) ?? null];
-    await this.files.writeFile(this.file, JSON.stringify({ v: 2, used }));
+    // Only the hours that counted something: [[hour, count], ...] per token.
+    const hours: Record<string, [number, number][]> = {};
+    for (const [id, h] of this.#hourly) hours[id] = h.hours.flatMap((hour, i) => (hour >= 0 ? [[hour, h.counts[i] as number] as [number, number]] : []));
+    await this.files.writeFile(this.file, JSON.stringify({ v: 2, used, hours }));
   }
 }
 
@@ -50,11 +82,24 @@ export class TokenUsage {
  * The saved times and addresses; a missing or unreadable file is an empty one (it is only a
  * convenience). Version 2 holds `[time, ip]` per token; before it, the time alone.
  */
-async function readUsageFile(file: string): Promise<{ used: Record<string, number>; ips: Record<string, string> }> {
+async function readUsageFile(file: string): Promise<{ used: Record<string, number>; ips: Record<string, string>; hourly: Map<string, Hourly> }> {
   const saved = await readStateFile(file);
   const used: Record<string, number> = {};
   const ips: Record<string, string> = {};
-  if (typeof saved !== 'object' || saved === null) return { used, ips };
+  const hourly = new Map<string, Hourly>();
+  if (typeof saved !== 'object' || saved === null) return { used, ips, hourly };
+  const hours = (saved as { hours?: unknown }).hours;
+  for (const [id, pairs] of Object.entries(typeof hours === 'object' && hours !== null ? hours : {})) {
+    if (!Array.isArray(pairs)) continue;
+    const h: Hourly = { hours: new Array<number>(24).fill(-1), counts: new Array<number>(24).fill(0) };
+    for (const pair of pairs as unknown[]) {
+      const [hour, count] = Array.isArray(pair) ? (pair as unknown[]) : [];
+      if (!Number.isSafeInteger(hour) || !Number.isSafeInteger(count) || (hour as number) < 0) continue;
+      h.hours[(hour as number) % 24] = hour as number;
+      h.counts[(hour as number) % 24] = count as number;
+    }
+    hourly.set(id, h);
+  }
   const v2 = (saved as { v?: unknown }).v === 2;
   const entries = (v2 ? (saved as { used?: unknown }).used : saved) as Record<string, unknown> | undefined;
   for (const [id, value] of Object.entries(entries ?? {})) {
@@ -63,7 +108,7 @@ async function readUsageFile(file: string): Promise<{ used: Record<string, numbe
     used[id] = at;
     if (typeof ip === 'string') ips[id] = ip;
   }
-  return { used, ips };
+  return { used, ips, hourly };
 }
 
 /** The saved last-use times (for the CLI's token list). */

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Accounts } from '../auth/accounts.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
+import type { Actor, AuditLog } from '../log/audit.ts';
 import type { BodyBudget } from '../http/body-budget.ts';
 import { parseCookies } from '../http/cookies.ts';
 import { NO_FIELDS, parseUrlEncodedLenient, type Fields } from '../http/fields.ts';
@@ -27,6 +28,10 @@ export interface WebDeps {
   logDir: string;
   /** New token secrets, held for the one page that shows them (shown-once.ts). */
   shownOnce: ShownOnce<{ record: TokenRecord; secret: string }>;
+  /** A new user's temporary password, held for the one page that shows it. */
+  shownPasswords: ShownOnce<{ name: string; password: string }>;
+  /** The admins' record, for the Audit page (README, Audit log). */
+  audit: Pick<AuditLog, 'read'>;
   /** The paste page's costly parts, made once per paste version (page-parts.ts). */
   parts: PageParts;
   /** Signs what the web hands out without storing it (server-key.ts). */
@@ -36,7 +41,7 @@ export interface WebDeps {
   sessions: SessionRecords;
   pastes: PasteService;
   /** When each token was last used, for the token lists. */
-  tokenUsage: { get(tokenId: string): number | undefined; ip(tokenId: string): string | undefined };
+  tokenUsage: { get(tokenId: string): number | undefined; ip(tokenId: string): string | undefined; lastDay(tokenId: string, now: number): number };
   /** Registrations per address. */
   limiter: Pick<RateLimiter, 'consume'>;
   now: () => number;
@@ -108,6 +113,12 @@ export interface WebRoute {
 export function field(fields: Fields, name: string): string {
   const v = Object.hasOwn(fields, name) ? fields[name] : undefined;
   return typeof v === 'string' ? v : '';
+}
+
+/** The admin behind a web request, as the audit log names them. */
+export function actorOf(ctx: WebContext): Actor {
+  const u = userOf(ctx);
+  return { via: 'web', user_id: u.id, name: u.name, ip: ctx.ip };
 }
 
 /** The logged-in user of a route declared `access: 'user'` (the access step guarantees it). */

@@ -1,8 +1,10 @@
 import type { RouteDef } from '../http/router.ts';
 import type { WebRoute } from './context.ts';
 import { login, loginForm, logout, register, registerForm } from './pages/account.ts';
+import { adminAudit } from './pages/admin-audit.ts';
 import { adminLogs } from './pages/admin-logs.ts';
 import { adminTokens, adminTokenUpdate } from './pages/admin-tokens.ts';
+import { adminUsers, adminUsersAction } from './pages/admin-users.ts';
 import { apiKeys, apiKeysAction } from './pages/api-keys.ts';
 import { deleteForm, deletePaste, editForm, editPaste } from './pages/edit.ts';
 import { pasteHistory } from './pages/history.ts';
@@ -28,6 +30,9 @@ export const webRoutes: RouteDef<WebRoute>[] = [
   { method: 'GET', path: '/admin/tokens', data: { handler: adminTokens, access: 'admin' } },
   { method: 'POST', path: '/admin/tokens', data: { handler: adminTokenUpdate, access: 'admin' } },
   { method: 'GET', path: '/admin/logs', data: { handler: adminLogs, access: 'admin' } },
+  { method: 'GET', path: '/admin/users', data: { handler: adminUsers, access: 'admin' } },
+  { method: 'POST', path: '/admin/users', data: { handler: adminUsersAction, access: 'admin' } },
+  { method: 'GET', path: '/admin/audit', data: { handler: adminAudit, access: 'admin' } },
   { method: 'GET', path: '/p/:hash', data: { handler: viewPaste } },
   { method: 'POST', path: '/p/:hash', data: { handler: unlockPaste } },
   { method: 'GET', path: '/p/:hash/raw', data: { handler: rawPaste } },

@@ -14,7 +14,7 @@ export interface SessionRecords {
 /**
  * The session step: the logged-in user behind the session cookie, if any. Sets a renewed
  * cookie when the session's last use moved, and a deleting one when the cookie names no
- * live session (expired, logged out elsewhere, or its user was removed).
+ * live session (expired, logged out elsewhere, or its user was removed or disabled).
  */
 export async function resolveSession(ctx: WebContext): Promise<undefined> {
   const { deps } = ctx;
@@ -27,7 +27,8 @@ export async function resolveSession(ctx: WebContext): Promise<undefined> {
   }
   await deps.accounts.fresh();
   const user: User | undefined = deps.accounts.user(found.session.record.user_id);
-  if (user === undefined) {
+  // A removed or disabled user's sessions end on their very next request (README, Users).
+  if (user === undefined || user.disabled === true) {
     await deps.sessions.destroy(id);
     ctx.setCookies.push(clearSessionCookie(ctx.secure));
     return undefined;

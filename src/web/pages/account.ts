@@ -62,6 +62,8 @@ export async function login(ctx: WebContext): Promise<Reply> {
   }
   // A name no account can have is not echoed back (it may be a password typed in the wrong box).
   if ('wrong' in outcome) return again(401, 'Wrong user name or password.', name.length > 32 ? '' : name);
+  if ('disabled' in outcome) return again(403, 'This account is disabled. Ask an admin to enable it.', name);
+  await ctx.deps.accounts.recordLogin(outcome.user.id);
   return startSession(ctx, outcome.user, next);
 }
 

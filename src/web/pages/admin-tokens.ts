@@ -5,7 +5,7 @@ import { statusOf } from '../../pipeline/refusal.ts';
 import { html as reply, redirect, type Reply } from '../../http/reply.ts';
 import type { TokenRecord } from '../../store/accounts.ts';
 import { PRIVACIES } from '../../store/paste-record.ts';
-import { field, type WebContext } from '../context.ts';
+import { actorOf, field, type WebContext } from '../context.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
 import { html, isolate, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
@@ -13,11 +13,30 @@ import { timeTag } from '../time.ts';
 import { rateFrom, scopeBoxes, scopesFrom, tokenFormProblems } from '../token-form.ts';
 import { TOKEN_LIFETIMES } from './api-keys.ts';
 
-/** The admin area's two tabs (README, Web pages: "API Tokens" and "API Logs"). */
-export function adminTabs(current: 'tokens' | 'logs'): SafeHtml {
+/** The admin area's tabs (README, Web pages: "API Tokens", "API Logs", "Users", "Audit"). */
+export function adminTabs(current: 'tokens' | 'logs' | 'users' | 'audit'): SafeHtml {
   const tab = (href: string, name: typeof current, label: string): SafeHtml =>
     html`<a href="${href}"${current === name ? html` aria-current="page"` : ''}>${label}</a>`;
-  return html`<div class="page-head"><h1>Admin</h1></div><nav class="tabs" aria-label="Admin">${tab('/admin/tokens', 'tokens', 'API Tokens')}${tab('/admin/logs', 'logs', 'API Logs')}</nav>`;
+  return html`<div class="page-head"><h1>Admin</h1></div><nav class="tabs" aria-label="Admin">${tab('/admin/tokens', 'tokens', 'API Tokens')}${tab('/admin/logs', 'logs', 'API Logs')}${tab('/admin/users', 'users', 'Users')}${tab('/admin/audit', 'audit', 'Audit')}</nav>`;
+}
+
+export const TOKENS_PAGE_SIZE = 25;
+
+/** The tokens whose user name or label contains `q` (any case), newest first. */
+function matching(ctx: WebContext, q: string): TokenRecord[] {
+  const needle = q.toLowerCase();
+  const hit = (t: TokenRecord): boolean =>
+    needle === '' || t.label.toLowerCase().includes(needle) || (ctx.deps.accounts.user(t.user_id)?.name.toLowerCase().includes(needle) ?? false) || t.id === q;
+  return ctx.deps.accounts.tokens.filter(hit).sort((a, b) => b.created_at - a.created_at);
+}
+
+/** A link to the token list with the search and page kept. */
+function listLink(q: string, pageNo: number): string {
+  const params = new URLSearchParams();
+  if (q !== '') params.set('q', q);
+  if (pageNo > 1) params.set('page', String(pageNo));
+  const s = params.toString();
+  return s === '' ? '/admin/tokens' : `/admin/tokens?${s}`;
 }
 
 /** The select's first option: the token's expiry as it stands. */
@@ -52,7 +71,7 @@ function tokenRow(ctx: WebContext, t: TokenRecord): SafeHtml {
   return html`<tr id="token-${t.id}">
 <td class="full" data-label="Token"><span class="title-cell">${t.label === '' ? 'Unlabelled token' : isolate(t.label)}</span><br><span class="mono muted">${t.id}</span></td>
 <td data-label="User"><span>${owner === undefined ? '?' : isolate(owner.name)}${owner?.role === 'admin' ? html` <span class="badge badge-warn">admin</span>` : ''}<br><span class="muted small">id ${t.user_id}</span></span></td>
-<td data-label="Last used"><span>${used === undefined ? html`<span class="muted">never</span>` : timeTag(used, now)}<br><span class="muted small">created ${timeTag(t.created_at, now)}</span></span></td>
+<td data-label="Used"><span>${used === undefined ? html`<span class="muted">never</span>` : timeTag(used, now)}<br><span class="muted small" data-requests-24h="${ctx.deps.tokenUsage.lastDay(t.id, now)}">${ctx.deps.tokenUsage.lastDay(t.id, now)} requests in 24 h</span><br><span class="muted small">created ${timeTag(t.created_at, now)}</span></span></td>
 <td class="full" data-label="Scopes, rate and limits"><form method="post" action="/admin/tokens" class="inline-form">
 ${csrfInput(ctx.csrf())}<input type="hidden" name="id" value="${t.id}"><input type="hidden" name="limits" value="1">
 ${scopeBoxes(allowed, t.scopes, `t-${t.id}`)}
@@ -67,7 +86,12 @@ ${scopeBoxes(allowed, t.scopes, `t-${t.id}`)}
 }
 
 function tokensPage(ctx: WebContext, s: { problems?: string[]; message?: string; revoking?: TokenRecord }, status = 200): Reply {
-  const tokens = [...ctx.deps.accounts.tokens].sort((a, b) => b.created_at - a.created_at);
+  const q = field(ctx.query, 'q').trim().slice(0, 100);
+  const all = matching(ctx, q);
+  const pages = Math.max(1, Math.ceil(all.length / TOKENS_PAGE_SIZE));
+  const n = Number(field(ctx.query, 'page') || '1');
+  const pageNo = Number.isSafeInteger(n) && n >= 1 ? Math.min(n, pages) : 1;
+  const tokens = all.slice((pageNo - 1) * TOKENS_PAGE_SIZE, pageNo * TOKENS_PAGE_SIZE);
   const asking = s.revoking;
   const owner = asking === undefined ? undefined : ctx.deps.accounts.user(asking.user_id);
   const body = html`${adminTabs('tokens')}
@@ -76,10 +100,16 @@ ${asking === undefined ? '' : html`<section class="card" id="revoke"><div class=
 <form method="post" action="/admin/tokens" class="row-actions">${csrfInput(ctx.csrf())}<input type="hidden" name="action" value="revoke"><input type="hidden" name="id" value="${asking.id}"><button class="btn btn-danger" type="submit">Revoke it</button><a class="btn" href="/admin/tokens">Keep it</a></form></section>`}
 ${problemList(s.problems ?? [])}
 <section class="card">
-<div class="card-head"><h2>All API tokens</h2><span class="muted small">${tokens.length} in all · rate 0 = unlimited · the admin scope only for admin users' tokens</span></div>
+<div class="card-head"><h2>All API tokens</h2><span class="muted small">${all.length} ${q === '' ? 'in all' : 'found'} · rate 0 = unlimited · the admin scope only for admin users' tokens</span></div>
+<form method="get" action="/admin/tokens" class="inline-form search" role="search"><label class="offscreen" for="token-q">Search tokens</label><input type="search" id="token-q" name="q" value="${q}" placeholder="user name or label"><button class="btn btn-sm" type="submit">Search</button>${q === '' ? '' : html`<a class="btn btn-sm btn-ghost" href="/admin/tokens">Clear</a>`}</form>
 ${tokens.length === 0
-  ? html`<p class="empty">No tokens exist yet.</p>`
+  ? html`<p class="empty">${q === '' ? 'No tokens exist yet.' : 'No token matches.'}</p>`
   : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Token</th><th>User</th><th>Used</th><th>Scopes, rate and limits</th></tr></thead><tbody>${tokens.map((t) => tokenRow(ctx, t))}</tbody></table></div>`}
+${pages === 1 ? '' : html`<nav class="pager" aria-label="Pages">
+${pageNo === 1 ? html`<span></span>` : html`<a class="btn btn-sm" href="${listLink(q, pageNo - 1)}">← Newer</a>`}
+<span class="muted small">Page ${pageNo} of ${pages}</span>
+${pageNo === pages ? html`<span></span>` : html`<a class="btn btn-sm" href="${listLink(q, pageNo + 1)}" rel="next">Older →</a>`}
+</nav>`}
 </section>`;
   return reply(page(ctx, 'API Tokens · Admin', body), status);
 }
@@ -103,7 +133,7 @@ export async function adminTokenUpdate(ctx: WebContext): Promise<Reply> {
   const t = accounts.token(id);
   if (t === undefined) throw new HttpError('not_found', 'There is no such token.');
   if (field(ctx.form, 'action') === 'revoke') {
-    await accounts.revokeToken(id);
+    await accounts.revokeToken(id, undefined, actorOf(ctx));
     return redirect('/admin/tokens?revoked=1', 303);
   }
   const owner = accounts.user(t.user_id);
@@ -112,7 +142,7 @@ export async function adminTokenUpdate(ctx: WebContext): Promise<Reply> {
   if (typeof limits === 'string') problems.push(limits);
   if (problems.length > 0 || typeof limits === 'string') return tokensPage(ctx, { problems }, 400);
   try {
-    await accounts.updateToken(id, scopesFrom(ctx.form), rateFrom(ctx.form), limits);
+    await accounts.updateToken(id, scopesFrom(ctx.form), rateFrom(ctx.form), limits, actorOf(ctx));
   } catch (err) {
     // The token or its owner changed between the check above and the locked write.
     if (!(err instanceof AccountError)) throw err;

@@ -9,7 +9,8 @@ const hashQuery = '/api/v1/paste.php?hash=AAAAAAAAAA';
 async function logLines(server: TestServer): Promise<Record<string, unknown>[]> {
   const dir = join(server.dataDir, 'logs');
   const lines: Record<string, unknown>[] = [];
-  for (const f of (await readdir(dir)).sort()) {
+  // The API log's files; the audit log of the CLI's actions lives beside them.
+  for (const f of (await readdir(dir)).filter((n) => !n.startsWith('audit-')).sort()) {
     assert.match(f, /^api-\d{4}-\d\d-\d\d\.jsonl$/);
     for (const line of (await readFile(join(dir, f), 'utf8')).split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
   }

@@ -1,0 +1,204 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { before, describe, test } from 'node:test';
+import { cli, makeToken, req, startServer, type TestServer } from '../helpers/server.ts';
+import { login, registerAll, WebClient, type WebRes } from '../helpers/web-client.ts';
+
+let s: TestServer;
+let admin: WebClient;
+let bob: WebClient;
+
+before(async () => {
+  s = await startServer({ env: { OPEN_REGISTRATION: '1' } });
+  [admin, bob] = await registerAll(s, 'root', 'bob');
+});
+
+/** The audit log's lines, oldest first, from every day's file. */
+async function auditLines(): Promise<Record<string, unknown>[]> {
+  const today = new Date().toISOString().slice(0, 10);
+  const text = await readFile(join(s.dataDir, 'logs', `audit-${today}.jsonl`), 'utf8');
+  return text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** A login that may be refused: the page's answer as it is. */
+async function tryLogin(name: string, password = 'password123'): Promise<WebRes> {
+  const c = new WebClient(s);
+  await c.get('/login');
+  return c.post('/login', { name, password, next: '/' });
+}
+
+const lastAudit = async (): Promise<Record<string, unknown>> => (await auditLines()).at(-1) as Record<string, unknown>;
+
+describe('Users page', () => {
+  test('is for admins only, and lists every user with last login, tokens and pastes', async () => {
+    assert.equal((await bob.get('/admin/users')).status, 403);
+    assert.equal((await bob.get('/admin/audit')).status, 403);
+    assert.equal((await new WebClient(s).get('/admin/users')).status, 302);
+    const token = await makeToken(s.dataDir, { user: 'bob', scopes: 'read,write' });
+    for (let i = 0; i < 3; i++) assert.equal((await req(s, 'POST', '/api/v1/paste_create.php', { token, body: { content: `p${i}` } })).status, 200);
+    const r = await admin.get('/admin/users');
+    assert.equal(r.status, 200);
+    const row = /<tr id="user-bob">([\s\S]*?)<\/tr>/.exec(r.text)?.[1] ?? '';
+    assert.match(row, /data-label="Tokens" class="num"><a href="\/admin\/tokens\?q=bob">1<\/a>/);
+    assert.match(row, /data-label="Pastes" class="num">3</);
+    // Registering logs in through a new session, not the login form: no login recorded yet.
+    assert.match(row, /data-label="Last login"><span class="muted">never/);
+    await login(new WebClient(s), 'bob');
+    const again = /<tr id="user-bob">([\s\S]*?)<\/tr>/.exec((await admin.get('/admin/users')).text)?.[1] ?? '';
+    assert.match(again, /data-label="Last login"><time/);
+    assert.match(r.text, /<tr id="user-root">[\s\S]*?badge-warn">admin[\s\S]*?\(you\)/);
+  });
+
+  test('adds a user with a temporary password shown once, which logs in', async () => {
+    await admin.get('/admin/users');
+    const r = await admin.post('/admin/users', { action: 'add', name: 'carol' });
+    assert.equal(r.status, 303);
+    const page = await admin.get((r.location ?? '').split('#')[0] ?? '');
+    const password = /id="temporary-password" class="copyable" value="([A-Za-z0-9]{16})"/.exec(page.text)?.[1];
+    assert.ok(password !== undefined, 'the password is on the page');
+    const reload = await admin.get((r.location ?? '').split('#')[0] ?? '');
+    assert.equal(reload.text.includes(password), false, 'and only once');
+    assert.match(reload.text, /shown once and is not kept/);
+    const carol = new WebClient(s);
+    const done = await login(carol, 'carol', password);
+    assert.equal(done.status, 303);
+    assert.equal((await carol.get('/my')).status, 200);
+    const accounts = await readFile(join(s.dataDir, 'accounts.json'), 'utf8');
+    assert.equal(accounts.includes(password), false, 'only a hash is stored');
+    const entry = await lastAudit();
+    assert.equal(entry['action'], 'user.add');
+    assert.equal(entry['target'], 'user:carol');
+    assert.equal(entry['via'], 'web');
+    assert.equal(entry['user'], 'root');
+    assert.equal(entry['ip'], '127.0.0.1');
+    assert.deepEqual(entry['after'], { id: 3, name: 'carol', role: 'user', disabled: false });
+    assert.equal(JSON.stringify(await auditLines()).includes(password), false, 'no secret in the audit log');
+    // A taken name and a bad one are refused with the form kept.
+    assert.equal((await admin.post('/admin/users', { action: 'add', name: 'CAROL' })).status, 400);
+    const bad = await admin.post('/admin/users', { action: 'add', name: '-x' });
+    assert.equal(bad.status, 400);
+    assert.match(bad.text, /user name must be/);
+  });
+
+  test("disabling a user refuses its token on the very next request and ends its sessions; enabling brings both back", async () => {
+    await cli(s.dataDir, ['user', 'add', 'dave', '--password-stdin'], 'password123');
+    const token = await makeToken(s.dataDir, { user: 'dave', scopes: 'read,write' });
+    const dave = new WebClient(s);
+    await login(dave, 'dave');
+    assert.equal((await dave.get('/my')).status, 200);
+    assert.equal((await req(s, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'before' } })).status, 200);
+    await admin.get('/admin/users');
+    const r = await admin.post('/admin/users', { action: 'disable', name: 'dave' });
+    assert.equal(r.status, 303);
+    assert.match((await admin.get((r.location ?? '').split('#')[0] ?? '')).text, /dave is disabled/);
+    const refused = await req(s, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'after' } });
+    assert.equal(refused.status, 401);
+    assert.equal(refused.json?.['code'], 'account_disabled');
+    const gone = await dave.get('/my');
+    assert.equal(gone.status, 302, 'the session ended');
+    assert.equal(dave.cookies.size === 0 || ![...dave.cookies.keys()].some((k) => k.includes('session')), true);
+    const again = await tryLogin('dave');
+    assert.equal(again.status, 403);
+    assert.match(again.text, /This account is disabled/);
+    const wrong = await tryLogin('dave', 'not the password');
+    assert.equal(wrong.status, 401, 'a wrong password does not learn the account is disabled');
+    assert.match((await admin.get('/admin/users')).text, /<tr id="user-dave">[\s\S]*?<span class="badge">disabled<\/span>/);
+    assert.equal((await lastAudit())['action'], 'user.disable');
+    assert.equal((await admin.post('/admin/users', { action: 'enable', name: 'dave' })).status, 303);
+    assert.equal((await req(s, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'again' } })).status, 200);
+    assert.equal((await login(new WebClient(s), 'dave')).status, 303);
+    const entry = await lastAudit();
+    assert.equal(entry['action'], 'user.enable');
+    assert.deepEqual([(entry['before'] as Record<string, unknown>)['disabled'], (entry['after'] as Record<string, unknown>)['disabled']], [true, false]);
+  });
+
+  test('makes and unmakes admins; the last enabled admin can be neither disabled nor demoted', async () => {
+    await admin.get('/admin/users');
+    for (const act of ['disable', 'unadmin']) {
+      const r = await admin.post('/admin/users', { action: act, name: 'root' });
+      assert.equal(r.status, 409, act);
+      assert.match(r.text, /only enabled admin/);
+    }
+    assert.equal((await admin.post('/admin/users', { action: 'admin', name: 'bob' })).status, 303);
+    assert.equal((await bob.get('/admin/users')).status, 200, 'bob is an admin now');
+    const bobAdminToken = await makeToken(s.dataDir, { user: 'bob', scopes: 'read,write,admin' });
+    // Two admins: bob may demote root... but root demotes bob back instead.
+    assert.equal((await admin.post('/admin/users', { action: 'unadmin', name: 'bob' })).status, 303);
+    assert.equal((await bob.get('/admin/users')).status, 403);
+    const accounts = JSON.parse(await readFile(join(s.dataDir, 'accounts.json'), 'utf8')) as { tokens: { id: string; scopes: string[] }[] };
+    assert.deepEqual(accounts.tokens.find((t) => t.id === bobAdminToken.slice(4, 12))?.scopes, ['read', 'write'], 'a demoted user’s tokens lose the admin scope');
+    assert.deepEqual((await auditLines()).map((e) => e['action']).filter((a) => String(a).startsWith('user.')).slice(-2), ['user.admin', 'user.unadmin']);
+    // A disabled admin does not count: with root the only enabled admin, it stays protected.
+    await cli(s.dataDir, ['user', 'add', 'eve', '--admin']);
+    await cli(s.dataDir, ['user', 'disable', 'eve']);
+    assert.equal((await admin.post('/admin/users', { action: 'disable', name: 'root' })).status, 409);
+    assert.equal((await admin.post('/admin/users', { action: 'dance', name: 'eve' })).status, 400);
+    assert.equal((await admin.post('/admin/users', { action: 'disable', name: 'nobody' })).status, 403);
+  });
+});
+
+describe('Audit page', () => {
+  test('shows admin actions from the web and the CLI, newest first, escaped, paged', async () => {
+    await cli(s.dataDir, ['token', 'create', '--user', 'bob', '--scopes', 'read', '--label', '<b>x</b>']);
+    const r = await admin.get('/admin/audit');
+    assert.equal(r.status, 200);
+    const rows = [...r.text.matchAll(/<td data-label="Action" class="mono">([^<]+)<\/td>/g)].map((m) => m[1]);
+    assert.equal(rows[0], 'token.create', 'newest first');
+    assert.ok(rows.includes('user.disable') && rows.includes('user.add'));
+    assert.match(r.text, /<span class="badge">CLI<\/span>/);
+    assert.equal(r.text.includes('<b>x</b>'), false);
+    assert.match(r.text, /&quot;label&quot;:&quot;&lt;b&gt;x&lt;\/b&gt;&quot;/);
+    const entries = await auditLines();
+    for (let i = 0; i < 60; i++) await cli(s.dataDir, ['user', 'admin', 'bob', ...(i % 2 === 0 ? [] : ['--remove'])]);
+    const first = await admin.get('/admin/audit');
+    assert.match(first.text, /href="\/admin\/audit\?page=2" rel="next"/);
+    const second = await admin.get('/admin/audit?page=2');
+    const count = (t: string): number => [...t.matchAll(/data-label="Action"/g)].length;
+    assert.equal(count(first.text), 50);
+    assert.equal(count(second.text), entries.length + 60 - 50);
+    assert.doesNotMatch(second.text, /rel="next"/);
+    assert.equal((await admin.get('/admin/audit?page=abc')).status, 200);
+  });
+});
+
+describe('API Tokens page', () => {
+  test('searches by user and label, pages 25 at a time, and counts each token’s requests in the last 24 hours', async () => {
+    const busy = await makeToken(s.dataDir, { user: 'bob', scopes: 'read' });
+    for (let i = 0; i < 7; i++) await req(s, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: busy });
+    const id = busy.slice(4, 12);
+    const found = await admin.get('/admin/tokens?q=BOB');
+    assert.match(found.text, new RegExp(`<tr id="token-${id}">[\\s\\S]*?data-requests-24h="7"`));
+    assert.doesNotMatch(found.text, /<span class="title-cell">[^<]*<\/span><br><span class="mono muted">[^<]*<\/span><\/td>\n<td data-label="User"><span>root/);
+    await cli(s.dataDir, ['user', 'add', 'many']);
+    for (let i = 0; i < 30; i++) await cli(s.dataDir, ['token', 'create', '--user', 'many', '--scopes', 'read', '--label', `batch ${i}`]);
+    const label = await admin.get('/admin/tokens?q=batch+2');
+    assert.equal([...label.text.matchAll(/<tr id="token-/g)].length, 11, 'batch 2 and batch 20-29');
+    const p1 = await admin.get('/admin/tokens?q=many');
+    assert.equal([...p1.text.matchAll(/<tr id="token-/g)].length, 25);
+    assert.match(p1.text, /Page 1 of 2/);
+    assert.match(p1.text, /href="\/admin\/tokens\?q=many&amp;page=2" rel="next"/);
+    const p2 = await admin.get('/admin/tokens?q=many&page=2');
+    assert.equal([...p2.text.matchAll(/<tr id="token-/g)].length, 5);
+    assert.match((await admin.get('/admin/tokens?q=nothing-like-this')).text, /No token matches/);
+  });
+
+  test('an admin’s token change and revoke are audited with before and after, never a hash', async () => {
+    const token = await makeToken(s.dataDir, { user: 'bob', scopes: 'read' });
+    const id = token.slice(4, 12);
+    await admin.get('/admin/tokens');
+    assert.equal((await admin.post('/admin/tokens', { id, scope_read: '1', scope_write: '1', rate: '9' })).status, 303);
+    const update = await lastAudit();
+    assert.equal(update['action'], 'token.update');
+    assert.equal((update['before'] as Record<string, unknown>)['rate_limit_per_minute'], 0);
+    assert.equal((update['after'] as Record<string, unknown>)['rate_limit_per_minute'], 9);
+    await admin.get('/admin/tokens');
+    assert.equal((await admin.post('/admin/tokens', { action: 'revoke', id })).status, 303);
+    const revoke = await lastAudit();
+    assert.deepEqual([revoke['action'], revoke['target'], revoke['after']], ['token.revoke', `token:${id}`, null]);
+    const accounts = JSON.parse(await readFile(join(s.dataDir, 'accounts.json'), 'utf8')) as { tokens: { hash: string }[] };
+    const all = JSON.stringify(await auditLines());
+    for (const t of accounts.tokens) assert.equal(all.includes(t.hash), false);
+    assert.equal(all.includes(token), false);
+  });
+});
