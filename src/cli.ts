@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { Accounts, checkPassword, TOKEN_LABEL_MAX } from './auth/accounts.ts';
 import { isScope, type Scope } from './auth/tokens.ts';
@@ -11,6 +12,9 @@ import { AccountStore } from './store/accounts.ts';
 import { DurableFiles } from './store/files.ts';
 import { checkDataFormat } from './store/format.ts';
 import { OwnerIndex } from './store/owner-index.ts';
+import { exportLine, importPastes, storedPastes } from './paste/transfer.ts';
+import { PasteStore } from './store/pastes.ts';
+import { ViewCounter } from './store/views.ts';
 import { describeProblem } from './store/problems.ts';
 import { readUsage } from './store/token-usage.ts';
 
@@ -22,6 +26,8 @@ export interface CliIo {
   /** Warnings: the command worked, but something beside it did not (default: none shown). */
   stderr?: (line: string) => void;
   readStdin: () => Promise<string>;
+  /** Standard input a line at a time, for input too large to hold (`import`); default: `readStdin` split. */
+  stdinLines?: () => AsyncIterable<string>;
 }
 
 const USAGE = `usage:
@@ -32,7 +38,9 @@ const USAGE = `usage:
   user admin NAME [--remove]
   token create --user NAME --scopes read,write[,admin] [--rate N] [--label TEXT] [--expires 30d]
   token list
-  token revoke ID`;
+  token revoke ID
+  export [--user NAME] > pastes.jsonl
+  import < pastes.jsonl`;
 
 
 /** Parses `--flag [value]` options strictly: unknown flags and missing values are errors. */
@@ -75,6 +83,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
   const actor = cliActor();
   const [noun, verb, ...rest] = argv;
   const command = `${noun ?? ''} ${verb ?? ''}`;
+  if (noun === 'export') return exportCommand(argv.slice(1), config.dataDir, files, accounts, actor, io);
+  if (noun === 'import') return importCommand(argv.slice(1), config.dataDir, files, accounts, actor, io);
 
   switch (command) {
     case 'user add': {
@@ -162,6 +172,47 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
 }
 
 
+/** `export [--user NAME]`: every stored paste (or one user's), oldest first, one JSON line each (README, Export and import). */
+async function exportCommand(args: string[], dataDir: string, files: DurableFiles, accounts: Accounts, actor: Actor, io: CliIo): Promise<void> {
+  const { positional, opts } = parseOptions(args, { user: 'value' });
+  if (positional.length > 0) throw new CliError(`unexpected argument "${positional[0]}"`);
+  const only = opts.get('user');
+  const onlyUser = typeof only === 'string' ? accounts.userByName(only) : undefined;
+  if (typeof only === 'string' && onlyUser === undefined) throw new CliError(`no user named "${only}"`);
+  const warn = (path: string, reason: string): void => io.stderr?.(`warning: ${path} is damaged (${reason}); not exported`);
+  // First the order (creation time), then each paste read again: only one paste's text is held at a time.
+  const order: [number, string][] = [];
+  for await (const p of storedPastes(dataDir, warn)) if (onlyUser === undefined || p.owner_id === onlyUser.id) order.push([p.created_at, p.hash]);
+  order.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : 1));
+  const store = new PasteStore(dataDir, files, 0);
+  const views = new ViewCounter(store, files, join(dataDir, 'state', 'views.json'));
+  await views.load();
+  let count = 0;
+  for (const [, hash] of order) {
+    const p = await store.get(hash).catch(() => null);
+    if (p === null) continue; // Deleted (or damaged) since the first pass.
+    io.stdout(exportLine(p, accounts.user(p.owner_id)?.name ?? `user-${p.owner_id}`, p.view_count + views.pending(p.hash, p.view_count)));
+    count++;
+  }
+  await accounts.audit?.record(actor, { action: 'export', target: onlyUser === undefined ? 'all pastes' : `user:${onlyUser.name}`, before: null, after: { pastes: count } });
+}
+
+/** `import < pastes.jsonl`: adds the pastes of an export; a taken hash gets a new one, reported (README, Export and import). */
+async function importCommand(args: string[], dataDir: string, files: DurableFiles, accounts: Accounts, actor: Actor, io: CliIo): Promise<void> {
+  if (args.length > 0) throw new CliError(`unexpected argument "${args[0]}"`);
+  const store = new PasteStore(dataDir, files, 0);
+  const owners = new OwnerIndex(dataDir, files);
+  await Promise.all([store.init(), owners.init()]);
+  const lines = io.stdinLines?.() ?? (await io.readStdin()).split('\n');
+  const report = await importPastes(lines, { store, owners, accounts, actor });
+  for (const name of report.usersAdded) io.stdout(`added user ${name} (no password yet: set one with "user passwd ${name}")`);
+  for (const [from, to] of report.renamed) io.stdout(`renamed ${from} -> ${to} (the hash was taken here)`);
+  for (const [line, why] of report.refused) io.stderr?.(`line ${line} refused: ${why}`);
+  io.stdout(`imported ${report.imported}, renamed ${report.renamed.length}, already here ${report.unchanged}, refused ${report.refused.length}`);
+  await accounts.audit?.record(actor, { action: 'import', target: 'pastes', before: null, after: { imported: report.imported, renamed: report.renamed.length, unchanged: report.unchanged, refused: report.refused.length } });
+  if (report.refused.length > 0) throw new CliError(`${report.refused.length} line${report.refused.length === 1 ? '' : 's'} refused (see above); the others were imported`);
+}
+
 /** The CLI's actor in the audit log: the operating-system user who ran it. */
 function cliActor(): Actor {
   let name: string | null = null;
@@ -220,7 +271,8 @@ async function readAllStdin(): Promise<string> {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  runCli(process.argv.slice(2), { env: process.env, stdout: (l) => console.log(l), stderr: (l) => console.error(l), readStdin: readAllStdin }).catch((err: unknown) => {
+  const stdinLines = (): AsyncIterable<string> => createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+  runCli(process.argv.slice(2), { env: process.env, stdout: (l) => console.log(l), stderr: (l) => console.error(l), readStdin: readAllStdin, stdinLines }).catch((err: unknown) => {
     process.stderr.write(`error: ${describeProblem(err)}\n`);
     process.exit(1);
   });

@@ -104,7 +104,8 @@ export class Accounts {
   constructor(
     private readonly records: AccountRecords,
     private readonly now: () => number,
-    private readonly audit: AuditSink | null = null,
+    /** Where admin actions go; the CLI records its own (export, import, backup) there too. */
+    readonly audit: AuditSink | null = null,
   ) {}
 
   async #audited<T>(actor: Actor | undefined, change: (doc: AccountsDoc) => { result: T; record: AuditRecord }): Promise<T> {

@@ -1,0 +1,196 @@
+import { join } from 'node:path';
+import type { Accounts } from '../auth/accounts.ts';
+import type { Actor } from '../log/audit.ts';
+import { listDir, readText } from '../store/files.ts';
+import type { OwnerIndex } from '../store/owner-index.ts';
+import { contentOf, DamagedRecord, HASH_RE, parseFile, type Paste } from '../store/paste-record.ts';
+import type { PasteStore } from '../store/pastes.ts';
+import { isLanguage } from './language.ts';
+
+/**
+ * One paste as `cli export` writes it and `cli import` reads it (README, Export and
+ * import): one JSON object a line, times as ISO 8601 strings, the owner by name, the
+ * password as its salted hash, the view count with the views not yet folded into the file.
+ * Independent of how pastes are stored, so it also carries them across a change of storage.
+ */
+export interface ExportedPaste {
+  v: 1;
+  hash: string;
+  title: string;
+  content: string;
+  language: string;
+  privacy: Paste['privacy'];
+  highlight: 0 | 1;
+  burn_after_read: 0 | 1;
+  burned: boolean;
+  password: string | null;
+  owner: string;
+  created_at: string;
+  updated_at: string;
+  expire_at: string | null;
+  view_count: number;
+  revision: number;
+  receipt: { at: string; via: 'web' | 'api'; token_id: string | null } | null;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** The export line of a stored paste. */
+export function exportLine(p: Paste, owner: string, viewCount: number): string {
+  const line: ExportedPaste = {
+    v: 1,
+    hash: p.hash,
+    title: p.title,
+    content: contentOf(p),
+    language: p.language,
+    privacy: p.privacy,
+    highlight: p.highlight,
+    burn_after_read: p.burn_after_read,
+    burned: p.burned,
+    password: p.password,
+    owner,
+    created_at: iso(p.created_at),
+    updated_at: iso(p.updated_at),
+    expire_at: p.expire_at === null ? null : iso(p.expire_at),
+    view_count: viewCount,
+    revision: p.revision ?? 1,
+    receipt: p.receipt === null || p.receipt === undefined ? null : { at: iso(p.receipt.at), via: p.receipt.via, token_id: p.receipt.token_id },
+  };
+  return JSON.stringify(line);
+}
+
+/** A line `cli import` cannot take; the message says which field and why. */
+export class ImportError extends Error {}
+
+const ISO_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,3})?Z$/;
+
+function time(value: unknown, name: string): number {
+  if (typeof value !== 'string' || !ISO_RE.test(value) || Number.isNaN(Date.parse(value))) throw new ImportError(`"${name}" must be a UTC time like 2026-01-31T14:30:00.000Z`);
+  return Date.parse(value);
+}
+
+/** An export line as a paste (its `owner_id` 0 until the owner is found), every field checked as the store checks its files. */
+export function parseExportLine(line: string): { paste: Paste; owner: string } {
+  let o: Record<string, unknown>;
+  try {
+    o = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    throw new ImportError('not a JSON object');
+  }
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new ImportError('not a JSON object');
+  if (o['v'] !== 1) throw new ImportError('"v" must be 1 (a line written by a newer version?)');
+  if (typeof o['owner'] !== 'string' || o['owner'] === '') throw new ImportError('"owner" must be a user name');
+  if (typeof o['language'] !== 'string' || !isLanguage(o['language'])) throw new ImportError('"language" is not a language this service knows');
+  const r = o['receipt'] as Record<string, unknown> | null | undefined;
+  const record = {
+    ...o,
+    owner_id: 0,
+    created_at: time(o['created_at'], 'created_at'),
+    updated_at: time(o['updated_at'], 'updated_at'),
+    expire_at: o['expire_at'] === null ? null : time(o['expire_at'], 'expire_at'),
+    receipt: r === null || r === undefined ? null : { ...r, at: time(r['at'], 'receipt.at') },
+  };
+  delete (record as Record<string, unknown>)['owner'];
+  delete (record as Record<string, unknown>)['v'];
+  // The store's own check of a file's fields (store/paste-record.ts) decides the rest.
+  let paste: Paste;
+  try {
+    paste = parseFile(JSON.stringify(record));
+  } catch (err) {
+    if (err instanceof DamagedRecord) throw new ImportError(err.reason.replace('the record is malformed: ', 'a field is missing or wrong: '));
+    throw err;
+  }
+  return { paste, owner: o['owner'] };
+}
+
+/** Every stored paste's current file, in no order; `damaged` hears of files that cannot be read. */
+export async function* storedPastes(dataDir: string, damaged: (path: string, reason: string) => void): AsyncGenerator<Paste> {
+  const root = join(dataDir, 'pastes');
+  for (const shard of (await listDir(root)).sort()) {
+    for (const name of (await listDir(join(root, shard))).sort()) {
+      // `<code>.json` only: kept revisions are `<code>.r<N>.json` (README, Revisions).
+      if (!/^[A-Za-z0-9]{6}\.json$/.test(name)) continue;
+      const path = join(root, shard, name);
+      let text: string;
+      try {
+        text = await readText(path);
+      } catch {
+        continue; // Deleted while we walked.
+      }
+      try {
+        yield parseFile(text);
+      } catch (err) {
+        if (!(err instanceof DamagedRecord)) throw err;
+        damaged(path, err.reason);
+      }
+    }
+  }
+}
+
+export interface ImportReport {
+  imported: number;
+  /** Taken hashes and the new ones their pastes got. */
+  renamed: [string, string][];
+  /** Lines whose paste is already here, identical (an import run twice). */
+  unchanged: number;
+  /** Users made for owners this instance did not have (no password: `user passwd` sets one). */
+  usersAdded: string[];
+  /** Line numbers (from 1) and what is wrong with them. */
+  refused: [number, string][];
+}
+
+export interface ImportDeps {
+  store: PasteStore;
+  owners: OwnerIndex;
+  accounts: Accounts;
+  actor: Actor;
+}
+
+/**
+ * Imports export lines. A paste keeps its hash unless another paste here has it (or its
+ * short code): then it gets a new one and the report says so. The same paste imported
+ * again (same hash, creation time and content) is left as it is.
+ */
+export async function importPastes(lines: AsyncIterable<string> | Iterable<string>, deps: ImportDeps): Promise<ImportReport> {
+  const report: ImportReport = { imported: 0, renamed: [], unchanged: 0, usersAdded: [], refused: [] };
+  let n = 0;
+  for await (const raw of lines) {
+    n++;
+    const line = raw.trim();
+    if (line === '') continue;
+    let parsed: ReturnType<typeof parseExportLine>;
+    try {
+      parsed = parseExportLine(line);
+    } catch (err) {
+      if (!(err instanceof ImportError)) throw err;
+      report.refused.push([n, err.message]);
+      continue;
+    }
+    const { paste, owner } = parsed;
+    let user = deps.accounts.userByName(owner);
+    if (user === undefined) {
+      try {
+        user = await deps.accounts.addUser(owner, 'user', null, deps.actor);
+      } catch (err) {
+        report.refused.push([n, `owner "${owner}" cannot be a user here: ${err instanceof Error ? err.message : String(err)}`]);
+        continue;
+      }
+      report.usersAdded.push(user.name);
+    }
+    const ownerId = user.id;
+    const here = HASH_RE.test(paste.hash) ? await deps.store.get(paste.hash).catch(() => null) : null;
+    if (here !== null && here.created_at === paste.created_at && here.content_json === paste.content_json && here.owner_id === ownerId) {
+      report.unchanged++;
+      continue;
+    }
+    const stored = await deps.store.create(
+      // Spread, then overridden: the fields keep the order parseFile gave them.
+      (hash) => ({ ...paste, hash, owner_id: ownerId }),
+      (p) => deps.owners.add(ownerId, p.hash),
+      paste.hash,
+    );
+    report.imported++;
+    if (stored.hash !== paste.hash) report.renamed.push([paste.hash, stored.hash]);
+  }
+  return report;
+}

@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { runCli } from '../src/cli.ts';
+import { cleanup, cli, makeToken, req, ROOT, startServer, tempDataDir, type AppServer } from './helpers/server.ts';
+import { login, WebClient } from './helpers/web-client.ts';
+
+/** The CLI in-process, with what it printed on each stream and whether it failed. */
+async function run(dataDir: string, args: string[], stdin = ''): Promise<{ out: string[]; err: string[]; error: string | null }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  try {
+    await runCli(args, { env: { DATA_DIR: dataDir }, stdout: (l) => out.push(l), stderr: (l) => err.push(l), readStdin: async () => stdin });
+    return { out, err, error: null };
+  } catch (e) {
+    return { out, err, error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+describe('export and import', () => {
+  let a: AppServer;
+  const hashes: Record<string, string> = {};
+  let exported: string[] = [];
+
+  before(async () => {
+    a = await startServer();
+    await cli(a.dataDir, ['user', 'add', 'alice', '--password-stdin'], 'password123');
+    const alice = await makeToken(a.dataDir, { user: 'alice' });
+    const bob = await makeToken(a.dataDir, { user: 'bob' });
+    const create = async (name: string, token: string, body: Record<string, unknown>): Promise<void> => {
+      const r = await req(a, 'POST', '/api/v1/paste_create.php', { token, body });
+      assert.equal(r.status, 200, r.text);
+      hashes[name] = r.json?.['hash'] as string;
+    };
+    await create('plain', alice, { content: 'hello\nworld ✓ \u2028 "quotes"', title: 'Greeting', language: 'text' });
+    await create('secret', alice, { content: 'locked', privacy: 'unlisted', password: 'open sesame' });
+    await create('burn', bob, { content: 'read me once', burn_after_read: 1 });
+    await create('burnt', bob, { content: 'already read', burn_after_read: 1 });
+    await create('expiring', bob, { content: 'for a week', expiry: '1w', privacy: 'unlisted' });
+    await create('edited', alice, { content: 'first', language: 'python' });
+    assert.equal((await req(a, 'POST', '/api/v1/paste_edit.php', { token: alice, body: { hash: hashes['edited'], content: 'second' } })).status, 200);
+    for (let i = 0; i < 3; i++) assert.equal((await req(a, 'GET', `/api/v1/paste.php?hash=${hashes['plain']}`, { token: alice })).status, 200);
+    assert.equal((await req(a, 'GET', `/api/v1/paste.php?hash=${hashes['burnt']}`, { token: alice })).status, 200);
+    // Stopping saves the view counts still in memory (README, Export and import).
+    await a.stop();
+    const r = await run(a.dataDir, ['export']);
+    assert.equal(r.error, null);
+    exported = r.out;
+  });
+  after(() => cleanup(a.dataDir));
+
+  test('export writes one JSON line per paste, oldest first, with owner, dates, privacy, expiry, burn flag, password hash and views', () => {
+    assert.equal(exported.length, 6);
+    const lines = exported.map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(lines.map((l) => l['hash']), Object.values(hashes));
+    const plain = lines[0] as Record<string, unknown>;
+    assert.equal(plain['content'], 'hello\nworld ✓ \u2028 "quotes"');
+    assert.equal(plain['owner'], 'alice');
+    assert.equal(plain['view_count'], 3);
+    assert.match(String(plain['created_at']), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const secret = lines[1] as Record<string, unknown>;
+    assert.match(String(secret['password']), /^scrypt\$/);
+    assert.equal(secret['privacy'], 'unlisted');
+    assert.equal((lines[2] as Record<string, unknown>)['burn_after_read'], 1);
+    const burnt = lines[3] as Record<string, unknown>;
+    assert.deepEqual([burnt['burned'], burnt['content'], (burnt['receipt'] as Record<string, unknown>)['via']], [true, '', 'api']);
+    assert.match(String((lines[4] as Record<string, unknown>)['expire_at']), /Z$/);
+    assert.deepEqual([(lines[5] as Record<string, unknown>)['revision'], (lines[5] as Record<string, unknown>)['content']], [2, 'second']);
+    assert.ok(!exported.join('\n').includes('open sesame'));
+  });
+
+  test('export --user keeps one owner’s pastes; an unknown user is an error', async () => {
+    const r = await run(a.dataDir, ['export', '--user', 'BOB']);
+    assert.deepEqual(r.out.map((l) => (JSON.parse(l) as { owner: string }).owner), ['bob', 'bob', 'bob']);
+    assert.match((await run(a.dataDir, ['export', '--user', 'zed'])).error ?? '', /no user named "zed"/);
+  });
+
+  test('import into an empty instance gives back every paste identically, and logins and passwords work', async () => {
+    const dir = await tempDataDir();
+    try {
+      const r = await run(dir, ['import'], `${exported.join('\n')}\n`);
+      assert.equal(r.error, null, r.err.join('\n'));
+      assert.deepEqual(r.out.slice(0, 2), ['added user alice (no password yet: set one with "user passwd alice")', 'added user bob (no password yet: set one with "user passwd bob")']);
+      assert.equal(r.out.at(-1), 'imported 6, renamed 0, already here 0, refused 0');
+      assert.deepEqual((await run(dir, ['export'])).out, exported, 'the export of the copy is the export of the original');
+      // The copy serves them: a token for alice, the password, the burn, the owner's list.
+      await cli(dir, ['user', 'passwd', 'alice'], 'password123');
+      const b = await startServer({ dataDir: dir });
+      try {
+        const token = await makeToken(dir, { user: 'alice' });
+        const plain = await req(b, 'GET', `/api/v1/paste.php?hash=${hashes['plain']}`, { token });
+        assert.equal((plain.json?.['paste'] as Record<string, unknown>)['content'], 'hello\nworld ✓ \u2028 "quotes"');
+        assert.equal((plain.json?.['paste'] as Record<string, unknown>)['view_count'], 4);
+        const other = await makeToken(dir, { user: 'bob' });
+        assert.equal((await req(b, 'GET', `/api/v1/paste.php?hash=${hashes['secret']}`, { token: other })).status, 401);
+        assert.equal((await req(b, 'GET', `/api/v1/paste.php?hash=${hashes['secret']}&password=open%20sesame`, { token: other })).status, 200);
+        assert.equal((await req(b, 'GET', `/api/v1/paste.php?hash=${hashes['burnt']}`, { token })).status, 410);
+        assert.equal((await req(b, 'GET', `/api/v1/paste.php?hash=${hashes['burn']}`, { token })).status, 200);
+        assert.equal((await req(b, 'GET', `/api/v1/paste.php?hash=${hashes['burn']}`, { token })).status, 410);
+        const web = new WebClient(b);
+        await login(web, 'alice');
+        const my = await web.get('/my');
+        for (const name of ['plain', 'secret', 'edited']) assert.ok(my.text.includes(`/p/${hashes[name]}`), name);
+      } finally {
+        await b.stop();
+      }
+    } finally {
+      await cleanup(dir);
+    }
+  });
+
+  test('importing again changes nothing; a taken hash gets a new one and is reported; bad lines are refused, the rest imported', async () => {
+    const again = await run(a.dataDir, ['import'], exported.join('\n'));
+    assert.equal(again.out.at(-1), 'imported 0, renamed 0, already here 6, refused 0');
+    const changed = JSON.parse(exported[0] as string) as Record<string, unknown>;
+    changed['content'] = 'a different paste with the same hash';
+    const lines = [
+      JSON.stringify(changed),
+      '{"v":1,"hash":"not json',
+      JSON.stringify({ ...changed, hash: 'ZZZZZZZZZZ', language: 'klingon' }),
+      JSON.stringify({ ...changed, hash: 'ZZZZZZZZZY', created_at: 'yesterday' }),
+      JSON.stringify({ ...changed, hash: 'ZZZZZZZZZX', privacy: 'secret' }),
+      JSON.stringify({ ...changed, v: 2 }),
+      '',
+    ];
+    const r = await run(a.dataDir, ['import'], lines.join('\n'));
+    assert.match(r.error ?? '', /^5 lines refused/);
+    const renamed = /^renamed (\w{10}) -> (\w{10}) \(the hash was taken here\)$/.exec(r.out[0] ?? '');
+    assert.ok(renamed !== null, r.out.join('\n'));
+    assert.equal(renamed[1], hashes['plain']);
+    assert.deepEqual(r.err, [
+      'line 2 refused: not a JSON object',
+      'line 3 refused: "language" is not a language this service knows',
+      'line 4 refused: "created_at" must be a UTC time like 2026-01-31T14:30:00.000Z',
+      'line 5 refused: a field is missing or wrong: privacy',
+      'line 6 refused: "v" must be 1 (a line written by a newer version?)',
+    ]);
+    const all = (await run(a.dataDir, ['export'])).out.map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.equal(all.find((p) => p['hash'] === renamed[2])?.['content'], 'a different paste with the same hash');
+    assert.equal(all.find((p) => p['hash'] === hashes['plain'])?.['content'], 'hello\nworld ✓ \u2028 "quotes"');
+  });
+
+  test('as a process: export to stdout, import from stdin, a summary and an exit status', () => {
+    const exp = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'export', '--user', 'alice'], { cwd: ROOT, env: { ...process.env, DATA_DIR: a.dataDir }, encoding: 'utf8' });
+    assert.equal(exp.status, 0, exp.stderr);
+    assert.equal(exp.stdout.split('\n').filter(Boolean).length, 4);
+    const imp = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'import'], { cwd: ROOT, env: { ...process.env, DATA_DIR: a.dataDir }, input: `${exp.stdout}garbage\n`, encoding: 'utf8' });
+    assert.equal(imp.status, 1);
+    assert.match(imp.stdout, /^imported 0, renamed 0, already here 4, refused 1\n$/);
+    assert.match(imp.stderr, /^line 5 refused: not a JSON object\nerror: 1 line refused/);
+  });
+});
