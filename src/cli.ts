@@ -1,5 +1,5 @@
 import { userInfo } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { Accounts, checkPassword, TOKEN_LABEL_MAX } from './auth/accounts.ts';
@@ -9,6 +9,7 @@ import { hashPassword } from './crypto/passwords.ts';
 import { AuditLog, type Actor } from './log/audit.ts';
 import { formatTime } from './paste/paste.ts';
 import { AccountStore } from './store/accounts.ts';
+import { restoreBackup, RestoreError, writeBackup } from './store/backup.ts';
 import { DurableFiles } from './store/files.ts';
 import { checkDataFormat } from './store/format.ts';
 import { OwnerIndex } from './store/owner-index.ts';
@@ -40,7 +41,9 @@ const USAGE = `usage:
   token list
   token revoke ID
   export [--user NAME] > pastes.jsonl
-  import < pastes.jsonl`;
+  import < pastes.jsonl
+  backup FILE [--with-logs]
+  restore FILE [--force]`;
 
 
 /** Parses `--flag [value]` options strictly: unknown flags and missing values are errors. */
@@ -73,6 +76,8 @@ export function parseOptions(args: string[], spec: Record<string, 'bool' | 'valu
 /** Runs one CLI command against DATA_DIR; the running server sees the change on its next request. */
 export async function runCli(argv: string[], io: CliIo): Promise<void> {
   const config = parseConfig(io.env);
+  // Restore fills an empty folder: nothing may be written there before it.
+  if (argv[0] === 'restore') return restoreCommand(argv.slice(1), config.dataDir, io);
   const files = new DurableFiles(join(config.dataDir, 'tmp'));
   await files.ensureDir(join(config.dataDir, 'tmp'));
   await checkDataFormat(config.dataDir, files);
@@ -85,6 +90,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
   const command = `${noun ?? ''} ${verb ?? ''}`;
   if (noun === 'export') return exportCommand(argv.slice(1), config.dataDir, files, accounts, actor, io);
   if (noun === 'import') return importCommand(argv.slice(1), config.dataDir, files, accounts, actor, io);
+  if (noun === 'backup') return backupCommand(argv.slice(1), config.dataDir, accounts, actor, io);
 
   switch (command) {
     case 'user add': {
@@ -211,6 +217,31 @@ async function importCommand(args: string[], dataDir: string, files: DurableFile
   io.stdout(`imported ${report.imported}, renamed ${report.renamed.length}, already here ${report.unchanged}, refused ${report.refused.length}`);
   await accounts.audit?.record(actor, { action: 'import', target: 'pastes', before: null, after: { imported: report.imported, renamed: report.renamed.length, unchanged: report.unchanged, refused: report.refused.length } });
   if (report.refused.length > 0) throw new CliError(`${report.refused.length} line${report.refused.length === 1 ? '' : 's'} refused (see above); the others were imported`);
+}
+
+/** `backup FILE [--with-logs]`: a consistent snapshot of the data folder, the server running or not (README, Backup and restore). */
+async function backupCommand(args: string[], dataDir: string, accounts: Accounts, actor: Actor, io: CliIo): Promise<void> {
+  const { positional, opts } = parseOptions(args, { 'with-logs': 'bool' });
+  const file = resolve(exactlyOne(positional, 'FILE'));
+  const done = await writeBackup(dataDir, file, { withLogs: opts.has('with-logs') });
+  io.stdout(`${file}: ${done.manifest.files.length} files (${done.pastes} pastes), ${done.bytes} bytes before compression`);
+  await accounts.audit?.record(actor, { action: 'backup', target: file, before: null, after: { files: done.manifest.files.length, pastes: done.pastes, with_logs: opts.has('with-logs') } });
+}
+
+/** `restore FILE [--force]`: into an empty data folder (or, with --force, replacing it), the server stopped. */
+async function restoreCommand(args: string[], dataDir: string, io: CliIo): Promise<void> {
+  const { positional, opts } = parseOptions(args, { force: 'bool' });
+  const file = resolve(exactlyOne(positional, 'FILE'));
+  let done;
+  try {
+    done = await restoreBackup(file, dataDir, { force: opts.has('force') });
+  } catch (err) {
+    if (err instanceof RestoreError) throw new CliError(err.message);
+    throw err;
+  }
+  io.stdout(`restored ${done.files} files (${done.pastes} pastes) from a backup made ${done.manifest.created_at} into ${dataDir}`);
+  if (done.orphans > 0) io.stderr?.(`warning: ${done.orphans} pastes name an owner the backup's accounts.json lacks`);
+  await new AuditLog(join(dataDir, 'logs'), Date.now, (m) => io.stderr?.(`warning: ${m}`)).record(cliActor(), { action: 'restore', target: file, before: null, after: { files: done.files, pastes: done.pastes, backup_created_at: done.manifest.created_at } });
 }
 
 /** The CLI's actor in the audit log: the operating-system user who ran it. */

@@ -62,7 +62,7 @@ export class OwnerIndex {
   }
 
   #file(userId: number): string {
-    return join(this.#dir, `${userId}.log`);
+    return ownerIndexFile(this.#dir, userId);
   }
 
   #append(userId: number, line: string): Promise<void> {
@@ -107,3 +107,9 @@ export class OwnerIndex {
     this.#writing.delete(userId);
   }
 }
+
+/** One user's index file under the index folder (`owners/<user id>.log`). */
+export const ownerIndexFile = (dir: string, userId: number): string => join(dir, `${userId}.log`);
+
+/** A fresh index file's text for these hashes, oldest first (a restore writes it whole). */
+export const ownerIndexText = (hashes: readonly string[]): string => hashes.map((h) => `+${h}\n`).join('');

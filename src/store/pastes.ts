@@ -317,8 +317,7 @@ export class PasteStore {
 
   /** Index entry `expiry/<hour number>/<ms>-<hash>`: an empty file the sweep lists. */
   async #index(at: number, hash: string): Promise<void> {
-    const dir = join(this.#expiryRoot, String(Math.floor(at / HOUR_MS)));
-    await this.files.createFile(join(dir, `${at}-${hash}`), '');
+    await this.files.createFile(expiryEntryPath(this.#expiryRoot, at, hash), '');
   }
 }
 
@@ -326,3 +325,13 @@ const HOUR_MS = 3_600_000;
 
 /** How long an expired or burned paste's tombstone keeps answering 410 before it goes. */
 export const TOMBSTONE_MS = 30 * 86_400_000;
+
+/** Where the expiry index lists `hash` as due at `at`, under the index's root folder. */
+export const expiryEntryPath = (root: string, at: number, hash: string): string => join(root, String(Math.floor(at / HOUR_MS)), `${at}-${hash}`);
+
+/**
+ * When the sweep must next visit a paste, or null for never: a tombstone (burned or wiped)
+ * when it is old enough to remove, a live expiring paste at its expiry. What the index holds
+ * for a paste, so a restore can rebuild the index from the pastes alone.
+ */
+export const sweepTimeOf = (p: Paste): number | null => (isTombstone(p) ? p.updated_at + TOMBSTONE_MS : p.expire_at);
