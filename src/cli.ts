@@ -11,7 +11,7 @@ import { formatTime } from './paste/paste.ts';
 import { AccountStore } from './store/accounts.ts';
 import { restoreBackup, RestoreError, writeBackup } from './store/backup.ts';
 import { DurableFiles } from './store/files.ts';
-import { checkDataFormat } from './store/format.ts';
+import { checkDataFormat } from './store/migrate.ts';
 import { OwnerIndex } from './store/owner-index.ts';
 import { exportLine, importPastes, storedPastes } from './paste/transfer.ts';
 import { PasteStore } from './store/pastes.ts';
@@ -80,7 +80,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
   if (argv[0] === 'restore') return restoreCommand(argv.slice(1), config.dataDir, io);
   const files = new DurableFiles(join(config.dataDir, 'tmp'));
   await files.ensureDir(join(config.dataDir, 'tmp'));
-  await checkDataFormat(config.dataDir, files);
+  const migrated = await checkDataFormat(config.dataDir, files);
+  if (migrated !== null) io.stderr?.(`note: ${migrated}`);
   const file = new AccountStore(config.dataDir, files);
   await file.load();
   // The same rules as the web pages and the admin area: one accounts service owns them.

@@ -26,7 +26,7 @@ import { AuditLog } from './log/audit.ts';
 import { AccountStore } from './store/accounts.ts';
 import { loadBuckets, saveBuckets } from './store/bucket-file.ts';
 import { DurableFiles, ensureWritableDir, StorageFull, StorageReadOnly } from './store/files.ts';
-import { checkDataFormat } from './store/format.ts';
+import { checkDataFormat } from './store/migrate.ts';
 import { IdempotencyRecords } from './store/idempotency.ts';
 import { OwnerIndex } from './store/owner-index.ts';
 import { PasteStore } from './store/pastes.ts';
@@ -56,6 +56,8 @@ export interface ServerOptions {
   logError?: FaultLog;
   /** Where what an operator should know goes (a full disk, a damaged file); the server log by default. */
   warn?: (message: string) => void;
+  /** Where what was done for the operator goes (a data migration); the server log by default. */
+  info?: (message: string) => void;
 }
 
 export interface RunningServer {
@@ -99,7 +101,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     synced: (what, seconds) => metrics.fsync.observe(seconds, [what]),
   });
   await files.init();
-  await checkDataFormat(dir, files);
+  const migrated = await checkDataFormat(dir, files);
+  if (migrated !== null) (opts.info ?? ((m: string) => serverLog.info(m)))(migrated);
   const state = join(dir, 'state');
   await files.ensureDir(state);
 

@@ -145,7 +145,7 @@ export class Accounts {
     if (!USER_NAME_RE.test(name)) throw new AccountError('invalid_name', 'user name must be 1-32 letters, digits, ".", "_" or "-", starting with a letter or digit');
     return this.#audited(actor, (doc) => {
       if (findUserByName(doc.users, name) !== undefined) throw new AccountError('name_taken', `user "${name}" already exists`);
-      const u: User = { id: doc.next_user_id++, name, role, password, created_at: this.now() };
+      const u: User = { id: doc.next_user_id++, name, role, password, created_at: this.now(), disabled: false, last_login_at: null };
       doc.users.push(u);
       return { result: u, record: { action: 'user.add', target: `user:${u.name}`, before: null, after: userFacts(u) } };
     });
@@ -162,8 +162,7 @@ export class Accounts {
       if (disabled && u.disabled !== true && isAdmin(u) && enabledAdmins(doc).length <= 1) {
         throw new AccountError('last_admin', `"${u.name}" is the only enabled admin; make another user admin first`);
       }
-      if (disabled) u.disabled = true;
-      else delete u.disabled;
+      u.disabled = disabled;
       return { result: u, record: { action: disabled ? 'user.disable' : 'user.enable', target: `user:${u.name}`, before, after: userFacts(u) } };
     });
   }
@@ -201,7 +200,7 @@ export class Accounts {
       const first = doc.users.length === 0;
       if (!first && !open) throw new AccountError('registration_closed', 'Registration is closed. Ask an admin to create an account for you.');
       if (findUserByName(doc.users, name) !== undefined) throw new AccountError('name_taken', 'That user name is taken.');
-      const user: User = { id: doc.next_user_id++, name, role: first ? 'admin' : 'user', password: hash, created_at: this.now() };
+      const user: User = { id: doc.next_user_id++, name, role: first ? 'admin' : 'user', password: hash, created_at: this.now(), disabled: false, last_login_at: null };
       doc.users.push(user);
       return user;
     });

@@ -17,9 +17,9 @@ export interface User {
   role: 'admin' | 'user';
   password: PasswordHash | null;
   created_at: number;
-  /** A disabled user's tokens answer 401 and its sessions end (README, Users); absent: enabled. */
+  /** A disabled user's tokens answer 401 and its sessions end (README, Users). Always present from data format 2. */
   disabled?: boolean;
-  /** The last successful web login (epoch ms); absent or null: never. */
+  /** The last successful web login (epoch ms); null: never. Always present from data format 2. */
   last_login_at?: number | null;
 }
 

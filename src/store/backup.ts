@@ -73,6 +73,8 @@ export async function writeBackup(dataDir: string, file: string, opts: { withLog
   try {
     const format = await readIfThere(join(dataDir, 'format.json'));
     if (format !== null) await add('format.json', format, Date.now());
+    // The format the data is in (a backup before a migration holds the older one); no file: format 1.
+    const dataFormat = format === null ? 1 : Number((JSON.parse(format.toString('utf8')) as { format?: unknown }).format);
     const root = join(dataDir, 'pastes');
     for (const shard of (await listDir(root)).sort()) {
       for (const name of (await listDir(join(root, shard))).sort()) {
@@ -107,7 +109,7 @@ export async function writeBackup(dataDir: string, file: string, opts: { withLog
     }
     const accounts = await readIfThere(join(dataDir, 'accounts.json'));
     if (accounts !== null) await add('accounts.json', accounts, Date.now());
-    const manifest = await archive.finish({ data_format: DATA_FORMAT, pastes, with_logs: opts.withLogs, created_by: 'cli backup' });
+    const manifest = await archive.finish({ data_format: dataFormat, pastes, with_logs: opts.withLogs, created_by: 'cli backup' });
     return { manifest, pastes, bytes };
   } catch (err) {
     await archive.abort();

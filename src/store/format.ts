@@ -2,11 +2,11 @@ import { join } from 'node:path';
 import { DamagedFile, readStateFile, type DurableFiles } from './files.ts';
 
 /**
- * The data format this version reads and writes (README, Data on disk and durability).
- * Everything older versions wrote is format 1 too: fields added since (a paste's revision
- * and receipt, the v2 state files) are read with defaults when missing.
+ * The data format this version reads and writes (README, Data format and upgrades).
+ * 1: every version before users could be disabled. 2: users carry `disabled` and
+ * `last_login_at`; an older version would let a disabled user in, so it must refuse the folder.
  */
-export const DATA_FORMAT = 1;
+export const DATA_FORMAT = 2;
 
 /** A data folder written by a newer version, which this one must not touch. */
 export class NewerDataFormat extends Error {
@@ -18,19 +18,18 @@ export class NewerDataFormat extends Error {
   }
 }
 
-/**
- * Checks `DATA_DIR/format.json` before anything else is read: a newer format stops the
- * server and the CLI with one line; a missing file (a new folder, or one from before the
- * file existed) is written, durably.
- */
-export async function checkDataFormat(dataDir: string, files: DurableFiles): Promise<void> {
+/** The format `DATA_DIR/format.json` names; null when there is no such file. */
+export async function readDataFormat(dataDir: string): Promise<number | null> {
   const path = join(dataDir, 'format.json');
   const saved = await readStateFile(path);
-  if (saved === undefined) {
-    await files.writeFile(path, `${JSON.stringify({ format: DATA_FORMAT })}\n`);
-    return;
-  }
+  if (saved === undefined) return null;
   const found = (saved as { format?: unknown } | null)?.format;
-  if (typeof found !== 'number' || !Number.isInteger(found) || found < 1) throw new DamagedFile(path, 'it does not name a data format ({"format": 1})');
+  if (typeof found !== 'number' || !Number.isInteger(found) || found < 1) throw new DamagedFile(path, 'it does not name a data format ({"format": 2})');
   if (found > DATA_FORMAT) throw new NewerDataFormat(path, found);
+  return found;
+}
+
+/** Records that the folder holds this version's format, durably. */
+export async function writeDataFormat(dataDir: string, files: DurableFiles): Promise<void> {
+  await files.writeFile(join(dataDir, 'format.json'), `${JSON.stringify({ format: DATA_FORMAT })}\n`);
 }

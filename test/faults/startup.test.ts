@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { cleanup, events, makeToken, req, ROOT, spawnServer, tempDataDir } from '../helpers/server.ts';
@@ -89,14 +89,15 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
       await writeFile(join(dir, 'format.json'), '{"format":99}');
       const server = await run('main', { DATA_DIR: dir });
       assert.equal(server.code, 1);
-      oneEvent(server.out, new RegExp(`^cannot start: ${join(dir, 'format.json')} says data format 99, and this version reads format 1 at most: run the newer version that wrote it$`));
+      oneEvent(server.out, new RegExp(`^cannot start: ${join(dir, 'format.json')} says data format 99, and this version reads format 2 at most: run the newer version that wrote it$`));
       const cli = await run('cli', { DATA_DIR: dir }, ['token', 'list']);
       assert.equal(cli.code, 1);
       oneLine(cli.out, /^error: .*format\.json says data format 99/);
       await rm(join(dir, 'format.json'));
       const fresh = await spawnServer({ dataDir: dir });
       await fresh.stop();
-      assert.deepEqual(JSON.parse(await readFile(join(dir, 'format.json'), 'utf8')), { format: 1 });
+      assert.deepEqual(JSON.parse(await readFile(join(dir, 'format.json'), 'utf8')), { format: 2 });
+      assert.deepEqual(await readdir(dir).then((n) => n.includes('backups')), false, 'a new folder has nothing to back up');
     } finally {
       await cleanup(dir);
     }
