@@ -200,7 +200,8 @@ export class Accounts {
       const first = doc.users.length === 0;
       if (!first && !open) throw new AccountError('registration_closed', 'Registration is closed. Ask an admin to create an account for you.');
       if (findUserByName(doc.users, name) !== undefined) throw new AccountError('name_taken', 'That user name is taken.');
-      const user: User = { id: doc.next_user_id++, name, role: first ? 'admin' : 'user', password: hash, created_at: this.now(), disabled: false, last_login_at: null };
+      // Registering logs the new user in: that is their first login.
+      const user: User = { id: doc.next_user_id++, name, role: first ? 'admin' : 'user', password: hash, created_at: this.now(), disabled: false, last_login_at: this.now() };
       doc.users.push(user);
       return user;
     });

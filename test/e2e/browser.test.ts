@@ -293,3 +293,44 @@ test('reloading the page that shows a new secret makes no second token; My paste
   await shoot(page, 'my-pastes-search');
   assert.deepEqual(problems, [], 'no console errors or CSP violations');
 });
+
+test('the Users page adds a user with a temporary password that logs in, disables and enables them; the Audit page shows it all', async () => {
+  // Logged in as the first test's user, the admin.
+  await page.goto('/admin/users');
+  await page.fill('#new-name', 'tempuser');
+  await page.click('form[action="/admin/users"] button:has-text("Add user")');
+  const password = await page.inputValue('#temporary-password');
+  assert.match(password, /^[A-Za-z0-9]{16}$/);
+  await page.click('button[data-copy="temporary-password"]');
+  assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), password);
+  await shoot(page, 'admin-users');
+
+  // The new user logs in, in a second browser context.
+  const other = await browser.newContext({ viewport: VIEWPORTS.desktop, baseURL: server.url });
+  const theirs = await other.newPage();
+  await theirs.goto('/login');
+  await theirs.fill('#name', 'tempuser');
+  await theirs.fill('#password', password);
+  await theirs.click('form[action="/login"] button[type=submit]');
+  await theirs.goto('/my');
+  assert.equal(new URL(theirs.url()).pathname, '/my');
+
+  // Disabled: their next page sends them to log in.
+  await page.goto('/admin/users');
+  await page.click('#user-tempuser button:has-text("Disable")');
+  assert.match(await page.textContent('.alert') ?? '', /tempuser is disabled/);
+  assert.match(await page.textContent('#user-tempuser') ?? '', /disabled/);
+  await theirs.goto('/my');
+  assert.equal(new URL(theirs.url()).pathname, '/login');
+  await other.close();
+  await page.click('#user-tempuser button:has-text("Enable")');
+  assert.match(await page.textContent('.alert') ?? '', /tempuser is enabled again/);
+
+  await page.goto('/admin/audit');
+  const actions = await page.locator('td[data-label="Action"]').allTextContents();
+  assert.deepEqual(actions.slice(0, 3), ['user.enable', 'user.disable', 'user.add']);
+  await shoot(page, 'admin-audit');
+  await page.goto('/admin/tokens?q=tempuser');
+  assert.match(await page.textContent('main') ?? '', /No token matches/);
+  assert.deepEqual(problems, [], 'no console errors or CSP violations');
+});

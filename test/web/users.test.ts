@@ -42,11 +42,13 @@ describe('Users page', () => {
     const row = /<tr id="user-bob">([\s\S]*?)<\/tr>/.exec(r.text)?.[1] ?? '';
     assert.match(row, /data-label="Tokens" class="num"><a href="\/admin\/tokens\?q=bob">1<\/a>/);
     assert.match(row, /data-label="Pastes" class="num">3</);
-    // Registering logs in through a new session, not the login form: no login recorded yet.
-    assert.match(row, /data-label="Last login"><span class="muted">never/);
-    await login(new WebClient(s), 'bob');
-    const again = /<tr id="user-bob">([\s\S]*?)<\/tr>/.exec((await admin.get('/admin/users')).text)?.[1] ?? '';
-    assert.match(again, /data-label="Last login"><time/);
+    // Registering logs the new user in; a user the CLI added has never logged in, until they do.
+    assert.match(row, /data-label="Last login"><time/);
+    await cli(s.dataDir, ['user', 'add', 'quinn', '--password-stdin'], 'password123');
+    const quinn = (): Promise<string> => admin.get('/admin/users').then((p) => /<tr id="user-quinn">([\s\S]*?)<\/tr>/.exec(p.text)?.[1] ?? '');
+    assert.match(await quinn(), /data-label="Last login"><span class="muted">never/);
+    await login(new WebClient(s), 'quinn');
+    assert.match(await quinn(), /data-label="Last login"><time/);
     assert.match(r.text, /<tr id="user-root">[\s\S]*?badge-warn">admin[\s\S]*?\(you\)/);
   });
 
@@ -72,7 +74,7 @@ describe('Users page', () => {
     assert.equal(entry['via'], 'web');
     assert.equal(entry['user'], 'root');
     assert.equal(entry['ip'], '127.0.0.1');
-    assert.deepEqual(entry['after'], { id: 3, name: 'carol', role: 'user', disabled: false });
+    assert.deepEqual(entry['after'], { id: 4, name: 'carol', role: 'user', disabled: false });
     assert.equal(JSON.stringify(await auditLines()).includes(password), false, 'no secret in the audit log');
     // A taken name and a bad one are refused with the form kept.
     assert.equal((await admin.post('/admin/users', { action: 'add', name: 'CAROL' })).status, 400);
