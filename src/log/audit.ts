@@ -5,11 +5,11 @@ import { describeProblem } from '../store/problems.ts';
 
 /** Who did an admin action, and from where (README, Audit log). */
 export interface Actor {
-  via: 'web' | 'cli';
+  via: 'web' | 'cli' | 'api';
   /** The admin's account; null for the CLI, which is run by whoever runs the machine. */
   user_id: number | null;
   name: string | null;
-  /** The client address of a web action; null for the CLI. */
+  /** The client address of a web or API action; null for the CLI. */
   ip: string | null;
 }
 

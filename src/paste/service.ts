@@ -1,3 +1,4 @@
+import type { Actor, AuditRecord } from '../log/audit.ts';
 import type { Viewer } from '../auth/viewer.ts';
 import { hashPassword, verifyPassword } from '../crypto/passwords.ts';
 import type { FailureBudget } from '../ratelimit/failure-budget.ts';
@@ -104,7 +105,22 @@ export interface PasteServiceDeps {
   /** Charges wrong paste passwords (ratelimit/failure-budget.ts). */
   budget: FailureBudget;
   now: () => number;
+  /** Where an admin's edit or delete of someone else's paste is recorded (log/audit.ts). */
+  audit?: { record(actor: Actor, r: AuditRecord): Promise<void> };
 }
+
+/** A paste as the audit log shows it: what it is, never its text or password. */
+const pasteFacts = (p: Paste): Record<string, unknown> => ({
+  owner_id: p.owner_id,
+  title: p.title,
+  language: p.language,
+  privacy: p.privacy,
+  expire_at: p.expire_at,
+  burn_after_read: p.burn_after_read,
+  password: p.password !== null,
+  content_chars: p.content_json.length,
+  revision: p.revision ?? 1,
+});
 
 /** The paste rules shared by the API and the web pages. Refuses with PasteError. */
 export class PasteService {
@@ -114,6 +130,7 @@ export class PasteService {
   readonly #recent: RecentList;
   readonly #budget: FailureBudget;
   readonly #now: () => number;
+  readonly #audit: PasteServiceDeps['audit'];
   /** Pastes created, burned (read once) and deleted since start (README, Metrics). */
   readonly #counts = { created: 0, burned: 0, deleted: 0 };
 
@@ -124,6 +141,13 @@ export class PasteService {
     this.#recent = deps.recent;
     this.#budget = deps.budget;
     this.#now = deps.now;
+    this.#audit = deps.audit;
+  }
+
+  /** Records an admin's change to a paste that is not theirs (README, Audit log). */
+  async #audited(viewer: Viewer, actor: Actor | undefined, action: string, before: Paste, after: Paste | null): Promise<void> {
+    if (actor === undefined || this.#audit === undefined || before.owner_id === viewer.userId) return;
+    await this.#audit.record(actor, { action, target: `paste:${before.hash}`, before: pasteFacts(before), after: after === null ? null : pasteFacts(after) });
   }
 
   get counts(): { created: number; burned: number; deleted: number } {
@@ -332,7 +356,7 @@ export class PasteService {
   }
 
   /** Applies an edit: omitted fields keep their value (README, Edit a paste). */
-  async edit(hash: string, input: EditInput, viewer: Viewer, unchangedSince?: Precondition): Promise<Paste> {
+  async edit(hash: string, input: EditInput, viewer: Viewer, unchangedSince?: Precondition, actor?: Actor): Promise<Paste> {
     const password = input.password === undefined ? undefined : await hashPassword(input.password);
     const edited = await this.#store.transact(hash, (p) => {
       const now = this.#now();
@@ -352,22 +376,26 @@ export class PasteService {
       if (input.clear_password === 1) next.password = null;
       if (password !== undefined) next.password = password;
       // The version replaced is kept, on disk before the new one (README, Revisions).
-      return { result: next, next, keep: p };
+      return { result: [p, next] as const, next, keep: p };
     }).catch((err: unknown) => this.#damaged(err, viewer));
+    const [before, after] = edited;
+    await this.#audited(viewer, actor, 'paste.edit', before, after);
     // A paste made public now belongs on the recent list (listRecent re-checks the rest).
-    if (edited.privacy === 'public' && edited.burn_after_read === 0) this.#recent.add(hash);
-    return edited;
+    if (after.privacy === 'public' && after.burn_after_read === 0) this.#recent.add(hash);
+    return after;
   }
 
   /** Deletes a paste in any state (burned and expired ones too), short link included. */
-  async delete(hash: string, viewer: Viewer, unchangedSince?: Precondition): Promise<void> {
+  async delete(hash: string, viewer: Viewer, unchangedSince?: Precondition, actor?: Actor): Promise<void> {
     let ownerId: number | null;
     try {
-      ownerId = await this.#store.transact(hash, (p) => {
+      const gone = await this.#store.transact(hash, (p) => {
         this.#checkOwner(p, viewer);
         if (unchangedSince !== undefined && !unchangedSince(p)) throw new PasteError('changed');
-        return { result: p.owner_id, next: 'delete', dropRevisions: true };
+        return { result: p, next: 'delete', dropRevisions: true };
       });
+      ownerId = gone.owner_id;
+      await this.#audited(viewer, actor, 'paste.delete', gone, null);
     } catch (err) {
       ownerId = await this.#deleteDamaged(hash, viewer, err);
     }

@@ -164,6 +164,30 @@ describe('Audit page', () => {
   });
 });
 
+describe('admins acting on pastes', () => {
+  test("an admin's edit or delete of someone else's paste is audited (web and API); an owner's own is not", async () => {
+    const bobToken = await makeToken(s.dataDir, { user: 'bob', scopes: 'read,write' });
+    const rootToken = await makeToken(s.dataDir, { user: 'root', scopes: 'read,write,admin' });
+    const make = async (content: string): Promise<string> => (await req(s, 'POST', '/api/v1/paste_create.php', { token: bobToken, body: { content, title: 'bob’s' } })).json?.['hash'] as string;
+    const a = await make('secret content one');
+    const b = await make('secret content two');
+    const count = async (): Promise<number> => (await auditLines()).length;
+    const n = await count();
+    assert.equal((await req(s, 'POST', '/api/v1/paste_edit.php', { token: bobToken, body: { hash: a, title: 'own edit' } })).status, 200);
+    assert.equal(await count(), n, 'an owner editing their own paste is no admin action');
+    await admin.get(`/p/${a}/edit`);
+    assert.equal((await admin.post(`/p/${a}/edit`, { title: 'moderated', content: 'secret content one', language: 'text', privacy: 'unlisted', expiry: 'keep' })).status, 303);
+    const edited = await lastAudit();
+    assert.deepEqual([edited['action'], edited['target'], edited['via'], edited['user']], ['paste.edit', `paste:${a}`, 'web', 'root']);
+    assert.deepEqual([(edited['before'] as Record<string, unknown>)['title'], (edited['after'] as Record<string, unknown>)['title'], (edited['after'] as Record<string, unknown>)['privacy']], ['own edit', 'moderated', 'unlisted']);
+    assert.equal((await req(s, 'POST', '/api/v1/paste_delete.php', { token: rootToken, body: { hash: b } })).status, 200);
+    const deleted = await lastAudit();
+    assert.deepEqual([deleted['action'], deleted['target'], deleted['via'], deleted['user'], deleted['after']], ['paste.delete', `paste:${b}`, 'api', 'root', null]);
+    assert.equal(JSON.stringify(await auditLines()).includes('secret content'), false, 'no paste text in the audit log');
+    assert.match((await admin.get('/admin/audit')).text, /<span class="badge">API<\/span> <bdi>root<\/bdi>|<span class="badge">API<\/span> root/);
+  });
+});
+
 describe('API Tokens page', () => {
   test('searches by user and label, pages 25 at a time, and counts each token’s requests in the last 24 hours', async () => {
     const busy = await makeToken(s.dataDir, { user: 'bob', scopes: 'read' });

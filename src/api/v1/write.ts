@@ -1,3 +1,4 @@
+import type { Actor } from '../../log/audit.ts';
 import { prefersPlainText } from '../../http/accept.ts';
 import { HttpError } from '../../http/errors.ts';
 import { namesEtag } from '../../http/conditional.ts';
@@ -52,6 +53,9 @@ function once(r: ApiRequest, endpoint: string, fields: string, hash: string | nu
   return r.deps.idempotency.run({ tokenId: r.principal.tokenId, key, endpoint, fields, hash }, effect);
 }
 
+/** The caller as the audit log names them (an admin token acting on someone else's paste is audited). */
+const actorOf = (r: ApiRequest): Actor => ({ via: 'api', user_id: r.principal.userId, name: r.deps.accounts.user(r.principal.userId)?.name ?? null, ip: r.ip });
+
 /** POST paste_edit.php (README, Edit a paste). */
 export async function editPaste(r: ApiRequest): Promise<Reply> {
   const hash = requireHash(r.body, r.query);
@@ -60,7 +64,7 @@ export async function editPaste(r: ApiRequest): Promise<Reply> {
   const input = v.value;
   withinTokenLimits(r, input.content, input.privacy);
   let edited: Paste | undefined;
-  await once(r, 'edit', JSON.stringify(input), hash, async () => (edited = await r.deps.pastes.edit(hash, input, r.viewer, unchangedSince(r))).hash);
+  await once(r, 'edit', JSON.stringify(input), hash, async () => (edited = await r.deps.pastes.edit(hash, input, r.viewer, unchangedSince(r), actorOf(r))).hash);
   // The new revision's ETag (a repeated Idempotency-Key's answer made no revision, and has none).
   return json({ ok: true, hash, url: pasteUrl(r.deps, hash), short_url: shortUrl(r.deps, hash) }, 200, edited === undefined ? undefined : { etag: etagOf(edited) });
 }
@@ -68,6 +72,6 @@ export async function editPaste(r: ApiRequest): Promise<Reply> {
 /** POST paste_delete.php (README, Delete a paste). */
 export async function deletePaste(r: ApiRequest): Promise<Reply> {
   const hash = requireHash(r.body, r.query);
-  await r.deps.pastes.delete(hash, r.viewer, unchangedSince(r));
+  await r.deps.pastes.delete(hash, r.viewer, unchangedSince(r), actorOf(r));
   return json({ ok: true, deleted: true });
 }

@@ -25,7 +25,10 @@ function changes(e: AuditEntry): SafeHtml {
 }
 
 function entryRow(e: AuditEntry): SafeHtml {
-  const who = e.via === 'cli' ? html`<span class="badge">CLI</span>${e.user === null ? '' : html` <span class="muted small">${isolate(e.user)}</span>`}` : html`${isolate(e.user ?? '?')} <span class="muted small">#${e.user_id ?? '?'}</span>`;
+  const who =
+    e.via === 'cli'
+      ? html`<span class="badge">CLI</span>${e.user === null ? '' : html` <span class="muted small">${isolate(e.user)}</span>`}`
+      : html`${e.via === 'api' ? html`<span class="badge">API</span> ` : ''}${isolate(e.user ?? '?')} <span class="muted small">#${e.user_id ?? '?'}</span>`;
   return html`<tr>
 <td data-label="Time (UTC)" class="mono">${formatTime(Date.parse(e.time))}</td>
 <td data-label="Who">${who}</td>

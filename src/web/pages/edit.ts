@@ -3,7 +3,7 @@ import { html as reply, redirect, type Reply } from '../../http/reply.ts';
 import { PasteError } from '../../paste/errors.ts';
 import { contentOf, HASH_RE, type Paste } from '../../paste/paste.ts';
 import { validateEdit } from '../../paste/validate.ts';
-import { field, type WebContext } from '../context.ts';
+import { actorOf, field, type WebContext } from '../context.ts';
 import { csrfInput, problemList } from '../forms.ts';
 import { html, isolate } from '../html.ts';
 import { page } from '../layout.ts';
@@ -65,7 +65,7 @@ export async function editPaste(ctx: WebContext): Promise<Reply> {
     const status = v.problems.some((x) => x.tooLarge) ? 413 : 400;
     return editPage(ctx, p, values, fields['clear_password'] === '1', problemMessages(v.problems), status);
   }
-  await ctx.deps.pastes.edit(p.hash, v.value, viewerOf(ctx));
+  await ctx.deps.pastes.edit(p.hash, v.value, viewerOf(ctx), undefined, actorOf(ctx));
   return redirect(`/p/${p.hash}`, 303);
 }
 
@@ -88,6 +88,6 @@ ${csrfInput(ctx.csrf())}
 /** POST /p/{hash}/delete */
 export async function deletePaste(ctx: WebContext): Promise<Reply> {
   const p = await ownPaste(ctx, false);
-  await ctx.deps.pastes.delete(p.hash, viewerOf(ctx));
+  await ctx.deps.pastes.delete(p.hash, viewerOf(ctx), undefined, actorOf(ctx));
   return redirect('/my?deleted=1', 303);
 }
