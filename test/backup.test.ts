@@ -45,6 +45,7 @@ describe('backup and restore', () => {
   const clients: Client[] = [];
   let sessionCookie = '';
   let rawBefore = new Map<string, string>();
+  let expiringHash = '';
 
   before(async () => {
     work = await tempDataDir();
@@ -66,6 +67,8 @@ describe('backup and restore', () => {
       }
       clients.push(c);
     }
+    const expiring = await req(a, 'POST', '/api/v1/paste_create.php', { token: (clients[0] as Client).token, body: { content: 'for a day', expiry: '1d' } });
+    expiringHash = expiring.json?.['hash'] as string;
     rawBefore = new Map();
     for (const c of clients) for (const hash of c.stable.keys()) rawBefore.set(hash, (await req(a, 'GET', `/api/v1/raw.php?hash=${hash}&password=pw`, { token: c.token })).text);
   });
@@ -187,6 +190,9 @@ describe('backup and restore', () => {
       assert.match(await restore(archive, dir, true), /^restored/);
       const names = (await readdir(dir)).sort();
       assert.ok(!names.includes('keep.txt') && names.includes('accounts.json') && names.includes('owners') && names.includes('expiry'));
+      // The expiry index is rebuilt from the pastes: the sweep will find the expiring one.
+      const entries = (await readdir(join(dir, 'expiry'), { recursive: true })).map(String);
+      assert.ok(entries.some((e) => e.endsWith(`-${expiringHash}`)), entries.join(','));
       const token = (clients[1] as Client).token;
       const b = await startServer({ dataDir: dir });
       try {

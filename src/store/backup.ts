@@ -4,7 +4,7 @@ import { ArchiveError, ArchiveWriter, readArchive, type Manifest } from './archi
 import { fsyncDir, isErrno, listDir, mkdirp, readText } from './files.ts';
 import { DATA_FORMAT } from './format.ts';
 import { ownerIndexFile, ownerIndexText } from './owner-index.ts';
-import { DamagedRecord, parseFile, type Paste } from './paste-record.ts';
+import { DamagedRecord, parseFile } from './paste-record.ts';
 import { expiryEntryPath, sweepTimeOf } from './pastes.ts';
 
 /**
@@ -166,7 +166,8 @@ export async function restoreBackup(file: string, dataDir: string, opts: { force
   await rm(staging, { recursive: true, force: true });
   await mkdirp(staging);
   let files = 0;
-  const pastes: Paste[] = [];
+  // What the indexes need of each paste, not the paste: a large backup's texts are never held.
+  const pastes: IndexFacts[] = [];
   let manifest: Manifest;
   try {
     manifest = await readArchive(file, async (name, data) => {
@@ -176,7 +177,8 @@ export async function restoreBackup(file: string, dataDir: string, opts: { force
       files++;
       if (top === 'pastes' && CURRENT_RE.test(name.split('/').at(-1) ?? '')) {
         try {
-          pastes.push(parseFile(data.toString('utf8')));
+          const p = parseFile(data.toString('utf8'));
+          pastes.push({ hash: p.hash, owner_id: p.owner_id, created_at: p.created_at, sweepAt: sweepTimeOf(p) });
         } catch (err) {
           if (!(err instanceof DamagedRecord)) throw err;
         }
@@ -202,9 +204,17 @@ export async function restoreBackup(file: string, dataDir: string, opts: { force
   return { manifest, files, pastes: pastes.length, orphans };
 }
 
+/** A restored paste as the owner and expiry indexes list it. */
+interface IndexFacts {
+  hash: string;
+  owner_id: number;
+  created_at: number;
+  sweepAt: number | null;
+}
+
 /** Writes `owners/` and `expiry/` for these pastes; returns how many name an owner the accounts lack. */
-async function rebuildIndexes(dir: string, pastes: Paste[]): Promise<number> {
-  const byOwner = new Map<number, Paste[]>();
+async function rebuildIndexes(dir: string, pastes: IndexFacts[]): Promise<number> {
+  const byOwner = new Map<number, IndexFacts[]>();
   for (const p of pastes) {
     const list = byOwner.get(p.owner_id);
     if (list === undefined) byOwner.set(p.owner_id, [p]);
@@ -216,10 +226,7 @@ async function rebuildIndexes(dir: string, pastes: Paste[]): Promise<number> {
   }
   await mkdirp(join(dir, 'owners'));
   await mkdirp(join(dir, 'expiry'));
-  for (const p of pastes) {
-    const at = sweepTimeOf(p);
-    if (at !== null) await writeDurably(expiryEntryPath(join(dir, 'expiry'), at, p.hash), '');
-  }
+  for (const p of pastes) if (p.sweepAt !== null) await writeDurably(expiryEntryPath(join(dir, 'expiry'), p.sweepAt, p.hash), '');
   const accounts = await readText(join(dir, 'accounts.json')).catch(() => '{"users":[]}');
   let known = new Set<number>();
   try {
