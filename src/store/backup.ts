@@ -55,24 +55,26 @@ async function walk(dir: string): Promise<string[]> {
  * Writes a consistent snapshot of a data folder, which a server may be using meanwhile.
  * Every file the service writes is replaced whole by a rename, so each file read is one
  * complete version of it. The order makes the parts agree:
- * - the pastes first, each current file and then the revisions it names (a kept revision
- *   never changes once written), so a paste is in with its history or not at all;
+ * - the pastes first, each current file and then the kept revisions it names, read by
+ *   name (a kept revision never changes once written; one deleted meanwhile is left out);
  * - accounts.json last: users are never removed, so every owner of a paste in the archive
  *   is in it, and so is every token made before the backup began.
  * A write acknowledged before the backup began is in it; one made during it is in whole or
  * not at all. Logs (`withLogs`) are append-only: each is cut after its last whole line.
  */
-export async function writeBackup(dataDir: string, file: string, opts: { withLogs: boolean; now?: () => number }): Promise<BackupSummary> {
+export async function writeBackup(dataDir: string, file: string, opts: { withLogs: boolean }): Promise<BackupSummary> {
   const archive = await ArchiveWriter.create(file);
   let pastes = 0;
   let bytes = 0;
-  const add = async (name: string, data: Buffer, mtimeMs: number): Promise<void> => {
-    await archive.add(name, data, mtimeMs);
+  // Every member is stamped with the time of the snapshot.
+  const at = Date.now();
+  const add = async (name: string, data: Buffer): Promise<void> => {
+    await archive.add(name, data, at);
     bytes += data.length;
   };
   try {
     const format = await readIfThere(join(dataDir, 'format.json'));
-    if (format !== null) await add('format.json', format, Date.now());
+    if (format !== null) await add('format.json', format);
     // The format the data is in (a backup before a migration holds the older one); no file: format 1.
     const dataFormat = format === null ? 1 : Number((JSON.parse(format.toString('utf8')) as { format?: unknown }).format);
     const root = join(dataDir, 'pastes');
@@ -83,7 +85,7 @@ export async function writeBackup(dataDir: string, file: string, opts: { withLog
         const path = join(root, shard, name);
         const data = await readIfThere(path);
         if (data === null) continue; // Deleted since the listing: out.
-        await add(`pastes/${shard}/${name}`, data, Date.now());
+        await add(`pastes/${shard}/${name}`, data);
         pastes++;
         let revision = 1;
         try {
@@ -94,7 +96,7 @@ export async function writeBackup(dataDir: string, file: string, opts: { withLog
         }
         for (let r = 1; r < revision; r++) {
           const kept = await readIfThere(join(root, shard, `${code}.r${r}.json`));
-          if (kept !== null) await add(`pastes/${shard}/${code}.r${r}.json`, kept, Date.now());
+          if (kept !== null) await add(`pastes/${shard}/${code}.r${r}.json`, kept);
         }
       }
     }
@@ -104,11 +106,11 @@ export async function writeBackup(dataDir: string, file: string, opts: { withLog
         let data = await readIfThere(join(dataDir, dir, rel));
         if (data === null) continue;
         if (dir === 'logs') data = data.subarray(0, data.lastIndexOf(0x0a) + 1);
-        await add(`${dir}/${rel.split('\\').join('/')}`, data, Date.now());
+        await add(`${dir}/${rel.split('\\').join('/')}`, data);
       }
     }
     const accounts = await readIfThere(join(dataDir, 'accounts.json'));
-    if (accounts !== null) await add('accounts.json', accounts, Date.now());
+    if (accounts !== null) await add('accounts.json', accounts);
     const manifest = await archive.finish({ data_format: dataFormat, pastes, with_logs: opts.withLogs, created_by: 'cli backup' });
     return { manifest, pastes, bytes };
   } catch (err) {

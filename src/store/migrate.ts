@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AccountStore, type AccountsDoc } from './accounts.ts';
 import { writeBackup } from './backup.ts';
-import { isErrno, listDir, type DurableFiles } from './files.ts';
+import { listDir, type DurableFiles } from './files.ts';
 import { DATA_FORMAT, readDataFormat, writeDataFormat } from './format.ts';
 
 /** One step from format N to N+1. Each must be safe to run again: a crash before format.json is written repeats it. */
@@ -12,18 +11,10 @@ type Migration = (dataDir: string, files: DurableFiles) => Promise<void>;
 const MIGRATIONS: Record<number, Migration> = {
   // 1 → 2: every user says whether it is disabled and when it last logged in, explicitly.
   1: async (dataDir, files) => {
-    const store = new AccountStore(dataDir, files);
-    let text: string;
-    try {
-      text = await readFile(join(dataDir, 'accounts.json'), 'utf8');
-    } catch (err) {
-      if (isErrno(err, 'ENOENT')) return;
-      throw err;
-    }
-    // Parsed by the store first, so a damaged file is named as one.
-    await store.load();
-    if (text.length === 0) return;
-    await store.mutate((doc: AccountsDoc) => {
+    // No accounts yet: nothing to write (mutate would create the file).
+    if (!(await listDir(dataDir)).includes('accounts.json')) return;
+    // The store reads it first, so a damaged file is named as one and stops the start.
+    await new AccountStore(dataDir, files).mutate((doc: AccountsDoc) => {
       for (const u of doc.users) {
         u.disabled = u.disabled === true;
         u.last_login_at ??= null;
