@@ -22,7 +22,8 @@ export interface PageAround {
  * The costly parts of the paste page, made once and reused by every view, in byte-bounded
  * caches (pipeline/version-cache.ts), least recently used out first:
  * - the QR code of each short link, kept as its modules (~80 bytes: enough for every paste
- *   people open, where the ~3 KB of markup would not be; drawing it is cheap);
+ *   people open, where the ~3 KB of markup would not be; drawing it is cheap), for the
+ *   share card's image (`/p/{hash}/qr.svg`);
  * - the highlighted code block of each paste version, with its line count and size;
  * - an anonymous visitor's whole page of a paste version, as bytes around its view count,
  *   for the minute its relative times ("3 minutes ago") were written in; and a one-time
@@ -41,8 +42,8 @@ export class PageParts {
     this.#pages = new VersionCache<PageAround>(maxBytes / 2, (p) => p.head.length + p.tail.length + 150);
   }
 
-  /** The QR code of a short link, as inline SVG. */
-  qr(link: string, label: string): SafeHtml {
+  /** The QR code of a short link, as an SVG document. */
+  qr(link: string, label: string): string {
     return qrSvgOf(this.#qrs.get(link, LINK, () => qrModules(link)), label);
   }
 

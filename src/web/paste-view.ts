@@ -31,12 +31,16 @@ const breakable = (url: string): SafeHtml => {
   return at === -1 ? html`${url}` : html`${url.slice(0, at)}<wbr>${url.slice(at)}`;
 };
 
-/** The short link with its QR code and a copy button. */
+/**
+ * The short link with its QR code and a copy button. The QR code is an image of its own
+ * (`/p/{hash}/qr.svg`, pages/paste.ts), made when a browser first asks for it and kept by
+ * the browser, so a page view never waits for the QR encoder (README, Performance).
+ */
 export function shareCard(ctx: WebContext, p: Pick<Paste, 'hash'>): SafeHtml {
   const link = shortUrl(ctx, p);
   return html`<aside class="card share" aria-label="Short link">
 <span class="label">Short link</span>
-<span class="qr">${ctx.deps.parts.qr(link, `QR code for ${link}`)}</span>
+<span class="qr"><img src="/p/${p.hash}/qr.svg" width="134" height="134" alt="QR code for ${link}"></span>
 <a class="shortlink-text" id="short-url" href="${link}">${breakable(link)}</a>
 <button class="btn btn-sm" type="button" data-copy="short-url" hidden>Copy link</button>
 </aside>`;

@@ -1,5 +1,5 @@
 import qrcode from 'qrcode-generator';
-import { html, raw, type SafeHtml } from './html.ts';
+import { html, raw } from './html.ts';
 
 /** Quiet zone in modules; the QR standard asks for four, the card's padding adds the rest. */
 const MARGIN = 2;
@@ -34,15 +34,9 @@ const dark = (m: QrModules, row: number, col: number): boolean => {
   return (((m.bits[i >> 3] as number) >> (i & 7)) & 1) === 1;
 };
 
-/**
- * A QR code as inline SVG: one path of unit-high rectangles, one per run of dark modules,
- * drawn with shape-rendering crispEdges so it scans at any size. Colours come from classes
- * in the stylesheet (always dark on white, also in dark mode: scanners expect that), so the
- * markup carries no style attribute the CSP would have to allow.
- */
-export function qrSvgOf(m: QrModules, label: string): SafeHtml {
+/** The dark modules as one SVG path of unit-high rectangles, one per run of dark modules in a row. */
+function pathOf(m: QrModules): string {
   const n = m.size;
-  const size = n + 2 * MARGIN;
   let d = '';
   // Runs of dark modules in a row become one rectangle: a third of the markup of squares.
   for (let row = 0; row < n; row++) {
@@ -54,8 +48,19 @@ export function qrSvgOf(m: QrModules, label: string): SafeHtml {
       col += run - 1;
     }
   }
-  return html`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${size} ${size}" role="img" aria-label="${label}" shape-rendering="crispEdges" data-modules="${n}"><rect class="qr-bg" width="${size}" height="${size}"/><path class="qr-fg" d="${raw(d)}"/></svg>`;
+  return d;
 }
 
-/** A QR code for `text` as inline SVG. */
-export const qrSvg = (text: string, label: string): SafeHtml => qrSvgOf(qrModules(text), label);
+/**
+ * A QR code as an SVG document of its own (served as image/svg+xml, shown with <img>),
+ * drawn with shape-rendering crispEdges so it scans at any size: always dark on white,
+ * also in dark mode, since scanners expect that. No style, no script.
+ */
+export function qrSvgOf(m: QrModules, label: string): string {
+  const size = m.size + 2 * MARGIN;
+  return html`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${size} ${size}" width="${8 * size}" height="${8 * size}" shape-rendering="crispEdges" data-modules="${m.size}"><title>${label}</title><rect fill="#fff" width="${size}" height="${size}"/><path fill="#000" d="${raw(pathOf(m))}"/></svg>
+`.value;
+}
+
+/** A QR code for `text` as an SVG document. */
+export const qrSvg = (text: string, label: string): string => qrSvgOf(qrModules(text), label);

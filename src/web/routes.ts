@@ -10,7 +10,7 @@ import { deleteForm, deletePaste, editForm, editPaste } from './pages/edit.ts';
 import { pasteHistory } from './pages/history.ts';
 import { createPaste, home } from './pages/home.ts';
 import { myPastes } from './pages/my.ts';
-import { rawPaste, rawPasteUnlock, shortLink, unlockPaste, viewPaste } from './pages/paste.ts';
+import { pasteQr, rawPaste, rawPasteUnlock, shortLink, unlockPaste, viewPaste } from './pages/paste.ts';
 
 /**
  * The web route table. Every POST is a form whose CSRF token the pipeline checks first;
@@ -36,6 +36,7 @@ export const webRoutes: RouteDef<WebRoute>[] = [
   { method: 'GET', path: '/p/:hash', data: { handler: viewPaste } },
   { method: 'POST', path: '/p/:hash', data: { handler: unlockPaste } },
   { method: 'GET', path: '/p/:hash/raw', data: { handler: rawPaste } },
+  { method: 'GET', path: '/p/:hash/qr.svg', data: { handler: pasteQr } },
   { method: 'GET', path: '/p/:hash/history', data: { handler: pasteHistory } },
   { method: 'POST', path: '/p/:hash/raw', data: { handler: rawPasteUnlock } },
   { method: 'GET', path: '/p/:hash/edit', data: { handler: editForm, access: 'user' } },

@@ -107,8 +107,10 @@ test('register, create a token, use it, open the paste by its short link, burn a
   assert.equal(page.url(), created.url);
   assert.equal(await page.textContent('h1'), 'Line counter <in TS>');
   assert.equal(await page.locator('pre.code .l').count(), 7);
-  const qr = page.locator('.qr svg');
+  const qr = page.locator('.qr img');
   await qr.waitFor();
+  await page.waitForFunction('document.querySelector(".qr img").complete');
+  assert.ok(await page.evaluate<boolean>('document.querySelector(".qr img").naturalWidth > 0'), 'the QR image loaded (same-origin, allowed by the CSP)');
   const box = await qr.boundingBox();
   assert.ok(box !== null && box.width >= 100 && box.height >= 100, 'the QR code is drawn at a scannable size');
   assert.equal(await page.textContent('#short-url'), created.short_url);

@@ -3,6 +3,8 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { contentLines } from '../../src/web/code-view.ts';
 import { highlight } from '../../src/web/highlight.ts';
+import { escape } from '../../src/web/highlight-writer.ts';
+import { escapeHtml } from '../../src/web/html.ts';
 import { detectLanguage, LANGUAGES } from '../../src/paste/language.ts';
 
 /**
@@ -72,6 +74,20 @@ describe('the highlighter', () => {
         assert.deepEqual(lines.map(textOf), expected);
       }),
       RUNS,
+    );
+  });
+});
+
+describe('escaping', () => {
+  const naive = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  test('escape and escapeHtml turn exactly the five specials into entities, short strings and long', () => {
+    // Short strings take a loop, long ones a regular expression: both paths, with and without specials.
+    fc.assert(
+      fc.property(fc.oneof(codeLike, fc.string({ maxLength: 40 }), fc.string({ unit: fc.constantFrom('a', ' ', '&', '<', '>', '"', "'"), maxLength: 40 })), (s) => {
+        assert.equal(escape(s), naive(s));
+        assert.equal(escapeHtml(s), naive(s));
+      }),
+      { numRuns: 1000 },
     );
   });
 });

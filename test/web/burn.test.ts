@@ -29,6 +29,9 @@ describe('burn after read on the web', () => {
     const raw = await visitor.get(`/p/${hash}/raw`);
     assert.equal(raw.status, 302, 'raw does not reveal a one-time paste either');
     assert.equal(raw.location, `/p/${hash}`);
+    // The owner's warning page shows the short link's QR code; fetching it burns nothing.
+    assert.ok((await owner.get(`/p/${hash}`)).text.includes(`<img src="/p/${hash}/qr.svg"`));
+    assert.equal((await visitor.get(`/p/${hash}/qr.svg`)).status, 200);
     assert.equal((await visitor.get(`/p/${hash}`)).status, 200, 'still there');
   });
 
@@ -47,6 +50,7 @@ describe('burn after read on the web', () => {
     const page = await visitor.get(`/p/${hash}`);
     assert.equal(page.status, 410);
     assert.match(page.text, /already burned/);
+    assert.equal((await visitor.get(`/p/${hash}/qr.svg`)).status, 410, 'nor its QR code');
     const token = await makeToken(s.dataDir, { user: 'apiuser' });
     const api = await req(s, 'GET', `/api/v1/paste.php?hash=${hash}`, { token });
     assert.equal(api.status, 410);

@@ -136,20 +136,49 @@ describe('the paste page', () => {
     assert.match(b.text, /not highlighted/);
   });
 
-  test('shows the short link with an inline SVG QR code, raw and copy buttons, and counts views', async () => {
+  test('shows the short link with its QR code, raw and copy buttons, and counts views', async () => {
     const hash = await createViaForm(alice, { title: 'Counted', content: 'views' });
     const first = await anon.get(`/p/${hash}`);
     const short = `${s.url}/s/${hash.slice(0, 6)}`;
     // It may wrap only before its /s/ part, never inside the host.
     assert.ok(first.text.includes(`<a class="shortlink-text" id="short-url" href="${short}">${s.url}<wbr>/s/${hash.slice(0, 6)}</a>`));
-    assert.match(first.text, /<span class="qr"><svg xmlns="http:\/\/www.w3.org\/2000\/svg" viewBox="0 0 \d+ \d+" role="img" aria-label="QR code for [^"]+"/);
-    assert.match(first.text, /<path class="qr-fg" d="(M\d+ \d+h\d+v1h-\d+z)+"/);
+    assert.ok(first.text.includes(`<span class="qr"><img src="/p/${hash}/qr.svg" width="134" height="134" alt="QR code for ${short}"></span>`));
     assert.match(first.text, /href="\/p\/[A-Za-z0-9]{10}\/raw">Raw<\/a>/);
     assert.match(first.text, /data-copy="paste-code"/);
     assert.doesNotMatch(first.text, /\/edit"/, 'no edit link for a stranger');
     assert.match(first.text, /<dt>Views<\/dt><dd>1<\/dd>/);
     assert.match((await anon.get(`/p/${hash}`)).text, /<dt>Views<\/dt><dd>2<\/dd>/);
     assert.match((await alice.get(`/p/${hash}`)).text, /\/p\/[A-Za-z0-9]{10}\/edit"/, 'the owner gets edit and delete');
+  });
+
+  test('the QR code is an SVG image of the short link, cached by the browser, seen by whoever sees the paste', async () => {
+    const hash = await createViaForm(alice, { content: 'qr' });
+    const short = `${s.url}/s/${hash.slice(0, 6)}`;
+    const r = await anon.get(`/p/${hash}/qr.svg`);
+    assert.equal(r.status, 200);
+    assert.equal(r.headers['content-type'], 'image/svg+xml');
+    assert.equal(r.headers['cache-control'], 'private, max-age=86400');
+    assert.equal(r.headers['content-security-policy'], "default-src 'none'");
+    assert.equal(r.headers['x-content-type-options'], 'nosniff');
+    assert.match(r.text, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" viewBox="0 0 (\d+) \1"/);
+    assert.ok(r.text.includes(`<title>QR code for ${short}</title>`));
+    // The three finder patterns begin with a 7-module run at the corners of the quiet zone.
+    const n = Number(/data-modules="(\d+)"/.exec(r.text)?.[1]);
+    assert.ok(r.text.includes('M2 2h7v1h-7z') && r.text.includes(`M${n - 5} 2h7v1h-7z`) && r.text.includes(`M2 ${n - 5}h7v1h-7z`));
+    assert.doesNotMatch(r.text, /<script|style=/);
+    const etag = String(r.headers['etag']);
+    assert.match(etag, /^"qr-[\w-]{16}"$/);
+    const again = await anon.get(`/p/${hash}/qr.svg`, { 'if-none-match': etag });
+    assert.equal(again.status, 304);
+    assert.equal(again.text, '');
+    assert.equal((await anon.get(`/p/${hash}/qr.svg`, { 'if-none-match': '"qr-other"' })).status, 200);
+    assert.match((await anon.get(`/p/${hash}`)).text, /<dt>Views<\/dt><dd>1<\/dd>/, 'fetching the QR code counts no view');
+    const priv = await createViaForm(alice, { content: 'priv', privacy: 'private' });
+    assert.equal((await anon.get(`/p/${priv}/qr.svg`)).status, 404);
+    assert.equal((await bob.get(`/p/${priv}/qr.svg`)).status, 404);
+    assert.equal((await alice.get(`/p/${priv}/qr.svg`)).status, 200);
+    assert.equal((await anon.get('/p/ZZZZZZZZZZ/qr.svg')).status, 404);
+    assert.equal((await anon.get('/p/bad!/qr.svg')).status, 404);
   });
 
   test('raw serves text/plain with the security headers', async () => {

@@ -4,7 +4,9 @@ import { qrSvg } from '../../src/web/qr.ts';
 
 describe('qrSvg', () => {
   test('draws one rectangle run per row segment of dark modules, inside the quiet zone', () => {
-    const svg = qrSvg('https://paste.example/s/AbCdEf', 'QR code').value;
+    const svg = qrSvg('https://paste.example/s/AbCdEf', 'QR code');
+    assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" /, 'an SVG document of its own');
+    assert.match(svg, /<rect fill="#fff" [^>]*\/><path fill="#000" d="/, 'dark on white, whatever the page\'s colours');
     const n = Number(/data-modules="(\d+)"/.exec(svg)?.[1]);
     assert.ok(n >= 21 && (n - 17) % 4 === 0, 'a valid QR version size');
     assert.match(svg, new RegExp(`viewBox="0 0 ${n + 4} ${n + 4}"`));
@@ -16,6 +18,6 @@ describe('qrSvg', () => {
   });
 
   test('escapes its label', () => {
-    assert.match(qrSvg('x', '<b>"').value, /aria-label="&lt;b&gt;&quot;"/);
+    assert.match(qrSvg('x', '<b>"'), /<title>&lt;b&gt;&quot;<\/title>/);
   });
 });

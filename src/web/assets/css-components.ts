@@ -107,9 +107,7 @@ td.full { min-width: 0; }
 .share .label { margin: 0; }
 .shortlink-text { display: block; font-family: var(--mono); font-size: .8rem; overflow-wrap: anywhere; color: var(--text); background: var(--surface-2); border: 1px solid var(--border); border-radius: 8px; padding: 6px 8px; width: 100%; }
 .qr { display: block; width: 150px; height: 150px; border-radius: 12px; background: #fff; padding: 8px; border: 1px solid var(--border); }
-.qr svg { display: block; width: 100%; height: 100%; }
-.qr .qr-bg { fill: #fff; }
-.qr .qr-fg { fill: #000; }
+.qr img { display: block; width: 100%; height: 100%; }
 .code-card { padding: 0; overflow: hidden; }
 .code-bar { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 8px; padding: 10px 14px; border-bottom: 1px solid var(--border); background: var(--surface-2); }
 .code-bar .info { color: var(--muted); font-size: .85rem; }

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { namesEtag } from '../../http/conditional.ts';
 import { html as reply, redirect, text, type Reply } from '../../http/reply.ts';
 import { needsPassword } from '../../paste/access.ts';
 import { PasteError } from '../../paste/errors.ts';
@@ -8,7 +10,7 @@ import { csrfInput, notice, problemList } from '../forms.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
 import { PAGE_SLOT } from '../page-parts.ts';
-import { pasteView, shareCard } from '../paste-view.ts';
+import { pasteView, shareCard, shortUrl } from '../paste-view.ts';
 import { hasUnlockGrant, unlockCookie, unlockCookieName } from '../unlock-grant.ts';
 
 /** The title the burn warning must carry (README, Web pages). */
@@ -180,6 +182,21 @@ export async function rawPaste(ctx: WebContext): Promise<Reply> {
   if (field(ctx.query, 'download') !== '1') return text(body);
   // Download (README, Web pages): a file named after the title, with its language's extension.
   return { kind: 'text', status: 200, body, headers: { 'content-disposition': `attachment; filename="${downloadName(p)}"` } };
+}
+
+/**
+ * GET /p/{hash}/qr.svg: the QR code of the paste's short link, the share card's image. Seen
+ * by whoever may see the paste (README, Web pages); it never counts or burns a view. A
+ * browser keeps it for a day and then asks again with its ETag, which changes only with
+ * the link (BASE_URL).
+ */
+export async function pasteQr(ctx: WebContext): Promise<Reply> {
+  const p = await visiblePaste(ctx);
+  const link = shortUrl(ctx, p);
+  const etag = `"qr-${createHash('sha256').update(link).digest('base64url').slice(0, 16)}"`;
+  const headers = { etag, 'cache-control': 'private, max-age=86400', 'content-security-policy': "default-src 'none'" };
+  if (namesEtag(ctx.req.headers['if-none-match'], etag, false)) return { kind: 'bytes', status: 304, contentType: 'image/svg+xml', body: Buffer.alloc(0), headers };
+  return { kind: 'bytes', status: 200, contentType: 'image/svg+xml', body: Buffer.from(ctx.deps.parts.qr(link, `QR code for ${link}`)), headers };
 }
 
 const EXTENSIONS: Readonly<Record<string, string>> = {
