@@ -51,12 +51,19 @@ for (const h of Object.values(manifest.web ?? {})) preload(h, 760);
 /** Short codes to hashes, for `/s/{code}`. */
 const codes = new Map([...pages.keys()].map((h) => [h.slice(0, 6), h]));
 
+/** The home page's answer: a paste page's body, from memory like the others. */
+const homeBody = pages.get(Object.values(manifest.web ?? {})[0] ?? manifest.hashes[0] ?? '') ?? Buffer.from('<!doctype html>');
+
 /**
  * The web paths, with the same least work: `/p/{hash}` answers the paste's body from
- * memory (as the issue that set the page's goal measured it), `/p/{hash}/raw` its text, and
- * `/s/{code}` a 302 to `/p/{hash}`.
+ * memory (as the issue that set the page's goal measured it), `/p/{hash}/raw` its text,
+ * `/s/{code}` a 302 to `/p/{hash}`, and `/` a page body from memory.
  */
 function web(res: ServerResponse, url: string): boolean {
+  if (url === '/') {
+    send(res, 200, 'text/html; charset=utf-8', homeBody);
+    return true;
+  }
   if (url.startsWith('/p/')) {
     const hash = url.slice(3, 13);
     const body = url.endsWith('/raw') ? raws.get(hash) : pages.get(hash);

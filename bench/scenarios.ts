@@ -42,6 +42,7 @@ export const SCENARIOS: Scenario[] = [
   { name: 'GET /p/{hash} page, random of 10,000', goal: OTHER_PAGE, plan: (f) => each('/p/{hash}', f.hashes) },
   { name: 'GET /p/{hash}/raw, random', goal: OTHER_PAGE, plan: (f) => each('/p/{hash}/raw', f.hashes) },
   { name: 'GET /s/{code}, random', goal: OTHER_PAGE, plan: (f) => ({ ...each('/s/{hash}', f.hashes.map((h) => h.slice(0, 6))), expect: 302 }) },
+  { name: 'GET / home page, not logged in', goal: OTHER_PAGE, plan: () => one('/') },
 ];
 
 export interface RoundSettings {

@@ -10,6 +10,19 @@ const LINK = Symbol('a short link');
 /** Marks where a cached page's one changing part goes (a view count, a CSRF token): the page's first NUL (see `page`). */
 export const PAGE_SLOT: SafeHtml = raw('\u0000');
 
+/** The home page as an anonymous visitor gets it, and what it was written from. */
+interface HomePage {
+  pastes: readonly Paste[];
+  names: readonly string[];
+  minute: number;
+  body: Buffer;
+}
+
+/** Pages of the home page's list kept whole: the recent list holds ten (README, Web pages). */
+const HOME_PAGES = 10;
+
+const sameItems = <T>(a: readonly T[], b: readonly T[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
 /** A whole page made once, around the one thing that changes per view: its count. */
 export interface PageAround {
   head: Buffer;
@@ -28,12 +41,17 @@ export interface PageAround {
  * - an anonymous visitor's whole page of a paste version, as bytes around its view count,
  *   for the minute its relative times ("3 minutes ago") were written in; and a one-time
  *   paste's warning page, as bytes around its form's CSRF token.
- * Half of `maxBytes` goes to pages, three eighths to code blocks, an eighth to QR codes.
+ * - the home page of an anonymous visitor, each of its ten pages, for as long as it would
+ *   be written the same: the same paste objects (a store object is one version of a paste),
+ *   the same authors' names, the same minute.
+ * Half of `maxBytes` goes to pages, three eighths to code blocks, an eighth to QR codes;
+ * the home pages (~10 KB each) come on top.
  */
 export class PageParts {
   readonly #qrs: VersionCache<QrModules>;
   readonly #code: VersionCache<CodeView>;
   readonly #pages: VersionCache<PageAround>;
+  readonly #home = new Map<number, HomePage>();
 
   constructor(maxBytes: number) {
     // Markup is counted two bytes a character (V8 keeps non-Latin-1 text so); entries ~150 bytes more.
@@ -68,7 +86,22 @@ export class PageParts {
     return this.#pages.get(`${kind}:${p.hash}`, p, make, (page) => page.minute === minute);
   }
 
+  /**
+   * Page `pageNo` of the home page as a visitor who is not logged in gets it, listing
+   * `pastes` by authors `names` in minute `minute`: `render` writes it when any of them
+   * differs from the last time.
+   */
+  home(pageNo: number, pastes: readonly Paste[], names: readonly string[], minute: number, render: () => string): Buffer {
+    const kept = this.#home.get(pageNo);
+    if (kept !== undefined && kept.minute === minute && sameItems(kept.pastes, pastes) && sameItems(kept.names, names)) return kept.body;
+    const body = Buffer.from(render());
+    if (pageNo <= HOME_PAGES) this.#home.set(pageNo, { pastes, names, minute, body });
+    return body;
+  }
+
   get bytes(): number {
-    return this.#qrs.bytes + this.#code.bytes + this.#pages.bytes;
+    let home = 0;
+    for (const h of this.#home.values()) home += h.body.length;
+    return this.#qrs.bytes + this.#code.bytes + this.#pages.bytes + home;
   }
 }

@@ -59,6 +59,24 @@ describe('PageParts', () => {
     assert.match(parts.code('paste-code', v2, text('let b = 2;\n')).block.value, /b/);
     assert.ok(parts.bytes > 0);
   });
+
+  test('writes an anonymous home page once for the same pastes, names and minute', () => {
+    const parts = new PageParts(1 << 20);
+    let written = 0;
+    const render = (): string => `page ${++written}`;
+    const a = paste('a');
+    const b = paste('b');
+    assert.equal(parts.home(1, [a, b], ['alice', 'bob'], 7, render).toString(), 'page 1');
+    assert.equal(parts.home(1, [a, b], ['alice', 'bob'], 7, render).toString(), 'page 1');
+    assert.equal(parts.home(1, [a, paste('b')], ['alice', 'bob'], 7, render).toString(), 'page 2', 'another version of a paste');
+    assert.equal(parts.home(1, [a], ['alice'], 7, render).toString(), 'page 3', 'a paste fewer');
+    assert.equal(parts.home(1, [a], ['carol'], 7, render).toString(), 'page 4', 'another name');
+    assert.equal(parts.home(1, [a], ['carol'], 8, render).toString(), 'page 5', 'another minute');
+    assert.equal(parts.home(2, [a], ['carol'], 8, render).toString(), 'page 6', 'each page number its own');
+    assert.equal(parts.home(1, [a], ['carol'], 8, render).toString(), 'page 5');
+    assert.equal(parts.home(11, [], [], 8, render).toString(), 'page 7');
+    assert.equal(parts.home(11, [], [], 8, render).toString(), 'page 8', 'beyond the ten pages of the list, nothing is kept');
+  });
 });
 
 describe('the paste page', () => {
@@ -149,5 +167,33 @@ describe('a one-time paste’s warning page, written once', () => {
     assert.equal(shown.status, 200);
     assert.match(shown.text, /once only/);
     assert.equal((await b.post(`/p/${hash}`, {})).status, 410);
+  });
+});
+
+describe('the home page of a visitor who is not logged in, written once', () => {
+  test('is sent as it was written until its list, a title or the minute changes', async () => {
+    const s = await startServer();
+    const alice = new WebClient(s);
+    await register(alice, 'alice');
+    const anon = new WebClient(s);
+    const first = await createViaForm(alice, { title: 'First one', content: 'a' });
+    const one = await anon.get('/');
+    assert.match(one.text, /First one/);
+    assert.match(one.text, /<time[^>]*>just now<\/time>/);
+    assert.equal((await anon.get('/')).text, one.text, 'the same page again');
+    const second = await createViaForm(alice, { title: 'Second one', content: 'b' });
+    const two = await anon.get('/');
+    assert.ok(two.text.indexOf('Second one') !== -1 && two.text.indexOf('Second one') < two.text.indexOf('First one'), 'a new paste shows at once, first');
+    await alice.get(`/p/${first}/edit`);
+    assert.equal((await alice.post(`/p/${first}/edit`, { title: 'First, renamed', content: 'a', language: 'text', privacy: 'public', expiry: 'keep' })).status, 303);
+    assert.match((await anon.get('/')).text, /First, renamed/, 'an edit shows at once');
+    await alice.get(`/p/${second}/delete`);
+    await alice.post(`/p/${second}/delete`, {});
+    assert.doesNotMatch((await anon.get('/')).text, /Second one/, 'a deletion shows at once');
+    s.clock.advance(3 * 60_000);
+    assert.match((await anon.get('/')).text, /<time[^>]*>3 minutes ago<\/time>/, 'a new minute rewrites the times');
+    const logged = await alice.get('/');
+    assert.match(logged.text, /name="content"/, 'a logged-in user gets the create form, not the visitors’ page');
+    assert.doesNotMatch((await anon.get('/')).text, /name="content"|Log out/);
   });
 });

@@ -37,11 +37,13 @@ ${flagBox('burn_after_read', 'Burn after read (one view only)', v.burn)}
 </section>`;
 }
 
+const authorOf = (ctx: WebContext, p: Paste): string => ctx.deps.accounts.user(p.owner_id)?.name ?? 'unknown';
+
 function recentList(ctx: WebContext, recent: Paste[], pageNo: number, more: boolean): SafeHtml {
   const now = ctx.deps.now();
   const items = recent.map(
     (p) =>
-      html`<li><a class="item" href="/p/${p.hash}"><span class="item-title">${isolate(pasteTitle(p))}</span><span class="item-meta"><span class="badge badge-accent">${languageLabel(p.language)}</span><span class="muted small">by ${isolate(ctx.deps.accounts.user(p.owner_id)?.name ?? 'unknown')}</span>${timeTag(p.created_at, now)}</span></a></li>`,
+      html`<li><a class="item" href="/p/${p.hash}"><span class="item-title">${isolate(pasteTitle(p))}</span><span class="item-meta"><span class="badge badge-accent">${languageLabel(p.language)}</span><span class="muted small">by ${isolate(authorOf(ctx, p))}</span>${timeTag(p.created_at, now)}</span></a></li>`,
   );
   const pager =
     pageNo > 1 || more
@@ -53,25 +55,47 @@ ${recent.length === 0 ? html`<p class="empty">${pageNo > 1 ? 'Nothing on this pa
 </section>`;
 }
 
-async function homePage(ctx: WebContext, v: CreateState, problems: string[]): Promise<string> {
-  const requested = Number(field(ctx.query, 'page') || '1');
-  const pageNo = Number.isSafeInteger(requested) && requested >= 1 && requested <= 1_000 ? requested : 1;
-  // One more than a page, to know whether there is a next one.
-  const found = await ctx.deps.pastes.listRecent(RECENT_COUNT + 1, (pageNo - 1) * RECENT_COUNT);
-  const recent = recentList(ctx, found.slice(0, RECENT_COUNT), pageNo, found.length > RECENT_COUNT);
-  if (ctx.user === null) {
-    const hero = html`<section class="card hero">
+const HERO = html`<section class="card hero">
 <h1>Share text and code, simply</h1>
 <p class="muted">Create pastes with syntax highlighting, short links with QR codes, passwords, expiry and one-time views, from the web or through the API.</p>
 <div class="actions"><a class="btn btn-primary" href="/login">Log in to create a paste</a><a class="btn" href="/register">Register</a></div>
 </section>`;
-    return page(ctx, 'Paste', html`${hero}${recent}`);
-  }
+
+/** The page number asked for (`?page=N`), 1 when it is missing or out of range. */
+function pageNumber(ctx: WebContext): number {
+  const requested = Number(field(ctx.query, 'page') || '1');
+  return Number.isSafeInteger(requested) && requested >= 1 && requested <= 1_000 ? requested : 1;
+}
+
+/** One more than a page of recent pastes, to know whether there is a next page. */
+const recentOf = (ctx: WebContext, pageNo: number): Promise<Paste[]> => ctx.deps.pastes.listRecent(RECENT_COUNT + 1, (pageNo - 1) * RECENT_COUNT);
+
+const recentSection = (ctx: WebContext, found: Paste[], pageNo: number): SafeHtml => recentList(ctx, found.slice(0, RECENT_COUNT), pageNo, found.length > RECENT_COUNT);
+
+/** The home page of a logged-in user: the create form beside the recent pastes. */
+async function homePage(ctx: WebContext, v: CreateState, problems: string[]): Promise<string> {
+  const pageNo = pageNumber(ctx);
+  const recent = recentSection(ctx, await recentOf(ctx, pageNo), pageNo);
   return page(ctx, 'New paste · Paste', html`<div class="columns">${createForm(ctx, v, problems)}${recent}</div>`);
+}
+
+/**
+ * The home page of a visitor who is not logged in: the same for every such visitor, so it
+ * is written once and sent as it is until its pastes, their authors' names or the minute
+ * of its relative times change (page-parts.ts).
+ */
+async function anonymousHome(ctx: WebContext): Promise<Reply> {
+  const pageNo = pageNumber(ctx);
+  const found = await recentOf(ctx, pageNo);
+  const names = found.map((p) => authorOf(ctx, p));
+  const minute = Math.floor(ctx.deps.now() / 60_000);
+  const body = ctx.deps.parts.home(pageNo, found, names, minute, () => page(ctx, 'Paste', html`${HERO}${recentSection(ctx, found, pageNo)}`));
+  return { kind: 'bytes', status: 200, contentType: 'text/html; charset=utf-8', body };
 }
 
 /** GET /: the create form (when logged in) and the recent public pastes. */
 export async function home(ctx: WebContext): Promise<Reply> {
+  if (ctx.user === null) return anonymousHome(ctx);
   return reply(await homePage(ctx, await startingFrom(ctx), []));
 }
 
