@@ -4,7 +4,8 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 const POOL_BYTES = 4096;
 
 /**
- * Random base62 ids from the CSPRNG, for paste hashes, token ids and temp file names.
+ * Random base62 ids from the CSPRNG, for paste hashes, token ids and temp file names, and
+ * base64url nonces.
  * Bytes are drawn 4 KiB at a time (one call per id cost more than the rest of id
  * generation) and each byte is handed out once. Every owner of ids holds its own pool.
  */
@@ -28,6 +29,11 @@ export class RandomIds {
       }
     }
     return out;
+  }
+
+  /** `n` random bytes in base64url (a secret: a CSRF token's nonce), from the same pool. */
+  base64url(n: number): string {
+    return this.#bytes(n).toString('base64url');
   }
 
   #bytes(n: number): Buffer {

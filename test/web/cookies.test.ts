@@ -44,6 +44,17 @@ describe('CSRF tokens', () => {
     assert.ok(!csrfMatches(t, `${t.slice(1)}é`), 'same length in characters, not in bytes');
   });
 
+  test('a token is 32 random bytes in base64url, never the same twice (across pool refills)', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 1_000; i++) {
+      const t = newCsrfToken();
+      assert.match(t, /^[A-Za-z0-9_-]{43}$/);
+      assert.ok(isCsrfToken(t));
+      seen.add(t);
+    }
+    assert.equal(seen.size, 1_000);
+  });
+
   test('anonymous tokens are signed with the server key: only issued ones are accepted', () => {
     const key = Buffer.alloc(32, 7);
     const t = newAnonCsrfToken(key);

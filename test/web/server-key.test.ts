@@ -57,4 +57,19 @@ describe('server key', () => {
     assert.ok(!verify(key, 'csrf', 'nonce', mac.slice(1)), 'a truncated MAC');
     assert.ok(!verify(key, 'csrf', 'nonce', `${mac.slice(0, -1)}é`), 'a MAC of the same length in characters, not bytes');
   });
+
+  test('verifying the same message again, often and among many others, answers the same', () => {
+    const key = Buffer.alloc(32, 3);
+    const other = Buffer.alloc(32, 4);
+    const mac = sign(key, 'unlock', 'grant');
+    for (let i = 0; i < 3; i++) {
+      assert.ok(verify(key, 'unlock', 'grant', mac));
+      assert.ok(!verify(other, 'unlock', 'grant', mac), 'a signature kept for one key is not another key’s');
+      assert.ok(!verify(key, 'unlock', 'grant', sign(other, 'unlock', 'grant')));
+    }
+    // More messages than are kept: the kept ones are let go, and every answer stays right.
+    for (let i = 0; i < 5_000; i++) assert.ok(verify(key, 'csrf', `n${i}`, sign(key, 'csrf', `n${i}`)));
+    assert.ok(verify(key, 'unlock', 'grant', mac));
+    assert.ok(!verify(key, 'unlock', 'grant', sign(key, 'unlock', 'grant2')));
+  });
 });
