@@ -18,6 +18,8 @@ export type Match<T> =
 interface Pattern<T> {
   path: string;
   segments: string[];
+  /** Each segment's parameter name, or null for a literal segment. */
+  names: (string | null)[];
   byMethod: Map<string, T>;
 }
 
@@ -40,7 +42,7 @@ export class Router<T> {
     if (byMethod === undefined) {
       const parts = path.split('/');
       for (const p of this.#patterns) {
-        const got = matchSegments(p.segments, parts);
+        const got = matchSegments(p, parts);
         if (got !== null) {
           byMethod = p.byMethod;
           params = got;
@@ -67,7 +69,8 @@ export class Router<T> {
   #pattern(path: string): Map<string, T> {
     const segments = path.split('/');
     let p = this.#patterns.find((q) => q.segments.join('/') === path);
-    if (p === undefined) this.#patterns.push((p = { path, segments, byMethod: new Map() }));
+    const names = segments.map((s) => (s.startsWith(':') ? s.slice(1) : null));
+    if (p === undefined) this.#patterns.push((p = { path, segments, names, byMethod: new Map() }));
     return p.byMethod;
   }
 }
@@ -75,16 +78,18 @@ export class Router<T> {
 /** The params of a static route: none, shared by every match. */
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);
 
-function matchSegments(pattern: string[], parts: string[]): Record<string, string> | null {
-  if (pattern.length !== parts.length) return null;
-  const params = Object.create(null) as Record<string, string>;
-  for (let i = 0; i < pattern.length; i++) {
-    const want = pattern[i] as string;
+/** The params of `parts` if they fit the pattern; patterns that do not fit allocate nothing. */
+function matchSegments(pattern: Pattern<unknown>, parts: string[]): Record<string, string> | null {
+  const { segments, names } = pattern;
+  if (segments.length !== parts.length) return null;
+  for (let i = 0; i < segments.length; i++) {
     const got = parts[i] as string;
-    if (want.startsWith(':')) {
-      if (got === '') return null;
-      params[want.slice(1)] = got;
-    } else if (want !== got) return null;
+    if (names[i] === null ? segments[i] !== got : got === '') return null;
+  }
+  const params = Object.create(null) as Record<string, string>;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    if (name !== null && name !== undefined) params[name] = parts[i] as string;
   }
   return params;
 }
