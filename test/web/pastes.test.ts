@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { req, startServer, type TestServer } from '../helpers/server.ts';
 import { createViaForm, registerAll, WebClient, type WebRes } from '../helpers/web-client.ts';
+import { scanQrSvg } from '../helpers/qr-scan.ts';
 
 let s: TestServer;
 let admin: WebClient;
@@ -166,6 +167,7 @@ describe('the paste page', () => {
     const n = Number(/data-modules="(\d+)"/.exec(r.text)?.[1]);
     assert.ok(r.text.includes('M2 2h7v1h-7z') && r.text.includes(`M${n - 5} 2h7v1h-7z`) && r.text.includes(`M2 ${n - 5}h7v1h-7z`));
     assert.doesNotMatch(r.text, /<script|style=/);
+    assert.equal(scanQrSvg(r.text), short, 'a phone reads the short link from it');
     const etag = String(r.headers['etag']);
     assert.match(etag, /^"qr-[\w-]{16}"$/);
     const again = await anon.get(`/p/${hash}/qr.svg`, { 'if-none-match': etag });

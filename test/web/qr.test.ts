@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { qrSvg } from '../../src/web/qr.ts';
+import { scanQrSvg } from '../helpers/qr-scan.ts';
 
 describe('qrSvg', () => {
   test('draws one rectangle run per row segment of dark modules, inside the quiet zone', () => {
@@ -15,6 +16,13 @@ describe('qrSvg', () => {
     assert.ok(svg.includes(`M${n - 5} 2h7v1h-7z`));
     assert.ok(svg.includes(`M2 ${n - 5}h7v1h-7z`));
     assert.doesNotMatch(svg, /style=|<script/);
+  });
+
+  test('scans back to the text it encodes, short links of every length a BASE_URL gives', () => {
+    for (const text of ['http://localhost:8080/s/AbCdEf', 'https://paste.example/s/Zz09aB', `https://${'sub.'.repeat(20)}example.org/s/q1W2e3`]) {
+      assert.equal(scanQrSvg(qrSvg(text, 'QR code')), text);
+    }
+    assert.equal(scanQrSvg(qrSvg('x', 'QR code').replace(/d="[^"]*"/, 'd=""')), null, 'a blank image scans to nothing');
   });
 
   test('escapes its label', () => {
