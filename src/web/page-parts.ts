@@ -12,16 +12,21 @@ export const PAGE_SLOT: SafeHtml = raw('\u0000');
 
 /** The home page as an anonymous visitor gets it, and what it was written from. */
 interface HomePage {
-  pastes: readonly Paste[];
+  /** The paste objects it shows, held weakly: a paste's text may be a megabyte. */
+  pastes: WeakRef<Paste>[];
   names: readonly string[];
   minute: number;
   body: Buffer;
 }
 
+/** Whether `refs` still name exactly `pastes`, in order (a collected object names nothing). */
+const samePastes = (refs: readonly WeakRef<Paste>[], pastes: readonly Paste[]): boolean =>
+  refs.length === pastes.length && refs.every((r, i) => r.deref() === pastes[i]);
+
+const sameNames = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
 /** Pages of the home page's list kept whole: the recent list holds ten (README, Web pages). */
 const HOME_PAGES = 10;
-
-const sameItems = <T>(a: readonly T[], b: readonly T[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** A whole page made once, around the one thing that changes per view: its count. */
 export interface PageAround {
@@ -42,8 +47,8 @@ export interface PageAround {
  *   for the minute its relative times ("3 minutes ago") were written in; and a one-time
  *   paste's warning page, as bytes around its form's CSRF token.
  * - the home page of an anonymous visitor, each of its ten pages, for as long as it would
- *   be written the same: the same paste objects (a store object is one version of a paste),
- *   the same authors' names, the same minute.
+ *   be written the same: the same paste objects (a store object is one version of a
+ *   paste), the same authors' names, the same minute.
  * Half of `maxBytes` goes to pages, three eighths to code blocks, an eighth to QR codes;
  * the home pages (~10 KB each) come on top.
  */
@@ -89,13 +94,14 @@ export class PageParts {
   /**
    * Page `pageNo` of the home page as a visitor who is not logged in gets it, listing
    * `pastes` by authors `names` in minute `minute`: `render` writes it when any of them
-   * differs from the last time.
+   * differs from the last time. The pastes are held weakly, so the page never keeps a
+   * paste (whose text may be a megabyte) in memory beyond the store's own cache.
    */
   home(pageNo: number, pastes: readonly Paste[], names: readonly string[], minute: number, render: () => string): Buffer {
     const kept = this.#home.get(pageNo);
-    if (kept !== undefined && kept.minute === minute && sameItems(kept.pastes, pastes) && sameItems(kept.names, names)) return kept.body;
+    if (kept !== undefined && kept.minute === minute && samePastes(kept.pastes, pastes) && sameNames(kept.names, names)) return kept.body;
     const body = Buffer.from(render());
-    if (pageNo <= HOME_PAGES) this.#home.set(pageNo, { pastes, names, minute, body });
+    if (pageNo <= HOME_PAGES) this.#home.set(pageNo, { pastes: pastes.map((p) => new WeakRef(p)), names, minute, body });
     return body;
   }
 

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { encodeContent, type Paste } from '../../src/store/paste-record.ts';
 import { PageParts } from '../../src/web/page-parts.ts';
 import { qrSvg } from '../../src/web/qr.ts';
@@ -60,7 +62,7 @@ describe('PageParts', () => {
     assert.ok(parts.bytes > 0);
   });
 
-  test('writes an anonymous home page once for the same pastes, names and minute', () => {
+  test('writes an anonymous home page once for the same pastes, names and minute, holding no paste', async () => {
     const parts = new PageParts(1 << 20);
     let written = 0;
     const render = (): string => `page ${++written}`;
@@ -76,6 +78,21 @@ describe('PageParts', () => {
     assert.equal(parts.home(1, [a], ['carol'], 8, render).toString(), 'page 5');
     assert.equal(parts.home(11, [], [], 8, render).toString(), 'page 7');
     assert.equal(parts.home(11, [], [], 8, render).toString(), 'page 8', 'beyond the ten pages of the list, nothing is kept');
+    // A paste shown on a kept page can still be collected: the page holds it weakly.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    let collected = false;
+    const registry = new FinalizationRegistry<string>(() => (collected = true));
+    ((): void => {
+      const big = paste('x'.repeat(1_000_000));
+      registry.register(big, 'big');
+      parts.home(3, [big], ['alice'], 8, render);
+    })();
+    for (let i = 0; i < 50 && !collected; i++) {
+      gc();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.ok(collected, 'a kept page must not keep the pastes it shows alive');
   });
 });
 
