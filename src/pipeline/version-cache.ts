@@ -3,13 +3,15 @@
  * code block, a QR code), kept under a key while that version is the one asked for, within
  * a byte budget, least recently used out first. A version is compared by identity: a paste
  * object is never changed (the store makes a new one for every change, burn and expiry), so
- * nothing made from an older one is ever served.
+ * nothing made from an older one is ever served. An object version is held weakly: an
+ * entry never keeps a paste (whose text may be a megabyte) in memory beyond the store's
+ * cache, and once the paste is let go, its entry can only wait to be pushed out.
  */
 export class VersionCache<V> {
-  readonly #entries = new Map<string, { version: unknown; value: V; size: number }>();
+  readonly #entries = new Map<string, { version: unknown; weak: boolean; value: V; size: number }>();
   #bytes = 0;
 
-  /** `sizeOf` is what an entry costs (its value, and whatever it keeps alive). */
+  /** `sizeOf` is what an entry costs (its value, and whatever else it should answer for). */
   constructor(
     readonly maxBytes: number,
     private readonly sizeOf: (value: V, version: unknown) => number,
@@ -21,7 +23,7 @@ export class VersionCache<V> {
    */
   get(key: string, version: unknown, make: () => V, usable?: (value: V) => boolean): V {
     const hit = this.#entries.get(key);
-    if (hit !== undefined && hit.version === version && (usable === undefined || usable(hit.value))) {
+    if (hit !== undefined && (hit.weak ? (hit.version as WeakRef<object>).deref() : hit.version) === version && (usable === undefined || usable(hit.value))) {
       // Most recently used goes last: eviction walks from the first.
       this.#entries.delete(key);
       this.#entries.set(key, hit);
@@ -31,7 +33,8 @@ export class VersionCache<V> {
     this.#drop(key);
     const size = this.sizeOf(value, version);
     if (size <= this.maxBytes / 2) {
-      this.#entries.set(key, { version, value, size });
+      const weak = typeof version === 'object' && version !== null;
+      this.#entries.set(key, { version: weak ? new WeakRef(version) : version, weak, value, size });
       this.#bytes += size;
       for (const k of this.#entries.keys()) {
         if (this.#bytes <= this.maxBytes) break;

@@ -40,6 +40,42 @@ describe('VersionCache', () => {
   });
 });
 
+/** Whether whatever `use` hands to a registry is collected once nothing else holds it. */
+async function collectable(use: (register: (o: object) => void) => void): Promise<boolean> {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  let collected = false;
+  const registry = new FinalizationRegistry<string>(() => (collected = true));
+  use((o) => registry.register(o, 'watched'));
+  for (let i = 0; i < 50 && !collected; i++) {
+    gc();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return collected;
+}
+
+describe('VersionCache and memory', () => {
+  test('holds an object version weakly: a kept value never keeps a paste alive, and answers only while it lives', async () => {
+    const cache = new VersionCache<string>(1 << 20, (v) => v.length);
+    const kept = paste('kept');
+    cache.get('k', kept, () => 'made');
+    assert.equal(cache.get('k', kept, () => 'again'), 'made');
+    assert.ok(
+      await collectable((register) => {
+        const big = paste('x'.repeat(1_000_000));
+        register(big);
+        cache.get('big', big, () => 'page of big');
+      }),
+      'a cache entry must not keep its paste alive',
+    );
+    assert.equal(cache.get('k', kept, () => 'again'), 'made', 'a live version still answers');
+    assert.equal(cache.get('big', paste('y'), () => 'new'), 'new');
+    const link = Symbol('a link');
+    cache.get('s', link, () => 'by symbol');
+    assert.equal(cache.get('s', link, () => 'again'), 'by symbol', 'a version that is no object is held as it is');
+  });
+});
+
 describe('PageParts', () => {
   test('makes a QR code once per link, and a code block once per paste version', () => {
     const parts = new PageParts(1 << 20);
@@ -79,20 +115,14 @@ describe('PageParts', () => {
     assert.equal(parts.home(11, [], [], 8, render).toString(), 'page 7');
     assert.equal(parts.home(11, [], [], 8, render).toString(), 'page 8', 'beyond the ten pages of the list, nothing is kept');
     // A paste shown on a kept page can still be collected: the page holds it weakly.
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
-    let collected = false;
-    const registry = new FinalizationRegistry<string>(() => (collected = true));
-    ((): void => {
-      const big = paste('x'.repeat(1_000_000));
-      registry.register(big, 'big');
-      parts.home(3, [big], ['alice'], 8, render);
-    })();
-    for (let i = 0; i < 50 && !collected; i++) {
-      gc();
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    assert.ok(collected, 'a kept page must not keep the pastes it shows alive');
+    assert.ok(
+      await collectable((register) => {
+        const big = paste('x'.repeat(1_000_000));
+        register(big);
+        parts.home(3, [big], ['alice'], 8, render);
+      }),
+      'a kept page must not keep the pastes it shows alive',
+    );
   });
 });
 

@@ -19,7 +19,8 @@ export const LARGE_CHARS = 16 * 1024;
  *   room for this in each entry's size).
  * - The text of a large paste as bytes (its JSON literal, its UTF-8), so megabytes are not
  *   encoded again on every read: kept in a map bounded by `maxBytes`, least recently used
- *   out first. An entry keeps its paste object alive, so it counts that object's text too.
+ *   out first. An entry holds its paste object weakly (pipeline/version-cache.ts) but
+ *   counts that object's text too: its bytes are of use only while the text is in memory.
  */
 export class ReadBodies {
   readonly #fields = new WeakMap<Paste, string>();
@@ -38,8 +39,7 @@ export class ReadBodies {
 
   /**
    * `p`'s text in the form `kind` names, as bytes made by `encode` once per version. An
-   * entry keeps its paste object alive, so it counts that object's text too (one byte a
-   * character, at least).
+   * entry counts its paste object's text too (one byte a character, at least).
    */
   encoded(p: Paste, kind: 'json' | 'utf8', encode: () => Buffer): Buffer {
     return this.#encoded.get(`${kind}:${p.hash}`, p, encode);
