@@ -346,7 +346,9 @@ export class PasteService {
     const out: Paste[] = [];
     let skipped = 0;
     for (const hash of this.#recent.list()) {
-      const p = await this.#store.get(hash).catch(skipDamaged);
+      // The cache answers at once: twenty-one awaits per home page view were a tenth of it.
+      const cached = this.#store.cached(hash);
+      const p = cached !== undefined ? cached : await this.#store.get(hash).catch(skipDamaged);
       if (p === null || p.privacy !== 'public' || p.burned || p.password !== null || isExpired(p, this.#now())) continue;
       if (skipped++ < offset) continue;
       out.push(p);
