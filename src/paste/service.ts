@@ -154,11 +154,23 @@ export class PasteService {
     return { ...this.#counts };
   }
 
-  /** A paste the viewer may see, without counting a view or checking its password. */
-  async peek(hash: string, viewer: Viewer | null): Promise<Paste> {
+  /**
+   * A paste the viewer may see, without counting a view or checking its password: at once
+   * when the cache holds it, like `read`; refusals always come as a rejected promise.
+   */
+  peek(hash: string, viewer: Viewer | null): Paste | Promise<Paste> {
     const cached = this.#store.cached(hash);
-    const found = cached !== undefined ? cached : await this.#store.get(hash).catch((err: unknown) => this.#damaged(err, viewer));
-    return this.#visible(found, viewer);
+    if (cached === undefined) {
+      return this.#store.get(hash).then(
+        (p) => this.#visible(p, viewer),
+        (err: unknown) => this.#damaged(err, viewer),
+      );
+    }
+    try {
+      return this.#visible(cached, viewer);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
   }
 
   /**

@@ -101,7 +101,8 @@ export class WebContext extends RequestContext implements Chrome {
 
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);
 
-export type WebHandler = (ctx: WebContext) => Promise<Reply>;
+/** A page: its reply, at once when nothing had to wait (a cached paste), else a promise of it. */
+export type WebHandler = (ctx: WebContext) => Reply | Promise<Reply>;
 
 /** A route's handler and who may reach it: anyone, logged-in users, or admins. */
 export interface WebRoute {

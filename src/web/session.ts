@@ -16,10 +16,15 @@ export interface SessionRecords {
  * cookie when the session's last use moved, and a deleting one when the cookie names no
  * live session (expired, logged out elsewhere, or its user was removed or disabled).
  */
-export async function resolveSession(ctx: WebContext): Promise<undefined> {
-  const { deps } = ctx;
+export function resolveSession(ctx: WebContext): undefined | Promise<undefined> {
   const id = ctx.cookies.get(sessionCookieName(ctx.secure));
+  // Without a session cookie there is nothing to look up: the answer comes at once.
   if (id === undefined || id === '') return undefined;
+  return sessionOf(ctx, id);
+}
+
+async function sessionOf(ctx: WebContext, id: string): Promise<undefined> {
+  const { deps } = ctx;
   const found = await deps.sessions.get(id);
   if (found === null) {
     ctx.setCookies.push(clearSessionCookie(ctx.secure));

@@ -23,7 +23,7 @@ const routeOf = (ctx: WebContext): WebRoute => {
 
 /** The session cookie's user; the viewer the paste rules see follows from it. */
 const session: Step<WebContext> = (ctx) =>
-  resolveSession(ctx).then(() => {
+  resolveSession(ctx)?.then(() => {
     if (ctx.user !== null) ctx.viewer = userViewer(ctx.user);
     return undefined;
   });

@@ -19,10 +19,10 @@ export const BURN_TITLE = 'Burn After Read paste';
 const FIRE = html`<div class="icon danger" aria-hidden="true"><svg viewBox="0 0 24 24" width="28" height="28" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M12 2c1 3.5 5 6 5 11a5 5 0 0 1-10 0c0-2.2 1-3.8 2.3-5.1C9.8 9.6 11 11 11 11s-.5-5 1-9z"/></svg></div>`;
 const LOCK = html`<div class="icon" aria-hidden="true"><svg viewBox="0 0 24 24" width="26" height="26" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><rect x="4" y="11" width="16" height="10" rx="2"/><path d="M8 11V7a4 4 0 0 1 8 0v4"/></svg></div>`;
 
-async function visiblePaste(ctx: WebContext): Promise<Paste> {
+function visiblePaste(ctx: WebContext): Paste | Promise<Paste> {
   const hash = ctx.params['hash'] ?? '';
   // A malformed hash is answered like a missing paste, before any file is touched.
-  if (!HASH_RE.test(hash)) throw new PasteError('not_found');
+  if (!HASH_RE.test(hash)) return Promise.reject(new PasteError('not_found'));
   return ctx.deps.pastes.peek(hash, ctx.viewer);
 }
 
@@ -138,14 +138,22 @@ async function readWithPassword(ctx: WebContext, p: Paste, gate: (problems: stri
   }
 }
 
-/** GET /p/{hash}: the paste, or first its burn warning or password form. */
-export async function viewPaste(ctx: WebContext): Promise<Reply> {
-  const p = await visiblePaste(ctx);
+/**
+ * GET /p/{hash}: the paste, or first its burn warning or password form. A cached paste is
+ * answered without a promise, as the API's reads are (the page people open most).
+ */
+export function viewPaste(ctx: WebContext): Reply | Promise<Reply> {
+  const p = visiblePaste(ctx);
+  return p instanceof Promise ? p.then((found) => viewVisible(ctx, found)) : viewVisible(ctx, p);
+}
+
+function viewVisible(ctx: WebContext, p: Paste): Reply | Promise<Reply> {
   if (p.burn_after_read === 1) return ctx.user === null ? anonymousWarning(ctx, p) : burnWarning(ctx, p, [], 200);
   const reader = readerWithoutPassword(ctx, p);
   if (reader === null) return passwordGate(ctx, p, `/p/${p.hash}`, [], 401);
-  const counted = await readAs(ctx, p, reader.proof);
-  return ctx.user === null ? anonymousView(ctx, counted) : reply(pasteView(ctx, counted, false));
+  const shown = (counted: Counted): Reply => (ctx.user === null ? anonymousView(ctx, counted) : reply(pasteView(ctx, counted, false)));
+  const counted = ctx.deps.pastes.read(p.hash, ctx.viewer, { proof: reader.proof, client: ctx.ip, consume: consumes(ctx) });
+  return counted instanceof Promise ? counted.then(shown) : shown(counted);
 }
 
 /**
