@@ -50,9 +50,9 @@ export function readerWithoutPassword(ctx: WebContext, p: Paste): { proof?: Pass
   return proof(p) ? { proof } : null;
 }
 
-/** A read without a password (none needed, or an unlock grant stands in for it). */
-const readAs = (ctx: WebContext, p: Paste, proof: PasswordProof | undefined): Promise<Counted> =>
-  Promise.resolve(ctx.deps.pastes.read(p.hash, ctx.viewer, { proof, client: ctx.ip, consume: consumes(ctx) }));
+/** A read without a password (none needed, or an unlock grant stands in for it); at once when the paste is cached. */
+const readAs = (ctx: WebContext, p: Paste, proof: PasswordProof | undefined): Counted | Promise<Counted> =>
+  ctx.deps.pastes.read(p.hash, ctx.viewer, { proof, client: ctx.ip, consume: consumes(ctx) });
 
 /** The reply with a fresh unlock grant for `p` when its password was just given. */
 function withGrant(ctx: WebContext, p: Paste, r: Reply): Reply {
@@ -152,7 +152,7 @@ function viewVisible(ctx: WebContext, p: Paste): Reply | Promise<Reply> {
   const reader = readerWithoutPassword(ctx, p);
   if (reader === null) return passwordGate(ctx, p, `/p/${p.hash}`, [], 401);
   const shown = (counted: Counted): Reply => (ctx.user === null ? anonymousView(ctx, counted) : reply(pasteView(ctx, counted, false)));
-  const counted = ctx.deps.pastes.read(p.hash, ctx.viewer, { proof: reader.proof, client: ctx.ip, consume: consumes(ctx) });
+  const counted = readAs(ctx, p, reader.proof);
   return counted instanceof Promise ? counted.then(shown) : shown(counted);
 }
 
