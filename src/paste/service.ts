@@ -257,7 +257,7 @@ export class PasteService {
    * burned. Answers the current paste for its own number.
    */
   async revision(hash: string, revision: number, viewer: Viewer | null, opts: ReadOptions): Promise<Counted> {
-    const current = await this.read(hash, viewer, { ...opts, consume: false, known: undefined });
+    const current = await this.#unconsumed(hash, viewer, opts);
     const now = current.paste.revision ?? 1;
     if (revision === now) return current;
     const kept = revision >= 1 && revision < now ? await this.#store.getRevision(hash, revision) : null;
@@ -265,9 +265,19 @@ export class PasteService {
     return { paste: kept, viewCount: current.viewCount };
   }
 
+  /**
+   * A read that counts and burns nothing, after every check a read makes. A one-time paste
+   * is refused here: it is read whole and once, and that read burns it (README, Burn after read).
+   */
+  async #unconsumed(hash: string, viewer: Viewer | null, opts: ReadOptions): Promise<Counted> {
+    const current = await this.read(hash, viewer, { ...opts, consume: false, known: undefined });
+    if (current.paste.burn_after_read === 1) throw new PasteError('one_time');
+    return current;
+  }
+
   /** Every version of a paste the viewer may read, oldest first: the kept ones and the current one. */
   async history(hash: string, viewer: Viewer | null, opts: ReadOptions): Promise<Paste[]> {
-    const current = (await this.read(hash, viewer, { ...opts, consume: false, known: undefined })).paste;
+    const current = (await this.#unconsumed(hash, viewer, opts)).paste;
     const kept: Paste[] = [];
     for (const n of await this.#store.revisions(hash)) {
       const p = n < (current.revision ?? 1) ? await this.#store.getRevision(hash, n) : null;
@@ -389,7 +399,9 @@ export class PasteService {
       if (input.expiry !== 'keep') next.expire_at = expireAt(input.expiry, now);
       if (input.clear_password === 1) next.password = null;
       if (password !== undefined) next.password = password;
-      // The version replaced is kept, on disk before the new one (README, Revisions).
+      // The version replaced is kept, on disk before the new one (README, Revisions); a
+      // one-time paste keeps none, and loses any an earlier version of the server kept.
+      if (p.burn_after_read === 1) return { result: [p, next] as const, next, dropRevisions: true };
       return { result: [p, next] as const, next, keep: p };
     }).catch((err: unknown) => this.#damaged(err, viewer));
     const [before, after] = edited;

@@ -17,6 +17,7 @@ const PASTE_CODES: Record<PasteFailure, ErrorCode> = {
   changed: 'precondition_failed',
   damaged: 'paste_damaged',
   no_revision: 'not_found',
+  one_time: 'forbidden',
 };
 
 const ACCOUNT_CODES: Record<AccountFailure, ErrorCode> = {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
+import { copyFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { lineDiff } from '../../../src/web/line-diff.ts';
@@ -45,16 +45,40 @@ describe('revisions', () => {
     assert.deepEqual(await revisionFiles(server, hash), []);
   });
 
-  test('a burned one-time paste takes its revisions with it', async () => {
+  test('a one-time paste keeps no revisions, and neither the API nor the History page reads it without burning it', async () => {
     const server = await startServer();
     const token = await makeToken(server.dataDir);
     const hash = String((await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'first', burn_after_read: 1 } })).json['hash']);
-    await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content: 'second' } });
-    assert.equal((await revisionFiles(server, hash)).length, 1);
-    assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}&revision=1`, { token })).text, 'first', 'reading a revision burns nothing');
-    assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token })).text, 'second');
-    assert.deepEqual(await revisionFiles(server, hash), []);
+    // A revision an earlier version of the server kept for it goes at the next edit.
+    const dir = join(server.dataDir, 'pastes', hash.slice(0, 2));
+    await copyFile(join(dir, `${hash.slice(0, 6)}.json`), join(dir, `${hash.slice(0, 6)}.r1.json`));
+    assert.equal((await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content: 'second' } })).status, 200);
+    assert.deepEqual(await revisionFiles(server, hash), [], 'the replaced text of a one-time paste is not kept');
+
+    const bob = await makeToken(server.dataDir, { user: 'bob' });
+    for (const [path, who] of [
+      [`/api/v1/raw.php?hash=${hash}&revision=1`, bob],
+      [`/api/v1/paste.php?hash=${hash}&revision=2`, bob],
+      [`/api/v1/raw.php?hash=${hash}&revision=2`, token],
+    ] as const) {
+      const r = await req(server, 'GET', path, { token: who });
+      assert.equal(r.status, 403, path);
+      assert.equal(r.json['ok'], false);
+      assert.match(String(r.json['error']), /one-time paste/);
+      assert.doesNotMatch(r.text, /first|second/);
+    }
+    const visitor = new WebClient(server);
+    const history = await visitor.get(`/p/${hash}/history`);
+    assert.equal(history.status, 403);
+    assert.match(history.text, /one-time paste keeps no revisions/);
+    assert.doesNotMatch(history.text, /first|second/);
+
+    // None of that burned it: the one read that does shows the current text, once.
+    const read = await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: bob });
+    assert.equal(read.status, 200);
+    assert.equal(read.text, 'second');
     assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}&revision=1`, { token })).status, 410);
+    assert.equal((await visitor.get(`/p/${hash}/history`)).status, 410);
   });
 
   test('the History page lists them and shows an escaped line diff', async () => {
