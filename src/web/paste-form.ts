@@ -32,11 +32,6 @@ export interface PasteFormValues {
 }
 
 /**
- * The form's submission in the shape the shared validators expect. A checkbox sends
- * nothing when unticked, and the validators' default for `highlight` is 1, so both flags
- * are spelled out here; other fields pass through only when present.
- */
-/**
  * The content as the person typed it (README, Web pages): browsers send a textarea's line
  * breaks as CRLF, which would turn a shell script into `$'\r': command not found`. Form
  * submissions get LF; API bodies stay byte for byte.
@@ -46,10 +41,17 @@ export function typedText(fields: Fields): void {
   if (typeof c === 'string' && c.includes('\r\n')) fields['content'] = c.replaceAll('\r\n', '\n');
 }
 
+/**
+ * The form's submission in the shape the shared validators expect. A checkbox sends
+ * nothing when unticked, and the validators' default for `highlight` is 1, so the flags
+ * are spelled out here; other fields pass through only when present.
+ */
 export function formToFields(form: Fields, flags: readonly string[], keep: readonly string[]): Fields {
   const out = emptyFields();
   for (const name of keep) if (Object.hasOwn(form, name)) out[name] = field(form, name);
-  for (const name of flags) out[name] = field(form, name) === '1' ? '1' : '0';
+  // An unticked box sends nothing (0); any value other than the box's own `1` or `0` is the
+  // validators' 400, as in the API (README, Create a paste), never quietly taken for 0.
+  for (const name of flags) out[name] = Object.hasOwn(form, name) ? field(form, name) : '0';
   return out;
 }
 

@@ -63,6 +63,15 @@ describe('editing', () => {
     assert.match(page.text, /<dt>Expires<\/dt><dd><time[^>]*>in 59 minutes|in 1 hour/);
   });
 
+  test('a clear_password value other than 1 or 0 is refused, and the password stays', async () => {
+    const hash = await createViaForm(alice, { content: 'locked', password: 'pw-123456' });
+    await alice.get(`/p/${hash}/edit`);
+    const r = await alice.post(`/p/${hash}/edit`, { content: 'locked', language: 'text', privacy: 'public', expiry: 'keep', clear_password: 'on' });
+    assert.equal(r.status, 400);
+    assert.match(r.text, /clear_password must be 0 or 1/i);
+    assert.equal((await new WebClient(s).get(`/p/${hash}`)).status, 401, 'still asks for the password');
+  });
+
   test('a new password can be set, and an empty title clears it', async () => {
     const hash = await createViaForm(alice, { title: 'Named', content: 'x' });
     await alice.get(`/p/${hash}/edit`);

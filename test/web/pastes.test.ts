@@ -79,6 +79,18 @@ describe('creating a paste from the home page', () => {
     assert.ok(r.text.includes('keep &lt;this&gt; text</textarea>'));
   });
 
+  test('a box sent with a value other than 1 or 0 is refused with 400, never taken for 0', async () => {
+    await alice.get('/');
+    for (const [name, value] of [['burn_after_read', 'true'], ['burn_after_read', '2'], ['highlight', 'yes']] as const) {
+      const r = await alice.post('/', { content: `flag ${name}=${value}`, [name]: value });
+      assert.equal(r.status, 400, `${name}=${value}`);
+      assert.match(r.text, new RegExp(`${name} must be 0 or 1`, 'i'));
+    }
+    const asked = await alice.post('/', { content: 'a one-time secret', burn_after_read: '1' });
+    assert.equal(asked.status, 303);
+    assert.match((await alice.get(asked.location ?? '')).text, /Burn After Read paste/);
+  });
+
   test('empty content is refused, oversized content answers 413', async () => {
     await alice.get('/');
     assert.equal((await alice.post('/', { content: '' })).status, 400);
