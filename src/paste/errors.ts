@@ -13,6 +13,8 @@ export type PasteFailure =
   | 'wrong_password'
   /** Too many wrong passwords from this client for this paste; `retryAfterSec` says when to try again. */
   | 'too_many_guesses'
+  /** Too many short links from this client that named no paste it may see (README, Short links and health). */
+  | 'too_many_misses'
   | 'not_owner'
   /** The paste is no longer the revision the writer named (`If-Match`). */
   | 'changed'
@@ -30,6 +32,7 @@ const MESSAGES: Record<PasteFailure, string> = {
   password_required: 'Password required',
   wrong_password: 'Invalid password',
   too_many_guesses: 'Too many wrong passwords for this paste; try again later',
+  too_many_misses: 'Too many short links from this address led nowhere; try again later',
   not_owner: 'Only the owner of this paste (or an admin) may change it',
   changed: 'The paste has changed since the revision named in If-Match; read it again',
   no_revision: 'This paste has no revision of that number',

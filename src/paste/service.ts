@@ -26,6 +26,13 @@ const skipDamaged = (err: unknown): null => {
 /** Wrong paste passwords allowed per client and paste per minute, API and web together (README). */
 export const PASSWORD_GUESSES_PER_MINUTE = 10;
 
+/**
+ * Short links that lead nowhere allowed per client per minute (README, Short links and
+ * health). A code is six characters where a hash is ten: unlimited, a client could walk
+ * the codes until it found unlisted pastes.
+ */
+export const SHORT_LINK_MISSES_PER_MINUTE = 30;
+
 /** What the service needs of the paste store (store/pastes.ts). */
 export interface PasteRepository {
   /** The paste as the cache knows it, without waiting: undefined when the cache cannot say. */
@@ -286,11 +293,24 @@ export class PasteService {
     return [...kept, current];
   }
 
-  /** The paste a short code names, if the viewer may see it (in any state: its page says which). */
-  async byShortcode(code: string, viewer: Viewer | null): Promise<Paste> {
-    const p = await this.#store.getByShortcode(code).catch((err: unknown) => this.#damaged(err, viewer));
-    if (p === null || !canSee(viewer, p)) throw new PasteError('not_found');
-    return p;
+  /**
+   * The paste a short code names, if the viewer may see it (in any state: its page says
+   * which). A code that names nothing the viewer may see spends the client's budget of
+   * misses; once it is spent, every short link from the client is refused for a while.
+   */
+  async byShortcode(code: string, viewer: Viewer | null, client: string): Promise<Paste> {
+    const budget = [{ key: `short-miss:${client}`, limitPerMinute: SHORT_LINK_MISSES_PER_MINUTE }];
+    const find = async (): Promise<Paste | null> => {
+      const p = await this.#store.getByShortcode(code).catch((err: unknown) => this.#damaged(err, viewer));
+      return p !== null && canSee(viewer, p) ? p : null;
+    };
+    // Charged after the lookup: a crowd behind one address opening links that work is never refused.
+    const outcome = await this.#budget.attemptThenCharge(budget, find, (p) => p === null);
+    if ('refused' in outcome) {
+      throw new PasteError('too_many_misses', { perMinute: SHORT_LINK_MISSES_PER_MINUTE, retryAfterSec: outcome.refused.retryAfterSec });
+    }
+    if (outcome.value === null) throw new PasteError('not_found');
+    return outcome.value;
   }
 
   /**

@@ -13,6 +13,7 @@ const PASTE_CODES: Record<PasteFailure, ErrorCode> = {
   password_required: 'password_required',
   wrong_password: 'invalid_password',
   too_many_guesses: 'rate_limited',
+  too_many_misses: 'rate_limited',
   not_owner: 'forbidden',
   changed: 'precondition_failed',
   damaged: 'paste_damaged',

@@ -21,6 +21,8 @@ export interface StoredBucket extends BucketState {
 }
 
 const WINDOW_MS = 60_000;
+/** How far `charge` may take a bucket below empty: this many minutes of refill. */
+const MAX_DEBT_MINUTES = 60;
 // Absorbs float drift so that e.g. 1000 ms at 60/min always yields a whole token.
 const EPSILON = 1e-9;
 
@@ -100,6 +102,18 @@ export class RateLimiter {
     return decision;
   }
 
+  /**
+   * Spends one token even from an empty bucket, down to MAX_DEBT_MINUTES of refill below
+   * zero: for failures found only after the check ran (FailureBudget.attemptThenCharge),
+   * which must still be paid for before the next attempt is allowed.
+   */
+  charge(key: string, limitPerMinute: number): void {
+    if (limitPerMinute === 0) return;
+    const current = refill(this.#buckets.get(key), limitPerMinute, this.#now());
+    const tokens = Math.max(current.tokens - 1, -MAX_DEBT_MINUTES * limitPerMinute);
+    this.#buckets.set(key, { tokens, updatedAt: current.updatedAt, limit: limitPerMinute });
+  }
+
   /** Whether `key` has a bucket at all: one that was never spent, or has refilled and been pruned, is full. */
   holds(key: string): boolean {
     return this.#buckets.has(key);
@@ -158,8 +172,9 @@ export class RateLimiter {
 function parseBucket(value: unknown): StoredBucket | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const { tokens, updatedAt, limit } = value as Record<string, unknown>;
-  if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0) return undefined;
-  if (typeof updatedAt !== 'number' || !Number.isFinite(updatedAt)) return undefined;
   if (typeof limit !== 'number' || !Number.isFinite(limit) || limit <= 0) return undefined;
+  // Below zero only as far as `charge` goes.
+  if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < -MAX_DEBT_MINUTES * limit) return undefined;
+  if (typeof updatedAt !== 'number' || !Number.isFinite(updatedAt)) return undefined;
   return { tokens, updatedAt, limit };
 }

@@ -222,14 +222,16 @@ describe('RateLimiter', () => {
       nul: null,
       str: 'bucket',
       noTokens: { updatedAt: T0, limit: 5 },
-      negTokens: { tokens: -1, updatedAt: T0, limit: 5 },
+      debt: { tokens: -300, updatedAt: T0, limit: 5 },
+      deeperThanCharge: { tokens: -300.5, updatedAt: T0, limit: 5 },
       nanTime: { tokens: 1, updatedAt: 'yesterday', limit: 5 },
       infTime: { tokens: 1, updatedAt: 1e400, limit: 5 },
       zeroLimit: { tokens: 1, updatedAt: T0, limit: 0 },
       noLimit: { tokens: 1, updatedAt: T0 },
     });
-    assert.deepEqual(Object.keys(rl.snapshot()), ['good']);
+    assert.deepEqual(Object.keys(rl.snapshot()), ['good', 'debt']);
     assert.equal(rl.consume('good', 5).allowed, false);
+    assert.equal(rl.peek('debt', 5).retryAfterSec, 3_612, 'an hour of debt (charge) and a token');
   });
 
   it('prune drops only buckets that have refilled completely', () => {

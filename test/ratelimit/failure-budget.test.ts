@@ -76,6 +76,44 @@ describe('FailureBudget', () => {
     assert.deepEqual(budget.attemptNow(ONE, () => 'right', () => false), { value: 'right' }, 'refilled: one token a 20 s');
   });
 
+  test('attemptThenCharge: concurrent successes hold nothing; a burst of failures is paid back before the next attempt', async () => {
+    const { budget, limiter, advance } = setup();
+    const gate = deferred<boolean>();
+    const rights = Array.from({ length: 10 }, () => budget.attemptThenCharge(ONE, () => gate.promise, (ok) => !ok));
+    gate.resolve(true);
+    assert.ok((await Promise.all(rights)).every((o) => 'value' in o), 'ten at once, with a budget of three');
+    assert.equal(limiter.size, 0, 'successes touch no bucket');
+
+    const wrong = deferred<boolean>();
+    const burst = Array.from({ length: 9 }, () => budget.attemptThenCharge(ONE, () => wrong.promise, (ok) => !ok));
+    wrong.resolve(false);
+    assert.ok((await Promise.all(burst)).every((o) => 'value' in o), 'all nine were looked at before any was charged');
+    // 3 - 9 = -6 tokens: seven tokens (140 s at 3 a minute) before one attempt is allowed again.
+    const refused = await budget.attemptThenCharge(ONE, async () => assert.fail('no check while in debt'), () => true);
+    assert.ok('refused' in refused);
+    assert.equal(refused.refused.retryAfterSec, 140);
+    advance(139_000);
+    assert.ok('refused' in (await budget.attemptThenCharge(ONE, async () => true, () => false)));
+    advance(1_000);
+    assert.deepEqual(await budget.attemptThenCharge(ONE, async () => true, () => false), { value: true });
+    await assert.rejects(budget.attemptThenCharge(ONE, async () => Promise.reject(new Error('disk')), () => true), /disk/);
+    assert.equal(limiter.peek('k', 3).remaining, 0, 'a fault charged nothing');
+  });
+
+  test('a debt is bounded by an hour of refill, and survives a snapshot', () => {
+    let now = T0;
+    const limiter = new RateLimiter(() => now);
+    for (let i = 0; i < 1000; i++) limiter.charge('k', 3);
+    assert.equal(limiter.peek('k', 3).retryAfterSec, 3_620, '3 + 180 tokens: 181 tokens at 3 a minute');
+    const copy = new RateLimiter(() => now);
+    copy.restore(JSON.parse(JSON.stringify(limiter.snapshot())));
+    assert.equal(copy.peek('k', 3).retryAfterSec, 3_620);
+    copy.restore({ k: { tokens: -181, updatedAt: now, limit: 3 } });
+    assert.equal(copy.size, 0, 'deeper than charge can go: junk');
+    now += 3_620_000;
+    assert.equal(limiter.peek('k', 3).allowed, true);
+  });
+
   test('a limit of 0 is no limit', async () => {
     const { budget } = setup();
     const none: Budget[] = [{ key: 'k', limitPerMinute: 0 }];

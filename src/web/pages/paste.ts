@@ -231,10 +231,11 @@ export async function rawPasteUnlock(ctx: WebContext): Promise<Reply> {
 /**
  * GET /s/{code}: the short link, a 302 to the paste page (README, Short links and health). It needs no token;
  * a private paste's link works only for its owner and admins, and is a 404 to anyone else.
+ * Misses spend the client's budget (PasteService.byShortcode).
  */
 export async function shortLink(ctx: WebContext): Promise<Reply> {
   const code = ctx.params['code'] ?? '';
   if (!SHORTCODE_RE.test(code)) throw new PasteError('not_found');
-  const p = await ctx.deps.pastes.byShortcode(code, ctx.viewer);
+  const p = await ctx.deps.pastes.byShortcode(code, ctx.viewer, ctx.ip);
   return redirect(`${ctx.deps.config.baseUrl}/p/${p.hash}`);
 }
