@@ -83,7 +83,9 @@ export function readBody(req: IncomingMessage, limit: number, budget?: BodyBudge
 export function parseBody(type: BodyType, bytes: Buffer): Fields {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    // A text body is the content byte for byte, a leading BOM too (README, Create a paste);
+    // before JSON or a form, a BOM is no part of the fields and is dropped.
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: type === 'text' }).decode(bytes);
   } catch {
     // A fatal TextDecoder throws TypeError exactly when the bytes are not UTF-8.
     throw new HttpError('bad_request', 'Body is not valid UTF-8');

@@ -16,7 +16,8 @@ function password(r: ApiRequest): string | undefined {
   const header = r.req.headers['x-paste-password'];
   if (typeof header !== 'string') return undefined;
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(header, 'latin1'));
+    // ignoreBOM keeps a leading U+FEFF: it is part of the password, as in a JSON or form body.
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(Buffer.from(header, 'latin1'));
   } catch {
     // Not valid UTF-8: take the header as the latin1 text it was sent as.
     return header;

@@ -77,6 +77,14 @@ describe('paste passwords', () => {
     assert.equal(viaQuery.text, 'umlauts');
   });
 
+  test('a password that starts with U+FEFF is the same password in the header as in the body that set it', async () => {
+    const hash = await create({ content: 'zero width', password: '\ufeffsecret-pw' });
+    const header = (pw: string): Promise<Awaited<ReturnType<typeof req>>> =>
+      req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: bob, headers: { 'x-paste-password': Buffer.from(pw, 'utf8').toString('latin1') } });
+    assert.equal((await header('\ufeffsecret-pw')).status, 200);
+    assert.equal((await header('secret-pw')).status, 403);
+  });
+
   test('wrong guesses are limited per client and paste, even for an unlimited token', async () => {
     const hash = await create({ content: 'guarded', password: 'the-right-one' });
     const statuses: number[] = [];

@@ -31,6 +31,18 @@ describe('creating a paste from a pipe: a text/plain body', () => {
     assert.notEqual(paste['expire_at'], null);
   });
 
+  test('keeps a leading byte order mark, as any other bytes; a JSON body may start with one', async () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    const body = Buffer.concat([bom, Buffer.from('line1\r\nline2\n')]);
+    const r = await req(s, 'POST', '/api/v1/paste_create.php', { token, body, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+    assert.equal(r.status, 200, r.text);
+    const raw = await req(s, 'GET', `/api/v1/raw.php?hash=${String(r.json['hash'])}`, { token });
+    assert.deepEqual(Buffer.from(raw.text), body);
+    const json = await req(s, 'POST', '/api/v1/paste_create.php', { token, body: Buffer.concat([bom, Buffer.from('{"content":"after a BOM"}')]), headers: { 'content-type': 'application/json' } });
+    assert.equal(json.status, 200, json.text);
+    assert.equal((await req(s, 'GET', `/api/v1/raw.php?hash=${String(json.json['hash'])}`, { token })).text, 'after a BOM');
+  });
+
   test('with Accept: text/plain the answer is the URL and a newline', async () => {
     const r = await req(s, 'POST', '/api/v1/paste_create.php', {
       token,
