@@ -22,6 +22,29 @@ export function isLanguage(name: string): boolean {
   return KNOWN.has(name);
 }
 
+/** Other names people give the languages above (file extensions, common spellings), lowercase. */
+const ALIASES: ReadonlyMap<string, string> = new Map([
+  ['plain', 'text'], ['plaintext', 'text'], ['txt', 'text'], ['none', 'text'],
+  ['js', 'javascript'], ['jsx', 'javascript'], ['mjs', 'javascript'], ['cjs', 'javascript'], ['node', 'javascript'],
+  ['ts', 'typescript'], ['tsx', 'typescript'],
+  ['py', 'python'], ['python3', 'python'],
+  ['rb', 'ruby'], ['golang', 'go'], ['rs', 'rust'],
+  ['h', 'c'], ['c++', 'cpp'], ['cxx', 'cpp'], ['cc', 'cpp'], ['hpp', 'cpp'],
+  ['cs', 'csharp'], ['c#', 'csharp'],
+  ['sh', 'bash'], ['shell', 'bash'], ['zsh', 'bash'],
+  ['mysql', 'sql'], ['postgresql', 'sql'], ['postgres', 'sql'], ['sqlite', 'sql'],
+  ['htm', 'html'], ['yml', 'yaml'], ['md', 'markdown'], ['svg', 'xml'],
+  ['docker', 'dockerfile'], ['patch', 'diff'], ['kt', 'kotlin'],
+]);
+
+/** The other names taken, for the API's description. */
+export const LANGUAGE_ALIASES: readonly string[] = Object.freeze([...ALIASES.keys()]);
+
+/** The language a (lowercase) name stands for, aliases included; undefined for one we do not know. */
+export function languageNamed(name: string): string | undefined {
+  return KNOWN.has(name) ? name : ALIASES.get(name);
+}
+
 /** Only the head of a paste is examined: enough to decide, and it bounds the cost. */
 const SAMPLE_CHARS = 16 * 1024;
 /**

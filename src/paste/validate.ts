@@ -1,6 +1,6 @@
 import type { Fields, FieldValue } from '../http/fields.ts';
 import { isExpiry, type Expiry } from './expiry.ts';
-import { isLanguage } from './language.ts';
+import { languageNamed } from './language.ts';
 import { PRIVACIES, type Privacy } from './paste.ts';
 
 export const TITLE_MAX_CHARS = 200;
@@ -94,8 +94,10 @@ class Reader {
   language(): string | undefined {
     const v = this.string('language');
     if (v === undefined || v === '') return undefined;
-    const name = v.toLowerCase();
-    if (name !== 'auto' && !isLanguage(name)) {
+    const lower = v.toLowerCase();
+    if (lower === 'auto') return lower;
+    const name = languageNamed(lower);
+    if (name === undefined) {
       this.problems.push({ field: 'language', message: `language "${v.slice(0, 40)}" is not supported` });
       return undefined;
     }

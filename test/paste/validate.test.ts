@@ -27,6 +27,17 @@ describe('validateCreate', () => {
     assert.ok(v.ok && v.value.language === 'php');
     assert.equal(validateCreate(fields({ content: 'x', language: 'cobol85' }), 100).ok, false);
   });
+
+  test('takes the common other names of the languages it knows, stored under the one name', () => {
+    for (const [given, stored] of [['js', 'javascript'], ['C++', 'cpp'], ['sh', 'bash'], ['YML', 'yaml'], ['plaintext', 'text'], ['c#', 'csharp'], ['md', 'markdown']] as [string, string][]) {
+      const v = validateCreate(fields({ content: 'x', language: given }), 100);
+      assert.ok(v.ok, given);
+      assert.equal(v.value.language, stored, given);
+      const e = validateEdit(fields({ hash: 'aaaaaaaaaa', language: given }), 100);
+      assert.ok(e.ok && e.value.language === stored, `edit ${given}`);
+    }
+    assert.equal(validateCreate(fields({ content: 'x', language: 'perl' }), 100).ok, false, 'an alias only of a language it knows');
+  });
   test('refuses control characters in a title', () => {
     assert.equal(validateCreate(fields({ content: 'x', title: 'a\nb' }), 100).ok, false);
   });

@@ -1,6 +1,6 @@
 import { STATUS_BY_CODE, type ErrorCode } from '../../http/errors.ts';
 import { EXPIRY_MS } from '../../paste/expiry.ts';
-import { LANGUAGES } from '../../paste/language.ts';
+import { LANGUAGE_ALIASES, LANGUAGES } from '../../paste/language.ts';
 import { PRIVACIES } from '../../paste/paste.ts';
 import { PASSWORD_MAX_CHARS, TITLE_MAX_CHARS } from '../../paste/validate.ts';
 
@@ -57,9 +57,9 @@ const pasteFields = (edit: boolean): Record<string, Schema> => ({
     description: 'The text, at most MAX_PASTE_BYTES bytes of UTF-8 (1 MiB by default); never empty. Valid Unicode only: half of a surrogate pair is refused.',
   },
   language: {
-    enum: ['auto', ...LANGUAGES],
+    enum: ['auto', ...LANGUAGES, ...LANGUAGE_ALIASES],
     default: edit ? undefined : 'auto',
-    description: '`auto` detects the language from the content. Matched case-insensitively.',
+    description: '`auto` detects the language from the content. Matched case-insensitively; another common name (`js`, `c++`, `sh`, `yml`...) is stored as the language it stands for.',
   },
   privacy: { enum: [...PRIVACIES], ...(edit ? {} : { default: 'public' }) },
   expiry: {
