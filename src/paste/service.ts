@@ -274,7 +274,7 @@ export class PasteService {
 
   /**
    * A read that counts and burns nothing, after every check a read makes. A one-time paste
-   * is refused here: it is read whole and once, and that read burns it (README, Burn after read).
+   * is refused here: it is read whole and once, and that read burns it (README, Revisions).
    */
   async #unconsumed(hash: string, viewer: Viewer | null, opts: ReadOptions): Promise<Counted> {
     const current = await this.read(hash, viewer, { ...opts, consume: false, known: undefined });
