@@ -90,7 +90,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
   const [noun, verb, ...rest] = argv;
   const command = `${noun ?? ''} ${verb ?? ''}`;
   if (noun === 'export') return exportCommand(argv.slice(1), config.dataDir, files, accounts, actor, io);
-  if (noun === 'import') return importCommand(argv.slice(1), config.dataDir, files, accounts, actor, io);
+  if (noun === 'import') return importCommand(argv.slice(1), config.dataDir, config.maxPasteBytes, files, accounts, actor, io);
   if (noun === 'backup') return backupCommand(argv.slice(1), config.dataDir, accounts, actor, io);
 
   switch (command) {
@@ -205,13 +205,13 @@ async function exportCommand(args: string[], dataDir: string, files: DurableFile
 }
 
 /** `import < pastes.jsonl`: adds the pastes of an export; a taken hash gets a new one, reported (README, Export and import). */
-async function importCommand(args: string[], dataDir: string, files: DurableFiles, accounts: Accounts, actor: Actor, io: CliIo): Promise<void> {
+async function importCommand(args: string[], dataDir: string, maxPasteBytes: number, files: DurableFiles, accounts: Accounts, actor: Actor, io: CliIo): Promise<void> {
   if (args.length > 0) throw new CliError(`unexpected argument "${args[0]}"`);
   const store = new PasteStore(dataDir, files, 0);
   const owners = new OwnerIndex(dataDir, files);
   await Promise.all([store.init(), owners.init()]);
   const lines = io.stdinLines?.() ?? (await io.readStdin()).split('\n');
-  const report = await importPastes(lines, { store, owners, accounts, actor });
+  const report = await importPastes(lines, { maxPasteBytes, store, owners, accounts, actor });
   for (const name of report.usersAdded) io.stdout(`added user ${name} (no password yet: set one with "user passwd ${name}")`);
   for (const [from, to] of report.renamed) io.stdout(`renamed ${from} -> ${to} (the hash was taken here)`);
   for (const [line, why] of report.refused) io.stderr?.(`line ${line} refused: ${why}`);

@@ -141,6 +141,54 @@ describe('export and import', () => {
     assert.equal(all.find((p) => p['hash'] === hashes['plain'])?.['content'], 'hello\nworld ✓ \u2028 "quotes"');
   });
 
+  test('a line a create would refuse is refused: a password in clear, no text, too much, a long or two-line title, text in a burned paste', async () => {
+    const base = JSON.parse(exported[0] as string) as Record<string, unknown>;
+    const into = await tempDataDir();
+    try {
+      const lines = [
+        { ...base, hash: 'YYYYYYYYY1', password: 'plaintextpw' },
+        { ...base, hash: 'YYYYYYYYY2', content: '' },
+        { ...base, hash: 'YYYYYYYYY3', content: 'x'.repeat(1_048_577) },
+        { ...base, hash: 'YYYYYYYYY4', title: 'a\nb' },
+        { ...base, hash: 'YYYYYYYYY5', title: 't'.repeat(201) },
+        { ...base, hash: 'YYYYYYYYY6', burned: true, content: 'still here' },
+        { ...base, hash: 'YYYYYYYYY7', content: 'half a pair \ud800' },
+      ].map((l) => JSON.stringify(l));
+      const r = await run(into, ['import'], lines.join('\n'));
+      assert.match(r.error ?? '', /^7 lines refused/, r.err.join('\n'));
+      assert.deepEqual(r.err, [
+        'line 1 refused: "password" must be the salted hash an export writes (scrypt$...), never a password in clear',
+        'line 2 refused: "content" must not be empty',
+        'line 3 refused: "content" exceeds 1048576 bytes (MAX_PASTE_BYTES)',
+        'line 4 refused: "title": title must be a single line without control characters',
+        'line 5 refused: "title": title must be at most 200 characters',
+        'line 6 refused: "content" must be empty in a burned paste: its text was wiped when it was read',
+        'line 7 refused: "title" and "content" must be valid Unicode text (one holds half of a surrogate pair)',
+      ]);
+      assert.equal((await run(into, ['export'])).out.length, 0, 'nothing of them was stored');
+    } finally {
+      await cleanup(into);
+    }
+  });
+
+  test('an imported burned paste is listed for the sweep, which removes it when a live one would be', async () => {
+    const burnt = exported.map((l) => JSON.parse(l) as Record<string, unknown>).find((p) => p['hash'] === hashes['burnt']);
+    assert.ok(burnt !== undefined && burnt['burned'] === true && burnt['content'] === '');
+    const into = await tempDataDir();
+    try {
+      assert.equal((await run(into, ['import'], JSON.stringify(burnt))).out.at(-1), 'imported 1, renamed 0, already here 0, refused 0');
+      const b = await startServer({ dataDir: into });
+      const token = await makeToken(into);
+      assert.equal((await req(b, 'GET', `/api/v1/raw.php?hash=${hashes['burnt']}`, { token })).status, 410);
+      b.clock.advance(31 * 86_400_000);
+      await b.upkeep();
+      assert.equal((await req(b, 'GET', `/api/v1/raw.php?hash=${hashes['burnt']}`, { token })).status, 404, 'removed by the sweep, as in its own instance');
+      await b.stop();
+    } finally {
+      await cleanup(into);
+    }
+  });
+
   test('as a process: export to stdout, import from stdin, a summary and an exit status', () => {
     const exp = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'export', '--user', 'alice'], { cwd: ROOT, env: { ...process.env, DATA_DIR: a.dataDir }, encoding: 'utf8' });
     assert.equal(exp.status, 0, exp.stderr);

@@ -5,7 +5,9 @@ import { listDir, readText } from '../store/files.ts';
 import type { OwnerIndex } from '../store/owner-index.ts';
 import { contentOf, DamagedRecord, HASH_RE, parseFile, type Paste } from '../store/paste-record.ts';
 import type { PasteStore } from '../store/pastes.ts';
+import { isPasswordHash } from '../crypto/passwords.ts';
 import { isLanguage } from './language.ts';
+import { hasLoneSurrogate, titleProblem } from './validate.ts';
 
 /**
  * One paste as `cli export` writes it and `cli import` reads it (README, Export and
@@ -69,8 +71,13 @@ function time(value: unknown, name: string): number {
   return Date.parse(value);
 }
 
-/** An export line as a paste (its `owner_id` 0 until the owner is found), every field checked as the store checks its files. */
-export function parseExportLine(line: string): { paste: Paste; owner: string } {
+/**
+ * An export line as a paste (its `owner_id` 0 until the owner is found), every field checked
+ * as the store checks its files and, beyond that, as a create would (README, Export and
+ * import): a title and text within the limits, a password only as the salted hash an
+ * export writes, and no text left in a burned paste.
+ */
+export function parseExportLine(line: string, maxBytes: number): { paste: Paste; owner: string } {
   let o: Record<string, unknown>;
   try {
     o = JSON.parse(line) as Record<string, unknown>;
@@ -100,7 +107,22 @@ export function parseExportLine(line: string): { paste: Paste; owner: string } {
     if (err instanceof DamagedRecord) throw new ImportError(err.reason.replace('the record is malformed: ', 'a field is missing or wrong: '));
     throw err;
   }
+  checkLimits(paste, maxBytes);
   return { paste, owner: o['owner'] };
+}
+
+/** What a create would refuse, and what no export writes. */
+function checkLimits(p: Paste, maxBytes: number): void {
+  const title = titleProblem(p.title);
+  if (title !== null) throw new ImportError(`"title": ${title}`);
+  const text = contentOf(p);
+  if (hasLoneSurrogate(p.title) || hasLoneSurrogate(text)) throw new ImportError('"title" and "content" must be valid Unicode text (one holds half of a surrogate pair)');
+  if (p.password !== null && !isPasswordHash(p.password)) throw new ImportError('"password" must be the salted hash an export writes (scrypt$...), never a password in clear');
+  if (p.burned && text !== '') throw new ImportError('"content" must be empty in a burned paste: its text was wiped when it was read');
+  // A tombstone (burned, or wiped at its expiry, which came before its last change) has no text; any other paste has some.
+  const wiped = p.burned || (p.expire_at !== null && p.expire_at <= p.updated_at);
+  if (!wiped && text === '') throw new ImportError('"content" must not be empty');
+  if (Buffer.byteLength(text, 'utf8') > maxBytes) throw new ImportError(`"content" exceeds ${maxBytes} bytes (MAX_PASTE_BYTES)`);
 }
 
 /** Every stored paste's current file, in no order; `damaged` hears of files that cannot be read. */
@@ -140,6 +162,8 @@ export interface ImportReport {
 }
 
 export interface ImportDeps {
+  /** The largest text a line may carry (MAX_PASTE_BYTES), as for a create. */
+  maxPasteBytes: number;
   store: PasteStore;
   owners: OwnerIndex;
   accounts: Accounts;
@@ -160,7 +184,7 @@ export async function importPastes(lines: AsyncIterable<string> | Iterable<strin
     if (line === '') continue;
     let parsed: ReturnType<typeof parseExportLine>;
     try {
-      parsed = parseExportLine(line);
+      parsed = parseExportLine(line, deps.maxPasteBytes);
     } catch (err) {
       if (!(err instanceof ImportError)) throw err;
       report.refused.push([n, err.message]);

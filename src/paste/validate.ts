@@ -37,6 +37,16 @@ export interface EditInput {
   clear_password: 0 | 1;
 }
 
+/** What is wrong with a title, or null: too long, or more than one line (README, Create a paste). */
+export function titleProblem(v: string): string | null {
+  if ([...v].length > TITLE_MAX_CHARS) return `title must be at most ${TITLE_MAX_CHARS} characters`;
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(v)) return 'title must be a single line without control characters';
+  return null;
+}
+
+/** Whether a string holds half of a surrogate pair, which no UTF-8 can hold. */
+export const hasLoneSurrogate = (v: string): boolean => LONE_SURROGATE.test(v);
+
 export type Validated<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
 
 /** Field readers that record a problem and return undefined when a value is unusable. */
@@ -67,11 +77,8 @@ class Reader {
   title(): string | undefined {
     const v = this.string('title');
     if (v === undefined) return undefined;
-    if ([...v].length > TITLE_MAX_CHARS) {
-      this.problems.push({ field: 'title', message: `title must be at most ${TITLE_MAX_CHARS} characters` });
-    } else if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(v)) {
-      this.problems.push({ field: 'title', message: 'title must be a single line without control characters' });
-    }
+    const problem = titleProblem(v);
+    if (problem !== null) this.problems.push({ field: 'title', message: problem });
     return v;
   }
 

@@ -205,7 +205,9 @@ export class PasteStore {
         if (this.#cache.get(code) !== undefined) return false;
         // The expiry index entry goes first: a crash may leave an entry without a paste
         // (the sweep ignores it) but never an expiring paste the sweep cannot find.
-        if (paste.expire_at !== null) await this.#index(paste.expire_at, paste.hash);
+        // (An imported tombstone is listed for the day it is removed: sweepTimeOf.)
+        const due = sweepTimeOf(paste);
+        if (due !== null) await this.#index(due, paste.hash);
         // On the rare taken name, the index line written alongside names a hash no paste has:
         // readers of the index check every hash against the store anyway.
         const [created] = await Promise.all([this.files.createFile(path, fileText(paste)), alongside?.(paste)]);
