@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { Accounts, checkPassword, TOKEN_LABEL_MAX } from './auth/accounts.ts';
 import { isScope, type Scope } from './auth/tokens.ts';
-import { parseConfig } from './config.ts';
+import { ConfigError, parseConfig } from './config.ts';
 import { hashPassword } from './crypto/passwords.ts';
 import { AuditLog, type Actor } from './log/audit.ts';
 import { formatTime } from './paste/paste.ts';
@@ -305,7 +305,9 @@ async function readAllStdin(): Promise<string> {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const stdinLines = (): AsyncIterable<string> => createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
   runCli(process.argv.slice(2), { env: process.env, stdout: (l) => console.log(l), stderr: (l) => console.error(l), readStdin: readAllStdin, stdinLines }).catch((err: unknown) => {
-    process.stderr.write(`error: ${describeProblem(err)}\n`);
-    process.exit(1);
+    // A bad configuration names every bad variable, on the one line, and exits 2 as the server does (README, Run it).
+    const config = err instanceof ConfigError;
+    process.stderr.write(`error: ${config ? `invalid configuration: ${err.problems.join('; ')}` : describeProblem(err)}\n`);
+    process.exit(config ? 2 : 1);
   });
 }

@@ -1,5 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DamagedFile, readStateFile, type DurableFiles } from './files.ts';
+import { DamagedFile, isErrno, type DurableFiles } from './files.ts';
 
 /**
  * The data format this version reads and writes (README, Data format and upgrades).
@@ -21,8 +22,21 @@ export class NewerDataFormat extends Error {
 /** The format `DATA_DIR/format.json` names; null when there is no such file. */
 export async function readDataFormat(dataDir: string): Promise<number | null> {
   const path = join(dataDir, 'format.json');
-  const saved = await readStateFile(path);
-  if (saved === undefined) return null;
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return null;
+    throw err;
+  }
+  let saved: unknown;
+  try {
+    saved = JSON.parse(text);
+  } catch {
+    // Unreadable is not absent: a folder with data and no format.json is format 1, and
+    // would be migrated. Say which file, as for any other damaged one (README, Run it).
+    throw new DamagedFile(path, 'it is not JSON ({"format": 2})');
+  }
   const found = (saved as { format?: unknown } | null)?.format;
   if (typeof found !== 'number' || !Number.isInteger(found) || found < 1) throw new DamagedFile(path, 'it does not name a data format ({"format": 2})');
   if (found > DATA_FORMAT) throw new NewerDataFormat(path, found);

@@ -57,6 +57,33 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
     }
   });
 
+  test('a format.json that is not JSON, in a folder with data: named, and nothing is migrated', async () => {
+    const dir = await tempDataDir();
+    try {
+      assert.equal((await run('cli', { DATA_DIR: dir }, ['user', 'add', 'zed'])).code, 0);
+      await writeFile(join(dir, 'format.json'), 'garbage');
+      const server = await run('main', { DATA_DIR: dir });
+      assert.equal(server.code, 1);
+      oneEvent(server.out, new RegExp(`^cannot start: ${join(dir, 'format.json')} is damaged: it is not JSON`));
+      const cli = await run('cli', { DATA_DIR: dir }, ['user', 'list']);
+      assert.equal(cli.code, 1);
+      oneLine(cli.out, new RegExp(`^error: ${join(dir, 'format.json')} is damaged: it is not JSON`));
+      assert.equal(await readFile(join(dir, 'format.json'), 'utf8'), 'garbage', 'left for the operator to mend');
+      assert.equal((await readdir(dir)).includes('backups'), false, 'no migration was begun');
+    } finally {
+      await cleanup(dir);
+    }
+  });
+
+  test('a bad configuration: the CLI names every bad variable on one line and exits 2, as the server does', async () => {
+    const env = { DATA_DIR: '/nonexistent-never-made', PORT: 'abc', AUTH_FAIL_LIMIT_PER_MINUTE: 'x' };
+    const server = await run('main', env);
+    assert.equal(server.code, 2);
+    const cli = await run('cli', env, ['user', 'list']);
+    assert.equal(cli.code, 2);
+    oneLine(cli.out, /^error: invalid configuration: PORT must be an integer from 0 to 65535, got "abc"; AUTH_FAIL_LIMIT_PER_MINUTE must be an integer/);
+  });
+
   test('a read-only data folder is refused at start, naming it', async () => {
     const parent = await tempDataDir();
     const dir = join(parent, 'data');
