@@ -116,6 +116,9 @@ export interface PasteServiceDeps {
   audit?: { record(actor: Actor, r: AuditRecord): Promise<void> };
 }
 
+/** Characters (code points) in a text, as the title limit counts them: a surrogate pair is one. */
+const charactersOf = (text: string): number => text.length - (text.match(/[\ud800-\udbff][\udc00-\udfff]/g)?.length ?? 0);
+
 /** A paste as the audit log shows it: what it is, never its text or password. */
 const pasteFacts = (p: Paste): Record<string, unknown> => ({
   owner_id: p.owner_id,
@@ -125,7 +128,7 @@ const pasteFacts = (p: Paste): Record<string, unknown> => ({
   expire_at: p.expire_at,
   burn_after_read: p.burn_after_read,
   password: p.password !== null,
-  content_chars: p.content_json.length,
+  content_chars: charactersOf(contentOf(p)),
   revision: p.revision ?? 1,
 });
 

@@ -180,6 +180,10 @@ describe('admins acting on pastes', () => {
     const edited = await lastAudit();
     assert.deepEqual([edited['action'], edited['target'], edited['via'], edited['user']], ['paste.edit', `paste:${a}`, 'web', 'root']);
     assert.deepEqual([(edited['before'] as Record<string, unknown>)['title'], (edited['after'] as Record<string, unknown>)['title'], (edited['after'] as Record<string, unknown>)['privacy']], ['own edit', 'moderated', 'unlisted']);
+    // The length of the text in characters: quotes, escapes and a surrogate pair counted as the reader sees them.
+    assert.equal((await req(s, 'POST', '/api/v1/paste_edit.php', { token: rootToken, body: { hash: a, content: 'a\nb"cé😀' } })).status, 200);
+    const counted = await lastAudit();
+    assert.deepEqual([(counted['before'] as Record<string, unknown>)['content_chars'], (counted['after'] as Record<string, unknown>)['content_chars']], [18, 7]);
     assert.equal((await req(s, 'POST', '/api/v1/paste_delete.php', { token: rootToken, body: { hash: b } })).status, 200);
     const deleted = await lastAudit();
     assert.deepEqual([deleted['action'], deleted['target'], deleted['via'], deleted['user'], deleted['after']], ['paste.delete', `paste:${b}`, 'api', 'root', null]);
