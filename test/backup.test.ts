@@ -224,4 +224,23 @@ describe('backup and restore', () => {
       await cleanup(dir);
     }
   });
+
+  test('restore --force of an archive without logs keeps the folder’s API and audit logs, and adds the restore to them', async () => {
+    const dir = await tempDataDir();
+    try {
+      await restore(archive, dir);
+      const day = new Date().toISOString().slice(0, 10);
+      await writeFile(join(dir, 'logs', `api-${day}.jsonl`), '{"endpoint":"/api/v1/paste.php"}\n', { flag: 'a' });
+      await cliProcess(dir, ['user', 'add', 'someone']);
+      const before = await readFile(join(dir, 'logs', `audit-${day}.jsonl`), 'utf8');
+      assert.match(before, /"action":"user.add"/);
+      assert.match(await restore(archive, dir, true), /^restored/);
+      const after = await readFile(join(dir, 'logs', `audit-${day}.jsonl`), 'utf8');
+      assert.ok(after.startsWith(before), 'every earlier line is still there');
+      assert.match(after.slice(before.length), /^\{[^\n]*"action":"restore"[^\n]*\}\n$/);
+      assert.match(await readFile(join(dir, 'logs', `api-${day}.jsonl`), 'utf8'), /paste\.php/);
+    } finally {
+      await cleanup(dir);
+    }
+  });
 });

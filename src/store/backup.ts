@@ -198,8 +198,11 @@ export async function restoreBackup(file: string, dataDir: string, opts: { force
   const orphans = await rebuildIndexes(staging, pastes);
   await mkdirp(join(staging, 'tmp'));
   for (const dir of await foldersOf(staging)) await fsyncDir(dir);
-  // The archive checked out whole: only now does anything already there go.
-  for (const name of present) await rm(join(dataDir, name), { recursive: true, force: true });
+  // The archive checked out whole: only now does anything already there go, but for the
+  // folder's logs when the archive brings none: the audit log is the record of what admins
+  // did, and a restore is one more thing done, not a reason to forget the rest.
+  const keepLogs = !(await listDir(staging)).includes('logs');
+  for (const name of present) if (!(keepLogs && name === 'logs')) await rm(join(dataDir, name), { recursive: true, force: true });
   for (const name of await listDir(staging)) await rename(join(staging, name), join(dataDir, name));
   await fsyncDir(dataDir);
   await rm(staging, { recursive: true, force: true });
