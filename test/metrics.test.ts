@@ -74,6 +74,10 @@ describe('what /metrics counts', () => {
     for (let i = 0; i < 4; i++) assert.equal((await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: 'pst_wrongtok_abc' })).status, 401);
     assert.equal((await req(server, 'GET', `/p/${hashes[1]}`)).status, 200);
     assert.equal((await req(server, 'POST', '/api/v1/paste_delete.php', { token, body: { hash: hashes[2] } })).status, 200);
+    // A wrong method on a known route is counted under that route; an unknown path under none.
+    assert.equal((await req(server, 'PUT', `/api/v1/paste.php?hash=${hashes[0]}`, { token })).status, 405);
+    assert.equal((await req(server, 'DELETE', `/p/${hashes[0]}`)).status, 405);
+    assert.equal((await req(server, 'GET', '/api/v1/nothing.php', { token })).status, 404);
     const { text } = await scrape(server);
     const after = samples(text);
     const delta = (key: string): number => (after.get(key) ?? 0) - (before.get(key) ?? 0);
@@ -84,7 +88,10 @@ describe('what /metrics counts', () => {
     assert.equal(delta('paste_rate_limited_total{side="api"}'), K);
     assert.equal(delta('paste_auth_failures_total{kind="token"}'), 4);
     assert.equal(delta('paste_http_requests_total{side="web",route="/p/:hash",method="GET",status="2xx"}'), 1);
-    assert.equal(delta('paste_http_request_duration_seconds_count{side="api",route="/api/v1/paste.php"}'), M + 4, 'the 200s and the 401s');
+    assert.equal(delta('paste_http_requests_total{side="api",route="/api/v1/paste.php",method="other",status="4xx"}'), 1);
+    assert.equal(delta('paste_http_requests_total{side="web",route="/p/:hash",method="other",status="4xx"}'), 1);
+    assert.equal(delta('paste_http_requests_total{side="api",route="unmatched",method="GET",status="4xx"}'), 1);
+    assert.equal(delta('paste_http_request_duration_seconds_count{side="api",route="/api/v1/paste.php"}'), M + 5, 'the 200s, the 401s and the 405');
     assert.equal(delta('paste_pastes_created_total'), N);
     assert.equal(delta('paste_pastes_deleted_total'), 1);
     assert.ok(delta('paste_durable_writes_total') >= N, 'each create is a durable write');

@@ -159,9 +159,8 @@ export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
   const router = new Router<ApiRoute>(routes);
   const iso = new IsoTimes();
   const route: Step<ApiContext> = (ctx) => {
-    const found = resolveRoute(router, ctx.method, ctx.path, WORDS);
+    const found = resolveRoute(router, ctx.method, ctx.path, WORDS, ctx);
     ctx.route = found.data;
-    ctx.pattern = found.pattern;
     return undefined;
   };
   const handle: Step<ApiContext> = (ctx) => {

@@ -12,7 +12,7 @@ export interface RouteDef<T> {
 
 export type Match<T> =
   | { kind: 'found'; data: T; params: Readonly<Record<string, string>>; pattern: string }
-  | { kind: 'method_not_allowed'; allow: string[] }
+  | { kind: 'method_not_allowed'; allow: string[]; pattern: string }
   | { kind: 'not_found' };
 
 interface Pattern<T> {
@@ -57,7 +57,7 @@ export class Router<T> {
     if (data !== undefined) return { kind: 'found', data, params, pattern };
     const allow = [...byMethod.keys()];
     if (allow.includes('GET')) allow.push('HEAD');
-    return { kind: 'method_not_allowed', allow };
+    return { kind: 'method_not_allowed', allow, pattern };
   }
 
   #staticFor(path: string): Map<string, T> {
@@ -102,16 +102,19 @@ export interface RouteWords {
 
 /**
  * The route for a request, or the refusal both sides give: 404 for an unknown path, 405
- * with an `Allow` header naming the methods the path has (RFC 9110 §15.5.6).
+ * with an `Allow` header naming the methods the path has (RFC 9110 §15.5.6). A path that
+ * matched a route's pattern, whatever the method, names it in `seen` (the metrics' label).
  */
 export function resolveRoute<T>(
   router: Router<T>,
   method: string,
   path: string,
   words: RouteWords,
+  seen: { pattern: string },
 ): { data: T; params: Readonly<Record<string, string>>; pattern: string } {
   const match = router.match(method, path);
   if (match.kind === 'not_found') throw new HttpError('not_found', words.notFound);
+  seen.pattern = match.pattern;
   if (match.kind === 'method_not_allowed') {
     throw new HttpError('method_not_allowed', words.notAllowed(method), { headers: { allow: match.allow.join(', ') } });
   }

@@ -88,10 +88,9 @@ export function webSide(deps: WebDeps, routes = webRoutes): Side<WebContext> {
   const router = new Router<WebRoute>(routes);
   const secure = secureCookies(deps.config.baseUrl);
   const route: Step<WebContext> = (ctx) => {
-    const found = resolveRoute(router, ctx.method, ctx.path, WORDS);
+    const found = resolveRoute(router, ctx.method, ctx.path, WORDS, ctx);
     ctx.route = found.data;
     ctx.params = found.params;
-    ctx.pattern = found.pattern;
     return undefined;
   };
   return {

@@ -82,11 +82,14 @@ describe('route matching', () => {
   test('any method and path find a route, or refuse with 404 or 405', () => {
     fc.assert(
       fc.property(method, path, (m, p) => {
-        for (const resolve of [() => resolveRoute(web, m, p, words), () => resolveRoute(api, m, p, words)]) {
+        for (const resolve of [(seen: { pattern: string }) => resolveRoute(web, m, p, words, seen), (seen: { pattern: string }) => resolveRoute(api, m, p, words, seen)]) {
+          const seen = { pattern: 'unmatched' };
           try {
-            resolve();
+            assert.equal(resolve(seen).pattern, seen.pattern);
           } catch (err) {
             assert.ok(err instanceof HttpError && (err.status === 404 || err.status === 405), String(err));
+            // A 405 is for a path that matched a route: its pattern is named; a 404 names none.
+            assert.equal(seen.pattern === 'unmatched', err.status === 404);
           }
         }
       }),
@@ -98,7 +101,7 @@ describe('route matching', () => {
     const segment = fc.string({ minLength: 1, maxLength: 20 }).filter((s) => !s.includes('/'));
     fc.assert(
       fc.property(segment, fc.constantFrom('', '/raw', '/edit', '/delete'), (hash, tail) => {
-        const found = resolveRoute(web, 'GET', `/p/${hash}${tail}`, words);
+        const found = resolveRoute(web, 'GET', `/p/${hash}${tail}`, words, { pattern: '' });
         assert.equal(found.params['hash'], hash);
       }),
       RUNS,
