@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { apiSide } from './api/side.ts';
 import { ReadBodies } from './api/v1/bodies.ts';
@@ -134,6 +134,13 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
 
   // Listen before building the sides: with PORT=0 the default BASE_URL needs the port we got.
   const server = createServer({ ...SERVER_TIMEOUTS });
+  // The open connections, for shutdown: one that has not sent a byte yet is busy to Node
+  // (waiting for a request's headers), and would hold the stop for SHUTDOWN_TIMEOUT_MS.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {
@@ -274,8 +281,14 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       // close() only drops connections idle right now; keep-alive sockets that finish their
       // request later would otherwise hold shutdown open for the whole keep-alive timeout.
-      server.closeIdleConnections();
-      const sweeper = setInterval(() => server.closeIdleConnections(), 25);
+      // A connection that never sent anything has no request to finish (a browser's
+      // preconnect, a load balancer's check): it goes too, as an idle one does.
+      const closeIdle = (): void => {
+        server.closeIdleConnections();
+        for (const socket of sockets) if (socket.bytesRead === 0) socket.destroy();
+      };
+      closeIdle();
+      const sweeper = setInterval(closeIdle, 25);
       const deadline = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await stopped;
       clearInterval(sweeper);

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import { cleanup, events, makeToken, req, ROOT, spawnServer, tempDataDir } from './helpers/server.ts';
 
@@ -45,6 +47,35 @@ describe('graceful shutdown', () => {
       await again.stop();
       await cleanup(server.dataDir);
     }
+  });
+
+  test('a connection that never sent a byte does not hold the stop, one sending its request does', async () => {
+    const server = await spawnServer({ env: { SHUTDOWN_TIMEOUT_MS: '5000' } });
+    const token = await makeToken(server.dataDir);
+    const quiet = connect(server.port, '127.0.0.1');
+    await once(quiet, 'connect');
+    const quietClosed = once(quiet, 'close');
+    // A request whose body is still coming when the signal arrives is finished, as above.
+    const slow = connect(server.port, '127.0.0.1');
+    await once(slow, 'connect');
+    const body = JSON.stringify({ content: 'sent slowly' });
+    slow.write(`POST /api/v1/paste_create.php HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    let answer = '';
+    slow.on('data', (d: Buffer) => (answer += d.toString()));
+    await new Promise((r) => setTimeout(r, 200));
+    const exited = server.stop();
+    // The silent one is closed while the other's request is still waiting for its body; at
+    // the shutdown deadline both would be.
+    await quietClosed;
+    const slowClosed = once(slow, 'close');
+    slow.write(body);
+    assert.equal(await exited, 0);
+    await slowClosed;
+    assert.match(answer, /^HTTP\/1\.1 200 /);
+    assert.match(server.output(), /shutdown complete/);
+    quiet.destroy();
+    slow.destroy();
+    await cleanup(server.dataDir);
   });
 
   test('SIGINT also exits 0', async () => {
