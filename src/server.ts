@@ -19,7 +19,7 @@ import { sign } from './crypto/signature.ts';
 import { LogAppender } from './log/appender.ts';
 import { ServerLog } from './log/server-log.ts';
 import { PasteService } from './paste/service.ts';
-import { serve, type FaultLog } from './pipeline/run.ts';
+import { InFlight, serve, type FaultLog } from './pipeline/run.ts';
 import { RateLimiter } from './ratelimit/bucket.ts';
 import { FailureBudget } from './ratelimit/failure-budget.ts';
 import { AuditLog } from './log/audit.ts';
@@ -210,9 +210,10 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   });
   if (metricsOn) metrics.watch(server);
   const scrape = (req: IncomingMessage): Reply => metrics.scrape(req, config.metricsToken);
+  const inFlight = new InFlight();
   const app = createApp({
-    api: serve(api, logError, metricsOn ? (ctx, reply) => metrics.request('api', ctx, reply.status) : undefined),
-    web: serve(web, logError, metricsOn ? (ctx, reply) => metrics.request('web', ctx, reply.status) : undefined),
+    api: serve(api, logError, metricsOn ? (ctx, reply) => metrics.request('api', ctx, reply.status) : undefined, inFlight),
+    web: serve(web, logError, metricsOn ? (ctx, reply) => metrics.request('web', ctx, reply.status) : undefined, inFlight),
     trustProxy: config.trustProxy,
     ids: new RequestIds(),
     ...(config.metricsToken === null ? {} : { metrics: scrape }),
@@ -293,6 +294,9 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       await stopped;
       clearInterval(sweeper);
       clearTimeout(deadline);
+      // A request cut at the deadline learns it from its socket's close, later: let it (and
+      // any still waiting for the disk) finish, log line included, before the log is closed.
+      await inFlight.settled(1_000);
       await upkeep;
       accountFile.unwatch();
       // Each save that fails becomes a warning; none keeps the others from being tried.

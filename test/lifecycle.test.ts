@@ -3,6 +3,8 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { request } from 'node:http';
 import { connect } from 'node:net';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { cleanup, events, makeToken, req, ROOT, spawnServer, tempDataDir } from './helpers/server.ts';
 
@@ -75,6 +77,25 @@ describe('graceful shutdown', () => {
     assert.match(server.output(), /shutdown complete/);
     quiet.destroy();
     slow.destroy();
+    await cleanup(server.dataDir);
+  });
+
+  test('a request cut at the shutdown deadline still has its line in the API log', async () => {
+    const server = await spawnServer({ env: { SHUTDOWN_TIMEOUT_MS: '300' } });
+    const token = await makeToken(server.dataDir);
+    const slow = connect(server.port, '127.0.0.1');
+    await once(slow, 'connect');
+    slow.on('error', () => undefined);
+    slow.write(`POST /api/v1/paste_create.php HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"content":`);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(await server.stop(), 0);
+    slow.destroy();
+    assert.doesNotMatch(server.output(), /could not be written/);
+    const day = new Date().toISOString().slice(0, 10);
+    const lines = (await readFile(join(server.dataDir, 'logs', `api-${day}.jsonl`), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const cut = lines.filter((l) => l['endpoint'] === '/api/v1/paste_create.php');
+    assert.equal(cut.length, 1, JSON.stringify(lines));
+    assert.ok(Number(cut[0]?.['status']) >= 400);
     await cleanup(server.dataDir);
   });
 

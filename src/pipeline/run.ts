@@ -52,6 +52,36 @@ function runSteps<C>(steps: readonly Step<C>[], ctx: C, from: number): Reply | P
   throw new Error('no step answered the request');
 }
 
+/**
+ * Requests a side is working on, from their context to their log line: at shutdown, one
+ * whose connection was cut at the deadline still gets its line (README, Configuration).
+ */
+export class InFlight {
+  #count = 0;
+  #idle: (() => void)[] = [];
+
+  start(): void {
+    this.#count++;
+  }
+
+  end(): void {
+    if (--this.#count > 0 || this.#idle.length === 0) return;
+    for (const resolve of this.#idle.splice(0)) resolve();
+  }
+
+  /** Resolves once no request is in flight, or after `maxMs` whatever is left. */
+  settled(maxMs: number): Promise<void> {
+    if (this.#count === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, maxMs);
+      this.#idle.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}
+
 /** A side ready to serve requests. */
 export type Served = (req: IncomingMessage, res: ServerResponse, path: string, rawQuery: string, ip: string, id: string) => void;
 
@@ -63,8 +93,9 @@ export type FaultLog = (err: unknown, requestId?: string) => void;
  * the request's headers and cookies, then lets the side finish (its log line) and
  * `observe` count it (README, Metrics), once.
  */
-export function serve<C extends RequestContext>(side: Side<C>, logError: FaultLog, observe?: (ctx: C, reply: Reply) => void): Served {
+export function serve<C extends RequestContext>(side: Side<C>, logError: FaultLog, observe?: (ctx: C, reply: Reply) => void, inFlight?: InFlight): Served {
   return (req, res, path, rawQuery, ip, id) => {
+    inFlight?.start();
     const ctx = side.context(req, path, rawQuery, ip, id);
     const finish = (reply: Reply): void => {
       try {
@@ -76,6 +107,7 @@ export function serve<C extends RequestContext>(side: Side<C>, logError: FaultLo
       } finally {
         side.done?.(ctx, reply);
         observe?.(ctx, reply);
+        inFlight?.end();
       }
     };
     runSide(side, ctx, finish);
