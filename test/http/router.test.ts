@@ -28,9 +28,9 @@ test('matches parameters by segment', () => {
 });
 
 test('answers 405 data with the allowed methods, HEAD going with GET', () => {
-  assert.deepEqual(router.match('DELETE', '/a'), { kind: 'method_not_allowed', allow: ['GET', 'POST', 'HEAD'] });
+  assert.deepEqual(router.match('DELETE', '/a'), { kind: 'method_not_allowed', allow: ['GET', 'POST', 'HEAD'], pattern: '/a' });
   assert.equal((router.match('HEAD', '/a') as { data: string }).data, 'get-a');
-  assert.deepEqual(router.match('PUT', '/p/x/raw'), { kind: 'method_not_allowed', allow: ['GET', 'HEAD'] });
+  assert.deepEqual(router.match('PUT', '/p/x/raw'), { kind: 'method_not_allowed', allow: ['GET', 'HEAD'], pattern: '/p/:hash/raw' });
 });
 
 test('unknown paths are not found', () => {
