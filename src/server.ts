@@ -27,6 +27,7 @@ import { AccountStore } from './store/accounts.ts';
 import { loadBuckets, saveBuckets } from './store/bucket-file.ts';
 import { DurableFiles, ensureWritableDir, StorageFull, StorageReadOnly } from './store/files.ts';
 import { checkDataFormat } from './store/migrate.ts';
+import { claimFolder } from './store/instance.ts';
 import { IdempotencyRecords } from './store/idempotency.ts';
 import { OwnerIndex } from './store/owner-index.ts';
 import { PasteStore } from './store/pastes.ts';
@@ -89,6 +90,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const warn = opts.warn ?? ((message: string) => serverLog.warn(message));
   const dir = config.dataDir;
   await ensureWritableDir(dir);
+  // One server per folder: before anything is touched (files.init empties tmp/).
+  const claim = await claimFolder(dir);
   const metrics = new ServerMetrics();
   // A refused write is reported once a minute at most: under load it would be one line a request.
   let lastRefusal = Number.NEGATIVE_INFINITY;
@@ -250,6 +253,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   let lastSweep = Number.NEGATIVE_INFINITY;
   let upkeep: Promise<void> = Promise.resolve();
   const step = async (): Promise<void> => {
+    await claim.refresh();
     if (now() - lastSweep >= SWEEP_MS) {
       lastSweep = now();
       await store.sweepExpired(now());
@@ -312,6 +316,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
         attempt('the recent pastes list', recent.save()),
         attempt('the API log', log.close()),
       ]);
+      await claim.release();
       const warnings = outcomes.filter((w): w is string => w !== null);
       if (log.unwritten > 0 || log.dropped > 0) {
         warnings.push(`${log.unwritten + log.dropped} API log lines could not be written to ${join(dir, 'logs')} and are lost`);

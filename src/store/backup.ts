@@ -5,6 +5,7 @@ import { fsyncDir, isErrno, listDir, mkdirp, readText } from './files.ts';
 import { DATA_FORMAT } from './format.ts';
 import { ownerIndexFile, ownerIndexText } from './owner-index.ts';
 import { DamagedRecord, parseFile } from './paste-record.ts';
+import { folderHolder } from './instance.ts';
 import { expiryEntryPath, sweepTimeOf } from './pastes.ts';
 
 /**
@@ -160,6 +161,8 @@ export async function restoreBackup(file: string, dataDir: string, opts: { force
     throw isErrno(err, 'ENOENT') ? new RestoreError(`${file} does not exist`) : err;
   });
   await mkdirp(dataDir);
+  const holder = await folderHolder(dataDir);
+  if (holder !== null) throw new RestoreError(`the server with pid ${holder.pid} on ${holder.host} is using ${dataDir}; stop it before restoring (nothing was changed)`);
   const staging = join(dataDir, '.restore');
   const present = (await listDir(dataDir)).filter((n) => n !== '.restore');
   if (present.length > 0 && !opts.force) {

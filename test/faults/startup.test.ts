@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { cleanup, events, makeToken, req, ROOT, spawnServer, tempDataDir } from '../helpers/server.ts';
@@ -84,6 +85,38 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
     oneLine(cli.out, /^error: invalid configuration: PORT must be an integer from 0 to 65535, got "abc"; AUTH_FAIL_LIMIT_PER_MINUTE must be an integer/);
   });
 
+  test('one server per data folder: a second is refused, and so is a restore, while the first runs; a crashed one’s claim is stale', async () => {
+    const first = await spawnServer();
+    const dir = first.dataDir;
+    try {
+      const claim = await readFile(join(dir, 'server.pid'), 'utf8');
+      assert.match(claim, new RegExp(`^${first.proc.pid} \\S+\\n$`));
+      const second = await run('main', { DATA_DIR: dir });
+      assert.equal(second.code, 1);
+      oneEvent(second.out, new RegExp(`^cannot start: ${join(dir, 'server.pid')}: the server with pid ${first.proc.pid} on \\S+ is using this data folder; stop it first`));
+      const token = await makeToken(dir);
+      assert.equal((await req(first, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token })).status, 404, 'the first serves on');
+      const archive = join(dir, '..', `${dir.split('/').at(-1) ?? 'x'}.tar.gz`);
+      assert.equal((await run('cli', { DATA_DIR: dir }, ['backup', archive])).code, 0);
+      const restore = await run('cli', { DATA_DIR: dir }, ['restore', archive, '--force']);
+      assert.equal(restore.code, 1);
+      oneLine(restore.out, new RegExp(`^error: the server with pid ${first.proc.pid} on \\S+ is using ${dir}; stop it before restoring`));
+      await rm(archive, { force: true });
+    } finally {
+      await first.stop();
+    }
+    try {
+      await assert.rejects(readFile(join(dir, 'server.pid')), /ENOENT/, 'a clean stop gives the claim up');
+      // A claim left by a process that is gone (a crash) does not hold the folder.
+      const gone = spawnSync(process.execPath, ['-e', '0']);
+      await writeFile(join(dir, 'server.pid'), `${gone.pid} ${hostname()}\n`);
+      const next = await spawnServer({ dataDir: dir });
+      await next.stop();
+    } finally {
+      await cleanup(dir);
+    }
+  });
+
   test('a read-only data folder is refused at start, naming it', async () => {
     const parent = await tempDataDir();
     const dir = join(parent, 'data');
@@ -132,14 +165,17 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
 
   test('a port already taken', async () => {
     const dir = await tempDataDir();
+    const other = await tempDataDir();
     const first = await spawnServer({ dataDir: dir });
     try {
-      const second = await run('main', { DATA_DIR: dir, PORT: String(first.port) });
+      // Its own data folder: the same one would be refused first, as in use.
+      const second = await run('main', { DATA_DIR: other, PORT: String(first.port) });
       assert.equal(second.code, 1);
       oneEvent(second.out, new RegExp(`^cannot start: port ${first.port} on 127\\.0\\.0\\.1 is already in use by another program \\(EADDRINUSE\\)$`));
     } finally {
       await first.stop();
       await cleanup(dir);
+      await cleanup(other);
     }
   });
 });
