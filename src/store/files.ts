@@ -300,19 +300,24 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
+/** A file's text, or null when there is no such file. Other I/O errors propagate. */
+export async function readTextIfThere(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return null;
+    throw err;
+  }
+}
+
 /**
  * The parsed contents of a small state file that only speeds things up or carries over
  * counters (buckets, view counts, recent list): missing or torn (unparsable) yields
  * undefined and the caller starts afresh. Other I/O errors propagate: they need an operator.
  */
 export async function readStateFile(path: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    if (isErrno(err, 'ENOENT')) return undefined;
-    throw err;
-  }
+  const text = await readTextIfThere(path);
+  if (text === null) return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DamagedFile, isErrno, type DurableFiles } from './files.ts';
+import { DamagedFile, readTextIfThere, type DurableFiles } from './files.ts';
 
 /**
  * The data format this version reads and writes (README, Data format and upgrades).
@@ -22,13 +21,8 @@ export class NewerDataFormat extends Error {
 /** The format `DATA_DIR/format.json` names; null when there is no such file. */
 export async function readDataFormat(dataDir: string): Promise<number | null> {
   const path = join(dataDir, 'format.json');
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    if (isErrno(err, 'ENOENT')) return null;
-    throw err;
-  }
+  const text = await readTextIfThere(path);
+  if (text === null) return null;
   let saved: unknown;
   try {
     saved = JSON.parse(text);

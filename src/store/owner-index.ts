@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { asStorageError, byFd, fsyncDir, isErrno, writeAll, type DurableFiles } from './files.ts';
+import { asStorageError, byFd, fsyncDir, readTextIfThere, writeAll, type DurableFiles } from './files.ts';
 
 /** Lines waiting for the next write of one user's file, and who waits for them. */
 interface Batch {
@@ -46,13 +45,8 @@ export class OwnerIndex {
 
   /** The user's paste hashes, newest first. */
   async list(userId: number): Promise<string[]> {
-    let text: string;
-    try {
-      text = await readFile(this.#file(userId), 'utf8');
-    } catch (err) {
-      if (isErrno(err, 'ENOENT')) return [];
-      throw err;
-    }
+    const text = await readTextIfThere(this.#file(userId));
+    if (text === null) return [];
     const live = new Set<string>();
     for (const line of text.split('\n')) {
       if (line.startsWith('+')) live.add(line.slice(1));
