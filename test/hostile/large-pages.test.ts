@@ -8,7 +8,9 @@ import { WebClient } from '../helpers/web-client.ts';
  * measured is the server's alone): each page stays a few times the paste's size, and a
  * health check sent while ten views of each are served answers without waiting for them.
  * The bound on its latency is generous (the pages are rendered once per version and then
- * copied out); rendering every view again took /healthz to 5 s.
+ * copied out); rendering every view again took /healthz to 5 s on a machine twice as fast
+ * as the slowest CI has been, where a correct build's worst was 2.5 s under the parallel
+ * test run: 4 s still fails that regression by a wide margin.
  */
 test('1 MiB pastes: proportionate pages, and /healthz keeps answering while they are served', async () => {
   const server = await spawnServer();
@@ -60,7 +62,7 @@ test('1 MiB pastes: proportionate pages, and /healthz keeps answering while they
       assert.match(v.text, /<pre class="code plain" id="paste-code"/);
       assert.equal(v.text.split('&amp;a').length - 1, 524_288, 'the only showing has all of it');
     }
-    assert.ok(worst < 2_000, `/healthz took ${worst.toFixed(0)} ms while large pages were served`);
+    assert.ok(worst < 4_000, `/healthz took ${worst.toFixed(0)} ms while large pages were served`);
   } finally {
     await server.stop();
     await cleanup(server.dataDir);
