@@ -32,6 +32,8 @@ export interface Sources {
   pastes: () => { created: number; burned: number; deleted: number };
   log: () => { written: number; dropped: number; unwritten: number };
   writes: () => number;
+  /** The web pages' parts made once and reused (web/page-parts.ts). */
+  parts: () => { counts: Record<string, { made: number; reused: number }>; bytes: number };
   /** The paste files' folder, walked every 10 minutes to count pastes and bytes. */
   pastesDir: string;
 }
@@ -78,6 +80,10 @@ export class ServerMetrics {
     m.counter('paste_cache_misses_total', 'Paste reads that went to the disk.', [], cache('misses'));
     m.gauge('paste_cache_bytes', 'Bytes the paste cache counts for what it holds.', [], cache('bytes'));
     m.gauge('paste_cache_entries', 'Pastes in the cache.', [], cache('entries'));
+    const parts = (k: 'made' | 'reused') => () => Object.entries(this.#src().parts().counts).map(([part, c]) => [[part], c[k]] as const);
+    m.counter('paste_page_parts_made_total', 'Parts of web pages made: a QR code, a paste version\'s code block, an anonymous visitor\'s page, a home page.', ['part'], parts('made'));
+    m.counter('paste_page_parts_reused_total', 'Parts of web pages answered from what was made before, by part.', ['part'], parts('reused'));
+    m.gauge('paste_page_parts_bytes', 'Bytes the web pages\' parts cache counts for what it holds.', [], () => single(this.#src().parts().bytes));
     const log = (k: 'written' | 'dropped' | 'unwritten') => () => single(this.#src().log()[k]);
     m.counter('paste_api_log_lines_written_total', 'API log lines written.', [], log('written'));
     m.counter('paste_api_log_lines_dropped_total', 'API log lines dropped while the log could not be written.', [], log('dropped'));

@@ -183,6 +183,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     now,
     logError,
   });
+  const parts = new PageParts(Math.max(1_048_576, config.pasteCacheBytes / 4));
   const web = webSide({
     config: { ...config, baseUrl },
     logDir: join(dir, 'logs'),
@@ -190,7 +191,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     shownOnce: new ShownOnce(),
     shownPasswords: new ShownOnce(),
     audit,
-    parts: new PageParts(Math.max(1_048_576, config.pasteCacheBytes / 4)),
+    parts,
     serverKey,
     accounts,
     authenticator,
@@ -209,6 +210,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     pastes: () => pastes.counts,
     log: () => ({ written: log.written, dropped: log.dropped, unwritten: log.unwritten }),
     writes: () => files.writes,
+    parts: () => parts,
     pastesDir: join(dir, 'pastes'),
   });
   if (metricsOn) metrics.watch(server);

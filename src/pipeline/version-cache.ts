@@ -10,6 +10,8 @@
 export class VersionCache<V> {
   readonly #entries = new Map<string, { version: unknown; weak: boolean; value: V; size: number }>();
   #bytes = 0;
+  #made = 0;
+  #reused = 0;
 
   /** `sizeOf` is what an entry costs (its value, and whatever else it should answer for). */
   constructor(
@@ -27,9 +29,11 @@ export class VersionCache<V> {
       // Most recently used goes last: eviction walks from the first.
       this.#entries.delete(key);
       this.#entries.set(key, hit);
+      this.#reused++;
       return hit.value;
     }
     const value = make();
+    this.#made++;
     this.#drop(key);
     const size = this.sizeOf(value, version);
     if (size <= this.maxBytes / 2) {
@@ -56,5 +60,12 @@ export class VersionCache<V> {
   }
   get size(): number {
     return this.#entries.size;
+  }
+  /** Values made (by `make`) and values answered from the cache, since it was built. */
+  get made(): number {
+    return this.#made;
+  }
+  get reused(): number {
+    return this.#reused;
   }
 }

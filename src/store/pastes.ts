@@ -59,6 +59,13 @@ export class PasteStore {
   /** Reads answered from memory, and reads that went to the disk (README, Metrics). */
   #hits = 0;
   #misses = 0;
+  /**
+   * Disk reads in flight, by shortcode, with the epoch each began in: a read asked for
+   * again before it ends (a link just shared, opened by many at once) joins it, as long as
+   * no commit has landed since it began, rather than reading and parsing the file again,
+   * and every page made from it is made from the same paste object (web/page-parts.ts).
+   */
+  readonly #reading = new Map<string, { epoch: number; read: Promise<Paste | null> }>();
   /** Damaged files already reported, so each is reported once however often it is asked for. */
   readonly #reported = new Set<string>();
 
@@ -160,8 +167,24 @@ export class PasteStore {
       this.#hits++;
       return cached;
     }
+    const going = this.#reading.get(code);
+    if (going !== undefined && going.epoch === this.#epoch) {
+      this.#hits++;
+      return going.read;
+    }
     this.#misses++;
     const epoch = this.#epoch;
+    const read = this.#read(code, epoch);
+    this.#reading.set(code, { epoch, read });
+    try {
+      return await read;
+    } finally {
+      if (this.#reading.get(code)?.read === read) this.#reading.delete(code);
+    }
+  }
+
+  /** Reads paste `code` from its file, and caches it unless a commit landed since `epoch`. */
+  async #read(code: string, epoch: number): Promise<Paste | null> {
     let text: string;
     try {
       text = await readText(this.#path(code));

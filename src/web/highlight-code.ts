@@ -50,7 +50,8 @@ export function codeLine(line: string, rules: CodeRules, st: CodeState, out: Lin
   let operand = false; // the last token was a value, so a `/` divides
   let regexes = rules.regexLiterals; // cleared once a `/` fails to open one on this line
   let declaring = false;
-  while (i < len) {
+  // Once the writer has no spans left, the rest of the line is plain text: no need to lex it.
+  while (i < len && out.spansLeft > 0) {
     if (st.open !== undefined) {
       i = resume(line, i, st, out);
       operand = true;
@@ -142,6 +143,7 @@ export function codeLine(line: string, rules: CodeRules, st: CodeState, out: Lin
     out.to(rules.operators && OPERATORS.includes(c) ? 'op' : undefined, ++i);
     operand = c === '}';
   }
+  if (i < len) out.to(undefined, len);
   if (heredoc !== undefined) st.heredoc = heredoc;
 }
 

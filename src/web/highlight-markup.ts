@@ -32,6 +32,11 @@ const RAW: Readonly<Record<string, string>> = { script: 'javascript', style: 'cs
 export function markupLine(line: string, st: MarkupState, out: LineWriter): void {
   let lower: string | undefined;
   for (let i = 0; i < line.length;) {
+    // Once the writer has no spans left, the rest of the line is plain text.
+    if (out.spansLeft <= 0) {
+      out.to(undefined, line.length);
+      return;
+    }
     if (st.raw !== undefined) {
       lower ??= line.toLowerCase();
       const at = lower.indexOf(st.raw.end, i);

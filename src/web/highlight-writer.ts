@@ -41,6 +41,12 @@ export class LineWriter {
   #end = 0;
   /** Added to positions while a nested lexer works on a slice of the line (`<script>`). */
   base = 0;
+  /** Spans still to be written: once none are left, the rest is written as plain text. */
+  spansLeft: number;
+
+  constructor(spans: number) {
+    this.spansLeft = spans;
+  }
 
   begin(line: string): void {
     this.#line = line;
@@ -54,6 +60,7 @@ export class LineWriter {
   to(cls: Class | undefined, end: number): void {
     const at = this.base + end;
     if (at <= this.#end) return;
+    if (this.spansLeft <= 0) cls = undefined;
     if (cls !== this.#class) {
       this.#flush();
       this.#class = cls;
@@ -70,7 +77,10 @@ export class LineWriter {
     if (this.#end === this.#start) return;
     const text = escape(this.#line.slice(this.#start, this.#end));
     if (this.#class === undefined) this.#parts.push(text);
-    else this.#parts.push(OPENERS[this.#class], text, '</span>');
+    else {
+      this.#parts.push(OPENERS[this.#class], text, '</span>');
+      this.spansLeft--;
+    }
     this.#start = this.#end;
   }
 }

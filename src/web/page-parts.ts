@@ -1,5 +1,6 @@
 import type { Paste } from '../paste/paste.ts';
 import { VersionCache } from '../pipeline/version-cache.ts';
+import { stringBytes } from '../store/paste-cache.ts';
 import { codeView, type CodeView } from './code-view.ts';
 import { raw, type SafeHtml } from './html.ts';
 import { qrModules, qrSvgOf, type QrModules } from './qr.ts';
@@ -27,6 +28,9 @@ const sameNames = (a: readonly string[], b: readonly string[]): boolean => a.len
 
 /** Pages of the home page's list kept whole: the recent list holds ten (README, Web pages). */
 const HOME_PAGES = 10;
+
+/** The parts PageParts makes once and reuses: QR codes, code blocks, anonymous pages, home pages. */
+export type PagePart = 'qr' | 'code' | 'page' | 'home';
 
 /** A whole page made once, around the one thing that changes per view: its count. */
 export interface PageAround {
@@ -57,11 +61,13 @@ export class PageParts {
   readonly #code: VersionCache<CodeView>;
   readonly #pages: VersionCache<PageAround>;
   readonly #home = new Map<number, HomePage>();
+  #homeMade = 0;
+  #homeReused = 0;
 
   constructor(maxBytes: number) {
-    // Markup is counted two bytes a character (V8 keeps non-Latin-1 text so); entries ~150 bytes more.
+    // Markup is counted as V8 keeps it (two bytes a character once one is not Latin-1); entries ~150 bytes more.
     this.#qrs = new VersionCache<QrModules>(maxBytes / 8, (m) => m.bits.length + 150);
-    this.#code = new VersionCache<CodeView>((3 * maxBytes) / 8, (view) => 2 * view.block.value.length + 150);
+    this.#code = new VersionCache<CodeView>((3 * maxBytes) / 8, (view) => stringBytes(view.block.value) + 150);
     this.#pages = new VersionCache<PageAround>(maxBytes / 2, (p) => p.head.length + p.tail.length + 150);
   }
 
@@ -99,10 +105,20 @@ export class PageParts {
    */
   home(pageNo: number, pastes: readonly Paste[], names: readonly string[], minute: number, render: () => string): Buffer {
     const kept = this.#home.get(pageNo);
-    if (kept !== undefined && kept.minute === minute && samePastes(kept.pastes, pastes) && sameNames(kept.names, names)) return kept.body;
+    if (kept !== undefined && kept.minute === minute && samePastes(kept.pastes, pastes) && sameNames(kept.names, names)) {
+      this.#homeReused++;
+      return kept.body;
+    }
+    this.#homeMade++;
     const body = Buffer.from(render());
     if (pageNo <= HOME_PAGES) this.#home.set(pageNo, { pastes: pastes.map((p) => new WeakRef(p)), names, minute, body });
     return body;
+  }
+
+  /** How often each part was made, and how often it was answered from what was made before (README, Metrics). */
+  get counts(): Record<PagePart, { made: number; reused: number }> {
+    const of = (c: { made: number; reused: number }) => ({ made: c.made, reused: c.reused });
+    return { qr: of(this.#qrs), code: of(this.#code), page: of(this.#pages), home: { made: this.#homeMade, reused: this.#homeReused } };
   }
 
   get bytes(): number {

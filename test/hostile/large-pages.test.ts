@@ -13,7 +13,13 @@ import { WebClient } from '../helpers/web-client.ts';
  * test run: 4 s still fails that regression by a wide margin.
  */
 test('1 MiB pastes: proportionate pages, and /healthz keeps answering while they are served', async () => {
-  const server = await spawnServer();
+  const server = await spawnServer({ env: { METRICS_TOKEN: 'metrics-token-for-test' } });
+  const parts = async (): Promise<Record<string, number>> => {
+    const text = (await req(server, 'GET', '/metrics', { token: 'metrics-token-for-test' })).text;
+    const out: Record<string, number> = {};
+    for (const m of text.matchAll(/^paste_page_parts_(made|reused)_total\{part="(\w+)"\} (\d+)$/gm)) out[`${m[2]} ${m[1]}`] = Number(m[3]);
+    return out;
+  };
   try {
     const token = await makeToken(server.dataDir);
     const create = async (content: string, language: string, burn = 0): Promise<string> => {
@@ -35,6 +41,7 @@ test('1 MiB pastes: proportionate pages, and /healthz keeps answering while they
       }),
     );
 
+    const before = await parts();
     let worst = 0;
     let polling = true;
     const poll = (async (): Promise<void> => {
@@ -52,6 +59,14 @@ test('1 MiB pastes: proportionate pages, and /healthz keeps answering while they
     ]);
     polling = false;
     await poll;
+    const after = await parts();
+    const made = (part: string): number => (after[`${part} made`] ?? NaN) - (before[`${part} made`] ?? NaN);
+    const reused = (part: string): number => (after[`${part} reused`] ?? NaN) - (before[`${part} reused`] ?? NaN);
+    // Ten views at once of each of three pastes nobody had read: one read of each file, one
+    // code block each, one page each (two if a minute turned meanwhile), the rest reused.
+    assert.equal(made('code'), 3, 'each code block is made once');
+    assert.ok(made('page') >= 3 && made('page') <= 6, `${made('page')} pages made for 30 views of 3 pastes`);
+    assert.equal(made('page') + reused('page'), 30);
 
     for (const v of views) {
       assert.equal(v.status, 200);

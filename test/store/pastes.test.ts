@@ -39,3 +39,30 @@ test('PasteStore.create never overwrites a taken shortcode, on disk or in cache,
     await cleanup(dir);
   }
 });
+
+test('PasteStore: reads of one paste asked for while its file is being read share that read, and its paste object', async () => {
+  const dir = await tempDataDir();
+  try {
+    const files = new DurableFiles(join(dir, 'tmp'));
+    await files.init();
+    const made = await new PasteStore(dir, files).create((h) => record(h, 'x'.repeat(100_000)));
+    // A fresh store has nothing cached: ten readers at once, as when a link has just been shared.
+    const store = new PasteStore(dir, files);
+    const read = await Promise.all(Array.from({ length: 10 }, () => store.get(made.hash)));
+    assert.equal(store.cacheStats.misses, 1, 'one read of the file');
+    assert.equal(store.cacheStats.hits, 9);
+    for (const p of read) assert.equal(p, read[0], 'one paste object for all');
+    assert.equal(contentOf(read[0] ?? { content_json: 'null' }), 'x'.repeat(100_000));
+    // Done, the read is not joined again: the next one is the cache's.
+    assert.equal(await store.get(made.hash), read[0]);
+    assert.equal(store.cacheStats.misses, 1);
+    // A missing paste's readers share its answer too, and ask the disk again next time.
+    const missing = await Promise.all([store.getByShortcode('zzzzzz'), store.getByShortcode('zzzzzz')]);
+    assert.deepEqual(missing, [null, null]);
+    assert.equal(store.cacheStats.misses, 2);
+    assert.equal(await store.getByShortcode('zzzzzz'), null);
+    assert.equal(store.cacheStats.misses, 3);
+  } finally {
+    await cleanup(dir);
+  }
+});

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { highlight } from '../../src/web/highlight.ts';
+import { MAX_SPANS, highlight } from '../../src/web/highlight.ts';
 import { LANGUAGES } from '../../src/paste/language.ts';
 
 const CLASSES = ['kw', 'str', 'com', 'num', 'fn', 'attr', 'op', 'add', 'del', 'hunk'];
@@ -297,5 +297,27 @@ describe('highlight on hostile input', { timeout: 60_000 }, () => {
       assert.equal(lines.length, 1, `${language}: ${unit}`);
       assert.equal(plain(lines[0] as string), input, `${language}: ${unit}`);
     }
+  });
+});
+
+describe('the span budget', () => {
+  const spans = (lines: string[]): number => lines.join('\n').split('<span class="tk-').length - 1;
+
+  it(`gives a text at most ${MAX_SPANS} spans, then the rest of it as plain escaped text`, () => {
+    // CSS makes two spans of every `&a` (an operator, a selector); markup and code lexers the same way.
+    for (const [text, language] of [['&a'.repeat(50_000), 'css'], ['<a>&amp;'.repeat(20_000), 'html'], ['x = 1;\n'.repeat(30_000), 'python'],
+      [`<script>${'a+b;'.repeat(30_000)}</script>`, 'html']] as const) {
+      const lines = highlight(text, language);
+      const n = spans(lines);
+      assert.ok(n >= MAX_SPANS - 1 && n <= MAX_SPANS + 1, `${language}: ${n} spans`);
+      assert.equal(lines.map(plain).join('\n'), text, `${language}: the text is all there`);
+      for (const line of lines) assertSafeLine(line, plain(line));
+    }
+  });
+
+  it('colours a long file up to its budget: its last lines are plain', () => {
+    const lines = highlight('const a = "s"; // c\n'.repeat(10_000), 'javascript');
+    assert.match(lines[0] as string, /tk-kw/);
+    assert.equal(lines.at(-2), 'const a = &quot;s&quot;; // c');
   });
 });
