@@ -132,6 +132,19 @@ const pasteFacts = (p: Paste): Record<string, unknown> => ({
   revision: p.revision ?? 1,
 });
 
+/** One version of a paste as its History lists it; a kept file that cannot be read has no time or size. */
+export interface VersionInfo {
+  revision: number;
+  savedAt: number | null;
+  bytes: number | null;
+}
+
+/** A damaged kept file, to a reader already allowed to read the paste: `damaged`. */
+const damagedFile = (err: unknown): never => {
+  if (err instanceof CorruptPaste) throw new PasteError('damaged');
+  throw err;
+};
+
 /** The paste rules shared by the API and the web pages. Refuses with PasteError. */
 export class PasteService {
   readonly #store: PasteRepository;
@@ -143,6 +156,8 @@ export class PasteService {
   readonly #audit: PasteServiceDeps['audit'];
   /** Pastes created, burned (read once) and deleted since start (README, Metrics). */
   readonly #counts = { created: 0, burned: 0, deleted: 0 };
+  /** Each paste version's history (see `history`), while that version is in memory. */
+  readonly #histories = new WeakMap<Paste, Promise<VersionInfo[]>>();
 
   constructor(deps: PasteServiceDeps) {
     this.#store = deps.store;
@@ -270,7 +285,8 @@ export class PasteService {
     const current = await this.#unconsumed(hash, viewer, opts);
     const now = current.paste.revision ?? 1;
     if (revision === now) return current;
-    const kept = revision >= 1 && revision < now ? await this.#store.getRevision(hash, revision) : null;
+    // A kept file that cannot be read is damaged, for whoever may read the paste (README, Data on disk).
+    const kept = revision >= 1 && revision < now ? await this.#store.getRevision(hash, revision).catch(damagedFile) : null;
     if (kept === null) throw new PasteError('no_revision');
     return { paste: kept, viewCount: current.viewCount };
   }
@@ -285,15 +301,38 @@ export class PasteService {
     return current;
   }
 
-  /** Every version of a paste the viewer may read, oldest first: the kept ones and the current one. */
-  async history(hash: string, viewer: Viewer | null, opts: ReadOptions): Promise<Paste[]> {
+  /**
+   * Every version of a paste the viewer may read, oldest first (the kept ones, then the
+   * current one), as its number, time and size. Worked out once per version of the paste
+   * (each edit makes a new paste object) by reading each kept file in turn, and kept as
+   * long as that version is; the texts themselves are not kept. A kept file that cannot be
+   * read is listed with no time or size.
+   */
+  async history(hash: string, viewer: Viewer | null, opts: ReadOptions): Promise<{ current: Paste; versions: VersionInfo[] }> {
     const current = (await this.#unconsumed(hash, viewer, opts)).paste;
-    const kept: Paste[] = [];
-    for (const n of await this.#store.revisions(hash)) {
-      const p = n < (current.revision ?? 1) ? await this.#store.getRevision(hash, n) : null;
-      if (p !== null) kept.push(p);
+    let versions = this.#histories.get(current);
+    if (versions === undefined) {
+      versions = this.#versionsOf(hash, current);
+      this.#histories.set(current, versions);
+      versions.catch(() => this.#histories.delete(current));
     }
-    return [...kept, current];
+    return { current, versions: await versions };
+  }
+
+  async #versionsOf(hash: string, current: Paste): Promise<VersionInfo[]> {
+    const now = current.revision ?? 1;
+    const out: VersionInfo[] = [];
+    for (const n of await this.#store.revisions(hash)) {
+      if (n >= now) continue;
+      const p = await this.#store.getRevision(hash, n).catch((err: unknown) => {
+        if (err instanceof CorruptPaste) return undefined;
+        throw err;
+      });
+      if (p === null) continue;
+      out.push(p === undefined ? { revision: n, savedAt: null, bytes: null } : { revision: n, savedAt: p.updated_at, bytes: Buffer.byteLength(contentOf(p)) });
+    }
+    out.push({ revision: now, savedAt: current.updated_at, bytes: Buffer.byteLength(contentOf(current)) });
+    return out;
   }
 
   /**

@@ -115,8 +115,24 @@ export class PasteStore {
       if (isErrno(err, 'ENOENT')) return null;
       throw err;
     }
-    const p = parseFile(text);
+    let p: Paste;
+    try {
+      p = parseFile(text);
+    } catch (err) {
+      if (!(err instanceof DamagedRecord)) throw err;
+      throw this.#damage(this.#revisionPath(shortcodeOf(hash), revision), `${shortcodeOf(hash)}.r${revision}`, err);
+    }
     return p.hash === hash ? p : null;
+  }
+
+  /** A damaged file as a CorruptPaste, told once (by `key`) to `onDamaged`. */
+  #damage(path: string, key: string, err: DamagedRecord): CorruptPaste {
+    const damage = new CorruptPaste(path, err.reason, err.hash, err.ownerId);
+    if (!this.#reported.has(key)) {
+      this.#reported.add(key);
+      this.onDamaged(damage);
+    }
+    return damage;
   }
 
   async #dropRevisions(code: string): Promise<void> {
@@ -198,12 +214,7 @@ export class PasteStore {
     } catch (err) {
       if (!(err instanceof DamagedRecord)) throw err;
       // Not cached: a file an operator mends by hand is read again at once.
-      const damage = new CorruptPaste(this.#path(code), err.reason, err.hash, err.ownerId);
-      if (!this.#reported.has(code)) {
-        this.#reported.add(code);
-        this.onDamaged(damage);
-      }
-      throw damage;
+      throw this.#damage(this.#path(code), code, err);
     }
     // If a commit landed while we read, our copy may predate it (even a delete): don't cache it.
     if (epoch === this.#epoch) this.#cache.set(code, paste);

@@ -270,3 +270,30 @@ describe('read', () => {
     await status(Promise.resolve().then(() => service.read('AAAAAAAAAA', owner, opts)), 404);
   });
 });
+
+describe('history', () => {
+  test('lists each version by number, time and size, reading the kept files once per version of the paste', async () => {
+    const p = await service.create(input({ content: 'one' }), owner.userId);
+    for (const content of ['two!', 'three', 'fourth!']) {
+      now += 1000;
+      await service.edit(p.hash, { content, expiry: 'keep', clear_password: 0 }, owner);
+    }
+    let reads = 0;
+    const getRevision = store.getRevision.bind(store);
+    store.getRevision = (hash, n) => {
+      reads++;
+      return getRevision(hash, n);
+    };
+    const opts = { client: '127.0.0.1', consume: false };
+    const first = await service.history(p.hash, null, opts);
+    assert.deepEqual(first.versions.map((v) => [v.revision, v.bytes]), [[1, 3], [2, 4], [3, 5], [4, 7]]);
+    assert.deepEqual(first.versions.map((v) => v.savedAt), [0, 1000, 2000, 3000].map((t) => first.versions[0]!.savedAt! + t));
+    assert.equal(reads, 3);
+    await Promise.all(Array.from({ length: 5 }, () => service.history(p.hash, other, opts)));
+    assert.equal(reads, 3, 'asked again, the list is not read again');
+    // An edit is a new version of the paste: its list is worked out again.
+    await service.edit(p.hash, { content: 'five', expiry: 'keep', clear_password: 0 }, owner);
+    assert.deepEqual((await service.history(p.hash, null, opts)).versions.map((v) => v.revision), [1, 2, 3, 4, 5]);
+    assert.equal(reads, 7);
+  });
+});

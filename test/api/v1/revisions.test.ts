@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { copyFile, readdir } from 'node:fs/promises';
+import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { lineDiff } from '../../../src/web/line-diff.ts';
@@ -101,6 +101,30 @@ describe('revisions', () => {
   });
 });
 
+describe('a damaged revision file', () => {
+  test('is paste_damaged to those who may read the paste, and the History page lists it and compares the others', async () => {
+    const server = await startServer();
+    const token = await makeToken(server.dataDir);
+    const hash = String((await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'v1\n' } })).json['hash']);
+    for (const content of ['v2\n', 'v3\n']) assert.equal((await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content } })).status, 200);
+    const file = join(server.dataDir, 'pastes', hash.slice(0, 2), `${hash.slice(0, 6)}.r1.json`);
+    await writeFile(file, (await readFile(file, 'utf8')).slice(0, 30));
+
+    const raw = await req(server, 'GET', `/api/v1/raw.php?hash=${hash}&revision=1`, { token });
+    assert.equal(raw.status, 500);
+    assert.equal(raw.json['code'], 'paste_damaged');
+    assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}&revision=2`, { token })).text, 'v2\n');
+    const visitor = new WebClient(server);
+    const history = await visitor.get(`/p/${hash}/history`);
+    assert.equal(history.status, 200);
+    assert.match(history.text, /<td data-label="Saved">damaged<\/td><td data-label="Size">\?<\/td>/);
+    assert.match(history.text, /<span class="tk-add">\+ v3<\/span>/, 'the last two still compare');
+    const withDamaged = await visitor.get(`/p/${hash}/history?from=1&to=3`);
+    assert.equal(withDamaged.status, 200);
+    assert.match(withDamaged.text, /Revision 1 cannot be read: its file on the server is damaged/);
+  });
+});
+
 describe('the line diff', () => {
   test('is a shortest edit script that rebuilds both texts', () => {
     assert.deepEqual(lineDiff('a\nb\nc\n', 'a\nx\nc\n'), [
@@ -121,7 +145,50 @@ describe('the line diff', () => {
     }
   });
 
+  test('is as short as an LCS says, with the common start and end set aside', () => {
+    // Edits of a shortest script = n + m - 2·LCS, against a plain dynamic programme.
+    const lcs = (a: string[], b: string[]): number => {
+      const row = new Array<number>(b.length + 1).fill(0);
+      for (const x of a) {
+        let diag = 0;
+        for (let j = 1; j <= b.length; j++) {
+          const up = row[j] as number;
+          row[j] = x === b[j - 1] ? diag + 1 : Math.max(up, row[j - 1] as number);
+          diag = up;
+        }
+      }
+      return row[b.length] as number;
+    };
+    let seed = 7;
+    const rnd = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    for (let t = 0; t < 400; t++) {
+      const gen = (): string[] => Array.from({ length: rnd(14) }, () => 'abcd'[rnd(4)] as string);
+      const a = ['p', 'q', ...gen(), 'z'];
+      const b = t % 3 === 0 ? gen() : ['p', 'q', ...gen(), 'z'];
+      const d = lineDiff(a.join('\n'), b.join('\n')) ?? [];
+      assert.deepEqual(d.filter((l) => l.op !== '+').map((l) => l.text), a);
+      assert.deepEqual(d.filter((l) => l.op !== '-').map((l) => l.text), b);
+      assert.equal(d.filter((l) => l.op !== ' ').length, a.length + b.length - 2 * lcs(a, b), `${a} → ${b}`);
+    }
+  });
+
+  test('finds a small change in long texts of long, alike lines, within the bounds', () => {
+    const line = (i: number): string => `${'x'.repeat(95)}${String(i).padStart(5, '0')}`;
+    const a = Array.from({ length: 10_000 }, (_, i) => line(i));
+    const b = [...a.slice(0, 5000), 'new', ...a.slice(5001)];
+    const d = lineDiff(a.join('\n'), b.join('\n')) ?? [];
+    assert.deepEqual(d.filter((l) => l.op !== ' '), [{ op: '-', text: line(5000) }, { op: '+', text: 'new' }]);
+    assert.equal(d.length, 10_001);
+  });
+
   test('gives up on texts that differ too much rather than hold the event loop', () => {
+    // 10,000 lines against 10,000 others: refused before any search (and its memory).
+    const many = (p: string): string => Array.from({ length: 10_000 }, (_, i) => `${p}${i}`).join('\n');
+    assert.equal(lineDiff(many('a'), many('b')), null);
+    // Lengths alike, yet every other line changed: the search stops at its bound of edits.
+    const every = (p: string): string => Array.from({ length: 10_000 }, (_, i) => (i % 2 === 0 ? `${p}${i}` : `same${i}`)).join('\n');
+    assert.equal(lineDiff(every('a'), every('b')), null);
+    assert.equal(lineDiff(many('a'), ''), null);
     const a = Array.from({ length: 3000 }, (_, i) => `a${i}`).join('\n');
     const b = Array.from({ length: 3000 }, (_, i) => `b${i}`).join('\n');
     assert.equal(lineDiff(a, b), null);
