@@ -211,6 +211,9 @@ export class PasteStore {
     let paste: Paste;
     try {
       paste = parseFile(text);
+      // A file holding another paste's record (copied over it by hand) is damaged too: whose
+      // it should be is unknown, so only an admin learns it (and may delete it).
+      if (shortcodeOf(paste.hash) !== code) throw new DamagedRecord(`it holds the record of another paste (${paste.hash})`, null, null);
     } catch (err) {
       if (!(err instanceof DamagedRecord)) throw err;
       // Not cached: a file an operator mends by hand is read again at once.

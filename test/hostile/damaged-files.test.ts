@@ -13,6 +13,8 @@ const DAMAGE: Record<string, { of: (good: string) => string; ownerKnown: boolean
   garbage: { of: () => '\u0000\u00ff garbage \u0007', ownerKnown: false },
   'an empty object': { of: () => '{}', ownerKnown: false },
   'a field of the wrong type': { of: (good) => good.replace(/"view_count":\d+/, '"view_count":"many"'), ownerKnown: true },
+  // Another paste's file copied over it: its short link must not lead to that other paste.
+  "another paste's record": { of: (good) => good.replace(/"hash":"\w{6}/, '"hash":"Zz9Zz9'), ownerKnown: false },
 };
 
 describe('a damaged paste file costs only that paste', () => {
@@ -56,6 +58,7 @@ describe('a damaged paste file costs only that paste', () => {
       const edit = await req(server, 'POST', '/api/v1/paste_edit.php', { token: told, body: { hash: broken, content: 'x' } });
       assert.equal(edit.json['code'], 'paste_damaged');
       assert.equal((await req(server, 'GET', `/p/${broken}`)).status, 404, 'anonymous page');
+      assert.equal((await req(server, 'GET', `/s/${broken.slice(0, 6)}`)).status, 404, 'short link');
 
       // Reported once, naming the file, however often it was asked for.
       const reports = server.output().split('\n').filter((l) => l.includes(fileOf(server, broken)));
