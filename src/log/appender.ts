@@ -1,4 +1,4 @@
-import { appendFile, mkdir, stat, truncate, unlink } from 'node:fs/promises';
+import { appendFile, mkdir, open, truncate, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isErrno, listDir } from '../store/files.ts';
 import { dayOf, logFileName, parseLogFileName, utcDay } from './entry.ts';
@@ -272,18 +272,34 @@ export class LogAppender {
     }
   }
 
-  /** Finds the newest file of `day` on disk and its size, so a restart continues there. */
+  /**
+   * Finds the newest file of `day` on disk and its size, so a restart continues there. A
+   * file that does not end its last line (a crash cut it) gets its next line on a line of
+   * its own, so the cut one stays isolated.
+   */
   async #locate(day: string): Promise<Tail> {
     let index = 0;
     for (const name of await listDir(this.#dir)) {
       const id = parseLogFileName(name);
       if (id !== undefined && id.day === day && id.index > index) index = id.index;
     }
+    let file;
     try {
-      return { index, size: (await stat(join(this.#dir, logFileName({ day, index })))).size };
+      file = await open(join(this.#dir, logFileName({ day, index })), 'r');
     } catch (err) {
       if (isErrno(err, 'ENOENT')) return { index, size: 0 };
       throw err;
+    }
+    try {
+      const { size } = await file.stat();
+      if (size > 0) {
+        const last = Buffer.alloc(1);
+        await file.read(last, 0, 1, size - 1);
+        if (last[0] !== 0x0a) this.#torn.add(day);
+      }
+      return { index, size };
+    } finally {
+      await file.close();
     }
   }
 

@@ -135,6 +135,19 @@ describe('LogAppender', () => {
     assert.equal((await readdir(dir)).length, 3);
   });
 
+  it('after a crash that cut the last line, a restart writes its lines on lines of their own', async () => {
+    const dir = freshDir();
+    await mkdir(dir, { recursive: true });
+    const file = join(dir, 'api-2024-03-10.jsonl');
+    await writeFile(file, `${JSON.stringify(entry(T0, 10))}\n{"time":"2024-03-10T12:0`);
+    const log = new LogAppender({ dir, now: () => T0, ...quiet });
+    log.append(entry(T0, 11));
+    log.append(entry(T0, 12));
+    await log.close();
+    const text = (await readFile(file, 'utf8')).split('\n');
+    assert.deepEqual(text, [JSON.stringify(entry(T0, 10)), '{"time":"2024-03-10T12:0', JSON.stringify(entry(T0, 11)), JSON.stringify(entry(T0, 12)), '']);
+  });
+
   it('a line longer than maxFileBytes gets a file of its own', async () => {
     const dir = freshDir();
     const log = new LogAppender({ dir, now: () => T0, maxFileBytes: 10, ...quiet });
