@@ -45,6 +45,9 @@ export const SERVER_TIMEOUTS = {
   headersTimeout: 10_000,
   requestTimeout: 60_000,
   keepAliveTimeout: 5_000,
+  // Node looks for connections past headersTimeout/requestTimeout this often (30 s by
+  // default, which let headers trickle in for up to 40 s).
+  connectionsCheckingInterval: 1_000,
 } as const;
 
 const MAINTENANCE_MS = 5_000;
