@@ -2,7 +2,7 @@ import type { Actor, AuditRecord } from '../log/audit.ts';
 import type { Viewer } from '../auth/viewer.ts';
 import { hashPassword, verifyPassword } from '../crypto/passwords.ts';
 import type { FailureBudget } from '../ratelimit/failure-budget.ts';
-import { CorruptPaste, TOMBSTONE_MS, type Txn } from '../store/pastes.ts';
+import { CorruptPaste, TOMBSTONE_MS, type Listing, type Txn } from '../store/pastes.ts';
 import { canSee, needsPassword, owns } from './access.ts';
 import { PasteError } from './errors.ts';
 import { expireAt } from './expiry.ts';
@@ -40,7 +40,7 @@ export interface PasteRepository {
   get(hash: string): Promise<Paste | null>;
   getByShortcode(code: string): Promise<Paste | null>;
   /** Creates a new paste under a free hash, trying `first` before random ones. */
-  create(make: (hash: string) => Paste, alongside?: (paste: Paste) => Promise<void>, first?: string): Promise<Paste>;
+  create(make: (hash: string) => Paste, listing?: Listing, first?: string): Promise<Paste>;
   transact<T>(hash: string, fn: (paste: Paste | null) => Txn<T> | Promise<Txn<T>>): Promise<T>;
   /** Removes a damaged paste file (README, Data on disk and durability); null when it is not damaged. */
   removeDamaged(hash: string): Promise<CorruptPaste | null>;
@@ -390,7 +390,7 @@ export class PasteService {
         receipt: null,
         revision: 1,
       }),
-      (p) => this.#owners.add(ownerId, p.hash),
+      { add: (p) => this.#owners.add(ownerId, p.hash), withdraw: (p) => this.#owners.remove(ownerId, p.hash) },
       hash,
     );
     if (paste.privacy === 'public' && paste.burn_after_read === 0) this.#recent.add(paste.hash);

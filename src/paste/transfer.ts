@@ -210,7 +210,7 @@ export async function importPastes(lines: AsyncIterable<string> | Iterable<strin
     const stored = await deps.store.create(
       // Spread, then overridden: the fields keep the order parseFile gave them.
       (hash) => ({ ...paste, hash, owner_id: ownerId }),
-      (p) => deps.owners.add(ownerId, p.hash),
+      { add: (p) => deps.owners.add(ownerId, p.hash), withdraw: (p) => deps.owners.remove(ownerId, p.hash) },
       paste.hash,
     );
     report.imported++;

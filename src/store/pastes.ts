@@ -37,6 +37,12 @@ export class CorruptPaste extends Error {
   }
 }
 
+/** An index that lists pastes (an owner's list): `add` is durable before a paste is in place, `withdraw` takes an entry back. */
+export interface Listing {
+  add(paste: Paste): Promise<void>;
+  withdraw(paste: Paste): Promise<void>;
+}
+
 /**
  * One JSON file per paste at `pastes/<2 chars>/<shortcode>.json`. The shortcode is the
  * hash's first six characters, so one file reserves both the hash and the short link,
@@ -229,10 +235,14 @@ export class PasteStore {
    * a taken shortcode (one in 56 billion per existing paste) just means another draw.
    * The file is put in place with link(2), which fails if the name is taken (on a
    * case-insensitive disk, also by `ABcdef` for `abCDEF`), so the create is exclusive and
-   * atomic without asking the disk first. `alongside` writes index entries for the paste
-   * concurrently with the paste itself, sharing the wait for the disk.
+   * atomic without asking the disk first. `listing` is the index that lists the paste (its
+   * owner's): its entry is made durable while the paste's text is written and synced, and
+   * before the paste's name is put in place, so a crash never leaves a paste its owner's
+   * list lacks. An entry whose paste was not made (a taken name, a full disk, a crash) names
+   * a hash no paste has: readers of the index check every hash against the store, and the
+   * entry is withdrawn when the paste fails to be made.
    */
-  async create(make: (hash: string) => Paste, alongside?: (paste: Paste) => Promise<void>, first?: string): Promise<Paste> {
+  async create(make: (hash: string) => Paste, listing?: Listing, first?: string): Promise<Paste> {
     // `first` is tried before any random hash (a retried create's chosen one); if taken, a random one follows.
     for (let candidate = first; ; candidate = undefined) {
       const paste = make(candidate ?? this.#ids.base62(HASH_LENGTH));
@@ -245,10 +255,20 @@ export class PasteStore {
         // (An imported tombstone is listed for the day it is removed: sweepTimeOf.)
         const due = sweepTimeOf(paste);
         if (due !== null) await this.#index(due, paste.hash);
-        // On the rare taken name, the index line written alongside names a hash no paste has:
-        // readers of the index check every hash against the store anyway.
-        const [created] = await Promise.all([this.files.createFile(path, fileText(paste)), alongside?.(paste)]);
-        if (!created) return false;
+        const listed = listing?.add(paste);
+        // Handled here at once, awaited by createFile: a failure refuses the create.
+        listed?.catch(() => undefined);
+        let made: boolean;
+        try {
+          made = await this.files.createFile(path, fileText(paste), listed);
+        } catch (err) {
+          if (listed !== undefined && (await listed.then(() => true, () => false))) await listing?.withdraw(paste).catch(() => undefined);
+          throw err;
+        }
+        if (!made) {
+          await listing?.withdraw(paste).catch(() => undefined);
+          return false;
+        }
         // Not cached: the cache holds what is read, so a burst of creates cannot evict it.
         this.#epoch++;
         return true;

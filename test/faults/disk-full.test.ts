@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { smallDisk } from '../helpers/full-disk.ts';
-import { events, makeToken, req, spawnServer } from '../helpers/server.ts';
+import { events, makeToken, req, spawnServer, type ProcessServer } from '../helpers/server.ts';
 
 /**
  * A full disk, against a server in its own process: writes answer 507 and change nothing,
@@ -12,8 +12,9 @@ import { events, makeToken, req, spawnServer } from '../helpers/server.ts';
  */
 test('a full disk: 507 and nothing changed, reads go on, writes recover, and a clean stop says what was lost', async () => {
   const disk = await smallDisk(4);
+  let started: ProcessServer | undefined;
   try {
-    const server = await spawnServer({ dataDir: disk.dir, env: disk.env });
+    const server = (started = await spawnServer({ dataDir: disk.dir, env: disk.env }));
     const token = await makeToken(disk.dir);
     const create = (content: string) => req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content } });
     const kept = String((await create('written before the disk filled')).json['hash']);
@@ -28,6 +29,13 @@ test('a full disk: 507 and nothing changed, reads go on, writes recover, and a c
       assert.equal(refused.json['code'], 'storage_full');
       assert.match(String(refused.json.error), /disk is full/);
     }
+    // The owner's list, whose line goes first, took each refused paste's line back.
+    const live = new Set<string>();
+    for (const line of (await readFile(join(disk.dir, 'owners', '1.log'), 'utf8')).split('\n')) {
+      if (line.startsWith('+')) live.add(line.slice(1));
+      else if (line.startsWith('-')) live.delete(line.slice(1));
+    }
+    assert.deepEqual([...live], [kept]);
     const edit = await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash: kept, content: 'changed' } });
     assert.equal(edit.status, 507);
     assert.deepEqual(await readdir(join(disk.dir, 'tmp')), [], 'no temp file is left behind');
@@ -68,6 +76,8 @@ test('a full disk: 507 and nothing changed, reads go on, writes recover, and a c
     }
     assert.ok(lines > 0);
   } finally {
+    // A failed assertion must not leave the server running (it would hold the test run open).
+    await started?.stop('SIGKILL');
     await disk.remove();
   }
 });
