@@ -181,7 +181,10 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     limiter,
     pastes,
     bodies: new ReadBodies(Math.max(1_048_576, config.pasteCacheBytes / 8)),
-    idempotency: new Idempotency(idempotencyRecords, async (hash) => (await store.get(hash)) !== null, now, serverKey),
+    idempotency: new Idempotency(idempotencyRecords, async (hash) => {
+      const p = await store.get(hash);
+      return p === null ? null : (p.revision ?? 1);
+    }, now, serverKey),
     log,
     now,
     logError,

@@ -17,6 +17,8 @@ export interface IdempotencyRecord {
   done: boolean;
   /** When the key was first seen (epoch ms); it answers for 24 hours from then. */
   at: number;
+  /** For an edit, the paste's revision when it began: a paste past it has the edit. */
+  revision?: number;
 }
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -25,7 +27,8 @@ const isRecord = (v: unknown): v is IdempotencyRecord => {
   const r = v as Partial<IdempotencyRecord> | null;
   return (
     typeof r === 'object' && r !== null && typeof r.endpoint === 'string' && typeof r.fingerprint === 'string' &&
-    typeof r.hash === 'string' && typeof r.done === 'boolean' && typeof r.at === 'number'
+    typeof r.hash === 'string' && typeof r.done === 'boolean' && typeof r.at === 'number' &&
+    (r.revision === undefined || typeof r.revision === 'number')
   );
 };
 

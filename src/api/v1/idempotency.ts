@@ -25,8 +25,10 @@ export interface Ask {
  * Safe retries (README, Safe retries): the first answer to a token's `Idempotency-Key` is
  * the answer to every request with that key for 24 hours, the same key for another request
  * is 422, and concurrent duplicates share one execution. The record is written before the
- * effect with the hash the paste will have, and marked done after it: a retry after a crash
- * in between finds the paste under that hash (or makes it there), never a second one.
+ * effect with the hash the paste will have (an edit's, with the revision it starts from),
+ * and marked done after it: a retry after a crash in between finds the paste under that
+ * hash (or makes it there), never a second one, and finds an edit done when the paste has
+ * moved past that revision (or makes it then), never twice.
  */
 export class Idempotency {
   readonly #inFlight = new Map<string, { fingerprint: string; answer: Promise<string> }>();
@@ -34,8 +36,8 @@ export class Idempotency {
 
   constructor(
     private readonly records: IdempotencyRecords,
-    /** Whether the paste `hash` exists now (in any state). */
-    private readonly exists: (hash: string) => Promise<boolean>,
+    /** The revision of the paste `hash` now (in any state), null when there is no such paste. */
+    private readonly revisionOf: (hash: string) => Promise<number | null>,
     private readonly now: () => number,
     /** Keys the fingerprints, so a record holds nothing a reader of the disk could test guesses of a request against. */
     private readonly serverKey: Buffer,
@@ -72,13 +74,17 @@ export class Idempotency {
       if (found.fingerprint !== fingerprint || found.endpoint !== ask.endpoint) throw reused();
       if (found.done) return found.hash;
       record = found;
-      // Begun before a crash: a create that reached the disk is not made again.
-      if (ask.hash === null && (await this.exists(found.hash))) {
+      // Begun before a crash: a create that reached the disk is not made again, nor is an
+      // edit once the paste has moved past the revision it began on.
+      const revision = await this.revisionOf(found.hash);
+      if (revision !== null && (ask.hash === null || (found.revision !== undefined && revision > found.revision))) {
         await this.records.put(id, { ...record, done: true });
         return record.hash;
       }
     } else {
-      record = { endpoint: ask.endpoint, fingerprint, hash: ask.hash ?? this.#ids.base62(HASH_LENGTH), done: false, at: now };
+      const hash = ask.hash ?? this.#ids.base62(HASH_LENGTH);
+      const revision = ask.hash === null ? null : await this.revisionOf(hash);
+      record = { endpoint: ask.endpoint, fingerprint, hash, done: false, at: now, ...(revision === null ? {} : { revision }) };
       await this.records.put(id, record);
     }
     const hash = await effect(record.hash);

@@ -125,7 +125,7 @@ describe('a create begun before a crash', () => {
       const files = new DurableFiles(join(dir, 'tmp'));
       await files.init();
       const made = new Set<string>();
-      const idem = new Idempotency(new IdempotencyRecords(dir, files), async (h) => made.has(h), Date.now, Buffer.alloc(32, 7));
+      const idem = new Idempotency(new IdempotencyRecords(dir, files), async (h) => (made.has(h) ? 1 : null), Date.now, Buffer.alloc(32, 7));
       const ask = { tokenId: 't1', key: 'k', endpoint: 'create', fields: '{"content":"x"}', hash: null };
       // The first attempt dies after recording its hash, before its paste exists.
       let chosen = '';
@@ -152,6 +152,41 @@ describe('a create begun before a crash', () => {
       await assert.rejects(idem.run(ask2, async (h) => ((chosen2 = h), made.add(h), Promise.reject(new Error('killed after the write')))));
       assert.equal(await idem.run(ask2, effect), chosen2);
       assert.equal(calls, 1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('an edit begun before a crash', () => {
+  test('is found done once the paste moved past the revision it began on, and made once when it had not', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'idem-'));
+    try {
+      const files = new DurableFiles(join(dir, 'tmp'));
+      await files.init();
+      const revisions = new Map<string, number>([['AAAAAAAAAA', 3]]);
+      const idem = new Idempotency(new IdempotencyRecords(dir, files), async (h) => revisions.get(h) ?? null, Date.now, Buffer.alloc(32, 7));
+      let edits = 0;
+      const edit = async (h: string): Promise<string> => {
+        edits++;
+        revisions.set(h, (revisions.get(h) ?? 0) + 1);
+        return h;
+      };
+      const ask = { tokenId: 't1', key: 'e1', endpoint: 'edit', fields: '{"content":"x"}', hash: 'AAAAAAAAAA' };
+      // The edit reached the disk (revision 3 → 4), then the server died before marking it done.
+      await assert.rejects(idem.run(ask, async (h) => (await edit(h), Promise.reject(new Error('killed after the write')))));
+      assert.equal(edits, 1);
+      assert.equal(await idem.run(ask, edit), 'AAAAAAAAAA');
+      assert.equal(edits, 1, 'the retry found it done');
+      assert.equal(revisions.get('AAAAAAAAAA'), 4);
+      // Died before the write: the retry makes it, once.
+      const ask2 = { ...ask, key: 'e2' };
+      await assert.rejects(idem.run(ask2, async () => Promise.reject(new Error('killed before the write'))));
+      assert.equal(await idem.run(ask2, edit), 'AAAAAAAAAA');
+      assert.equal(edits, 2);
+      assert.equal(revisions.get('AAAAAAAAAA'), 5);
+      assert.equal(await idem.run(ask2, edit), 'AAAAAAAAAA');
+      assert.equal(edits, 2);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
