@@ -9,7 +9,8 @@ import { hashPassword } from './crypto/passwords.ts';
 import { AuditLog, type Actor } from './log/audit.ts';
 import { formatTime } from './paste/paste.ts';
 import { AccountStore } from './store/accounts.ts';
-import { restoreBackup, RestoreError, writeBackup } from './store/backup.ts';
+import { finishRestore, restoreBackup, RestoreError, writeBackup } from './store/backup.ts';
+import { folderHolder } from './store/instance.ts';
 import { DurableFiles } from './store/files.ts';
 import { checkDataFormat } from './store/migrate.ts';
 import { OwnerIndex } from './store/owner-index.ts';
@@ -78,6 +79,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
   const config = parseConfig(io.env);
   // Restore fills an empty folder: nothing may be written there before it.
   if (argv[0] === 'restore') return restoreCommand(argv.slice(1), config.dataDir, io);
+  // A restore a crash cut short is finished first, unless a server (which finished it at its start) holds the folder.
+  if ((await folderHolder(config.dataDir)) === null && (await finishRestore(config.dataDir))) io.stderr?.(`note: finished a restore into ${config.dataDir} that was cut short`);
   const files = new DurableFiles(join(config.dataDir, 'tmp'));
   await files.ensureDir(join(config.dataDir, 'tmp'));
   const migrated = await checkDataFormat(config.dataDir, files);

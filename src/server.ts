@@ -28,6 +28,7 @@ import { loadBuckets, saveBuckets } from './store/bucket-file.ts';
 import { DurableFiles, ensureWritableDir, StorageFull, StorageReadOnly } from './store/files.ts';
 import { checkDataFormat } from './store/migrate.ts';
 import { claimFolder } from './store/instance.ts';
+import { finishRestore } from './store/backup.ts';
 import { IdempotencyRecords } from './store/idempotency.ts';
 import { OwnerIndex } from './store/owner-index.ts';
 import { PasteStore } from './store/pastes.ts';
@@ -95,6 +96,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   await ensureWritableDir(dir);
   // One server per folder: before anything is touched (files.init empties tmp/).
   const claim = await claimFolder(dir);
+  // A restore a crash cut short is finished before anything reads the folder (README, Backup and restore).
+  if (await finishRestore(dir)) (opts.info ?? ((m: string) => serverLog.info(m)))(`finished a restore into ${dir} that was cut short`);
   const metrics = new ServerMetrics();
   // A refused write is reported once a minute at most: under load it would be one line a request.
   let lastRefusal = Number.NEGATIVE_INFINITY;

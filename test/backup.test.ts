@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runCli } from '../src/cli.ts';
+import { finishRestore } from '../src/store/backup.ts';
 import { cleanup, cli, makeToken, req, ROOT, startServer, tempDataDir, type AppServer } from './helpers/server.ts';
 import { login, WebClient } from './helpers/web-client.ts';
 
@@ -241,6 +242,93 @@ describe('backup and restore', () => {
       assert.match(await readFile(join(dir, 'logs', `api-${day}.jsonl`), 'utf8'), /paste\.php/);
     } finally {
       await cleanup(dir);
+    }
+  });
+});
+
+describe('a restore cut short by a crash', () => {
+  /**
+   * The swap's steps, as restore takes them once the archive checked out: each entry of the
+   * folder moved aside, then each staged entry moved in. Stopped after any number of them
+   * (a crash), the next start finishes it: the folder holds the restored data whole, kept
+   * logs, and none of the old; staging that was never marked ready leaves the old data whole.
+   */
+  const OLD = { 'accounts.json': 'old accounts', 'format.json': 'old format', 'views.json': 'old only', 'pastes/ab/abcdef.json': 'old paste', 'logs/audit.jsonl': 'old audit' };
+  const NEW = { 'accounts.json': 'new accounts', 'format.json': 'new format', 'pastes/cd/cdefgh.json': 'new paste', 'owners/1.log': '+cdefghijkl' };
+  const put = async (root: string, files: Record<string, string>): Promise<void> => {
+    for (const [name, text] of Object.entries(files)) {
+      const path = join(root, name);
+      await mkdir(join(path, '..'), { recursive: true });
+      await writeFile(path, text);
+    }
+  };
+  const tree = async (root: string): Promise<Record<string, string>> => {
+    const out: Record<string, string> = {};
+    for (const e of await readdir(root, { recursive: true, withFileTypes: true })) {
+      if (e.isFile()) out[relative(root, join(e.parentPath, e.name))] = await readFile(join(e.parentPath, e.name), 'utf8');
+    }
+    return out;
+  };
+
+  test('the next start finishes it, after any step of the swap; unmarked staging is dropped', async () => {
+    const tops = (files: Record<string, string>): string[] => [...new Set(Object.keys(files).map((n) => n.split('/')[0] as string))];
+    const steps: [string, string][] = [
+      ...tops(OLD).filter((n) => n !== 'logs').map((n): [string, string] => [n, join('.restore-old', n)]),
+      ...tops(NEW).map((n): [string, string] => [join('.restore', n), n]),
+    ];
+    for (let done = 0; done <= steps.length; done++) {
+      const dir = await tempDataDir();
+      try {
+        await put(dir, OLD);
+        await put(join(dir, '.restore'), NEW);
+        await writeFile(join(dir, '.restore', '.ready'), JSON.stringify({ names: tops(NEW), keepLogs: true }));
+        await mkdir(join(dir, '.restore-old'));
+        for (const [from, to] of steps.slice(0, done)) await rename(join(dir, from), join(dir, to));
+        assert.equal(await finishRestore(dir), true);
+        assert.deepEqual(await tree(dir), { ...NEW, 'logs/audit.jsonl': 'old audit' }, `after ${done} steps`);
+      } finally {
+        await cleanup(dir);
+      }
+    }
+    // Cut short while the archive was still being checked: the old data stays, staging goes.
+    const dir = await tempDataDir();
+    try {
+      await put(dir, OLD);
+      await put(join(dir, '.restore'), { 'accounts.json': 'half' });
+      assert.equal(await finishRestore(dir), false);
+      assert.deepEqual(await tree(dir), OLD);
+    } finally {
+      await cleanup(dir);
+    }
+  });
+
+  test('a server started on a folder whose restore was cut short finishes it and serves the restored data', async () => {
+    const first = await startServer();
+    const token = await makeToken(first.dataDir);
+    const hash = String((await req(first, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'in the backup' } })).json['hash']);
+    const archive = join(first.dataDir, 'cut.tar.gz');
+    await cli(first.dataDir, ['backup', archive]);
+    await first.stop();
+    const dir = await tempDataDir();
+    try {
+      // Another folder, restored into until the archive checked out and all but the pastes were swapped in.
+      await put(dir, { 'accounts.json': '{"users":[]}', 'pastes/zz/zzzzzz.json': 'old' });
+      await restore(archive, dir, true);
+      const names = (await readdir(dir)).filter((n) => n !== 'logs');
+      await rename(join(dir, 'pastes'), join(dir, 'moved-pastes'));
+      await mkdir(join(dir, '.restore'));
+      await rename(join(dir, 'moved-pastes'), join(dir, '.restore', 'pastes'));
+      await writeFile(join(dir, '.restore', '.ready'), JSON.stringify({ names, keepLogs: true }));
+      const server = await startServer({ dataDir: dir });
+      try {
+        assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token })).text, 'in the backup');
+        assert.deepEqual((await readdir(dir)).filter((n) => n.startsWith('.restore')), []);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await cleanup(dir);
+      await cleanup(first.dataDir);
     }
   });
 });

@@ -163,8 +163,10 @@ export async function restoreBackup(file: string, dataDir: string, opts: { force
   await mkdirp(dataDir);
   const holder = await folderHolder(dataDir);
   if (holder !== null) throw new RestoreError(`the server with pid ${holder.pid} on ${holder.host} is using ${dataDir}; stop it before restoring (nothing was changed)`);
-  const staging = join(dataDir, '.restore');
-  const present = (await listDir(dataDir)).filter((n) => n !== '.restore');
+  // A restore cut short before is finished (or, its archive never checked out, forgotten) first.
+  await finishRestore(dataDir);
+  const staging = join(dataDir, STAGING);
+  const present = await listDir(dataDir);
   if (present.length > 0 && !opts.force) {
     throw new RestoreError(`${dataDir} is not empty (${present.slice(0, 3).join(', ')}${present.length > 3 ? ', …' : ''}); restore into an empty folder, or add --force to replace what is there`);
   }
@@ -204,12 +206,68 @@ export async function restoreBackup(file: string, dataDir: string, opts: { force
   // The archive checked out whole: only now does anything already there go, but for the
   // folder's logs when the archive brings none: the audit log is the record of what admins
   // did, and a restore is one more thing done, not a reason to forget the rest.
-  const keepLogs = !(await listDir(staging)).includes('logs');
-  for (const name of present) if (!(keepLogs && name === 'logs')) await rm(join(dataDir, name), { recursive: true, force: true });
-  for (const name of await listDir(staging)) await rename(join(staging, name), join(dataDir, name));
-  await fsyncDir(dataDir);
-  await rm(staging, { recursive: true, force: true });
+  const names = await listDir(staging);
+  const ready: Ready = { names, keepLogs: !names.includes('logs') };
+  await writeDurably(join(staging, READY), JSON.stringify(ready));
+  await fsyncDir(staging);
+  await finishRestore(dataDir);
   return { manifest, files, pastes: pastes.length, orphans };
+}
+
+/** The staging folder of a restore, what is moved aside from the data folder, and the mark of an archive that checked out. */
+const STAGING = '.restore';
+const ASIDE = '.restore-old';
+const READY = '.ready';
+/** Never moved aside: the claim of the server or CLI doing the work, and the accounts lock. */
+const STAYS = new Set([STAGING, ASIDE, 'server.pid', 'accounts.lock']);
+
+/** What a restore whose archive checked out swaps in: the staged names, and whether the folder keeps its logs. */
+interface Ready {
+  names: string[];
+  keepLogs: boolean;
+}
+
+/**
+ * Swaps a checked-out restore in, or finishes one a crash cut short (README, Backup and
+ * restore): the server and `restore` call it first. Staging marked ready (`.restore/.ready`,
+ * written durably once the archive checked out) is rolled forward: what the folder held is
+ * moved aside to `.restore-old/`, then the staged entries are moved in, then both folders
+ * go. Each step can be done again, so a crash at any point leaves either the old data (the
+ * mark not yet written) or a swap the next call completes: never a folder with neither.
+ * Staging without the mark (an archive being checked) is removed; the old data is whole.
+ * Answers whether it swapped a restore in.
+ */
+export async function finishRestore(dataDir: string): Promise<boolean> {
+  const staging = join(dataDir, STAGING);
+  const aside = join(dataDir, ASIDE);
+  const mark = await readFile(join(staging, READY), 'utf8').catch((err: unknown) => {
+    if (isErrno(err, 'ENOENT')) return null;
+    throw err;
+  });
+  if (mark === null) {
+    await rm(staging, { recursive: true, force: true });
+    await rm(aside, { recursive: true, force: true });
+    return false;
+  }
+  const ready = JSON.parse(mark) as Ready;
+  const incoming = new Set(ready.names);
+  const staged = new Set((await listDir(staging)).filter((n) => n !== READY));
+  await mkdirp(aside);
+  for (const name of await listDir(dataDir)) {
+    if (STAYS.has(name) || (ready.keepLogs && name === 'logs')) continue;
+    // Already moved in by the call a crash cut short.
+    if (incoming.has(name) && !staged.has(name)) continue;
+    await rm(join(aside, name), { recursive: true, force: true });
+    await rename(join(dataDir, name), join(aside, name));
+  }
+  await fsyncDir(aside);
+  await fsyncDir(dataDir);
+  for (const name of staged) await rename(join(staging, name), join(dataDir, name));
+  await fsyncDir(dataDir);
+  await rm(aside, { recursive: true, force: true });
+  await rm(staging, { recursive: true, force: true });
+  await fsyncDir(dataDir);
+  return true;
 }
 
 /** A restored paste as the owner and expiry indexes list it. */
