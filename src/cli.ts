@@ -76,6 +76,11 @@ export function parseOptions(args: string[], spec: Record<string, 'bool' | 'valu
 
 /** Runs one CLI command against DATA_DIR; the running server sees the change on its next request. */
 export async function runCli(argv: string[], io: CliIo): Promise<void> {
+  // Help needs no configuration and touches nothing.
+  if (argv.length === 0 || ['help', '--help', '-h'].includes(argv[0] as string)) {
+    io.stdout(USAGE);
+    return;
+  }
   const config = parseConfig(io.env);
   // Restore fills an empty folder: nothing may be written there before it.
   if (argv[0] === 'restore') return restoreCommand(argv.slice(1), config.dataDir, io);
@@ -177,7 +182,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       return;
     }
     default:
-      throw new CliError(`unknown command "${argv.join(' ')}"\n${USAGE}`);
+      throw new CliError(`unknown command "${argv.join(' ')}"; --help lists the commands`);
   }
 }
 

@@ -57,6 +57,22 @@ describe('cli as a process', () => {
     }
   });
 
+  test('no command, help or --help prints the commands, with no configuration needed; an unknown one points there', () => {
+    for (const args of [[], ['help'], ['--help'], ['-h']]) {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, PORT: 'not a port' }, encoding: 'utf8' });
+      assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stdout, /^usage:\n {2}user add NAME/);
+      assert.match(r.stdout, /restore FILE \[--force\]\n$/);
+    }
+    assert.match(run(dir, ['frobnicate']).stderr, /^error: unknown command "frobnicate"; --help lists the commands\n$/);
+  });
+
+  test('backup into a folder that does not exist names the folder', () => {
+    const r = run(dir, ['backup', join(dir, 'no-such-folder', 'b.tar.gz')]);
+    assert.equal(r.status, 1);
+    assert.equal(r.stderr, `error: ${join(dir, 'no-such-folder')} does not exist: create the folder first\n`);
+  });
+
   test('user add --password-stdin stores a scrypt hash, never the password', async () => {
     const r = run(dir, ['user', 'add', 'dave', '--admin', '--password-stdin'], 'a long password\n');
     assert.equal(r.status, 0, r.stderr);

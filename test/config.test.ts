@@ -26,11 +26,12 @@ test('parseConfig reads every variable', () => {
 
 test('parseConfig reports every bad variable at once', () => {
   try {
-    parseConfig({ PORT: 'eighty', MAX_PASTE_BYTES: '-1', TRUST_PROXY: 'maybe', BASE_URL: 'ftp://x' });
+    parseConfig({ PORT: 'eighty', MAX_PASTE_BYTES: '-1', TRUST_PROXY: 'maybe', BASE_URL: 'ftp://x', HOST: 'not..a..host' });
     assert.fail('expected ConfigError');
   } catch (err) {
     assert.ok(err instanceof ConfigError);
-    assert.equal(err.problems.length, 4);
+    assert.equal(err.problems.length, 5);
+    assert.match(err.message, /HOST must be an IP address or a host name, got "not\.\.a\.\.host"/);
     assert.match(err.message, /PORT/);
   }
 });
@@ -40,4 +41,9 @@ test('PASTE_CACHE_MB is 32 unless set, 0 turns the cache off, and a negative siz
   assert.equal(parseConfig({ PASTE_CACHE_MB: '512' }).pasteCacheBytes, 512 * 1_048_576);
   assert.equal(parseConfig({ PASTE_CACHE_MB: '0' }).pasteCacheBytes, 0);
   assert.throws(() => parseConfig({ PASTE_CACHE_MB: '-1' }), (err) => err instanceof ConfigError && /PASTE_CACHE_MB/.test(err.message));
+});
+
+test('HOST takes addresses and host names', () => {
+  for (const host of ['0.0.0.0', '::', '::1', '192.168.1.20', 'localhost', 'paste.lan', 'my-box-01.example.org']) assert.equal(parseConfig({ HOST: host }).host, host);
+  for (const host of ['not..a..host', '-lead.example', 'a b', 'host:8080', 'http://x']) assert.throws(() => parseConfig({ HOST: host }), /HOST must be/);
 });

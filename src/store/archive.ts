@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip, type Gzip } from 'node:zlib';
-import { byFd, fsyncDir } from './files.ts';
+import { byFd, fsyncDir, isErrno } from './files.ts';
 
 /**
  * The backup archive (README, Backup and restore): a POSIX ustar tar, gzip-compressed,
@@ -117,7 +117,13 @@ export class ArchiveWriter {
 
   static async create(path: string): Promise<ArchiveWriter> {
     const out = createWriteStream(`${path}.part`, { flags: 'w', mode: 0o600 });
-    await once(out, 'open');
+    try {
+      await once(out, 'open');
+    } catch (err) {
+      // The archive's folder is missing: say so, rather than name a `.part` file nobody asked for.
+      if (isErrno(err, 'ENOENT')) throw new ArchiveError(`${dirname(path)} does not exist: create the folder first`);
+      throw err;
+    }
     const gzip = createGzip();
     // pipeline (unlike pipe) passes a write error (a full disk) back to the gzip side,
     // so a waiting add() fails instead of waiting for a drain that never comes.

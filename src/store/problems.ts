@@ -24,6 +24,8 @@ export function describeProblem(err: unknown): string {
     const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
     if (e.code === 'EADDRINUSE') return `port ${e.port ?? ''} on ${e.address ?? ''} is already in use by another program (EADDRINUSE)`;
     if (e.code === 'EADDRNOTAVAIL') return `${e.address ?? 'HOST'} is not an address of this machine (EADDRNOTAVAIL)`;
+    if ((e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') && e.syscall === 'getaddrinfo') return `HOST ${(e as { hostname?: string }).hostname ?? ''} is not a name this machine can resolve (${e.code})`;
+    if (e.code === 'EEXIST' && e.syscall === 'mkdir' && e.path !== undefined) return `${e.path}: a file is in the way where a folder should be (EEXIST)`;
     if (e.syscall === 'listen' && e.code === 'EACCES') return `port ${e.port ?? ''} needs privileges to listen on (EACCES); use a port above 1023`;
     const words = e.code === undefined ? undefined : ERRNO_WORDS[e.code];
     if (words !== undefined && e.path !== undefined) return `${e.path}: ${words} (${e.code})`;

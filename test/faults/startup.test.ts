@@ -163,6 +163,21 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
     }
   });
 
+  test('a HOST no resolver knows, and a file where DATA_DIR should be', async () => {
+    const dir = await tempDataDir();
+    try {
+      const unknown = await run('main', { DATA_DIR: dir, HOST: 'no-such-host.invalid' });
+      assert.equal(unknown.code, 1);
+      oneEvent(unknown.out, /^cannot start: HOST no-such-host\.invalid is not a name this machine can resolve \((ENOTFOUND|EAI_AGAIN)\)$/);
+      await writeFile(join(dir, 'a-file'), 'x');
+      const file = await run('main', { DATA_DIR: join(dir, 'a-file') });
+      assert.equal(file.code, 1);
+      oneEvent(file.out, new RegExp(`^cannot start: ${join(dir, 'a-file')}: a file is in the way where a folder should be \\(EEXIST\\)$`));
+    } finally {
+      await cleanup(dir);
+    }
+  });
+
   test('a port already taken', async () => {
     const dir = await tempDataDir();
     const other = await tempDataDir();
