@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { Accounts, checkPassword, TOKEN_LABEL_MAX } from './auth/accounts.ts';
 import { isScope, type Scope } from './auth/tokens.ts';
@@ -125,7 +126,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
         const tokens = accounts.tokens.filter((t) => t.user_id === u.id).length;
         const pastes = (await owners.list(u.id)).length;
         const login = u.last_login_at ?? null;
-        rows.push([String(u.id), u.name, u.role, u.disabled === true ? 'disabled' : 'enabled', formatTime(u.created_at), login === null ? 'never' : formatTime(login), `${tokens} tokens`, `${pastes} pastes`]);
+        rows.push([String(u.id), u.name, u.role, u.disabled === true ? 'disabled' : 'enabled', formatTime(u.created_at), login === null ? 'never' : formatTime(login), `${tokens} token${tokens === 1 ? '' : 's'}`, `${pastes} paste${pastes === 1 ? '' : 's'}`]);
       }
       for (const line of table(rows)) io.stdout(line);
       return;
@@ -304,7 +305,20 @@ function table(rows: string[][]): string[] {
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ').trimEnd());
 }
 
+/**
+ * Standard input whole; from a terminal (`docker exec -it`), one line, not echoed, after a
+ * prompt on stderr: a password is typed and ended with Enter, not Ctrl-D.
+ */
 async function readAllStdin(): Promise<string> {
+  if (process.stdin.isTTY) {
+    process.stderr.write('password: ');
+    // With terminal on, readline puts the terminal in raw mode and echoes to `output`: nowhere.
+    const rl = createInterface({ input: process.stdin, output: new Writable({ write: (_chunk, _enc, done) => done() }), terminal: true });
+    const line = await new Promise<string>((done) => rl.once('line', done));
+    rl.close();
+    process.stderr.write('\n');
+    return line;
+  }
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');

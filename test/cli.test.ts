@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -65,6 +65,23 @@ describe('cli as a process', () => {
       assert.match(r.stdout, /restore FILE \[--force\]\n$/);
     }
     assert.match(run(dir, ['frobnicate']).stderr, /^error: unknown command "frobnicate"; --help lists the commands\n$/);
+  });
+
+  test('from a terminal, --password-stdin reads one line after a prompt, without echoing it', async () => {
+    // `script` gives the CLI a terminal, as `docker exec -it` does; the line ends with Enter, not Ctrl-D.
+    const cmd = [process.execPath, '--import', 'tsx', join(ROOT, 'src/cli.ts'), 'user', 'add', 'tty-user', '--password-stdin'].map((a) => `'${a}'`).join(' ');
+    const p = spawn('script', ['-qec', cmd, '/dev/null'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir } });
+    let out = '';
+    const prompted = new Promise<void>((resolve) => p.stdout.on('data', (d: Buffer) => ((out += d.toString()), out.includes('password: ') && resolve())));
+    const exited = new Promise<number | null>((resolve) => p.on('exit', resolve));
+    await prompted;
+    p.stdin.write('a secret typed in\r');
+    assert.equal(await exited, 0, out);
+    p.stdin.end();
+    assert.doesNotMatch(out, /a secret typed in/, 'not echoed');
+    assert.match(out, /^\d+\r?$/m, 'the new user\'s id');
+    const accounts = JSON.parse(await readFile(join(dir, 'accounts.json'), 'utf8')) as { users: { name: string; password: string | null }[] };
+    assert.match(accounts.users.find((u) => u.name === 'tty-user')?.password ?? '', /^scrypt\$/);
   });
 
   test('backup into a folder that does not exist names the folder', () => {
@@ -144,7 +161,7 @@ describe('cli user management', () => {
     const lines = list.stdout.trimEnd().split('\n');
     assert.equal(lines.length, 2);
     assert.match(lines[0] ?? '', /^1\s+root\s+admin\s+enabled\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+never\s+0 tokens\s+0 pastes$/);
-    assert.match(lines[1] ?? '', /^2\s+gus\s+user\s+enabled\s+.*\s+1 tokens\s+0 pastes$/);
+    assert.match(lines[1] ?? '', /^2\s+gus\s+user\s+enabled\s+.*\s+1 token\s+0 pastes$/);
     assert.equal(run(dir, ['user', 'disable', 'gus']).status, 0);
     assert.match(run(dir, ['user', 'list']).stdout, /gus\s+user\s+disabled/);
     assert.equal(run(dir, ['user', 'enable', 'gus']).status, 0);

@@ -55,7 +55,7 @@ ${s.message === undefined ? '' : notice('ok', s.message)}
 ${s.added === undefined ? '' : html`<section class="card secret-card" id="added"><div class="alert alert-ok"><strong>${isolate(s.added.name)} was added.</strong> Their temporary password is shown only this once; hand it over safely.</div>
 <label class="label" for="temporary-password">Temporary password</label>
 <div class="secret-box"><input type="text" id="temporary-password" class="copyable" value="${s.added.password}" readonly spellcheck="false"><button class="btn btn-primary" type="button" data-copy="temporary-password" hidden>Copy</button></div>
-<p class="muted small">The server keeps only a hash of it. To set another: <code>npm run cli -- user passwd ${s.added.name}</code>.</p></section>`}
+<p class="muted small">The server keeps only a hash of it. To set another, the command line's <code>user passwd ${s.added.name}</code> (the new password on stdin).</p></section>`}
 ${problemList(s.problems ?? [])}
 <div class="columns">
 <section class="card">
