@@ -187,7 +187,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     idempotency: new Idempotency(idempotencyRecords, async (hash) => {
       const p = await store.get(hash);
       return p === null ? null : (p.revision ?? 1);
-    }, now, serverKey),
+    }, now, serverKey, (hash) => pastes.relist(hash)),
     log,
     now,
     logError,

@@ -398,6 +398,16 @@ export class PasteService {
     return paste;
   }
 
+  /**
+   * Puts paste `hash` in its owner's list if it is not there: a create writes the paste and
+   * its list entry together, and a crash between the two, followed by a retry of the create
+   * that finds the paste made (README, Safe retries), must not leave it out of "My pastes".
+   */
+  async relist(hash: string): Promise<void> {
+    const p = await this.#store.get(hash);
+    if (p !== null && !(await this.#owners.list(p.owner_id)).includes(hash)) await this.#owners.add(p.owner_id, hash);
+  }
+
   /** The user's own pastes, newest first, that still exist (any state), with pending views counted. */
   async listOwned(userId: number, offset: number, limit: number, filter: OwnedFilter = {}): Promise<{ pastes: Paste[]; total: number }> {
     const hashes = await this.#owners.list(userId);

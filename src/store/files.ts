@@ -124,14 +124,11 @@ export class DurableFiles {
   /**
    * Creates `path` with `data` only if no file of that name exists: link(2) fails with
    * EEXIST atomically, which is how callers reserve a unique name. Returns false then.
-   * When `ready` is given, the name is put in place only once it has settled well (the
-   * data is written and synced meanwhile); if it fails, nothing is created.
    */
-  createFile(path: string, data: string | Uint8Array, ready?: Promise<unknown>): Promise<boolean> {
+  createFile(path: string, data: string | Uint8Array): Promise<boolean> {
     return this.#refusing(path, async () => {
       const tmp = await this.#writeTemp(data);
       try {
-        await ready;
         await this.#intoDir(path, () => link(tmp, path));
       } catch (err) {
         await dropTemp(tmp);

@@ -37,7 +37,7 @@ export class CorruptPaste extends Error {
   }
 }
 
-/** An index that lists pastes (an owner's list): `add` is durable before a paste is in place, `withdraw` takes an entry back. */
+/** An index that lists pastes (an owner's list): `add` writes an entry durably, `withdraw` takes one back. */
 export interface Listing {
   add(paste: Paste): Promise<void>;
   withdraw(paste: Paste): Promise<void>;
@@ -236,11 +236,12 @@ export class PasteStore {
    * The file is put in place with link(2), which fails if the name is taken (on a
    * case-insensitive disk, also by `ABcdef` for `abCDEF`), so the create is exclusive and
    * atomic without asking the disk first. `listing` is the index that lists the paste (its
-   * owner's): its entry is made durable while the paste's text is written and synced, and
-   * before the paste's name is put in place, so a crash never leaves a paste its owner's
-   * list lacks. An entry whose paste was not made (a taken name, a full disk, a crash) names
-   * a hash no paste has: readers of the index check every hash against the store, and the
-   * entry is withdrawn when the paste fails to be made.
+   * owner's): its entry is written concurrently with the paste, sharing the wait for the
+   * disk, and the create succeeds only when both are durable. When one of the two fails (a
+   * full disk), the other is undone: an entry is withdrawn, a paste file removed, so a
+   * refused create leaves neither. (A crash between the two may leave either; readers of
+   * the index check every hash against the store, and a retried create repairs its entry:
+   * see api/v1/idempotency.ts.)
    */
   async create(make: (hash: string) => Paste, listing?: Listing, first?: string): Promise<Paste> {
     // `first` is tried before any random hash (a retried create's chosen one); if taken, a random one follows.
@@ -255,20 +256,15 @@ export class PasteStore {
         // (An imported tombstone is listed for the day it is removed: sweepTimeOf.)
         const due = sweepTimeOf(paste);
         if (due !== null) await this.#index(due, paste.hash);
-        const listed = listing?.add(paste);
-        // Handled here at once, awaited by createFile: a failure refuses the create.
-        listed?.catch(() => undefined);
-        let made: boolean;
-        try {
-          made = await this.files.createFile(path, fileText(paste), listed);
-        } catch (err) {
-          if (listed !== undefined && (await listed.then(() => true, () => false))) await listing?.withdraw(paste).catch(() => undefined);
-          throw err;
+        const [file, entry] = await Promise.allSettled([this.files.createFile(path, fileText(paste)), listing?.add(paste)]);
+        const made = file.status === 'fulfilled' && file.value;
+        if (entry.status === 'rejected') {
+          if (made) await this.files.removeFile(path).catch(() => undefined);
+          throw entry.reason;
         }
-        if (!made) {
-          await listing?.withdraw(paste).catch(() => undefined);
-          return false;
-        }
+        if (!made) await listing?.withdraw(paste).catch(() => undefined);
+        if (file.status === 'rejected') throw file.reason;
+        if (!made) return false;
         // Not cached: the cache holds what is read, so a burst of creates cannot evict it.
         this.#epoch++;
         return true;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { access, readdir, readFile } from 'node:fs/promises';
+import { access, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, beforeEach, describe, test } from 'node:test';
 import type { Viewer } from '../../src/auth/viewer.ts';
@@ -295,5 +295,21 @@ describe('history', () => {
     await service.edit(p.hash, { content: 'five', expiry: 'keep', clear_password: 0 }, owner);
     assert.deepEqual((await service.history(p.hash, null, opts)).versions.map((v) => v.revision), [1, 2, 3, 4, 5]);
     assert.equal(reads, 7);
+  });
+});
+
+describe('relist', () => {
+  test("puts a paste back in its owner's list when a crash left it out, and adds nothing when it is there", async () => {
+    const p = await service.create(input({ content: 'listed?' }), owner.userId);
+    const q = await service.create(input({ content: 'other' }), owner.userId);
+    // The crash: the paste's file made it to the disk, its list line did not.
+    await writeFile(join(dir, 'owners', `${owner.userId}.log`), `+${q.hash}\n`);
+    assert.deepEqual(await owners.list(owner.userId), [q.hash]);
+    await service.relist(p.hash);
+    assert.deepEqual(new Set(await owners.list(owner.userId)), new Set([p.hash, q.hash]));
+    const size = (await readFile(join(dir, 'owners', `${owner.userId}.log`), 'utf8')).length;
+    await service.relist(p.hash);
+    await service.relist('ZZZZZZZZZZ');
+    assert.equal((await readFile(join(dir, 'owners', `${owner.userId}.log`), 'utf8')).length, size);
   });
 });

@@ -67,7 +67,7 @@ test('PasteStore: reads of one paste asked for while its file is being read shar
   }
 });
 
-test("PasteStore.create: the paste's file is put in place only once its listing is durable, and a listing whose paste was not made is withdrawn", async () => {
+test('PasteStore.create: when the paste or its listing cannot be written, the other is undone', async () => {
   const dir = await tempDataDir();
   try {
     const files = new DurableFiles(join(dir, 'tmp'));
@@ -76,40 +76,39 @@ test("PasteStore.create: the paste's file is put in place only once its listing 
     await store.init();
     const fileOf = (hash: string): string => join(dir, 'pastes', hash.slice(0, 2), `${hash.slice(0, 6)}.json`);
     const exists = (path: string): Promise<boolean> => readdir(join(path, '..')).then((names) => names.includes(path.split('/').at(-1) as string), () => false);
-
-    // The listing's write is held back: the text is written, the name is not there yet.
-    let release = (): void => undefined;
-    const held = new Promise<void>((r) => (release = r));
     const withdrawn: string[] = [];
-    let hash = '';
-    const making = store.create((h) => record((hash = h), 'held'), { add: () => held, withdraw: async (p) => void withdrawn.push(p.hash) });
-    await new Promise((r) => setTimeout(r, 50));
-    assert.equal(await exists(fileOf(hash)), false, 'no paste file before its owner lists it');
-    release();
-    assert.equal((await making).hash, hash);
-    assert.equal(await exists(fileOf(hash)), true);
+    const listed: string[] = [];
+    const listing = { add: async (p: Paste) => void listed.push(p.hash), withdraw: async (p: Paste) => void withdrawn.push(p.hash) };
 
-    // A listing that cannot be written refuses the create: no file, nothing to withdraw.
+    // A listing that cannot be written refuses the create, and the paste's file goes again.
     let refused = '';
     await assert.rejects(
-      store.create((h) => record((refused = h), 'refused'), { add: () => Promise.reject(new Error('disk full')), withdraw: async (p) => void withdrawn.push(p.hash) }),
+      store.create((h) => record((refused = h), 'refused'), { ...listing, add: () => Promise.reject(new Error('disk full')) }),
       /disk full/,
     );
     assert.equal(await exists(fileOf(refused)), false);
     assert.deepEqual(await readdir(join(dir, 'tmp')), []);
 
+    // A paste that cannot be written: its entry is withdrawn.
+    class FullDisk extends DurableFiles {
+      override createFile(): Promise<boolean> {
+        return Promise.reject(new Error('no space'));
+      }
+    }
+    const full = new PasteStore(dir, new FullDisk(join(dir, 'tmp')));
+    let failed = '';
+    await assert.rejects(full.create((h) => record((failed = h), 'x'), listing), /no space/);
+    assert.deepEqual(withdrawn, [failed]);
+
     // A taken name: the entry for the hash that was not made is withdrawn, the next draw listed.
+    const taken = await store.create((h) => record(h, 'first'), listing);
     const drawn: string[] = [];
-    const listed: string[] = [];
-    const made = await store.create(
-      (h) => {
-        drawn.push(h);
-        return record(drawn.length === 1 ? `${hash.slice(0, 6)}zzzz` : h, 'second draw');
-      },
-      { add: async (p) => void listed.push(p.hash), withdraw: async (p) => void withdrawn.push(p.hash) },
-    );
-    assert.deepEqual(listed, [`${hash.slice(0, 6)}zzzz`, made.hash]);
-    assert.deepEqual(withdrawn, [`${hash.slice(0, 6)}zzzz`]);
+    const made = await store.create((h) => {
+      drawn.push(h);
+      return record(drawn.length === 1 ? `${taken.hash.slice(0, 6)}zzzz` : h, 'second draw');
+    }, listing);
+    assert.deepEqual(listed, [failed, taken.hash, `${taken.hash.slice(0, 6)}zzzz`, made.hash]);
+    assert.deepEqual(withdrawn, [failed, `${taken.hash.slice(0, 6)}zzzz`]);
   } finally {
     await cleanup(dir);
   }

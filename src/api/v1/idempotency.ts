@@ -41,6 +41,8 @@ export class Idempotency {
     private readonly now: () => number,
     /** Keys the fingerprints, so a record holds nothing a reader of the disk could test guesses of a request against. */
     private readonly serverKey: Buffer,
+    /** Puts a paste a retried create found made back in its owner's list (a crash may have come between the two). */
+    private readonly relist: (hash: string) => Promise<void> = async () => undefined,
   ) {}
 
   /** The `Idempotency-Key` header, checked, or null when the request has none. */
@@ -78,6 +80,7 @@ export class Idempotency {
       // edit once the paste has moved past the revision it began on.
       const revision = await this.revisionOf(found.hash);
       if (revision !== null && (ask.hash === null || (found.revision !== undefined && revision > found.revision))) {
+        if (ask.hash === null) await this.relist(found.hash);
         await this.records.put(id, { ...record, done: true });
         return record.hash;
       }

@@ -125,7 +125,8 @@ describe('a create begun before a crash', () => {
       const files = new DurableFiles(join(dir, 'tmp'));
       await files.init();
       const made = new Set<string>();
-      const idem = new Idempotency(new IdempotencyRecords(dir, files), async (h) => (made.has(h) ? 1 : null), Date.now, Buffer.alloc(32, 7));
+      const relisted: string[] = [];
+      const idem = new Idempotency(new IdempotencyRecords(dir, files), async (h) => (made.has(h) ? 1 : null), Date.now, Buffer.alloc(32, 7), async (h) => void relisted.push(h));
       const ask = { tokenId: 't1', key: 'k', endpoint: 'create', fields: '{"content":"x"}', hash: null };
       // The first attempt dies after recording its hash, before its paste exists.
       let chosen = '';
@@ -152,6 +153,8 @@ describe('a create begun before a crash', () => {
       await assert.rejects(idem.run(ask2, async (h) => ((chosen2 = h), made.add(h), Promise.reject(new Error('killed after the write')))));
       assert.equal(await idem.run(ask2, effect), chosen2);
       assert.equal(calls, 1);
+      // ...and puts it back in its owner's list, which the crash may have cut off.
+      assert.deepEqual(relisted, [chosen2]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
