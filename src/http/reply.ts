@@ -1,7 +1,8 @@
 /** What a handler returns; only `respond` turns it into bytes on the socket. */
 export type Reply =
   | { kind: 'json'; status: number; body: unknown; headers?: Headers }
-  | { kind: 'text'; status: number; body: string; headers?: Headers }
+  /** `secretLength`: a HEAD answer leaves out Content-Length (a one-time paste's size is its owner's secret). */
+  | { kind: 'text'; status: number; body: string; headers?: Headers; secretLength?: true }
   | { kind: 'html'; status: number; body: string; headers?: Headers }
   | { kind: 'redirect'; status: 301 | 302 | 303; location: string; headers?: Headers }
   /**
@@ -9,7 +10,7 @@ export type Reply =
    * its own Content-Type. Given as pieces, it goes out in one write without first being
    * copied into one buffer.
    */
-  | { kind: 'bytes'; status: number; contentType: string; body: Buffer | readonly (Buffer | string)[]; headers?: Headers };
+  | { kind: 'bytes'; status: number; contentType: string; body: Buffer | readonly (Buffer | string)[]; headers?: Headers; secretLength?: true };
 
 export type Headers = Record<string, string | string[]>;
 

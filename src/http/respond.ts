@@ -43,9 +43,10 @@ export function respond(res: ServerResponse, reply: Reply, extra?: Headers): voi
   // 204 and 304 carry no body (RFC 9110 §15.3.5, §15.4.5), so no Content-Length either.
   const bodiless = reply.status === 204 || reply.status === 304;
   const pieces = typeof body === 'string' || Buffer.isBuffer(body) ? [body] : body;
-  if (!bodiless) headers['content-length'] = String(byteLength(pieces));
+  const head = res.req.method === 'HEAD';
+  if (!bodiless && !(head && (reply.kind === 'text' || reply.kind === 'bytes') && reply.secretLength === true)) headers['content-length'] = String(byteLength(pieces));
   res.writeHead(reply.status, headers);
-  if (res.req.method === 'HEAD' || bodiless) res.end();
+  if (head || bodiless) res.end();
   else if (pieces.length === 1) res.end(pieces[0]);
   else if (pieces.every((p) => typeof p === 'string')) {
     // Joined with +, strings are only linked, not copied: the one copy is made as they are

@@ -56,7 +56,13 @@ export function getPaste(r: ApiRequest): Reply | Promise<Reply> {
 const pasteReply = (r: ApiRequest, { paste, viewCount, unchanged }: Counted): Reply =>
   unchanged === true
     ? notModified(paste)
-    : { kind: 'bytes', status: 200, contentType: JSON_TYPE, body: pasteBody(r.deps, paste, viewCount), headers: { etag: etagOf(paste) } };
+    : secretSize(paste, { kind: 'bytes', status: 200, contentType: JSON_TYPE, body: pasteBody(r.deps, paste, viewCount), headers: { etag: etagOf(paste) } });
+
+/** A HEAD of a one-time paste, which burns nothing, does not give away its size either (README, Get a paste). */
+function secretSize(paste: Paste, reply: Reply & { kind: 'text' | 'bytes' }): Reply {
+  if (paste.burn_after_read === 1) reply.secretLength = true;
+  return reply;
+}
 
 /** GET raw.php?hash= — the content alone as text/plain (README, Raw text). */
 export function rawPaste(r: ApiRequest): Reply | Promise<Reply> {
@@ -71,9 +77,9 @@ function rawReply(r: ApiRequest, { paste, unchanged }: Counted): Reply {
   if (unchanged === true) return notModified(paste);
   const body = rawBody(r.deps, paste);
   const headers = { ...RAW_HEADERS, etag: etagOf(paste) };
-  return typeof body === 'string'
+  return secretSize(paste, typeof body === 'string'
     ? { kind: 'text', status: 200, body, headers }
-    : { kind: 'bytes', status: 200, contentType: 'text/plain; charset=utf-8', body, headers };
+    : { kind: 'bytes', status: 200, contentType: 'text/plain; charset=utf-8', body, headers });
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';

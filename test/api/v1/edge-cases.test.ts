@@ -27,6 +27,13 @@ describe('HEAD requests', () => {
       const head = await req(server, 'HEAD', path, { token: bob });
       assert.equal(head.status, 200);
       assert.equal(head.text, '');
+      assert.equal(head.headers['content-length'], undefined, 'nor gives away its size');
+    }
+    // Any other paste's HEAD has the length its GET has.
+    const plain = await create({ content: 'an ordinary paste' });
+    for (const path of [`/api/v1/raw.php?hash=${plain}`, `/api/v1/paste.php?hash=${plain}`]) {
+      const head = await req(server, 'HEAD', path, { token: bob });
+      assert.equal(head.headers['content-length'], String(Buffer.byteLength((await req(server, 'GET', path, { token: bob })).text)));
     }
     const get = await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token: bob });
     assert.equal(get.status, 200);
