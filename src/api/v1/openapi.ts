@@ -270,7 +270,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
         get: {
           operationId: 'getPaste',
           summary: 'Get a paste (scope `read`); counts a view, and burns a burn-after-read paste',
-          description: '`HEAD` runs the same checks but neither counts a view nor burns.',
+          description: '`HEAD` runs the same checks but neither counts a view nor burns (nor, for a one-time paste, sends `Content-Length`).',
           parameters: readParams,
           responses: {
             200: {
