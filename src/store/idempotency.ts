@@ -57,6 +57,11 @@ export class IdempotencyRecords {
     return this.files.writeFile(this.#path(id), JSON.stringify(record));
   }
 
+  /** Forgets the record of `id` (a request refused without writing anything). */
+  async remove(id: string): Promise<void> {
+    await this.files.removeFile(this.#path(id));
+  }
+
   /** Removes records older than a day (by their file's time, which a rewrite only makes later). */
   async sweep(now: number): Promise<void> {
     for (const name of await listDir(this.#dir)) {

@@ -1,6 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { RandomIds } from '../../crypto/random.ts';
 import { HttpError } from '../../http/errors.ts';
+import { PasteError } from '../../paste/errors.ts';
+import { StorageFull, StorageReadOnly } from '../../store/files.ts';
 import { HASH_LENGTH } from '../../store/paste-record.ts';
 import { IDEMPOTENCY_TTL_MS, IdempotencyRecords, type IdempotencyRecord } from '../../store/idempotency.ts';
 
@@ -90,7 +92,16 @@ export class Idempotency {
       record = { endpoint: ask.endpoint, fingerprint, hash, done: false, at: now, ...(revision === null ? {} : { revision }) };
       await this.records.put(id, record);
     }
-    const hash = await effect(record.hash);
+    let hash: string;
+    try {
+      hash = await effect(record.hash);
+    } catch (err) {
+      // Refused, nothing was written: the key is free again, as for a request refused before
+      // the record (README, Safe retries). Kept, a failed edit's record would pass for done
+      // once anyone else edited the paste.
+      if (err instanceof PasteError || err instanceof StorageFull || err instanceof StorageReadOnly) await this.records.remove(id).catch(() => undefined);
+      throw err;
+    }
     await this.records.put(id, { ...record, hash, done: true });
     return hash;
   }

@@ -118,6 +118,24 @@ describe('Idempotency-Key on edit', () => {
   });
 });
 
+describe('a refused write under a key', () => {
+  test('records nothing: its retry is refused again, however the paste moved meanwhile', async () => {
+    const server = await startServer();
+    const token = await makeToken(server.dataDir);
+    const bob = await makeToken(server.dataDir, { user: 'bob' });
+    const hash = String((await create(server, token, undefined, 'v1')).json['hash']);
+    const edit = (who: string, key: string, content: string, headers: Record<string, string> = {}) =>
+      req(server, 'POST', '/api/v1/paste_edit.php', { token: who, body: { hash, content }, headers: { 'idempotency-key': key, ...headers } });
+    assert.equal((await edit(bob, 'k1', 'bob was here')).status, 403);
+    assert.equal((await edit(token, 'other', 'v2')).status, 200);
+    assert.equal((await edit(bob, 'k1', 'bob was here')).status, 403, 'not taken for done by the revision moving on');
+    assert.equal((await edit(token, 'k2', 'v3', { 'if-match': '"nope"' })).status, 412);
+    assert.equal((await edit(token, 'other2', 'v4')).status, 200);
+    assert.equal((await edit(token, 'k2', 'v3', { 'if-match': '"nope"' })).status, 412);
+    assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token })).text, 'v4');
+  });
+});
+
 describe('a create begun before a crash', () => {
   test('is finished under the hash it chose, or found there, never made twice', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'idem-'));
