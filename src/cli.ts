@@ -311,13 +311,22 @@ function table(rows: string[][]): string[] {
  */
 async function readAllStdin(): Promise<string> {
   if (process.stdin.isTTY) {
-    process.stderr.write('password: ');
-    // With terminal on, readline puts the terminal in raw mode and echoes to `output`: nowhere.
+    // With terminal on, readline puts the terminal in raw mode and echoes to `output`:
+    // nowhere. The prompt comes after, so nothing typed meets a terminal still echoing.
     const rl = createInterface({ input: process.stdin, output: new Writable({ write: (_chunk, _enc, done) => done() }), terminal: true });
-    const line = await new Promise<string>((done) => rl.once('line', done));
-    rl.close();
-    process.stderr.write('\n');
-    return line;
+    process.stderr.write('password: ');
+    try {
+      // Ctrl-C or Ctrl-D instead of Enter: nothing was typed to use.
+      return await new Promise<string>((done, fail) => {
+        const stop = (): void => fail(new CliError('no password given'));
+        rl.once('line', done);
+        rl.once('SIGINT', stop);
+        rl.once('close', stop);
+      });
+    } finally {
+      rl.close();
+      process.stderr.write('\n');
+    }
   }
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runCli } from '../src/cli.ts';
@@ -297,6 +298,31 @@ describe('a restore cut short by a crash', () => {
       await put(join(dir, '.restore'), { 'accounts.json': 'half' });
       assert.equal(await finishRestore(dir), false);
       assert.deepEqual(await tree(dir), OLD);
+    } finally {
+      await cleanup(dir);
+    }
+  });
+
+  test('a restore under way holds the folder: CLI commands leave its staging alone, a server will not start', async () => {
+    const dir = await tempDataDir();
+    try {
+      await put(join(dir, '.restore'), { 'pastes/cd/cdefgh.json': 'being unpacked' });
+      // This test process stands for the restore: alive, on this host.
+      await writeFile(join(dir, 'server.pid'), `${process.pid} ${hostname()} restore\n`);
+      const listed = await cliProcess(dir, ['user', 'list']);
+      assert.equal(listed.code, 0, listed.err);
+      assert.deepEqual(await readdir(join(dir, '.restore')), ['pastes'], 'the staging is left to the restore');
+      const server = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts')], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir, PORT: '0' }, encoding: 'utf8' });
+      assert.equal(server.status, 1);
+      assert.match(server.stdout + server.stderr, new RegExp(`the restore with pid ${process.pid} on \\S+ is using this data folder`));
+      await writeFile(join(dir, '..', `${dir.split('/').at(-1)}.tar.gz`), 'not even an archive');
+      const again = await cliProcess(dir, ['restore', join(dir, '..', `${dir.split('/').at(-1)}.tar.gz`), '--force']);
+      await rm(join(dir, '..', `${dir.split('/').at(-1)}.tar.gz`));
+      assert.match(again.err, new RegExp(`^error: the restore with pid ${process.pid} on \\S+ is using .*; stop it before restoring \\(nothing was changed\\)`));
+      // Once the restore is gone (its claim removed, or its pid dead), unmarked staging is dropped.
+      await rm(join(dir, 'server.pid'));
+      assert.equal((await cliProcess(dir, ['user', 'list'])).code, 0);
+      assert.deepEqual((await readdir(dir)).filter((n) => n.startsWith('.restore')), []);
     } finally {
       await cleanup(dir);
     }

@@ -67,7 +67,7 @@ describe('cli as a process', () => {
     assert.match(run(dir, ['frobnicate']).stderr, /^error: unknown command "frobnicate"; --help lists the commands\n$/);
   });
 
-  test('from a terminal, --password-stdin reads one line after a prompt, without echoing it', async () => {
+  test('from a terminal, --password-stdin reads one line after a prompt, without echoing it', { timeout: 60_000 }, async () => {
     // `script` gives the CLI a terminal, as `docker exec -it` does; the line ends with Enter, not Ctrl-D.
     const cmd = [process.execPath, '--import', 'tsx', join(ROOT, 'src/cli.ts'), 'user', 'add', 'tty-user', '--password-stdin'].map((a) => `'${a}'`).join(' ');
     const p = spawn('script', ['-qec', cmd, '/dev/null'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir } });
@@ -82,6 +82,22 @@ describe('cli as a process', () => {
     assert.match(out, /^\d+\r?$/m, 'the new user\'s id');
     const accounts = JSON.parse(await readFile(join(dir, 'accounts.json'), 'utf8')) as { users: { name: string; password: string | null }[] };
     assert.match(accounts.users.find((u) => u.name === 'tty-user')?.password ?? '', /^scrypt\$/);
+
+    // Ctrl-C or Ctrl-D at the prompt: nothing is done, and the exit status says so.
+    for (const [key, name] of [['\u0003', 'tty-c'], ['\u0004', 'tty-d']]) {
+      const line = [process.execPath, '--import', 'tsx', join(ROOT, 'src/cli.ts'), 'user', 'add', name as string, '--password-stdin'].map((a) => `'${a}'`).join(' ');
+      const q = spawn('script', ['-qec', line, '/dev/null'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir } });
+      let said = '';
+      const asked = new Promise<void>((resolve) => q.stdout.on('data', (d: Buffer) => ((said += d.toString()), said.includes('password: ') && resolve())));
+      const ended = new Promise<number | null>((resolve) => q.on('exit', resolve));
+      await asked;
+      q.stdin.write(key as string);
+      assert.equal(await ended, 1, said);
+      q.stdin.end();
+      assert.match(said, /error: no password given/);
+      const now = JSON.parse(await readFile(join(dir, 'accounts.json'), 'utf8')) as { users: { name: string }[] };
+      assert.equal(now.users.some((u) => u.name === name), false);
+    }
   });
 
   test('backup into a folder that does not exist names the folder', () => {

@@ -5,7 +5,7 @@ import { fsyncDir, isErrno, listDir, mkdirp, readText } from './files.ts';
 import { DATA_FORMAT } from './format.ts';
 import { ownerIndexFile, ownerIndexText } from './owner-index.ts';
 import { DamagedRecord, parseFile } from './paste-record.ts';
-import { folderHolder } from './instance.ts';
+import { claimFolder, FolderInUse, type FolderClaim } from './instance.ts';
 import { expiryEntryPath, sweepTimeOf } from './pastes.ts';
 
 /**
@@ -161,12 +161,30 @@ export async function restoreBackup(file: string, dataDir: string, opts: { force
     throw isErrno(err, 'ENOENT') ? new RestoreError(`${file} does not exist`) : err;
   });
   await mkdirp(dataDir);
-  const holder = await folderHolder(dataDir);
-  if (holder !== null) throw new RestoreError(`the server with pid ${holder.pid} on ${holder.host} is using ${dataDir}; stop it before restoring (nothing was changed)`);
+  // Held for the whole restore: no server starts, and no CLI command finishes or drops the
+  // staging, while the archive is being checked and swapped in.
+  let claim: FolderClaim;
+  try {
+    claim = await claimFolder(dataDir, 'restore');
+  } catch (err) {
+    if (err instanceof FolderInUse) throw new RestoreError(`the ${err.what} with pid ${err.pid} on ${err.host} is using ${dataDir}; stop it before restoring (nothing was changed)`);
+    throw err;
+  }
+  const refresh = setInterval(() => void claim.refresh(), 5_000);
+  refresh.unref();
+  try {
+    return await restoreHeld(file, dataDir, opts);
+  } finally {
+    clearInterval(refresh);
+    await claim.release();
+  }
+}
+
+async function restoreHeld(file: string, dataDir: string, opts: { force: boolean }): Promise<RestoreSummary> {
   // A restore cut short before is finished (or, its archive never checked out, forgotten) first.
   await finishRestore(dataDir);
   const staging = join(dataDir, STAGING);
-  const present = await listDir(dataDir);
+  const present = (await listDir(dataDir)).filter((n) => !STAYS.has(n));
   if (present.length > 0 && !opts.force) {
     throw new RestoreError(`${dataDir} is not empty (${present.slice(0, 3).join(', ')}${present.length > 3 ? ', …' : ''}); restore into an empty folder, or add --force to replace what is there`);
   }

@@ -219,7 +219,11 @@ export class PasteStore {
       paste = parseFile(text);
       // A file holding another paste's record (copied over it by hand) is damaged too: whose
       // it should be is unknown, so only an admin learns it (and may delete it).
-      if (shortcodeOf(paste.hash) !== code) throw new DamagedRecord(`it holds the record of another paste (${paste.hash})`, null, null);
+      if (shortcodeOf(paste.hash) !== code) {
+        // On a case-insensitive disk `abCDEF` opens `ABcdef.json`: another paste, not damage.
+        if (shortcodeOf(paste.hash).toLowerCase() === code.toLowerCase()) return null;
+        throw new DamagedRecord(`it holds the record of another paste (${paste.hash})`, null, null);
+      }
     } catch (err) {
       if (!(err instanceof DamagedRecord)) throw err;
       // Not cached: a file an operator mends by hand is read again at once.
@@ -259,7 +263,12 @@ export class PasteStore {
         const [file, entry] = await Promise.allSettled([this.files.createFile(path, fileText(paste)), listing?.add(paste)]);
         const made = file.status === 'fulfilled' && file.value;
         if (entry.status === 'rejected') {
-          if (made) await this.files.removeFile(path).catch(() => undefined);
+          if (made) {
+            // A reader may have found the file meanwhile: what it read must not fill the cache.
+            this.#epoch++;
+            this.#cache.delete(code);
+            await this.files.removeFile(path).catch(() => undefined);
+          }
           throw entry.reason;
         }
         if (!made) await listing?.withdraw(paste).catch(() => undefined);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
+import { copyFile, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { contentOf, encodeContent, type Paste } from '../../src/store/paste-record.ts';
@@ -109,6 +109,28 @@ test('PasteStore.create: when the paste or its listing cannot be written, the ot
     }, listing);
     assert.deepEqual(listed, [failed, taken.hash, `${taken.hash.slice(0, 6)}zzzz`, made.hash]);
     assert.deepEqual(withdrawn, [failed, `${taken.hash.slice(0, 6)}zzzz`]);
+  } finally {
+    await cleanup(dir);
+  }
+});
+
+test('PasteStore: a file holding a paste whose short code differs only in case (a case-insensitive disk) is that other paste, not damage', async () => {
+  const dir = await tempDataDir();
+  try {
+    const files = new DurableFiles(join(dir, 'tmp'));
+    await files.init();
+    const damaged: string[] = [];
+    const store = new PasteStore(dir, files, undefined, (d) => void damaged.push(d.path));
+    await store.init();
+    const p = await store.create(() => record('abCDEF1234', 'mine'));
+    const code = p.hash.slice(0, 6);
+    const swapped = [...code].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
+    assert.notEqual(swapped, code, 'a code with letters');
+    // What such a disk would open for the swapped code, copied to where this disk looks.
+    await mkdir(join(dir, 'pastes', swapped.slice(0, 2)), { recursive: true });
+    await copyFile(join(dir, 'pastes', code.slice(0, 2), `${code}.json`), join(dir, 'pastes', swapped.slice(0, 2), `${swapped}.json`));
+    assert.equal(await store.getByShortcode(swapped), null);
+    assert.deepEqual(damaged, []);
   } finally {
     await cleanup(dir);
   }
