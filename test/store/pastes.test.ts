@@ -7,16 +7,25 @@ import { DurableFiles } from '../../src/store/files.ts';
 import { PasteStore } from '../../src/store/pastes.ts';
 import { cleanup, tempDataDir } from '../helpers/server.ts';
 
+/** Runs `fn` on a fresh data folder with its DurableFiles ready, and removes the folder after. */
+async function inDataDir(fn: (dir: string, files: DurableFiles) => Promise<void>): Promise<void> {
+  const dir = await tempDataDir();
+  try {
+    const files = new DurableFiles(join(dir, 'tmp'));
+    await files.init();
+    await fn(dir, files);
+  } finally {
+    await cleanup(dir);
+  }
+}
+
 const record = (hash: string, content: string): Paste => ({
   v: 1, hash, title: '', content_json: encodeContent(content), language: 'text', privacy: 'public', highlight: 1, burn_after_read: 0, burned: false,
   password: null, owner_id: 1, created_at: 0, updated_at: 0, expire_at: null, view_count: 0,
 });
 
 test('PasteStore.create never overwrites a taken shortcode, on disk or in cache, and draws again', async () => {
-  const dir = await tempDataDir();
-  try {
-    const files = new DurableFiles(join(dir, 'tmp'));
-    await files.init();
+  await inDataDir(async (dir, files) => {
     const first = new PasteStore(dir, files);
     await first.init();
     const taken = await first.create((h) => record(h, 'original'));
@@ -35,16 +44,11 @@ test('PasteStore.create never overwrites a taken shortcode, on disk or in cache,
     }
     // Neither the refused draw nor the created paste leaves its temp file behind.
     assert.deepEqual(await readdir(join(dir, 'tmp')), []);
-  } finally {
-    await cleanup(dir);
-  }
+  });
 });
 
 test('PasteStore: reads of one paste asked for while its file is being read share that read, and its paste object', async () => {
-  const dir = await tempDataDir();
-  try {
-    const files = new DurableFiles(join(dir, 'tmp'));
-    await files.init();
+  await inDataDir(async (dir, files) => {
     const made = await new PasteStore(dir, files).create((h) => record(h, 'x'.repeat(100_000)));
     // A fresh store has nothing cached: ten readers at once, as when a link has just been shared.
     const store = new PasteStore(dir, files);
@@ -62,16 +66,11 @@ test('PasteStore: reads of one paste asked for while its file is being read shar
     assert.equal(store.cacheStats.misses, 2);
     assert.equal(await store.getByShortcode('zzzzzz'), null);
     assert.equal(store.cacheStats.misses, 3);
-  } finally {
-    await cleanup(dir);
-  }
+  });
 });
 
 test('PasteStore.create: when the paste or its listing cannot be written, the other is undone', async () => {
-  const dir = await tempDataDir();
-  try {
-    const files = new DurableFiles(join(dir, 'tmp'));
-    await files.init();
+  await inDataDir(async (dir, files) => {
     const store = new PasteStore(dir, files);
     await store.init();
     const fileOf = (hash: string): string => join(dir, 'pastes', hash.slice(0, 2), `${hash.slice(0, 6)}.json`);
@@ -109,16 +108,11 @@ test('PasteStore.create: when the paste or its listing cannot be written, the ot
     }, listing);
     assert.deepEqual(listed, [failed, taken.hash, `${taken.hash.slice(0, 6)}zzzz`, made.hash]);
     assert.deepEqual(withdrawn, [failed, `${taken.hash.slice(0, 6)}zzzz`]);
-  } finally {
-    await cleanup(dir);
-  }
+  });
 });
 
 test('PasteStore: a file holding a paste whose short code differs only in case (a case-insensitive disk) is that other paste, not damage', async () => {
-  const dir = await tempDataDir();
-  try {
-    const files = new DurableFiles(join(dir, 'tmp'));
-    await files.init();
+  await inDataDir(async (dir, files) => {
     const damaged: string[] = [];
     const store = new PasteStore(dir, files, undefined, (d) => void damaged.push(d.path));
     await store.init();
@@ -131,7 +125,5 @@ test('PasteStore: a file holding a paste whose short code differs only in case (
     await copyFile(join(dir, 'pastes', code.slice(0, 2), `${code}.json`), join(dir, 'pastes', swapped.slice(0, 2), `${swapped}.json`));
     assert.equal(await store.getByShortcode(swapped), null);
     assert.deepEqual(damaged, []);
-  } finally {
-    await cleanup(dir);
-  }
+  });
 });

@@ -136,15 +136,24 @@ describe('a refused write under a key', () => {
   });
 });
 
+/** Runs `fn` with the idempotency records of a fresh data folder, and removes the folder after. */
+async function withRecords(fn: (records: IdempotencyRecords) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'idem-'));
+  try {
+    const files = new DurableFiles(join(dir, 'tmp'));
+    await files.init();
+    await fn(new IdempotencyRecords(dir, files));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 describe('a create begun before a crash', () => {
   test('is finished under the hash it chose, or found there, never made twice', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'idem-'));
-    try {
-      const files = new DurableFiles(join(dir, 'tmp'));
-      await files.init();
+    await withRecords(async (records) => {
       const made = new Set<string>();
       const relisted: string[] = [];
-      const idem = new Idempotency(new IdempotencyRecords(dir, files), async (h) => (made.has(h) ? 1 : null), Date.now, Buffer.alloc(32, 7), async (h) => void relisted.push(h));
+      const idem = new Idempotency(records, async (h) => (made.has(h) ? 1 : null), Date.now, Buffer.alloc(32, 7), async (h) => void relisted.push(h));
       const ask = { tokenId: 't1', key: 'k', endpoint: 'create', fields: '{"content":"x"}', hash: null };
       // The first attempt dies after recording its hash, before its paste exists.
       let chosen = '';
@@ -173,20 +182,15 @@ describe('a create begun before a crash', () => {
       assert.equal(calls, 1);
       // ...and puts it back in its owner's list, which the crash may have cut off.
       assert.deepEqual(relisted, [chosen2]);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 describe('an edit begun before a crash', () => {
   test('is found done once the paste moved past the revision it began on, and made once when it had not', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'idem-'));
-    try {
-      const files = new DurableFiles(join(dir, 'tmp'));
-      await files.init();
+    await withRecords(async (records) => {
       const revisions = new Map<string, number>([['AAAAAAAAAA', 3]]);
-      const idem = new Idempotency(new IdempotencyRecords(dir, files), async (h) => revisions.get(h) ?? null, Date.now, Buffer.alloc(32, 7));
+      const idem = new Idempotency(records, async (h) => revisions.get(h) ?? null, Date.now, Buffer.alloc(32, 7));
       let edits = 0;
       const edit = async (h: string): Promise<string> => {
         edits++;
@@ -208,8 +212,6 @@ describe('an edit begun before a crash', () => {
       assert.equal(revisions.get('AAAAAAAAAA'), 5);
       assert.equal(await idem.run(ask2, edit), 'AAAAAAAAAA');
       assert.equal(edits, 2);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
