@@ -109,14 +109,14 @@ export class DurableFiles {
   /** Atomically replaces (or creates) `path` with `data`. */
   writeFile(path: string, data: string | Uint8Array): Promise<void> {
     return this.#refusing(path, async () => {
-      const tmp = await this.#writeTemp(data);
+      const { tmp, closing } = await this.#writeTemp(data);
       try {
         await this.#intoDir(path, () => rename(tmp, path));
       } catch (err) {
-        await dropTemp(tmp);
+        await Promise.all([closing, dropTemp(tmp)]);
         throw err;
       }
-      await this.#syncDir(dirname(path));
+      await Promise.all([closing, this.#syncDir(dirname(path))]);
       this.#writes++;
     });
   }
@@ -127,15 +127,15 @@ export class DurableFiles {
    */
   createFile(path: string, data: string | Uint8Array): Promise<boolean> {
     return this.#refusing(path, async () => {
-      const tmp = await this.#writeTemp(data);
+      const { tmp, closing } = await this.#writeTemp(data);
       try {
         await this.#intoDir(path, () => link(tmp, path));
       } catch (err) {
-        await dropTemp(tmp);
+        await Promise.all([closing, dropTemp(tmp)]);
         if (isErrno(err, 'EEXIST')) return false;
         throw err;
       }
-      await Promise.all([dropTemp(tmp), this.#syncDir(dirname(path))]);
+      await Promise.all([closing, dropTemp(tmp), this.#syncDir(dirname(path))]);
       this.#writes++;
       return true;
     });
@@ -198,7 +198,12 @@ export class DurableFiles {
     this.#knownDirs.add(dir);
   }
 
-  async #writeTemp(data: string | Uint8Array): Promise<string> {
+  /**
+   * Writes `data` to a new temp file and fdatasyncs it. The descriptor is closed while the
+   * caller moves the file into place (`closing`, which never rejects): the data is already
+   * on disk, so the close only tidies up and need not add a round trip to every write.
+   */
+  async #writeTemp(data: string | Uint8Array): Promise<{ tmp: string; closing: Promise<void> }> {
     // Unique across the processes sharing the folder (server and CLI), even when a crashed
     // process with the same pid left a file behind.
     const tmp = join(this.#tmpDir, `${process.pid}-${++this.#tmpCounter}-${this.#ids.base62(6)}.tmp`);
@@ -215,8 +220,7 @@ export class DurableFiles {
       await dropTemp(tmp);
       throw err;
     }
-    await byFd.close(fd);
-    return tmp;
+    return { tmp, closing: byFd.close(fd).catch(() => undefined) };
   }
 }
 
@@ -296,7 +300,9 @@ export async function fsyncDir(dir: string): Promise<void> {
   try {
     await byFd.sync(fd);
   } finally {
-    await byFd.close(fd);
+    // Once the fsync has answered, closing the folder changes nothing on disk: the caller
+    // goes on (an acknowledgement waits one round trip less) while it closes.
+    void byFd.close(fd).catch(() => undefined);
   }
 }
 

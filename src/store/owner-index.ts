@@ -86,7 +86,8 @@ export class OwnerIndex {
             throw asStorageError(err, this.#file(userId));
           }
         } finally {
-          await byFd.close(fd);
+          // The lines are on disk (or cut back): the close need not hold up their waiters.
+          void byFd.close(fd).catch(() => undefined);
         }
         // The first append of this process may have created the file: make its name durable too.
         if (!this.#synced.has(userId)) {
