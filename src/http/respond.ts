@@ -19,34 +19,45 @@ function bodyUnread(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-/** The only code that writes a response. `extra` headers (rate limits, security) go first. */
+/**
+ * The only code that writes a response. `extra` headers (rate limits, security) go first; a
+ * header the reply sets itself replaces the `extra` one of that name. Content-Type,
+ * Content-Length, Location and Connection are respond's own: replies do not set them.
+ */
 export function respond(res: ServerResponse, reply: Reply, extra?: Headers): void {
   if (res.headersSent) return;
-  const headers: Headers = { ...extra, ...reply.headers };
+  // Name, value, name, value...: Node writes a flat list as it is, where an object would
+  // first have to be built (a spread of both) and then walked key by key.
+  const head: (string | string[])[] = [];
+  const own = reply.headers;
+  if (extra !== undefined) {
+    for (const name in extra) if (own === undefined || !Object.hasOwn(own, name)) head.push(name, extra[name] as string | string[]);
+  }
+  if (own !== undefined) for (const name in own) head.push(name, own[name] as string | string[]);
   let body: string | Buffer | readonly (Buffer | string)[];
   if (reply.kind === 'redirect') {
-    headers['location'] = reply.location;
+    head.push('location', reply.location);
     body = '';
   } else if (reply.kind === 'bytes') {
-    headers['content-type'] = reply.contentType;
+    head.push('content-type', reply.contentType);
     body = reply.body;
   } else {
-    headers['content-type'] = CONTENT_TYPE[reply.kind];
+    head.push('content-type', CONTENT_TYPE[reply.kind]);
     body = reply.kind === 'json' ? JSON.stringify(reply.body) : reply.body;
   }
   // Answering before the request body has arrived (401, 413, 415...): close rather than
   // read the rest of it, however large, just to keep the connection alive (README, API: 413).
   if (bodyUnread(res.req)) {
-    headers['connection'] = 'close';
+    head.push('connection', 'close');
     lingerBeforeClose(res.req.socket);
   }
   // 204 and 304 carry no body (RFC 9110 §15.3.5, §15.4.5), so no Content-Length either.
   const bodiless = reply.status === 204 || reply.status === 304;
   const pieces = typeof body === 'string' || Buffer.isBuffer(body) ? [body] : body;
-  const head = res.req.method === 'HEAD';
-  if (!bodiless && !(head && (reply.kind === 'text' || reply.kind === 'bytes') && reply.secretLength === true)) headers['content-length'] = String(byteLength(pieces));
-  res.writeHead(reply.status, headers);
-  if (head || bodiless) res.end();
+  const isHead = res.req.method === 'HEAD';
+  if (!bodiless && !(isHead && (reply.kind === 'text' || reply.kind === 'bytes') && reply.secretLength === true)) head.push('content-length', String(byteLength(pieces)));
+  res.writeHead(reply.status, head);
+  if (isHead || bodiless) res.end();
   else if (pieces.length === 1) res.end(pieces[0]);
   else if (pieces.every((p) => typeof p === 'string')) {
     // Joined with +, strings are only linked, not copied: the one copy is made as they are
