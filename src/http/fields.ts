@@ -13,7 +13,15 @@ export type Fields = Record<string, FieldValue>;
 export const MAX_FIELDS = 64;
 const MAX_JSON_DEPTH = 8;
 
-export const emptyFields = (): Fields => Object.create(null) as Fields;
+/**
+ * What every bag of fields is made from: its prototype is an empty object with no prototype
+ * of its own, so nothing is inherited (`__proto__`, `constructor` and `toString` are only
+ * keys). `Object.create(null)` would do the same, but V8 keeps such objects as hash tables
+ * from the start, and adding the query's one field to one cost a request ~1 µs.
+ */
+const Bag = function (this: Fields) {} as unknown as new () => Fields;
+Bag.prototype = Object.freeze(Object.create(null) as object) as Fields;
+export const emptyFields = (): Fields => new Bag();
 /** The fields of a request that sent none: shared, so frozen. */
 export const NO_FIELDS: Readonly<Fields> = Object.freeze(emptyFields());
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { MAX_FIELDS } from '../../src/http/fields.ts';
 import { parseUrlEncodedLenient as lenientQuery } from '../../src/http/fields.ts';
+import { assertInheritsNothing } from '../helpers/inherits.ts';
 
 describe('lenientQuery', () => {
   const cases: [string, Record<string, string>][] = [
@@ -18,7 +19,7 @@ describe('lenientQuery', () => {
   for (const [input, want] of cases) {
     test(`reads ${JSON.stringify(input)} without refusing`, () => {
       const got = lenientQuery(input);
-      assert.equal(Object.getPrototypeOf(got), null);
+      assertInheritsNothing(got);
       assert.deepEqual({ ...got }, { ...want });
     });
   }
