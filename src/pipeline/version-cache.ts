@@ -6,9 +6,14 @@
  * nothing made from an older one is ever served. An object version is held weakly: an
  * entry never keeps a paste (whose text may be a megabyte) in memory beyond the store's
  * cache, and once the paste is let go, its entry can only wait to be pushed out.
+ *
+ * Least recently used is approximated as the paste cache does (store/paste-cache.ts): a hit
+ * only sets a flag, and eviction walks from the oldest entry, sending a flagged one to the
+ * back instead of out. Moving every hit to the back of the map cost a page view more than
+ * the rest of the lookup.
  */
 export class VersionCache<V> {
-  readonly #entries = new Map<string, { version: unknown; weak: boolean; value: V; size: number }>();
+  readonly #entries = new Map<string, { version: unknown; weak: boolean; value: V; size: number; used: boolean }>();
   #bytes = 0;
   #made = 0;
   #reused = 0;
@@ -26,9 +31,7 @@ export class VersionCache<V> {
   get(key: string, version: unknown, make: () => V, usable?: (value: V) => boolean): V {
     const hit = this.#entries.get(key);
     if (hit !== undefined && (hit.weak ? (hit.version as WeakRef<object>).deref() : hit.version) === version && (usable === undefined || usable(hit.value))) {
-      // Most recently used goes last: eviction walks from the first.
-      this.#entries.delete(key);
-      this.#entries.set(key, hit);
+      hit.used = true;
       this.#reused++;
       return hit.value;
     }
@@ -38,11 +41,18 @@ export class VersionCache<V> {
     const size = this.sizeOf(value, version);
     if (size <= this.maxBytes / 2) {
       const weak = typeof version === 'object' && version !== null;
-      this.#entries.set(key, { version: weak ? new WeakRef(version) : version, weak, value, size });
+      this.#entries.set(key, { version: weak ? new WeakRef(version) : version, weak, value, size, used: false });
       this.#bytes += size;
-      for (const k of this.#entries.keys()) {
+      // An entry sent to the back is met again at the end of the walk, its flag cleared, so
+      // the walk ends; the value just made is never the one pushed out.
+      for (const [k, e] of this.#entries) {
         if (this.#bytes <= this.maxBytes) break;
-        this.#drop(k);
+        if (k === key) continue;
+        if (e.used) {
+          e.used = false;
+          this.#entries.delete(k);
+          this.#entries.set(k, e);
+        } else this.#drop(k);
       }
     }
     return value;

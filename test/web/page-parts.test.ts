@@ -38,6 +38,17 @@ describe('VersionCache', () => {
     assert.equal(cache.get('big', v1, make('w'.repeat(16))), 'w'.repeat(16));
     assert.equal(cache.get('big', v1, make('again')), 'again', 'more than half the budget is never kept');
   });
+  test('a value just made stays even when every older one was used since; the oldest goes', () => {
+    const cache = new VersionCache<string>(30, (v) => v.length);
+    const v = {};
+    for (const k of ['a', 'b', 'c']) cache.get(k, v, () => k.repeat(10));
+    for (const k of ['a', 'b', 'c']) cache.get(k, v, () => 'remade');
+    assert.equal(cache.get('d', v, () => 'd'.repeat(10)), 'd'.repeat(10));
+    assert.equal(cache.bytes, 30);
+    assert.equal(cache.get('d', v, () => 'remade'), 'd'.repeat(10), 'd was kept');
+    assert.equal(cache.get('b', v, () => 'remade'), 'b'.repeat(10), 'b stayed');
+    assert.equal(cache.get('a', v, () => 'remade'), 'remade', 'a, the oldest, went');
+  });
 });
 
 /** Whether whatever `use` hands to a registry is collected once nothing else holds it. */
