@@ -54,6 +54,13 @@ export class LogAppender {
 
   /** Lines waiting, by UTC day. */
   #pending = new Map<string, LineBuffer>();
+  /**
+   * A buffer whose lines were all written, kept for the next day's lines to reuse its
+   * storage. A fresh buffer grew by doubling to the size of a second's lines (64 KiB, 128,
+   * ... 4 MiB) on every flush, each step a new allocation outside the JS heap that only a
+   * full collection frees: under load that was a full collection every second or so.
+   */
+  #spare: LineBuffer | undefined;
   /** How many lines #pending holds. */
   #held = 0;
   /** A flush was asked for because a day's lines grew large, and has not started yet. */
@@ -121,7 +128,11 @@ export class LogAppender {
     }
     // JSON.stringify escapes control characters, so a line can never contain "\n".
     let lines = this.#pending.get(day);
-    if (lines === undefined) this.#pending.set(day, (lines = new LineBuffer()));
+    if (lines === undefined) {
+      lines = this.#spare ?? new LineBuffer();
+      this.#spare = undefined;
+      this.#pending.set(day, lines);
+    }
     lines.push(`${jsonLine(entry)}\n`);
     this.#held += 1;
     this.#trim();
@@ -194,6 +205,7 @@ export class LogAppender {
       }
       lines.drop(written);
       if (lines.length > 0) unwritten.set(day, lines);
+      else if (lines.clear()) this.#spare = lines;
     }
     if (failure === undefined) {
       this.#recovered();

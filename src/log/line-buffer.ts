@@ -47,6 +47,19 @@ export class LineBuffer {
     this.#first = Math.min(this.#count, this.#first + n);
   }
 
+  /**
+   * Forgets every line, keeping the storage for new ones unless it grew past MAX_KEPT_BYTES
+   * (a burst's size is not held for good). Answers whether the storage was kept.
+   */
+  clear(): boolean {
+    this.#first = 0;
+    this.#count = 0;
+    if (this.#bytes.length <= MAX_KEPT_BYTES) return true;
+    this.#bytes = EMPTY;
+    this.#ends = new Uint32Array(0);
+    return false;
+  }
+
   /** Appends a copy of every line `other` holds (itself included: its lines as they are now). */
   pushAll(other: LineBuffer): void {
     const n = other.length;
@@ -91,3 +104,5 @@ export class LineBuffer {
 const EMPTY = Buffer.alloc(0);
 const MIN_BYTES = 64 * 1024;
 const MIN_LINES = 256;
+/** The most storage a cleared buffer keeps: a second's lines at ~40,000 requests a second. */
+const MAX_KEPT_BYTES = 8 * 1024 * 1024;

@@ -64,6 +64,19 @@ describe('LogAppender', () => {
     assert.equal((await lines(join(dir, 'api-2024-03-10.jsonl'))).length, 3);
   });
 
+  it('a buffer reused after a flush holds only the lines appended since, whatever their day', async () => {
+    const dir = freshDir();
+    const log = new LogAppender({ dir, now: () => T0, ...quiet });
+    const first = Array.from({ length: 50 }, (_, i) => entry(T0 + i, i));
+    for (const e of first) log.append(e);
+    await log.flush();
+    const nextDay = entry(T0 + 86_400_000, 7);
+    log.append(nextDay);
+    await log.flush();
+    assert.deepEqual(await lines(join(dir, 'api-2024-03-10.jsonl')), first);
+    assert.deepEqual(await lines(join(dir, 'api-2024-03-11.jsonl')), [nextDay]);
+  });
+
   it('lines of a day reaching a megabyte are written without waiting for the timer', async () => {
     const dir = freshDir();
     // Never started: no timer, so only the size can set off this write.

@@ -65,6 +65,30 @@ describe('LineBuffer', () => {
     assert.deepEqual(linesOf(a), ['2\n', '3\n', '4\n', 'ü\n'], 'a copy, not shared');
   });
 
+  it('cleared, forgets its lines and takes new ones in the storage it had', () => {
+    const b = new LineBuffer();
+    for (let i = 0; i < 2000; i++) b.push(`${i} ${'x'.repeat(100)}\n`);
+    const storage = b.bytes(0, 1).buffer;
+    assert.equal(b.clear(), true);
+    assert.equal(b.length, 0);
+    assert.equal(b.byteLength, 0);
+    b.push('new\n');
+    assert.deepEqual(linesOf(b), ['new\n']);
+    assert.equal(b.bytes(0, 1).buffer, storage, 'the same storage, not a new allocation');
+  });
+
+  it('cleared after a burst, lets storage of more than 8 MiB go', () => {
+    const b = new LineBuffer();
+    const line = `${'z'.repeat(99_999)}\n`;
+    for (let i = 0; i < 90; i++) b.push(line);
+    const storage = b.bytes(0, 1).buffer;
+    assert.equal(b.clear(), false);
+    b.push('small\n');
+    assert.deepEqual(linesOf(b), ['small\n']);
+    assert.notEqual(b.bytes(0, 1).buffer, storage);
+    assert.ok(b.bytes(0, 1).buffer.byteLength < 1024 * 1024);
+  });
+
   it('appends a copy of its own lines once', () => {
     const a = new LineBuffer();
     for (const l of ['x\n', 'y\n']) a.push(l);
