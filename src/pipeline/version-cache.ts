@@ -1,3 +1,5 @@
+import { evictSecondChance } from '../store/paste-cache.ts';
+
 /**
  * What a side makes from one version of something (a paste's encoded text, its rendered
  * code block, a QR code), kept under a key while that version is the one asked for, within
@@ -7,10 +9,9 @@
  * entry never keeps a paste (whose text may be a megabyte) in memory beyond the store's
  * cache, and once the paste is let go, its entry can only wait to be pushed out.
  *
- * Least recently used is approximated as the paste cache does (store/paste-cache.ts): a hit
- * only sets a flag, and eviction walks from the oldest entry, sending a flagged one to the
- * back instead of out. Moving every hit to the back of the map cost a page view more than
- * the rest of the lookup.
+ * Least recently used is approximated as the paste cache does (`evictSecondChance` in
+ * store/paste-cache.ts): a hit only sets a flag. Moving every hit to the back of the map
+ * cost a page view more than the rest of the lookup.
  */
 export class VersionCache<V> {
   readonly #entries = new Map<string, { version: unknown; weak: boolean; value: V; size: number; used: boolean }>();
@@ -43,17 +44,7 @@ export class VersionCache<V> {
       const weak = typeof version === 'object' && version !== null;
       this.#entries.set(key, { version: weak ? new WeakRef(version) : version, weak, value, size, used: false });
       this.#bytes += size;
-      // An entry sent to the back is met again at the end of the walk, its flag cleared, so
-      // the walk ends; the value just made is never the one pushed out.
-      for (const [k, e] of this.#entries) {
-        if (this.#bytes <= this.maxBytes) break;
-        if (k === key) continue;
-        if (e.used) {
-          e.used = false;
-          this.#entries.delete(k);
-          this.#entries.set(k, e);
-        } else this.#drop(k);
-      }
+      evictSecondChance(this.#entries, () => this.#bytes > this.maxBytes, (k) => this.#drop(k), key);
     }
     return value;
   }

@@ -33,7 +33,7 @@ export class PasteCache {
     if (size > this.maxBytes / 4) return;
     this.#map.set(key, { paste, size, used: false });
     this.#bytes += size;
-    this.#evict();
+    evictSecondChance(this.#map, () => this.#bytes > this.maxBytes, (k) => this.delete(k), key);
   }
 
   delete(key: string): void {
@@ -43,26 +43,33 @@ export class PasteCache {
     this.#bytes -= old.size;
   }
 
-  #evict(): void {
-    // Map order is insertion order, and an entry re-inserted during the walk is met again
-    // at the end of it, with its flag cleared: the walk ends.
-    for (const [k, e] of this.#map) {
-      if (this.#bytes <= this.maxBytes) break;
-      this.#map.delete(k);
-      if (e.used) {
-        e.used = false;
-        this.#map.set(k, e);
-        continue;
-      }
-      this.#bytes -= e.size;
-    }
-  }
+
 
   get size(): number {
     return this.#map.size;
   }
   get bytes(): number {
     return this.#bytes;
+  }
+}
+
+/**
+ * Second-chance ("CLOCK") eviction over a Map, which keeps insertion order; the paste cache
+ * and the page parts' caches (pipeline/version-cache.ts) share it. A hit only sets `used`.
+ * While `over()` says the bound is passed, this walks from the oldest entry: a used one goes
+ * to the back with its flag cleared, an unused one is dropped. An entry sent back is met
+ * again at the end of the walk, its flag cleared, so the walk ends. `keep` (the entry just
+ * added) is never the one dropped.
+ */
+export function evictSecondChance<E extends { used: boolean }>(map: Map<string, E>, over: () => boolean, drop: (key: string) => void, keep: string): void {
+  for (const [k, e] of map) {
+    if (!over()) break;
+    if (k === keep) continue;
+    if (e.used) {
+      e.used = false;
+      map.delete(k);
+      map.set(k, e);
+    } else drop(k);
   }
 }
 

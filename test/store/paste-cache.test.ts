@@ -32,6 +32,17 @@ describe('PasteCache', () => {
     assert.equal(cache.get('b'), undefined);
   });
 
+  test('a paste just added stays even when every older one was read since; the oldest goes', () => {
+    const cache = new PasteCache(4 * (O + 102));
+    for (const k of ['a', 'b', 'c', 'd']) cache.set(k, paste(`${k}000000000`, 'x'.repeat(100)));
+    for (const k of ['a', 'b', 'c', 'd']) assert.ok(cache.get(k));
+    const e = paste('e000000000', 'x'.repeat(100));
+    cache.set('e', e);
+    assert.equal(cache.get('e'), e, 'the new paste was kept');
+    assert.equal(cache.get('a'), undefined, 'a, the oldest, went');
+    assert.ok(cache.get('b') && cache.get('c') && cache.get('d'));
+  });
+
   test('counts non-Latin-1 text at two bytes a character', () => {
     const cache = new PasteCache(1 << 20);
     cache.set('a', paste('a000000000', 'é'.repeat(100)));
