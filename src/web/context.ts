@@ -13,7 +13,7 @@ import type { FaultLog } from '../pipeline/run.ts';
 import type { RateLimiter } from '../ratelimit/bucket.ts';
 import type { TokenRecord, User } from '../store/accounts.ts';
 import { anonCsrfCookie, anonCsrfCookieName, isAnonCsrfToken, newAnonCsrfToken } from './csrf.ts';
-import { SECURITY_HEADERS, type Chrome } from './layout.ts';
+import { webHeaders, type Chrome } from './layout.ts';
 import type { PageParts } from './page-parts.ts';
 import type { ShownOnce } from './shown-once.ts';
 import type { Session } from '../store/sessions.ts';
@@ -77,7 +77,7 @@ export class WebContext extends RequestContext implements Chrome {
     ip: string,
     id: string,
   ) {
-    super(req, path, rawQuery, ip, id, { 'x-request-id': id, ...SECURITY_HEADERS, 'cache-control': 'no-store' });
+    super(req, path, rawQuery, ip, id, webHeaders(id));
     this.query = parseUrlEncodedLenient(this.rawQuery);
     this.cookies = parseCookies(this.req);
     const presented = this.cookies.get(anonCsrfCookieName(secure)) ?? '';
