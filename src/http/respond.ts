@@ -19,12 +19,16 @@ function bodyUnread(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+const NO_COOKIES: readonly string[] = [];
+
 /**
  * The only code that writes a response. `extra` headers (rate limits, security) go first; a
- * header the reply sets itself replaces the `extra` one of that name. Content-Type,
- * Content-Length, Location and Connection are respond's own: replies do not set them.
+ * header the reply sets itself replaces the `extra` one of that name. `cookies` (the
+ * request's, e.g. a session's renewal) go out before any the reply sets itself.
+ * Content-Type, Content-Length, Location and Connection are respond's own: replies do not
+ * set them.
  */
-export function respond(res: ServerResponse, reply: Reply, extra?: Headers): void {
+export function respond(res: ServerResponse, reply: Reply, extra?: Headers, cookies: readonly string[] = NO_COOKIES): void {
   if (res.headersSent) return;
   // Name, value, name, value...: Node writes a flat list as it is, where an object would
   // first have to be built (a spread of both) and then walked key by key.
@@ -33,7 +37,13 @@ export function respond(res: ServerResponse, reply: Reply, extra?: Headers): voi
   if (extra !== undefined) {
     for (const name in extra) if (own === undefined || !Object.hasOwn(own, name)) head.push(name, extra[name] as string | string[]);
   }
-  if (own !== undefined) for (const name in own) head.push(name, own[name] as string | string[]);
+  if (own !== undefined) {
+    for (const name in own) if (cookies.length === 0 || name !== 'set-cookie') head.push(name, own[name] as string | string[]);
+  }
+  if (cookies.length > 0) {
+    const mine = own?.['set-cookie'];
+    head.push('set-cookie', mine === undefined ? cookies.slice() : cookies.concat(mine));
+  }
   let body: string | Buffer | readonly (Buffer | string)[];
   if (reply.kind === 'redirect') {
     head.push('location', reply.location);

@@ -99,7 +99,7 @@ export function serve<C extends RequestContext>(side: Side<C>, logError: FaultLo
     const ctx = side.context(req, path, rawQuery, ip, id);
     const finish = (reply: Reply): void => {
       try {
-        respond(res, withCookies(reply, ctx.setCookies), ctx.headers);
+        respond(res, reply, ctx.headers, ctx.setCookies);
       } catch (err) {
         // The side answers every error itself; reaching here means writing the answer failed.
         logError(err, ctx.id);
@@ -112,12 +112,4 @@ export function serve<C extends RequestContext>(side: Side<C>, logError: FaultLo
     };
     runSide(side, ctx, finish);
   };
-}
-
-/** The reply with the request's cookies added to any it sets itself. */
-function withCookies(reply: Reply, cookies: readonly string[]): Reply {
-  if (cookies.length === 0) return reply;
-  const own = reply.headers?.['set-cookie'];
-  const all = own === undefined ? [...cookies] : [...cookies, ...(Array.isArray(own) ? own : [own])];
-  return { ...reply, headers: { ...reply.headers, 'set-cookie': all } };
 }
