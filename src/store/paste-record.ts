@@ -62,7 +62,22 @@ const isReceipt = (r: unknown): boolean => {
  * A paste revision's entity tag (README, Caching): its hash and the time of its last edit,
  * which every edit moves forward (paste/service.ts), so no two revisions share one.
  */
-export const etagOf = (p: Pick<Paste, 'hash' | 'updated_at'>): string => `"${p.hash}.${p.updated_at.toString(36)}"`;
+export const etagOf = (p: Pick<Paste, 'hash' | 'updated_at'>): string => `"${p.hash}.${base36(p.updated_at)}"`;
+
+/** 36 ** 6: times in ms since 1970 have up to 9 base-36 digits, split into 3 + 6. */
+const B36_LOW = 2_176_782_336;
+
+/**
+ * `n.toString(36)`, which V8 writes through its general (fractional) radix conversion:
+ * ~0.7 µs for a time in ms, on every read's ETag. Cut in two smaller integers it takes
+ * ~0.15 µs (measured with Node 20) and gives the same digits.
+ */
+export function base36(n: number): string {
+  if (!Number.isSafeInteger(n) || n < 0) return n.toString(36);
+  const high = Math.floor(n / B36_LOW);
+  const low = (n - high * B36_LOW).toString(36);
+  return high === 0 ? low : high.toString(36) + low.padStart(6, '0');
+}
 
 /** The text of a paste. Decodes the stored literal (~1.5 µs for 2.5 KB): call it once per use. */
 export const contentOf = (p: Pick<Paste, 'content_json'>): string => JSON.parse(p.content_json) as string;

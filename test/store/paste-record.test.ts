@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { contentOf, encodeContent, fileText, isTombstone, NO_CONTENT, parseFile, type Paste } from '../../src/store/paste-record.ts';
+import fc from 'fast-check';
+import { base36, contentOf, encodeContent, etagOf, fileText, isTombstone, NO_CONTENT, parseFile, type Paste } from '../../src/store/paste-record.ts';
 
 const TRICKY = '"q" \\ é ✓ 😀\n\t\u0000 </script> \u2028';
 
@@ -35,4 +36,16 @@ describe('a paste record', () => {
     assert.equal(isTombstone(paste('x')), false);
     assert.equal(isTombstone({ ...paste('x'), content_json: NO_CONTENT }), true);
   });
+});
+
+test('base36 writes the digits toString(36) writes, for every number', () => {
+  for (const n of [0, 1, 35, 36, 2_176_782_335, 2_176_782_336, 2_176_782_337, 1_764_000_000_000, Number.MAX_SAFE_INTEGER, -5, 1.5, Number.NaN]) {
+    assert.equal(base36(n), n.toString(36), String(n));
+  }
+  fc.assert(fc.property(fc.maxSafeNat(), (n) => base36(n) === n.toString(36)), { numRuns: 5_000 });
+  fc.assert(fc.property(fc.double(), (n) => base36(n) === n.toString(36)), { numRuns: 1_000 });
+});
+
+test("a paste's ETag is its hash and the base-36 time of its last edit, quoted", () => {
+  assert.equal(etagOf({ hash: 'AbCdEfGhIj', updated_at: 1_764_000_000_123 }), `"AbCdEfGhIj.${(1_764_000_000_123).toString(36)}"`);
 });
