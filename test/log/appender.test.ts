@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { jsonLine, LogAppender } from '../../src/log/appender.ts';
 import type { LogAppenderOptions } from '../../src/log/appender.ts';
 import type { ApiLogEntry } from '../../src/log/entry.ts';
@@ -373,4 +374,36 @@ test('a line escapes U+2028 and U+2029, so every reader sees one line per entry'
   assert.doesNotMatch(line, /[\u2028\u2029\n\r]/);
   assert.equal((JSON.parse(line) as { endpoint: string }).endpoint, '/api/v1/x\u2028y\u2029z');
   assert.equal(line.split(/\r\n|[\n\r\u2028\u2029]/).length, 1);
+});
+
+test('a line holds exactly the entry, fields in the README order, as JSON.stringify would write it', () => {
+  const text = fc.string({ unit: 'binary', maxLength: 40 });
+  const entries = fc.record(
+    {
+      time: fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+      token_id: fc.option(text),
+      user_id: fc.option(fc.integer()),
+      method: text,
+      endpoint: text,
+      status: fc.integer({ min: 100, max: 599 }),
+      ip: text,
+      duration_ms: fc.double({ noNaN: true, noDefaultInfinity: true }),
+      request_id: text,
+      error: text,
+    },
+    { requiredKeys: ['time', 'token_id', 'user_id', 'method', 'endpoint', 'status', 'ip', 'duration_ms'] },
+  );
+  fc.assert(
+    fc.property(entries, (e) => {
+      const line = jsonLine(e);
+      assert.doesNotMatch(line, /[\u2028\u2029\n\r]/);
+      assert.deepEqual(JSON.parse(line), JSON.parse(JSON.stringify(e)));
+      // The same text as stringifying the entry with its keys in order, but for the two escapes.
+      const ordered = ['time', 'token_id', 'user_id', 'method', 'endpoint', 'status', 'ip', 'duration_ms', 'request_id', 'error'].filter((k) => k in e);
+      assert.equal(line, JSON.stringify(e, ordered).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029'));
+    }),
+    { numRuns: 2_000 },
+  );
+  // Numbers JSON cannot hold are written as null, as JSON.stringify does.
+  assert.equal((JSON.parse(jsonLine({ ...entry(T0), duration_ms: Number.NaN })) as { duration_ms: unknown }).duration_ms, null);
 });
