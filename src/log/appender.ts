@@ -372,14 +372,33 @@ export function jsonLine(e: ApiLogEntry): string {
   return `${line}}`;
 }
 
+/** Printable ASCII but `"` and `\`: a string JSON writes as it is, between quotes. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 const LINE_SEPARATOR = /[\u2028\u2029]/;
 const LINE_SEPARATORS = /[\u2028\u2029]/g;
 
-/** A string as a JSON literal, with U+2028 and U+2029 escaped too. */
+/**
+ * A string as a JSON literal, with U+2028 and U+2029 escaped too. Most of a line's strings
+ * (the time, the method, the address, a path) need no escape: one test instead of a
+ * JSON.stringify each (~0.13 µs).
+ */
 function text(s: string): string {
+  if (PLAIN.test(s)) return `"${s}"`;
   const json = JSON.stringify(s);
   return LINE_SEPARATOR.test(json) ? json.replace(LINE_SEPARATORS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029')) : json;
 }
 
-/** A number as JSON writes it (null for one that is not finite), or null. */
-const num = (n: number | null): string => (n === null || !Number.isFinite(n) ? 'null' : String(n));
+/**
+ * A number as JSON writes it (null for one that is not finite), or null. A duration in
+ * hundredths of a ms is written from its integer parts: String() of a fraction goes through
+ * V8's general double conversion (~0.2 µs).
+ */
+function num(n: number | null): string {
+  if (n === null || !Number.isFinite(n)) return 'null';
+  const hundredths = Math.round(n * 100);
+  if (hundredths < 0 || hundredths > 0x7fff_ffff || hundredths / 100 !== n) return String(n);
+  const whole = Math.floor(hundredths / 100);
+  const cents = hundredths - whole * 100;
+  if (cents === 0) return String(whole);
+  return cents % 10 === 0 ? `${whole}.${cents / 10}` : `${whole}.${cents < 10 ? '0' : ''}${cents}`;
+}
