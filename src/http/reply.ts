@@ -8,9 +8,10 @@ export type Reply =
   /**
    * Any other body (API answers built from pieces, stylesheets, scripts, images), carrying
    * its own Content-Type. Given as pieces, it goes out in one write without first being
-   * copied into one buffer.
+   * copied into one buffer. `length`, when the handler knows it: the body's size in bytes
+   * (respond measures the pieces otherwise).
    */
-  | { kind: 'bytes'; status: number; contentType: string; body: Buffer | readonly (Buffer | string)[]; headers?: Headers; secretLength?: true };
+  | { kind: 'bytes'; status: number; contentType: string; body: Buffer | readonly (Buffer | string)[]; headers?: Headers; secretLength?: true; length?: number };
 
 export type Headers = Record<string, string | string[]>;
 

@@ -65,7 +65,9 @@ export function respond(res: ServerResponse, reply: Reply, extra?: Headers, cook
   const bodiless = reply.status === 204 || reply.status === 304;
   const pieces = typeof body === 'string' || Buffer.isBuffer(body) ? [body] : body;
   const isHead = res.req.method === 'HEAD';
-  if (!bodiless && !(isHead && (reply.kind === 'text' || reply.kind === 'bytes') && reply.secretLength === true)) head.push('content-length', String(byteLength(pieces)));
+  if (!bodiless && !(isHead && (reply.kind === 'text' || reply.kind === 'bytes') && reply.secretLength === true)) {
+    head.push('content-length', String(reply.kind === 'bytes' && reply.length !== undefined ? reply.length : byteLength(pieces)));
+  }
   res.writeHead(reply.status, head);
   if (isHead || bodiless) res.end();
   else if (pieces.length === 1) res.end(pieces[0]);

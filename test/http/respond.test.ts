@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer, get, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import type { Headers, Reply } from '../../src/http/reply.ts';
 import { respond } from '../../src/http/respond.ts';
@@ -44,3 +44,39 @@ test('respond: cookies alone, or a reply cookie alone, each go out once', async 
   assert.deepEqual((await answer({ kind: 'json', status: 200, body: { ok: true }, headers: { 'set-cookie': 'b=2' } })).headers['set-cookie'], ['b=2']);
   assert.equal((await answer({ kind: 'json', status: 200, body: { ok: true } })).headers['set-cookie'], undefined);
 });
+
+test('respond: pieces go out whole, measured when no length is given and with the length given otherwise', async () => {
+  const pieces = ['{"a":"é', Buffer.from('✓'), '"}'];
+  const measured = await answer({ kind: 'bytes', status: 200, contentType: 'application/json', body: pieces });
+  assert.equal(measured.body, '{"a":"é✓"}');
+  assert.equal(measured.headers['content-length'], String(Buffer.byteLength('{"a":"é✓"}')));
+  // A handler that knows the size says so, and respond takes its word without measuring
+  // again: told a wrong one, it sends it (read off the raw head, as no client would accept it).
+  const told = await rawHead({ kind: 'bytes', status: 200, contentType: 'application/json', body: ['{"a":', '1}'], length: 5 });
+  assert.match(told, /\r\ncontent-length: 5\r\n/i);
+});
+
+/** The head of what `respond` writes for `reply`, read off a raw socket. */
+async function rawHead(reply: Reply): Promise<string> {
+  const server = createServer((_req, res) => respond(res, reply));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    return await new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+      let got = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (c: string) => {
+        got += c;
+        const end = got.indexOf('\r\n\r\n');
+        if (end !== -1) {
+          socket.destroy();
+          resolve(got.slice(0, end + 2));
+        }
+      });
+      socket.on('error', reject);
+    });
+  } finally {
+    server.close();
+  }
+}

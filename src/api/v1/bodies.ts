@@ -14,16 +14,24 @@ export const LARGE_CHARS = 16 * 1024;
  * makes a new one for every change, burn and expiry), so the object is the version: a
  * rendering is found only for the very object it was made from, and nothing stale is sent.
  *
- * - The paste's fields but the view count, as JSON: kept in a WeakMap, so it lives exactly
- *   as long as the paste object (the store's cache bounds how many there are, and counts
- *   room for this in each entry's size).
+ * - The paste's fields but the view count, as JSON, with its size in UTF-8 and that of the
+ *   paste's content, so an answer's Content-Length is a sum rather than a scan of its text:
+ *   kept in a WeakMap, so it lives exactly as long as the paste object (the store's cache
+ *   bounds how many there are, and counts room for this in each entry's size).
  * - The text of a large paste as bytes (its JSON literal, its UTF-8), so megabytes are not
  *   encoded again on every read: kept in a map bounded by `maxBytes`, least recently used
  *   out first. An entry holds its paste object weakly (pipeline/version-cache.ts) but
  *   counts that object's text too: its bytes are of use only while the text is in memory.
  */
+/** A paste version's fields as rendered, and the UTF-8 sizes of them and of its content (as JSON). */
+export interface Rendered {
+  readonly text: string;
+  readonly bytes: number;
+  readonly contentBytes: number;
+}
+
 export class ReadBodies {
-  readonly #fields = new WeakMap<Paste, string>();
+  readonly #fields = new WeakMap<Paste, Rendered>();
   readonly #encoded: VersionCache<Buffer>;
 
   constructor(maxBytes: number) {
@@ -31,9 +39,13 @@ export class ReadBodies {
   }
 
   /** The rendering of `p`'s fields, made by `render(context, p)` the first time this version is read. */
-  fields<D>(p: Paste, render: (context: D, p: Paste) => string, context: D): string {
+  fields<D>(p: Paste, render: (context: D, p: Paste) => string, context: D): Rendered {
     let out = this.#fields.get(p);
-    if (out === undefined) this.#fields.set(p, (out = render(context, p)));
+    if (out === undefined) {
+      const text = render(context, p);
+      out = { text, bytes: Buffer.byteLength(text), contentBytes: Buffer.byteLength(p.content_json) };
+      this.#fields.set(p, out);
+    }
     return out;
   }
 

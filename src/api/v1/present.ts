@@ -42,14 +42,20 @@ function presentFields(deps: Pick<ApiDeps, 'baseUrl' | 'accounts'>, p: Paste): R
 const BODY_HEAD = '{"ok":true,"paste":{"view_count":';
 
 /**
- * The whole `paste.php` answer, in pieces: the view count, the other fields rendered once
- * per paste version (bodies.ts), and the content, which a paste already holds as JSON.
+ * The whole `paste.php` answer, in pieces, and its size in bytes: the view count, the other
+ * fields rendered once per paste version (bodies.ts), and the content, which a paste
+ * already holds as JSON. The size is summed from what the rendering measured once (all but
+ * the view count are the same for every read of a version).
  */
-export function pasteBody(deps: ApiDeps, p: Paste, viewCount: number): [string, string | Buffer, string] {
+export function pasteBody(deps: ApiDeps, p: Paste, viewCount: number): { pieces: [string, string | Buffer, string]; length: number } {
   const fields = deps.bodies.fields(p, fieldsJson, deps);
   const content = p.content_json.length < LARGE_CHARS ? p.content_json : deps.bodies.encoded(p, 'json', () => Buffer.from(p.content_json));
-  return [BODY_HEAD + viewCount + fields, content, '}}'];
+  const head = BODY_HEAD + viewCount + fields.text;
+  // The view count's digits are ASCII: one byte each, like BODY_HEAD's and the tail's.
+  return { pieces: [head, content, BODY_TAIL], length: BODY_HEAD.length + String(viewCount).length + fields.bytes + fields.contentBytes + BODY_TAIL.length };
 }
+
+const BODY_TAIL = '}}';
 
 /** The raw.php body: the content as UTF-8 (bytes encoded once per version when it is large). */
 export function rawBody(deps: ApiDeps, p: Paste): Buffer | string {

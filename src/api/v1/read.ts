@@ -53,10 +53,11 @@ export function getPaste(r: ApiRequest): Reply | Promise<Reply> {
   return read instanceof Promise ? read.then((c) => pasteReply(r, c)) : pasteReply(r, read);
 }
 
-const pasteReply = (r: ApiRequest, { paste, viewCount, unchanged }: Counted): Reply =>
-  unchanged === true
-    ? notModified(paste)
-    : secretSize(paste, { kind: 'bytes', status: 200, contentType: JSON_TYPE, body: pasteBody(r.deps, paste, viewCount), headers: { etag: etagOf(paste) } });
+function pasteReply(r: ApiRequest, { paste, viewCount, unchanged }: Counted): Reply {
+  if (unchanged === true) return notModified(paste);
+  const { pieces, length } = pasteBody(r.deps, paste, viewCount);
+  return secretSize(paste, { kind: 'bytes', status: 200, contentType: JSON_TYPE, body: pieces, length, headers: { etag: etagOf(paste) } });
+}
 
 /** A HEAD of a one-time paste, which burns nothing, does not give away its size either (README, Get a paste). */
 function secretSize(paste: Paste, reply: Reply & { kind: 'text' | 'bytes' }): Reply {

@@ -14,12 +14,12 @@ describe('ReadBodies', () => {
     const v1 = paste('a000000000', 'one');
     let builds = 0;
     const render = (_: unknown, p: Paste): string => (builds++, `fields of ${contentOf(p)}`);
-    assert.equal(bodies.fields(v1, render, null), 'fields of one');
-    assert.equal(bodies.fields(v1, render, null), 'fields of one');
+    assert.equal(bodies.fields(v1, render, null).text, 'fields of one');
+    assert.equal(bodies.fields(v1, render, null).text, 'fields of one');
     assert.equal(builds, 1);
-    const v2 = { ...v1, content_json: encodeContent('two') };
-    assert.equal(bodies.fields(v2, render, null), 'fields of two', 'a stale rendering is never served');
-    assert.equal(bodies.fields(v1, render, null), 'fields of one');
+    const v2 = { ...v1, content_json: encodeContent('twö') };
+    assert.deepEqual(bodies.fields(v2, render, null), { text: 'fields of twö', bytes: 14, contentBytes: 6 }, 'a stale rendering is never served; sizes in UTF-8 bytes');
+    assert.deepEqual(bodies.fields(v1, render, null), { text: 'fields of one', bytes: 13, contentBytes: 5 });
     assert.equal(builds, 2);
   });
 

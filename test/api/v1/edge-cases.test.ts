@@ -158,13 +158,15 @@ describe('large pastes', () => {
     assert.equal(p['content'], `${big}tail`);
   });
 
-  test('paste.php escapes short content that JSON must escape', async () => {
+  test('paste.php escapes short content that JSON must escape, and its length holds as the view count grows a digit', async () => {
     const tricky = '"q" \\ </script> \u0000\u001f \u2028\u2029 é ✓ 😀\n\t';
-    const hash = await create({ content: tricky });
-    for (let i = 0; i < 2; i++) {
+    const hash = await create({ content: tricky, title: 'tïtle ✓ "q"' });
+    // The length is summed from sizes measured once per version, plus the count's digits.
+    for (let i = 0; i < 11; i++) {
       const r = await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token: bob });
       assert.equal(Number(r.headers['content-length']), Buffer.byteLength(r.text));
-      assert.equal((r.json['paste'] as Record<string, unknown>)['content'], tricky);
+      const p = r.json['paste'] as Record<string, unknown>;
+      assert.deepEqual([p['content'], p['title'], p['view_count']], [tricky, 'tïtle ✓ "q"', i + 1]);
     }
   });
 });
