@@ -21,6 +21,12 @@ test('tokenMatches accepts the secret its hash was made from, and nothing else',
   assert.equal(tokenMatches(SECRET, stored.slice(0, -2)), false);
   assert.equal(tokenMatches(SECRET, `${stored}00`), false);
   assert.equal(tokenMatches(SECRET, ''), false);
+  // Only a lower-case hex digest is a stored hash: nothing else matches, whatever its bytes.
+  assert.equal(tokenMatches(SECRET, stored.toUpperCase()), stored === stored.toUpperCase());
+  assert.equal(tokenMatches(SECRET, stored.replace(/a/g, '\u0161')), !stored.includes('a'));
+  // The buffers it compares in are reused: a match after a mismatch, and the other way round.
+  const other = hashToken(`${SECRET}2`);
+  assert.deepEqual([tokenMatches(SECRET, other), tokenMatches(SECRET, stored), tokenMatches(`${SECRET}2`, stored), tokenMatches(`${SECRET}2`, other)], [false, true, false, true]);
 });
 
 test('tokenIdOf reads the id of a well-formed secret only', () => {
