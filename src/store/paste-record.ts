@@ -64,7 +64,7 @@ const isReceipt = (r: unknown): boolean => {
  */
 export const etagOf = (p: Pick<Paste, 'hash' | 'updated_at'>): string => `"${p.hash}.${base36(p.updated_at)}"`;
 
-/** 36 ** 6: times in ms since 1970 have up to 9 base-36 digits, split into 3 + 6. */
+/** 36 ** 6: base36 writes a number's last six base-36 digits and the rest apart. */
 const B36_LOW = 2_176_782_336;
 
 /**

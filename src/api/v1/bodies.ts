@@ -8,6 +8,13 @@ import { VersionCache } from '../../pipeline/version-cache.ts';
  */
 export const LARGE_CHARS = 16 * 1024;
 
+/** A paste version's fields as rendered, and the UTF-8 sizes of them and of its content (as JSON). */
+export interface Rendered {
+  readonly text: string;
+  readonly bytes: number;
+  readonly contentBytes: number;
+}
+
 /**
  * The pieces of the read answers (`paste.php`, `raw.php`) that do not change between reads
  * of one paste version, rendered once. A stored paste object is never changed (the store
@@ -23,13 +30,6 @@ export const LARGE_CHARS = 16 * 1024;
  *   out first. An entry holds its paste object weakly (pipeline/version-cache.ts) but
  *   counts that object's text too: its bytes are of use only while the text is in memory.
  */
-/** A paste version's fields as rendered, and the UTF-8 sizes of them and of its content (as JSON). */
-export interface Rendered {
-  readonly text: string;
-  readonly bytes: number;
-  readonly contentBytes: number;
-}
-
 export class ReadBodies {
   readonly #fields = new WeakMap<Paste, Rendered>();
   readonly #encoded: VersionCache<Buffer>;
