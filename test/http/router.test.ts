@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { test } from 'node:test';
 import { Router } from '../../src/http/router.ts';
+import { assertInheritsNothing } from '../helpers/inherits.ts';
 
 const router = new Router<string>([
   { method: 'GET', path: '/a', data: 'get-a' },
@@ -40,4 +42,34 @@ test('unknown paths are not found', () => {
 test('refuses duplicate routes when built', () => {
   assert.throws(() => new Router([{ method: 'GET', path: '/x', data: 1 }, { method: 'GET', path: '/x', data: 2 }]), /duplicate/);
   assert.throws(() => new Router([{ method: 'GET', path: '/x/:a', data: 1 }, { method: 'GET', path: '/x/:a', data: 2 }]), /duplicate/);
+});
+
+test('a pattern matches exactly the paths whose segments, split at every /, fit it', () => {
+  const patterns = ['/p/:hash', '/p/:hash/raw', '/p/:hash/qr.svg', '/s/:code', '/u/:name/:tab', '/:any'];
+  const r = new Router<string>(patterns.map((path) => ({ method: 'GET', path, data: path })));
+  // The rule as written before segments were found in place: split, then compare each.
+  const expected = (path: string): { data: string; params: Record<string, string> } | null => {
+    const parts = path.split('/');
+    for (const pattern of patterns) {
+      const segs = pattern.split('/');
+      if (segs.length !== parts.length) continue;
+      const params: Record<string, string> = {};
+      if (segs.every((s, i) => (s.startsWith(':') ? parts[i] !== '' && ((params[s.slice(1)] = parts[i] as string), true) : s === parts[i]))) return { data: pattern, params };
+    }
+    return null;
+  };
+  const segment = fc.constantFrom('', 'p', 's', 'u', 'raw', 'qr.svg', 'abc', 'raw2', 'q');
+  fc.assert(
+    fc.property(fc.array(segment, { maxLength: 5 }), (segs) => {
+      const path = `/${segs.join('/')}`;
+      const got = r.match('GET', path);
+      const want = expected(path);
+      if (want === null) return assert.equal(got.kind, 'not_found', path);
+      assert.ok(got.kind === 'found', path);
+      assert.equal(got.data, want.data, path);
+      assert.deepEqual({ ...got.params }, want.params, path);
+      assertInheritsNothing(got.params);
+    }),
+    { numRuns: 3_000 },
+  );
 });
