@@ -374,7 +374,6 @@ export function jsonLine(e: ApiLogEntry): string {
 
 /** Printable ASCII but `"` and `\`: a string JSON writes as it is, between quotes. */
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-const LINE_SEPARATOR = /[\u2028\u2029]/;
 const LINE_SEPARATORS = /[\u2028\u2029]/g;
 
 /**
@@ -384,8 +383,7 @@ const LINE_SEPARATORS = /[\u2028\u2029]/g;
  */
 function text(s: string): string {
   if (PLAIN.test(s)) return `"${s}"`;
-  const json = JSON.stringify(s);
-  return LINE_SEPARATOR.test(json) ? json.replace(LINE_SEPARATORS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029')) : json;
+  return JSON.stringify(s).replace(LINE_SEPARATORS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
 }
 
 /**
