@@ -92,7 +92,7 @@ const credentials: Step<ApiContext> = (ctx) => {
  */
 const authenticate: Step<ApiContext> = (ctx) =>
   ctx.deps.accounts.fresh().then(() => {
-    const principal = ctx.deps.authenticator.token(ctx.secret, ctx.ip);
+    const principal = ctx.deps.authenticator.token(ctx.secret, ctx.ip, ctx.req.socket);
     ctx.principal = principal;
     ctx.viewer = tokenViewer(principal);
     ctx.headers['x-ratelimit-limit'] = String(principal.rateLimit);

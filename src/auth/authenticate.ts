@@ -1,10 +1,10 @@
 import { hashPassword, verifyPassword, type PasswordHash } from '../crypto/passwords.ts';
 import type { Budget, FailureBudget } from '../ratelimit/failure-budget.ts';
-import type { User } from '../store/accounts.ts';
+import type { TokenRecord, User } from '../store/accounts.ts';
 import type { AccountRecords } from './accounts.ts';
 import { PASSWORD_MAX_CHARS, USER_NAME_MAX_CHARS } from './accounts.ts';
 import { AuthError } from './errors.ts';
-import { tokenIdOf, tokenMatches } from './tokens.ts';
+import { sameSecret, secretBytes, tokenIdOf, tokenMatches } from './tokens.ts';
 import type { Principal } from './viewer.ts';
 
 /** Failed logins allowed per client and account per minute (README, Web pages). */
@@ -38,6 +38,8 @@ export type LoginOutcome = { user: User } | { wrong: true } | { disabled: true }
 export class Authenticator {
   /** A hash to check unknown users' passwords against, so time does not tell which names exist. */
   #dummy: Promise<PasswordHash> | null = null;
+  /** The secret that last matched on each connection, with its token's record (see #record). */
+  readonly #verified = new WeakMap<object, { secret: Buffer; record: TokenRecord }>();
 
   constructor(private readonly o: AuthenticatorOptions) {}
 
@@ -45,12 +47,13 @@ export class Authenticator {
    * The caller behind a presented API token secret, against the accounts as they are now
    * (the caller awaits `fresh()` first). Failures spend the client's failed-auth budget;
    * once it is spent every attempt from the client gets 429, a valid token included, so a
-   * guesser learns nothing from the answers until the budget refills.
+   * guesser learns nothing from the answers until the budget refills. `connection` (the
+   * request's socket) remembers the secret that last matched on it (see #record).
    */
-  token(secret: string | null, client: string): Principal {
+  token(secret: string | null, client: string, connection?: object): Principal {
     const budgets: Budget[] = [{ key: `authfail:${client}`, limitPerMinute: this.o.failLimitPerMinute }];
     // An expired token is a failed attempt like a revoked one: it spends the client's budget.
-    const outcome = this.o.budget.attemptNow(budgets, () => this.#principal(secret), (p) => p === null || 'expired' in p || 'disabled' in p);
+    const outcome = this.o.budget.attemptNow(budgets, () => this.#principal(secret, connection), (p) => p === null || 'expired' in p || 'disabled' in p);
     if ('refused' in outcome || outcome.value === null) this.o.failed?.('token');
     if ('refused' in outcome) {
       throw new AuthError('too_many_failures', 'Too many failed authentication attempts from this address; try again later', {
@@ -58,30 +61,32 @@ export class Authenticator {
         retryAfterSec: Math.max(1, outcome.refused.retryAfterSec),
       });
     }
-    // A secret whose id is (or was) one of ours names that id in the log; a made-up one names none.
-    const id = secret === null ? null : tokenIdOf(secret);
-    const known = id !== null && this.o.accounts.knownTokenId?.(id) === true ? id : undefined;
     if (outcome.value === null) {
       throw secret === null || secret === ''
         ? new AuthError('token_required', 'API token required')
-        : new AuthError('token_invalid', 'Invalid or revoked API token', undefined, known);
+        : new AuthError('token_invalid', 'Invalid or revoked API token', undefined, this.#knownId(secret));
     }
     if ('expired' in outcome.value) {
-      throw new AuthError('token_expired', `This API token expired on ${new Date(outcome.value.expired).toISOString().slice(0, 16).replace('T', ' ')} UTC; create a new one`, undefined, known);
+      throw new AuthError('token_expired', `This API token expired on ${new Date(outcome.value.expired).toISOString().slice(0, 16).replace('T', ' ')} UTC; create a new one`, undefined, this.#knownId(secret));
     }
     if ('disabled' in outcome.value) {
-      throw new AuthError('account_disabled', "This API token's account is disabled; ask an admin", undefined, known);
+      throw new AuthError('account_disabled', "This API token's account is disabled; ask an admin", undefined, this.#knownId(secret));
     }
     this.o.touch(outcome.value.tokenId, client);
     return outcome.value;
   }
 
-  /** The token's principal, null for no such token, or when it expired (its secret being right). */
-  #principal(secret: string | null): Principal | { expired: number } | { disabled: true } | null {
+  /** A refused secret's id for the log, when that id is (or was) one of ours; a made-up one names none. */
+  #knownId(secret: string | null): string | undefined {
     const id = secret === null ? null : tokenIdOf(secret);
-    const record = id === null ? undefined : this.o.accounts.token(id);
+    return id !== null && this.o.accounts.knownTokenId?.(id) === true ? id : undefined;
+  }
+
+  /** The token's principal, null for no such token, or when it expired (its secret being right). */
+  #principal(secret: string | null, connection: object | undefined): Principal | { expired: number } | { disabled: true } | null {
+    const record = this.#record(secret, connection);
     const user = record === undefined ? undefined : this.o.accounts.user(record.user_id);
-    if (secret === null || record === undefined || user === undefined || !tokenMatches(secret, record.hash)) return null;
+    if (record === undefined || user === undefined) return null;
     if (user.disabled === true) return { disabled: true };
     const expires = record.expires_at ?? null;
     if (expires !== null && (this.o.now ?? Date.now)() >= expires) return { expired: expires };
@@ -93,6 +98,27 @@ export class Authenticator {
       maxPasteBytes: record.max_paste_bytes ?? null,
       privacies: record.privacies ?? null,
     };
+  }
+
+  /**
+   * The token record a presented secret is for, if any. A connection remembers the last
+   * secret that matched on it, with its record: the same secret again on that connection,
+   * while that record is still the accounts' current one, is not hashed again (any change
+   * to the accounts file, a revocation included, makes every record anew, so a change counts
+   * at once). The secret is kept with the connection, never in a table by secret, so it
+   * lives no longer than the connection that sent it, and is compared in constant time.
+   */
+  #record(secret: string | null, connection: object | undefined): TokenRecord | undefined {
+    if (secret === null) return undefined;
+    // A request whose socket is gone (null at run time, whatever its type says) has no connection to remember by.
+    const known = connection ? this.#verified.get(connection) : undefined;
+    if (known !== undefined && sameSecret(secret, known.secret) && this.o.accounts.token(known.record.id) === known.record) return known.record;
+    const id = tokenIdOf(secret);
+    const record = id === null ? undefined : this.o.accounts.token(id);
+    if (record === undefined || !tokenMatches(secret, record.hash)) return undefined;
+    const bytes = connection ? secretBytes(secret) : null;
+    if (connection && bytes !== null) this.#verified.set(connection, { secret: bytes, record });
+    return record;
   }
 
   /**

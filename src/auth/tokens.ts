@@ -45,6 +45,31 @@ export function tokenMatches(secret: string, storedHash: string): boolean {
   return timingSafeEqual(presented, stored);
 }
 
+/** A well-formed secret's length: `pst_`, the 8-character id, `_`, the 32-character secret. */
+const SECRET_CHARS = 45;
+/** Where sameSecret encodes a presented secret: room for any 45 UTF-16 units as UTF-8. */
+const encoded = Buffer.alloc(SECRET_CHARS * 3);
+const encodedHead = encoded.subarray(0, SECRET_CHARS);
+
+/**
+ * A secret that matched, as bytes to compare later ones against with sameSecret; null for
+ * a string that cannot be one of ours (its length, or a character outside ASCII).
+ */
+export function secretBytes(secret: string): Buffer | null {
+  if (secret.length !== SECRET_CHARS || encoded.write(secret, 0, 'utf8') !== SECRET_CHARS) return null;
+  return Buffer.from(encodedHead);
+}
+
+/**
+ * Constant-time: whether a presented secret is the one `known` holds (from secretBytes).
+ * Only a 45-character string encoding to 45 bytes (all ASCII) can be, so a character
+ * outside ASCII never passes for the byte it would be cut to.
+ */
+export function sameSecret(secret: string, known: Buffer): boolean {
+  if (secret.length !== SECRET_CHARS || encoded.write(secret, 0, 'utf8') !== SECRET_CHARS) return false;
+  return timingSafeEqual(encodedHead, known);
+}
+
 /** A scope check where `admin` is the wildcard (README, API). */
 export const hasScope = (scopes: readonly Scope[], need: Scope): boolean =>
   scopes.includes(need) || scopes.includes('admin');

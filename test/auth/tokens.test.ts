@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { hashToken, tokenIdOf, tokenMatches } from '../../src/auth/tokens.ts';
+import fc from 'fast-check';
+import { hashToken, sameSecret, secretBytes, tokenIdOf, tokenMatches } from '../../src/auth/tokens.ts';
 
 const SECRET = `pst_AbCd1234_${'x'.repeat(31)}y`;
 
@@ -33,4 +34,33 @@ test('tokenIdOf reads the id of a well-formed secret only', () => {
   assert.equal(tokenIdOf(SECRET), 'AbCd1234');
   assert.equal(tokenIdOf(`${SECRET}x`), null);
   assert.equal(tokenIdOf(`Bearer ${SECRET}`), null);
+});
+
+test('secretBytes keeps only what could be one of our secrets: 45 characters, all ASCII', () => {
+  assert.deepEqual(secretBytes(SECRET), Buffer.from(SECRET, 'latin1'));
+  for (const not of ['', `${SECRET}x`, SECRET.slice(0, -1), `${SECRET.slice(0, -1)}\u00e1`, `${SECRET.slice(0, -1)}\u0179`, `${SECRET.slice(0, -2)}\ud83d\ude00`]) {
+    assert.equal(secretBytes(not), null, not);
+  }
+});
+
+test('sameSecret is string equality over secrets of our shape, and a character outside ASCII never passes for its low byte', () => {
+  const known = secretBytes(SECRET);
+  assert.ok(known !== null);
+  assert.equal(sameSecret(SECRET, known), true);
+  assert.equal(sameSecret(`${SECRET.slice(0, -1)}${String.fromCharCode(0x100 + SECRET.charCodeAt(44))}`, known), false);
+  assert.equal(sameSecret(`${SECRET.slice(0, -2)}\u00e1`, known), false);
+  // 45 UTF-16 units whose UTF-8 would fill exactly 45 bytes of a shorter buffer: 43 ASCII, then two 2-byte letters.
+  assert.equal(sameSecret(`${SECRET.slice(0, 43)}\u00e1\u00e1`, known), false);
+  const ascii = fc.string({ unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)), minLength: 45, maxLength: 45 });
+  const any = fc.string({ unit: 'binary', minLength: 40, maxLength: 50 });
+  fc.assert(
+    fc.property(ascii, fc.oneof(ascii, any), (a, b) => {
+      const bytes = secretBytes(a);
+      assert.ok(bytes !== null);
+      assert.equal(sameSecret(b, bytes), a === b);
+      // The buffer it encodes into is reused: the first still matches itself after another was compared.
+      assert.equal(sameSecret(a, bytes), true);
+    }),
+    { numRuns: 5_000 },
+  );
 });
