@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { lingerBeforeClose } from './linger.ts';
 import type { Headers, Reply } from './reply.ts';
+import { encodingOf } from './text-bytes.ts';
 
 const CONTENT_TYPE = {
   json: 'application/json; charset=utf-8',
@@ -65,25 +66,35 @@ export function respond(res: ServerResponse, reply: Reply, extra?: Headers, cook
   const bodiless = reply.status === 204 || reply.status === 304;
   const pieces = typeof body === 'string' || Buffer.isBuffer(body) ? [body] : body;
   const isHead = res.req.method === 'HEAD';
+  const length = reply.kind === 'bytes' && reply.length !== undefined ? reply.length : byteLength(pieces);
   if (!bodiless && !(isHead && (reply.kind === 'text' || reply.kind === 'bytes') && reply.secretLength === true)) {
-    head.push('content-length', String(reply.kind === 'bytes' && reply.length !== undefined ? reply.length : byteLength(pieces)));
+    head.push('content-length', String(length));
   }
   res.writeHead(reply.status, head);
   if (isHead || bodiless) res.end();
-  else if (pieces.length === 1) res.end(pieces[0]);
+  else if (pieces.length === 1) endWith(res, pieces[0] as string | Buffer, length);
   else if (pieces.every((p) => typeof p === 'string')) {
     // Joined with +, strings are only linked, not copied: the one copy is made as they are
     // written, together with the head (Content-Length was summed piece by piece, so no
     // joined string had to be flattened to measure it).
     let all = '';
     for (const piece of pieces) all += piece as string;
-    res.end(all);
+    res.end(all, encodingOf(all, length));
   } else {
     // Corked, the head and every piece leave in one writev.
     res.cork();
-    for (const piece of pieces) res.write(piece);
+    for (const piece of pieces) {
+      if (typeof piece === 'string') res.write(piece, encodingOf(piece));
+      else res.write(piece);
+    }
     res.end();
   }
+}
+
+/** Ends the answer with its one piece of body, `bytes` long: ASCII text written as Latin-1 (http/text-bytes.ts). */
+function endWith(res: ServerResponse, piece: string | Buffer, bytes: number): void {
+  if (typeof piece === 'string') res.end(piece, encodingOf(piece, bytes));
+  else res.end(piece);
 }
 
 function byteLength(pieces: readonly (Buffer | string)[]): number {

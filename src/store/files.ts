@@ -3,6 +3,7 @@ import { access, mkdir, readdir, readFile, rename, link, rm, unlink } from 'node
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { RandomIds } from '../crypto/random.ts';
+import { utf8Bytes } from '../http/text-bytes.ts';
 
 /**
  * A write the disk refused for want of space (ENOSPC, or EDQUOT: a quota). Nothing was
@@ -290,7 +291,7 @@ const dropTemp = (tmp: string): Promise<void> => unlink(tmp).catch(() => undefin
 
 /** Writes all of `data` at the file's position (its end, when opened to append). */
 export async function writeAll(fd: number, data: string | Uint8Array): Promise<void> {
-  const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+  const bytes = typeof data === 'string' ? utf8Bytes(data) : data;
   for (let done = 0; done < bytes.length; ) done += (await byFd.write(fd, bytes, done, bytes.length - done, null)).bytesWritten;
 }
 

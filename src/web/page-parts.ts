@@ -1,5 +1,6 @@
 import type { Paste } from '../paste/paste.ts';
 import { VersionCache } from '../pipeline/version-cache.ts';
+import { ownedUtf8Bytes } from '../http/text-bytes.ts';
 import { stringBytes } from '../store/paste-cache.ts';
 import { codeView, type CodeView } from './code-view.ts';
 import { raw, type SafeHtml } from './html.ts';
@@ -89,10 +90,12 @@ export class PageParts {
    */
   page(kind: 'paste' | 'warning', p: Paste, minute: number, render: () => string): PageAround {
     const make = (): PageAround => {
-      const html = render();
-      const slot = html.indexOf(PAGE_SLOT.value);
+      // One allocation for the page, head and tail views of it: in UTF-8 a zero byte is only
+      // ever a NUL, so the first one is the slot.
+      const bytes = ownedUtf8Bytes(render());
+      const slot = bytes.indexOf(0);
       if (slot === -1) throw new Error('a cached page must hold PAGE_SLOT');
-      return { head: Buffer.from(html.slice(0, slot)), tail: Buffer.from(html.slice(slot + 1)), minute };
+      return { head: bytes.subarray(0, slot), tail: bytes.subarray(slot + 1), minute };
     };
     return this.#pages.get(`${kind}:${p.hash}`, p, make, (page) => page.minute === minute);
   }
@@ -110,7 +113,7 @@ export class PageParts {
       return kept.body;
     }
     this.#homeMade++;
-    const body = Buffer.from(render());
+    const body = ownedUtf8Bytes(render());
     if (pageNo <= HOME_PAGES) this.#home.set(pageNo, { pastes: pastes.map((p) => new WeakRef(p)), names, minute, body });
     return body;
   }

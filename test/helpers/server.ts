@@ -227,9 +227,14 @@ export function req(
       });
     });
     r.on('error', reject);
+    // An answer that stops short of its Content-Length would leave a test waiting for good.
+    r.setTimeout(REQUEST_TIMEOUT_MS, () => r.destroy(new Error(`no complete answer to ${method} ${path} within ${REQUEST_TIMEOUT_MS} ms`)));
     r.end(payload);
   });
 }
+
+/** Longer than any answer takes on a slow machine; what stops short of its length waits this long, then fails. */
+const REQUEST_TIMEOUT_MS = 30_000;
 
 export const cleanup = (dir: string): Promise<void> => rm(dir, { recursive: true, force: true });
 

@@ -12,14 +12,17 @@ async function answer(reply: Reply, extra?: Headers, cookies?: string[]): Promis
   try {
     const { port } = server.address() as AddressInfo;
     return await new Promise((resolve, reject) => {
-      get({ host: '127.0.0.1', port, path: '/' }, (res) => {
+      const r = get({ host: '127.0.0.1', port, path: '/' }, (res) => {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (c: string) => (body += c));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
       }).on('error', reject);
+      // A body shorter than its Content-Length would leave this waiting: fail instead.
+      r.setTimeout(5_000, () => r.destroy(new Error('the answer stopped short of its Content-Length')));
     });
   } finally {
+    server.closeAllConnections();
     server.close();
   }
 }
@@ -80,3 +83,24 @@ async function rawHead(reply: Reply): Promise<string> {
     server.close();
   }
 }
+
+test('respond: text bodies of every shape arrive as their UTF-8, ASCII or not (ASCII is written as Latin-1, the same bytes)', async () => {
+  const samples = ['plain ASCII', 'é in Latin-1', 'a check ✓', 'a clef 𝄞', 'half a pair \ud800 here', ''];
+  for (const s of samples) {
+    for (const reply of [
+      { kind: 'text', status: 200, body: s },
+      { kind: 'html', status: 200, body: s },
+      { kind: 'bytes', status: 200, contentType: 'text/plain', body: [s, '|', s], length: 1 + 2 * Buffer.byteLength(s) },
+      { kind: 'bytes', status: 200, contentType: 'text/plain', body: [s, Buffer.from('|'), s] },
+    ] satisfies Reply[]) {
+      const got = await answer(reply);
+      const want = reply.kind === 'bytes' ? `${s}|${s}` : s;
+      // A lone surrogate goes out as U+FFFD, as Buffer.from writes it.
+      assert.equal(got.body, Buffer.from(want).toString('utf8'), `${reply.kind} ${JSON.stringify(s)}`);
+      assert.equal(got.headers['content-length'], String(Buffer.byteLength(want)), `${reply.kind} ${JSON.stringify(s)}`);
+    }
+  }
+  const json = await answer({ kind: 'json', status: 200, body: { a: 'naïve ✓', b: 'ascii' } });
+  assert.deepEqual(JSON.parse(json.body), { a: 'naïve ✓', b: 'ascii' });
+  assert.equal(json.headers['content-length'], String(Buffer.byteLength(json.body)));
+});

@@ -186,6 +186,30 @@ describe('an anonymous visitor’s page, written once a minute', () => {
   });
 });
 
+describe('an anonymous visitor’s page, as bytes', () => {
+  test('a title and text outside ASCII, and NULs in the text, arrive whole around the view count, at the length the head says', async () => {
+    const s = await startServer();
+    const alice = new WebClient(s);
+    await register(alice, 'alice');
+    const title = 'Naïve café ✓ 𝄞';
+    const hash = await createViaForm(alice, { title, content: 'før\u0000bär ✓ 𝄞\n\u0000end ASCII after\n' });
+    const anon = new WebClient(s);
+    const pages = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await anon.get(`/p/${hash}`);
+      assert.equal(Number(r.headers['content-length']), Buffer.byteLength(r.text));
+      assert.ok(!r.text.includes('\ufffd'), 'no byte was cut or mis-encoded');
+      assert.ok(r.text.includes(title));
+      assert.match(r.text, /bär ✓ 𝄞/);
+      pages.push(r.text);
+    }
+    assert.deepEqual(pages.map((p) => /<dt>Views<\/dt><dd>(\d+)<\/dd>/.exec(p)?.[1]), ['1', '2', '3']);
+    // Written once: the second and third views are the first with another count.
+    assert.equal(pages[1], pages[0]?.replace('<dt>Views</dt><dd>1</dd>', '<dt>Views</dt><dd>2</dd>'));
+    assert.equal(pages[2], pages[0]?.replace('<dt>Views</dt><dd>1</dd>', '<dt>Views</dt><dd>3</dd>'));
+  });
+});
+
 describe('the page of a large paste', () => {
   test('stays proportionate (the beginning, and a link to Raw), and ten views at once all get it', async () => {
     const s = await startServer({ env: { MAX_PASTE_BYTES: '1048576' } });

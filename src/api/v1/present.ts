@@ -3,6 +3,7 @@ import type { Fields } from '../../http/fields.ts';
 import { contentOf, formatTime, HASH_RE, shortcodeOf, type Paste } from '../../paste/paste.ts';
 import type { Problem } from '../../paste/validate.ts';
 import type { ApiDeps } from '../request.ts';
+import { ownedUtf8Bytes } from '../../http/text-bytes.ts';
 import { LARGE_CHARS } from './bodies.ts';
 
 /** The `hash` parameter, refused with 400 unless it has the shape of a hash (README, API). */
@@ -49,7 +50,7 @@ const BODY_HEAD = '{"ok":true,"paste":{"view_count":';
  */
 export function pasteBody(deps: ApiDeps, p: Paste, viewCount: number): { pieces: [string, string | Buffer, string]; length: number } {
   const fields = deps.bodies.fields(p, fieldsJson, deps);
-  const content = p.content_json.length < LARGE_CHARS ? p.content_json : deps.bodies.encoded(p, 'json', () => Buffer.from(p.content_json));
+  const content = p.content_json.length < LARGE_CHARS ? p.content_json : deps.bodies.encoded(p, 'json', () => ownedUtf8Bytes(p.content_json));
   const head = BODY_HEAD + viewCount + fields.text;
   // The view count's digits are ASCII: one byte each, like BODY_HEAD's and the tail's.
   return { pieces: [head, content, BODY_TAIL], length: BODY_HEAD.length + String(viewCount).length + fields.bytes + fields.contentBytes + BODY_TAIL.length };
@@ -60,7 +61,7 @@ const BODY_TAIL = '}}';
 /** The raw.php body: the content as UTF-8 (bytes encoded once per version when it is large). */
 export function rawBody(deps: ApiDeps, p: Paste): Buffer | string {
   if (p.content_json.length < LARGE_CHARS) return contentOf(p);
-  return deps.bodies.encoded(p, 'utf8', () => Buffer.from(contentOf(p)));
+  return deps.bodies.encoded(p, 'utf8', () => ownedUtf8Bytes(contentOf(p)));
 }
 
 /** Turns validation problems into one refusal: 413 if any is about size, else 400. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { namesEtag } from '../../http/conditional.ts';
 import { html as reply, redirect, text, type Reply } from '../../http/reply.ts';
+import { utf8Bytes } from '../../http/text-bytes.ts';
 import { needsPassword } from '../../paste/access.ts';
 import { PasteError } from '../../paste/errors.ts';
 import { contentOf, HASH_RE, SHORTCODE_RE, type Paste } from '../../paste/paste.ts';
@@ -204,7 +205,7 @@ export async function pasteQr(ctx: WebContext): Promise<Reply> {
   const etag = `"qr-${createHash('sha256').update(link).digest('base64url').slice(0, 16)}"`;
   const headers = { etag, 'cache-control': 'private, max-age=86400', 'content-security-policy': "default-src 'none'" };
   if (namesEtag(ctx.req.headers['if-none-match'], etag, false)) return { kind: 'bytes', status: 304, contentType: 'image/svg+xml', body: Buffer.alloc(0), headers };
-  return { kind: 'bytes', status: 200, contentType: 'image/svg+xml', body: Buffer.from(ctx.deps.parts.qr(link, `QR code for ${link}`)), headers };
+  return { kind: 'bytes', status: 200, contentType: 'image/svg+xml', body: utf8Bytes(ctx.deps.parts.qr(link, `QR code for ${link}`)), headers };
 }
 
 const EXTENSIONS: Readonly<Record<string, string>> = {
