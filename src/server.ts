@@ -19,7 +19,7 @@ import { sign } from './crypto/signature.ts';
 import { LogAppender } from './log/appender.ts';
 import { ServerLog } from './log/server-log.ts';
 import { PasteService } from './paste/service.ts';
-import { InFlight, serve, type FaultLog } from './pipeline/run.ts';
+import { InFlight, serve, TurnQueue, type FaultLog } from './pipeline/run.ts';
 import { RateLimiter } from './ratelimit/bucket.ts';
 import { FailureBudget } from './ratelimit/failure-budget.ts';
 import { AuditLog } from './log/audit.ts';
@@ -227,7 +227,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const inFlight = new InFlight();
   const app = createApp({
     api: serve(api, logError, metricsOn ? (ctx, reply) => metrics.request('api', ctx, reply.status) : undefined, inFlight),
-    web: serve(web, logError, metricsOn ? (ctx, reply) => metrics.request('web', ctx, reply.status) : undefined, inFlight),
+    // The API's steps already wait for the check phase (its accounts check, api/side.ts); the web's would not.
+    web: serve(web, logError, metricsOn ? (ctx, reply) => metrics.request('web', ctx, reply.status) : undefined, inFlight, new TurnQueue(logError)),
     trustProxy: config.trustProxy,
     ids: new RequestIds(),
     ...(config.metricsToken === null ? {} : { metrics: scrape }),

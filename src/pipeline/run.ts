@@ -89,11 +89,45 @@ export type Served = (req: IncomingMessage, res: ServerResponse, path: string, r
 export type FaultLog = (err: unknown, requestId?: string) => void;
 
 /**
+ * Work held for the check phase of the event loop's turn, run there in the order it came.
+ * A side whose requests would otherwise be answered at once, inside the read that brought
+ * each, answers them here: all the requests one turn read, one after another, after the
+ * reading. Under load that is measurably cheaper (README, Performance): a client waiting
+ * for many answers is woken once for a run of them, not once for each, and the wake-up is
+ * paid for in the writer's system calls. An idle server's request waits for no more than
+ * the rest of its turn.
+ */
+export class TurnQueue {
+  #queued: (() => void)[] = [];
+
+  constructor(private readonly logError: FaultLog) {}
+
+  run(work: () => void): void {
+    this.#queued.push(work);
+    if (this.#queued.length === 1) setImmediate(this.#drain);
+  }
+
+  readonly #drain = (): void => {
+    const queued = this.#queued;
+    this.#queued = [];
+    for (const work of queued) {
+      try {
+        work();
+      } catch (err) {
+        // Sides answer their own errors; this is only so that one fault cannot strand the rest.
+        this.logError(err);
+      }
+    }
+  };
+}
+
+/**
  * Serves requests with `side`: makes its context, runs its steps, writes the answer with
  * the request's headers and cookies, then lets the side finish (its log line) and
- * `observe` count it (README, Metrics), once.
+ * `observe` count it (README, Metrics), once. With `turns`, the steps start in the check
+ * phase of the turn (TurnQueue); the request counts as in flight from its arrival.
  */
-export function serve<C extends RequestContext>(side: Side<C>, logError: FaultLog, observe?: (ctx: C, reply: Reply) => void, inFlight?: InFlight): Served {
+export function serve<C extends RequestContext>(side: Side<C>, logError: FaultLog, observe?: (ctx: C, reply: Reply) => void, inFlight?: InFlight, turns?: TurnQueue): Served {
   return (req, res, path, rawQuery, ip, id) => {
     inFlight?.start();
     const ctx = side.context(req, path, rawQuery, ip, id);
@@ -110,6 +144,7 @@ export function serve<C extends RequestContext>(side: Side<C>, logError: FaultLo
         inFlight?.end();
       }
     };
-    runSide(side, ctx, finish);
+    if (turns === undefined) runSide(side, ctx, finish);
+    else turns.run(() => runSide(side, ctx, finish));
   };
 }

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { describe, test } from 'node:test';
 import { json, type Reply } from '../../src/http/reply.ts';
 import { RequestContext } from '../../src/pipeline/context.ts';
-import { runSide, type Side, type Step } from '../../src/pipeline/run.ts';
+import { runSide, TurnQueue, type Side, type Step } from '../../src/pipeline/run.ts';
 
 class Ctx extends RequestContext {
   readonly trail: string[] = [];
@@ -65,5 +65,41 @@ describe('runSide', () => {
   test('a list whose steps all pass on is a fault, refused like any other', async () => {
     const s = side([mark('a')]);
     assert.deepEqual(await run(s), json({ refused: 'no step answered the request', trail: ['a'] }, 400));
+  });
+});
+
+describe('TurnQueue', () => {
+  test('runs what a turn queued in its check phase, in order, after everything else that turn does', async () => {
+    const seen: string[] = [];
+    const turns = new TurnQueue(() => seen.push('fault'));
+    turns.run(() => seen.push('first'));
+    turns.run(() => seen.push('second'));
+    seen.push('queued');
+    process.nextTick(() => seen.push('tick'));
+    void Promise.resolve().then(() => seen.push('microtask'));
+    setImmediate(() => seen.push('an immediate set after'));
+    assert.deepEqual(seen, ['queued'], 'nothing runs while it is queued');
+    await new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
+    // Ticks and microtasks (the rest of the turn's callbacks) first, in whichever order they run; then the queue, whole.
+    assert.deepEqual(new Set(seen.slice(0, 3)), new Set(['queued', 'tick', 'microtask']));
+    assert.deepEqual(seen.slice(3), ['first', 'second', 'an immediate set after']);
+  });
+
+  test('a fault in one piece of work is logged and the rest still run; work queued while draining runs in a later turn', async () => {
+    const seen: string[] = [];
+    const faults: unknown[] = [];
+    const turns = new TurnQueue((err) => faults.push(err));
+    turns.run(() => {
+      throw new Error('boom');
+    });
+    turns.run(() => {
+      seen.push('after the fault');
+      turns.run(() => seen.push('queued while draining'));
+    });
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.deepEqual(seen, ['after the fault']);
+    assert.deepEqual(faults.map((e) => (e as Error).message), ['boom']);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.deepEqual(seen, ['after the fault', 'queued while draining']);
   });
 });
