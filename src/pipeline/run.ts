@@ -22,6 +22,12 @@ export interface Side<C extends RequestContext> {
   refuse(ctx: C, err: unknown): Reply;
   /** Runs once the answer has been handed to the socket, whatever it was (the API's log line). */
   done?(ctx: C, reply: Reply): void;
+  /**
+   * Whether this request's steps wait for the check phase of the loop's turn themselves (a
+   * web session's accounts check): `serve` then does not queue it for that phase (TurnQueue),
+   * which would put its own wait off to the next turn.
+   */
+  waitsForCheckPhase?(ctx: C): boolean;
 }
 
 /**
@@ -62,6 +68,11 @@ export class InFlight {
 
   start(): void {
     this.#count++;
+  }
+
+  /** Requests started and not yet finished. */
+  get size(): number {
+    return this.#count;
   }
 
   end(): void {
@@ -131,7 +142,9 @@ export function serve<C extends RequestContext>(side: Side<C>, logError: FaultLo
   return (req, res, path, rawQuery, ip, id) => {
     inFlight?.start();
     const ctx = side.context(req, path, rawQuery, ip, id);
+    let finished = false;
     const finish = (reply: Reply): void => {
+      finished = true;
       try {
         respond(res, reply, ctx.headers, ctx.setCookies);
       } catch (err) {
@@ -139,12 +152,27 @@ export function serve<C extends RequestContext>(side: Side<C>, logError: FaultLo
         logError(err, ctx.id);
         if (!res.headersSent) res.writeHead(500).end();
       } finally {
-        side.done?.(ctx, reply);
-        observe?.(ctx, reply);
+        try {
+          side.done?.(ctx, reply);
+          observe?.(ctx, reply);
+        } finally {
+          inFlight?.end();
+        }
+      }
+    };
+    const run = (): void => {
+      try {
+        runSide(side, ctx, finish);
+      } catch (err) {
+        // The side's own refusal failed (or its log line did): the request still gets an
+        // answer, and leaves the in-flight count, rather than waiting for nothing.
+        logError(err, ctx.id);
+        if (finished) return;
+        if (!res.headersSent) res.writeHead(500).end();
         inFlight?.end();
       }
     };
-    if (turns === undefined) runSide(side, ctx, finish);
-    else turns.run(() => runSide(side, ctx, finish));
+    if (turns === undefined || side.waitsForCheckPhase?.(ctx) === true) run();
+    else turns.run(run);
   };
 }

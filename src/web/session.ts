@@ -17,10 +17,16 @@ export interface SessionRecords {
  * live session (expired, logged out elsewhere, or its user was removed or disabled).
  */
 export function resolveSession(ctx: WebContext): undefined | Promise<undefined> {
-  const id = ctx.cookies.get(sessionCookieName(ctx.secure));
+  const id = sessionIdOf(ctx);
   // Without a session cookie there is nothing to look up: the answer comes at once.
-  if (id === undefined || id === '') return undefined;
+  if (id === null) return undefined;
   return sessionOf(ctx, id);
+}
+
+/** The session id the request's cookie names, or null; only a request with one waits for the accounts check. */
+export function sessionIdOf(ctx: WebContext): string | null {
+  const id = ctx.cookies.get(sessionCookieName(ctx.secure));
+  return id === undefined || id === '' ? null : id;
 }
 
 async function sessionOf(ctx: WebContext, id: string): Promise<undefined> {

@@ -10,7 +10,7 @@ import { WebContext, type WebDeps, type WebRoute } from './context.ts';
 import { CSRF_FIELD, csrfMatches } from './csrf.ts';
 import { errorReply, NOT_FOUND_MESSAGE } from './pages/error.ts';
 import { webRoutes } from './routes.ts';
-import { resolveSession } from './session.ts';
+import { resolveSession, sessionIdOf } from './session.ts';
 import { secureCookies } from './session-cookies.ts';
 
 const CROSS_SITE = 'This form has expired or was sent from another site. Go back, reload the page and try again.';
@@ -96,6 +96,8 @@ export function webSide(deps: WebDeps, routes = webRoutes): Side<WebContext> {
   return {
     context: (req, path, rawQuery, ip, id) => new WebContext(deps, secure, req, path, rawQuery, ip, id),
     steps: [session, route, origin, form, csrf, access, handle],
+    // A session's lookup waits for the accounts check, in the check phase (web/session.ts).
+    waitsForCheckPhase: (ctx) => sessionIdOf(ctx) !== null,
     refuse: (ctx, err) => {
       const e = toHttpError(err, (fault) => deps.logError(fault, ctx.id), 'The server hit an unexpected error.');
       // The paste rules' "not found" is worded for people, and the same for every cause.

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import type { IncomingMessage } from 'node:http';
+import { createServer, get, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { json, type Reply } from '../../src/http/reply.ts';
 import { RequestContext } from '../../src/pipeline/context.ts';
-import { runSide, TurnQueue, type Side, type Step } from '../../src/pipeline/run.ts';
+import { InFlight, runSide, serve, TurnQueue, type Side, type Step } from '../../src/pipeline/run.ts';
 
 class Ctx extends RequestContext {
   readonly trail: string[] = [];
@@ -101,5 +102,65 @@ describe('TurnQueue', () => {
     assert.deepEqual(faults.map((e) => (e as Error).message), ['boom']);
     await new Promise<void>((resolve) => setImmediate(resolve));
     assert.deepEqual(seen, ['after the fault', 'queued while draining']);
+  });
+});
+
+/** Serves one GET with `served` on a real socket; answers its status. */
+async function once(served: ReturnType<typeof serve>, listener?: () => void): Promise<number> {
+  const server = createServer((req, res) => {
+    served(req, res, '/x', '', '127.0.0.1', 'req-7');
+    listener?.();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    return await new Promise((resolve, reject) => {
+      const r = get({ host: '127.0.0.1', port, path: '/x' }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      }).on('error', reject);
+      r.setTimeout(5_000, () => r.destroy(new Error('no answer')));
+    });
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+}
+
+describe('serve', () => {
+  test('a side whose refusal itself fails still answers 500, logs the fault with the request id, and leaves the in-flight count', async () => {
+    const faults: [string, string | undefined][] = [];
+    const broken: Side<Ctx> = {
+      ...side([() => {
+        throw new Error('step failed');
+      }]),
+      refuse: () => {
+        throw new Error('refusal failed');
+      },
+    };
+    const inFlight = new InFlight();
+    for (const turns of [undefined, new TurnQueue(() => undefined)]) {
+      const served = serve(broken, (err, id) => faults.push([(err as Error).message, id]), undefined, inFlight, turns);
+      assert.equal(await once(served), 500);
+    }
+    assert.deepEqual(faults, [['refusal failed', 'req-7'], ['refusal failed', 'req-7']]);
+    assert.equal(inFlight.size, 0, 'nothing is left in flight');
+  });
+
+  test('with a TurnQueue the steps start after the request event, unless the side says the request waits for that phase anyway', async () => {
+    for (const waits of [false, true]) {
+      let returned = false;
+      let startedLate: boolean | undefined;
+      const s: Side<Ctx> = {
+        ...side([() => {
+          startedLate = returned;
+          return json({ ok: true });
+        }]),
+        waitsForCheckPhase: () => waits,
+      };
+      const served = serve(s, () => undefined, undefined, undefined, new TurnQueue(() => undefined));
+      assert.equal(await once(served, () => (returned = true)), 200);
+      assert.equal(startedLate, !waits, waits ? 'run at once' : 'queued for the check phase');
+    }
   });
 });
