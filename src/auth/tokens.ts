@@ -56,8 +56,12 @@ const encodedHead = encoded.subarray(0, SECRET_CHARS);
  * a string that cannot be one of ours (its length, or a character outside ASCII).
  */
 export function secretBytes(secret: string): Buffer | null {
-  if (secret.length !== SECRET_CHARS || encoded.write(secret, 0, 'utf8') !== SECRET_CHARS) return null;
-  return Buffer.from(encodedHead);
+  const ours = secret.length === SECRET_CHARS && encoded.write(secret, 0, 'utf8') === SECRET_CHARS;
+  // Memory of its own (not a slice of Node's shared pool), which goes when the holder does.
+  const kept = ours ? Buffer.allocUnsafeSlow(SECRET_CHARS) : null;
+  if (kept !== null) encodedHead.copy(kept);
+  encoded.fill(0);
+  return kept;
 }
 
 /**
@@ -66,8 +70,10 @@ export function secretBytes(secret: string): Buffer | null {
  * outside ASCII never passes for the byte it would be cut to.
  */
 export function sameSecret(secret: string, known: Buffer): boolean {
-  if (secret.length !== SECRET_CHARS || encoded.write(secret, 0, 'utf8') !== SECRET_CHARS) return false;
-  return timingSafeEqual(encodedHead, known);
+  const same = secret.length === SECRET_CHARS && encoded.write(secret, 0, 'utf8') === SECRET_CHARS && timingSafeEqual(encodedHead, known);
+  // The scratch buffer keeps no presented secret between calls.
+  encoded.fill(0);
+  return same;
 }
 
 /** A scope check where `admin` is the wildcard (README, API). */

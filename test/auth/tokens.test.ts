@@ -37,7 +37,10 @@ test('tokenIdOf reads the id of a well-formed secret only', () => {
 });
 
 test('secretBytes keeps only what could be one of our secrets: 45 characters, all ASCII', () => {
-  assert.deepEqual(secretBytes(SECRET), Buffer.from(SECRET, 'latin1'));
+  const kept = secretBytes(SECRET);
+  assert.deepEqual(kept, Buffer.from(SECRET, 'latin1'));
+  // In memory of its own, not a slice of Node's shared pool that other buffers keep alive.
+  assert.equal(kept?.buffer.byteLength, SECRET.length);
   for (const not of ['', `${SECRET}x`, SECRET.slice(0, -1), `${SECRET.slice(0, -1)}\u00e1`, `${SECRET.slice(0, -1)}\u0179`, `${SECRET.slice(0, -2)}\ud83d\ude00`]) {
     assert.equal(secretBytes(not), null, not);
   }
@@ -53,6 +56,16 @@ test('sameSecret is string equality over secrets of our shape, and a character o
   assert.equal(sameSecret(`${SECRET.slice(0, 43)}\u00e1\u00e1`, known), false);
   const ascii = fc.string({ unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)), minLength: 45, maxLength: 45 });
   const any = fc.string({ unit: 'binary', minLength: 40, maxLength: 50 });
+  // Near misses: one unit of the secret replaced by any other (ASCII or not, a surrogate half included).
+  const nearMiss = fc.tuple(ascii, fc.nat(44), fc.integer({ min: 0, max: 0xffff })).map(([a, i, c]) => [a, `${a.slice(0, i)}${String.fromCharCode(c)}${a.slice(i + 1)}`] as const);
+  fc.assert(
+    fc.property(nearMiss, ([a, b]) => {
+      const bytes = secretBytes(a);
+      assert.ok(bytes !== null);
+      assert.equal(sameSecret(b, bytes), a === b);
+    }),
+    { numRuns: 5_000 },
+  );
   fc.assert(
     fc.property(ascii, fc.oneof(ascii, any), (a, b) => {
       const bytes = secretBytes(a);

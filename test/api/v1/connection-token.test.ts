@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
 import { describe, test } from 'node:test';
-import { cli, makeToken, startServer, type AppServer } from '../../helpers/server.ts';
+import { cli, makeToken, req, startServer, type AppServer } from '../../helpers/server.ts';
 
 /**
  * A connection remembers the token secret that last matched on it, so the same secret
@@ -67,6 +67,26 @@ describe('a token on a keep-alive connection', () => {
       assert.deepEqual(await c.get(READ, carol), { status: 404, code: 'not_found', reused: true });
       server.clock.advance(3_600_000 + 1_000);
       assert.deepEqual(await c.get(READ, carol), { status: 401, code: 'token_expired', reused: true });
+    } finally {
+      c.close();
+    }
+  });
+
+  test('a token whose scopes change (same id, same secret) acts with its new scopes on the connection that used the old ones', async () => {
+    const server = await startServer();
+    await makeToken(server.dataDir, { user: 'carol', admin: true });
+    const alice = await makeToken(server.dataDir, { user: 'alice', admin: true, scopes: 'read,write,admin' });
+    const bob = await makeToken(server.dataDir, { user: 'bob' });
+    const made = await req(server, 'POST', '/api/v1/paste_create.php', { token: bob, body: { content: 'for bob only', privacy: 'private' } });
+    assert.equal(made.status, 200);
+    const read = `/api/v1/paste.php?hash=${String(made.json['hash'])}`;
+    const c = connection(server);
+    try {
+      // An admin token sees another user's private paste.
+      assert.deepEqual(await c.get(read, alice), { status: 200, code: undefined, reused: false });
+      // Demoted, alice's token keeps its id and secret but loses the admin scope.
+      await cli(server.dataDir, ['user', 'admin', 'alice', '--remove']);
+      assert.deepEqual(await c.get(read, alice), { status: 404, code: 'not_found', reused: true });
     } finally {
       c.close();
     }
