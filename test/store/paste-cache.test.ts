@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
 import { ENTRY_OVERHEAD as O, PasteCache } from '../../src/store/paste-cache.ts';
 import { encodeContent, type Paste } from '../../src/store/paste-record.ts';
 
@@ -54,5 +55,59 @@ describe('PasteCache', () => {
     const cache = new PasteCache(4000);
     cache.set('a', paste('a000000000', 'x'.repeat(1000)));
     assert.equal(cache.get('a'), undefined);
+  });
+
+  test('keeps exactly what a second-chance queue would, under any mix of reads, adds and deletes (fast-check)', () => {
+    const max = 4 * (O + 102);
+    /** The textbook algorithm, an array for a queue: the oldest first, a read one sent to the back once. */
+    class Model {
+      queue: { key: string; size: number; used: boolean }[] = [];
+      bytes = 0;
+      get(key: string): boolean {
+        const e = this.queue.find((x) => x.key === key);
+        if (e !== undefined) e.used = true;
+        return e !== undefined;
+      }
+      delete(key: string): void {
+        const i = this.queue.findIndex((x) => x.key === key);
+        if (i === -1) return;
+        this.bytes -= (this.queue[i] as { size: number }).size;
+        this.queue.splice(i, 1);
+      }
+      set(key: string, size: number): void {
+        this.delete(key);
+        if (size > max / 4) return;
+        while (this.bytes + size > max) {
+          const oldest = this.queue.shift() as { key: string; size: number; used: boolean };
+          if (oldest.used) this.queue.push({ ...oldest, used: false });
+          else this.bytes -= oldest.size;
+        }
+        this.queue.push({ key, size, used: false });
+        this.bytes += size;
+      }
+    }
+    const op = fc.tuple(fc.constantFrom('get', 'get', 'set', 'set', 'delete'), fc.integer({ min: 0, max: 11 }), fc.integer({ min: 0, max: 110 }));
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 20, maxLength: 300, size: 'max' }), (ops) => {
+        const cache = new PasteCache(max);
+        const model = new Model();
+        for (const [what, n, length] of ops) {
+          const key = `k${n}`;
+          if (what === 'get') assert.equal(cache.get(key) !== undefined, model.get(key), `a read of ${key}`);
+          else if (what === 'delete') {
+            cache.delete(key);
+            model.delete(key);
+          } else {
+            // Stored as JSON: the content and its two quotes, with the entry's overhead.
+            cache.set(key, paste(`${key.padEnd(10, '0')}`, 'x'.repeat(length)));
+            model.set(key, O + length + 2);
+          }
+          assert.equal(cache.size, model.queue.length);
+          assert.equal(cache.bytes, model.bytes);
+          assert.ok(cache.bytes <= max);
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });
