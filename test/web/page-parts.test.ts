@@ -210,6 +210,33 @@ describe('an anonymous visitor’s page, as bytes', () => {
   });
 });
 
+describe('the pages of an ASCII paste', () => {
+  test('are ASCII through and through, so they go out written as Latin-1 (http/text-bytes.ts)', async () => {
+    const s = await startServer();
+    const alice = new WebClient(s);
+    await register(alice, 'alice');
+    const plain = await createViaForm(alice, { title: 'Plain', content: 'just ASCII\n', language: 'text' });
+    const code = await createViaForm(alice, { title: 'Code', content: 'const a = "<b>";\n', language: 'javascript' });
+    const flat = await createViaForm(alice, { title: 'Flat', content: 'let b = 1;\n', language: 'javascript', highlight: '0' });
+    const once = await createViaForm(alice, { content: 'once only', burn_after_read: '1' });
+    const anon = new WebClient(s);
+    const pages = [
+      await anon.get(`/p/${plain}`),
+      await anon.get(`/p/${code}`),
+      await anon.get(`/p/${flat}`),
+      await anon.get(`/p/${once}`),
+      await alice.get(`/p/${code}`),
+    ];
+    for (const r of pages) {
+      assert.equal(r.status, 200);
+      const outside = [...r.text].filter((c) => c.charCodeAt(0) > 0x7f);
+      assert.deepEqual(outside, [], `${r.text.slice(0, 200)}...`);
+    }
+    assert.match(pages[2]?.text ?? '', /not highlighted/);
+    assert.match(pages[3]?.text ?? '', /Show it and burn it/);
+  });
+});
+
 describe('the page of a large paste', () => {
   test('stays proportionate (the beginning, and a link to Raw), and ten views at once all get it', async () => {
     const s = await startServer({ env: { MAX_PASTE_BYTES: '1048576' } });
