@@ -30,6 +30,13 @@ const sameNames = (a: readonly string[], b: readonly string[]): boolean => a.len
 /** Pages of the home page's list kept whole: the recent list holds ten (README, Web pages). */
 const HOME_PAGES = 10;
 
+/**
+ * A paste whose code block is kept the first time it is made: past 32 KB of stored text,
+ * writing its page takes a millisecond or more (a 1 MiB paste's, tens), which a second
+ * view must not pay again.
+ */
+const long = (version: unknown): boolean => (version as Paste).content_json.length > 32_768;
+
 /** The parts PageParts makes once and reuses: QR codes, code blocks, anonymous pages, home pages. */
 export type PagePart = 'qr' | 'code' | 'page' | 'home';
 
@@ -42,8 +49,8 @@ export interface PageAround {
 }
 
 /**
- * The costly parts of the paste page, made once and reused by every view, in byte-bounded
- * caches (pipeline/version-cache.ts), least recently used out first:
+ * The costly parts of the paste page, made once and reused by the views that follow, in
+ * byte-bounded caches (pipeline/version-cache.ts), least recently used out first:
  * - the QR code of each short link, kept as its modules (~80 bytes: enough for every paste
  *   people open, where the ~3 KB of markup would not be; drawing it is cheap), for the
  *   share card's image (`/p/{hash}/qr.svg`);
@@ -55,7 +62,9 @@ export interface PageAround {
  *   be written the same: the same paste objects (a store object is one version of a
  *   paste), the same authors' names, the same minute.
  * Half of `maxBytes` goes to pages, three eighths to code blocks, an eighth to QR codes;
- * the home pages (~10 KB each) come on top.
+ * the home pages (~10 KB each) come on top. A code block or page of a paste up to 32 KB is
+ * kept only once it is asked for again soon after (`long`): its first view writes it and
+ * lets it go.
  */
 export class PageParts {
   readonly #qrs: VersionCache<QrModules>;
@@ -68,8 +77,10 @@ export class PageParts {
   constructor(maxBytes: number) {
     // Markup is counted as V8 keeps it (two bytes a character once one is not Latin-1); entries ~150 bytes more.
     this.#qrs = new VersionCache<QrModules>(maxBytes / 8, (m) => m.bits.length + 150);
-    this.#code = new VersionCache<CodeView>((3 * maxBytes) / 8, (view) => stringBytes(view.block.value) + 150);
-    this.#pages = new VersionCache<PageAround>(maxBytes / 2, (p) => p.head.length + p.tail.length + 150);
+    // A short paste's code block and page are kept once asked for again (pipeline/version-cache.ts);
+    // a long one's, and a QR code (small, and dear to make), the first time.
+    this.#code = new VersionCache<CodeView>((3 * maxBytes) / 8, (view) => stringBytes(view.block.value) + 150, long);
+    this.#pages = new VersionCache<PageAround>(maxBytes / 2, (p) => p.head.length + p.tail.length + 150, long);
   }
 
   /** The QR code of a short link, as an SVG document. */
@@ -84,20 +95,24 @@ export class PageParts {
 
   /**
    * An anonymous visitor's `kind` of page of one version of a paste, written in minute
-   * `minute`: `render` writes it with PAGE_SLOT for the part that changes per view, which
-   * must come before anything of the paste's own text (whose NULs are its own; a title and
-   * a user name have none).
+   * `minute`, with `fill` (a view count, a CSRF token) in its one changing part: `render`
+   * writes the page around whatever it is given for that part, which must come before
+   * anything of the paste's own text (whose NULs are its own; a title and a user name have
+   * none). A page kept is written once, with PAGE_SLOT, and answered as bytes around
+   * `fill`; a page not kept (yet: see `admit` in pipeline/version-cache.ts) is written with
+   * `fill` in place, as one string.
    */
-  page(kind: 'paste' | 'warning', p: Paste, minute: number, render: () => string): PageAround {
+  page(kind: 'paste' | 'warning', p: Paste, minute: number, fill: SafeHtml, render: (part: SafeHtml) => string): readonly (Buffer | string)[] {
     const make = (): PageAround => {
       // One allocation for the page, head and tail views of it: in UTF-8 a zero byte is only
       // ever a NUL, so the first one is the slot.
-      const bytes = ownedUtf8Bytes(render());
+      const bytes = ownedUtf8Bytes(render(PAGE_SLOT));
       const slot = bytes.indexOf(0);
       if (slot === -1) throw new Error('a cached page must hold PAGE_SLOT');
       return { head: bytes.subarray(0, slot), tail: bytes.subarray(slot + 1), minute };
     };
-    return this.#pages.get(`${kind}:${p.hash}`, p, make, (page) => page.minute === minute);
+    const kept = this.#pages.getOr(`${kind}:${p.hash}`, p, make, () => null, (page) => page.minute === minute);
+    return kept === null ? [render(fill)] : [kept.head, fill.value, kept.tail];
   }
 
   /**

@@ -3,9 +3,10 @@ import { describe, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { encodeContent, type Paste } from '../../src/store/paste-record.ts';
-import { PageParts } from '../../src/web/page-parts.ts';
+import { PAGE_SLOT, PageParts } from '../../src/web/page-parts.ts';
+import { raw, type SafeHtml } from '../../src/web/html.ts';
 import { qrSvg } from '../../src/web/qr.ts';
-import { VersionCache } from '../../src/pipeline/version-cache.ts';
+import { SeenOnce, VersionCache } from '../../src/pipeline/version-cache.ts';
 import { createViaForm, register, WebClient } from '../helpers/web-client.ts';
 import { startServer } from '../helpers/server.ts';
 
@@ -48,6 +49,44 @@ describe('VersionCache', () => {
     assert.equal(cache.get('d', v, () => 'remade'), 'd'.repeat(10), 'd was kept');
     assert.equal(cache.get('b', v, () => 'remade'), 'b'.repeat(10), 'b stayed');
     assert.equal(cache.get('a', v, () => 'remade'), 'remade', 'a, the oldest, went');
+  });
+  test('given keepFirst, keeps a value the first time only for the versions it names; the others once their key is asked for again', () => {
+    const cheap = { dear: false };
+    const dear = { dear: true };
+    const cache = new VersionCache<string>(1000, (v) => v.length, (version) => (version as { dear: boolean }).dear);
+    let made = 0;
+    const make = (v: string) => () => (made++, v);
+    assert.equal(cache.get('c', cheap, make('cheap')), 'cheap');
+    assert.equal(cache.bytes, 0, 'asked for once: made, not kept');
+    assert.equal(cache.get('c', cheap, make('cheap')), 'cheap');
+    assert.equal(cache.bytes, 5, 'asked for again: made and kept');
+    assert.equal(cache.get('c', cheap, make('other')), 'cheap');
+    assert.equal(made, 2);
+    assert.equal(cache.get('d', dear, make('dear')), 'dear');
+    assert.equal(cache.bytes, 9, 'a version keepFirst names is kept the first time');
+    const newer = { dear: false };
+    assert.equal(cache.get('c', newer, make('newer')), 'newer');
+    assert.equal(cache.get('c', newer, make('other')), 'newer', 'a key kept at another version is kept again at once');
+    assert.deepEqual([cache.made, cache.reused, made], [4, 2, 4]);
+  });
+  test('getOr makes a value that would not be kept with `once`, and counts it as made', () => {
+    const cache = new VersionCache<string>(1000, (v) => v.length, () => false);
+    const v = {};
+    assert.equal(cache.getOr('k', v, () => 'kept', () => 42), 42);
+    assert.equal(cache.bytes, 0);
+    assert.equal(cache.getOr('k', v, () => 'kept', () => 43), 'kept');
+    assert.equal(cache.getOr('k', v, () => 'again', () => 44), 'kept');
+    assert.deepEqual([cache.made, cache.reused], [2, 1]);
+  });
+  test('SeenOnce remembers a key while one generation of others passes, and forgets it in two', () => {
+    const seen = new SeenOnce(3);
+    assert.equal(seen.again('a'), false);
+    assert.equal(seen.again('a'), true);
+    for (const k of ['b', 'c', 'd']) assert.equal(seen.again(k), false);
+    assert.equal(seen.again('a'), true, 'one generation on');
+    for (const k of ['e', 'f', 'g']) seen.again(k);
+    assert.equal(seen.again('a'), false, 'two generations on');
+    assert.equal(seen.again('a'), true, 'and seen anew');
   });
 });
 
@@ -100,13 +139,44 @@ describe('PageParts', () => {
     const v1 = paste('let a = 1;\n');
     let decoded = 0;
     const text = (t: string) => () => (decoded++, t);
+    const qrBytes = parts.bytes;
+    const first = parts.code('paste-code', v1, text('let a = 1;\n'));
+    assert.equal(parts.bytes, qrBytes, 'made once: not kept');
     const code = parts.code('paste-code', v1, text('let a = 1;\n'));
+    assert.notEqual(code, first, 'a short paste\'s block is kept only when asked for again');
+    assert.ok(parts.bytes > qrBytes);
     assert.equal(parts.code('paste-code', v1, text('let a = 1;\n')), code);
-    assert.equal(decoded, 1, 'the text is decoded only to make the block');
+    assert.equal(decoded, 2, 'the text is decoded only to make the block');
     assert.deepEqual([code.lines, code.shownLines, code.bytes, code.cut], [1, 1, 11, false]);
     const v2 = { ...v1, content_json: encodeContent('let b = 2;\n') };
     assert.match(parts.code('paste-code', v2, text('let b = 2;\n')).block.value, /b/);
-    assert.ok(parts.bytes > 0);
+    // Past 32 KB of stored text, a block is kept the first time it is made.
+    const long = { ...paste('x'.repeat(40_000)), hash: 'b000000000' };
+    const before = parts.bytes;
+    const block = parts.code('paste-code', long, text('x'.repeat(40_000)));
+    assert.ok(parts.bytes > before + 40_000);
+    assert.equal(parts.code('paste-code', long, text('x'.repeat(40_000))), block);
+    assert.equal(decoded, 4);
+  });
+
+  test('writes a short paste\'s page whole the first time, then once around its slot, then never again in that minute', () => {
+    const parts = new PageParts(1 << 20);
+    const p = paste('short');
+    const given: string[] = [];
+    const render = (part: SafeHtml): string => (given.push(part.value), `<p>views ${part.value}</p>\n<pre>é</pre>`);
+    assert.deepEqual(parts.page('paste', p, 7, raw('1'), render), ['<p>views 1</p>\n<pre>é</pre>']);
+    assert.deepEqual(given, ['1'], 'written with its count in place, as one string');
+    const second = parts.page('paste', p, 7, raw('2'), render);
+    assert.deepEqual(given, ['1', PAGE_SLOT.value], 'then written once around the slot');
+    assert.deepEqual(second.map((x) => x.toString()), ['<p>views ', '2', '</p>\n<pre>é</pre>']);
+    assert.ok(Buffer.isBuffer(second[0]) && Buffer.isBuffer(second[2]));
+    const third = parts.page('paste', p, 7, raw('3'), render);
+    assert.equal(given.length, 2, 'and not written again');
+    assert.equal(third[0], second[0]);
+    assert.equal(third[1], '3');
+    parts.page('paste', p, 8, raw('4'), render);
+    assert.deepEqual(given.slice(2), [PAGE_SLOT.value], 'a new minute writes it again around the slot, kept at once');
+    assert.deepEqual([parts.counts.page.made, parts.counts.page.reused], [3, 1]);
   });
 
   test('writes an anonymous home page once for the same pastes, names and minute, holding no paste', async () => {

@@ -8,9 +8,8 @@ import { contentOf, HASH_RE, SHORTCODE_RE, type Paste } from '../../paste/paste.
 import type { Counted, PasswordProof } from '../../paste/service.ts';
 import { field, type WebContext } from '../context.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, raw, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
-import { PAGE_SLOT } from '../page-parts.ts';
 import { pasteView, shareCard, shortUrl } from '../paste-view.ts';
 import { hasUnlockGrant, unlockCookie, unlockCookieName } from '../unlock-grant.ts';
 
@@ -77,8 +76,8 @@ function burnWarning(ctx: WebContext, p: Paste, problems: string[], status: numb
  * bytes around a fresh token (page-parts.ts).
  */
 function anonymousWarning(ctx: WebContext, p: Paste): Reply {
-  const { head, tail } = ctx.deps.parts.page('warning', p, 0, () => burnWarningPage(ctx, p, [], PAGE_SLOT));
-  return { kind: 'bytes', status: 200, contentType: 'text/html; charset=utf-8', body: [head, ctx.csrf(), tail] };
+  const body = ctx.deps.parts.page('warning', p, 0, raw(ctx.csrf()), (token) => burnWarningPage(ctx, p, [], token));
+  return { kind: 'bytes', status: 200, contentType: 'text/html; charset=utf-8', body };
 }
 
 function burnWarningPage(ctx: WebContext, p: Paste, problems: string[], csrf: string | SafeHtml): string {
@@ -164,8 +163,8 @@ function viewVisible(ctx: WebContext, p: Paste): Reply | Promise<Reply> {
  */
 function anonymousView(ctx: WebContext, { paste, viewCount }: Counted): Reply {
   const minute = Math.floor(ctx.deps.now() / 60_000);
-  const { head, tail } = ctx.deps.parts.page('paste', paste, minute, () => pasteView(ctx, { paste, viewCount: PAGE_SLOT }, false));
-  return { kind: 'bytes', status: 200, contentType: 'text/html; charset=utf-8', body: [head, String(viewCount), tail] };
+  const body = ctx.deps.parts.page('paste', paste, minute, raw(String(viewCount)), (count) => pasteView(ctx, { paste, viewCount: count }, false));
+  return { kind: 'bytes', status: 200, contentType: 'text/html; charset=utf-8', body };
 }
 
 /** POST /p/{hash}: the confirmed burn, or the password; reveals the paste. */
