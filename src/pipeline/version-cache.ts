@@ -1,4 +1,4 @@
-import { ClockHand } from '../store/paste-cache.ts';
+import { evictSecondChance } from '../store/paste-cache.ts';
 
 /**
  * What a side makes from one version of something (a paste's encoded text, its rendered
@@ -9,7 +9,7 @@ import { ClockHand } from '../store/paste-cache.ts';
  * entry never keeps a paste (whose text may be a megabyte) in memory beyond the store's
  * cache, and once the paste is let go, its entry can only wait to be pushed out.
  *
- * Least recently used is approximated as the paste cache does (`ClockHand` in
+ * Least recently used is approximated as the paste cache does (`evictSecondChance` in
  * store/paste-cache.ts): a hit only sets a flag. Moving every hit to the back of the map
  * cost a page view more than the rest of the lookup.
  *
@@ -24,7 +24,6 @@ import { ClockHand } from '../store/paste-cache.ts';
  */
 export class VersionCache<V> {
   readonly #entries = new Map<string, { version: unknown; weak: boolean; value: V; size: number; used: boolean }>();
-  readonly #clock = new ClockHand(this.#entries);
   #bytes = 0;
   #made = 0;
   #reused = 0;
@@ -76,7 +75,7 @@ export class VersionCache<V> {
     this.#drop(key);
     const size = this.sizeOf(value, version);
     if (size <= this.maxBytes / 2) {
-      this.#clock.evict(() => this.#bytes + size > this.maxBytes, (k) => this.#drop(k));
+      evictSecondChance(this.#entries, () => this.#bytes + size > this.maxBytes, (k) => this.#drop(k));
       const weak = typeof version === 'object' && version !== null;
       this.#entries.set(key, { version: weak ? new WeakRef(version) : version, weak, value, size, used: false });
       this.#bytes += size;

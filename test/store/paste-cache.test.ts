@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { ENTRY_OVERHEAD as O, PasteCache } from '../../src/store/paste-cache.ts';
 import { encodeContent, type Paste } from '../../src/store/paste-record.ts';
 
@@ -109,5 +111,32 @@ describe('PasteCache', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  test('lets a deleted paste go, however the map was churned below its bound', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const cache = new PasteCache(1 << 24);
+    let collected = false;
+    const registry = new FinalizationRegistry<string>(() => (collected = true));
+    const churn = (): void => {
+      // Setting a key again deletes and re-adds it: the holes make V8 compact the table.
+      for (let i = 0; i < 3_000; i++) cache.set(`k${i % 16}`, paste(`k${String(i % 16).padStart(9, '0')}`, 'y'));
+    };
+    (() => {
+      const doomed = paste('d000000000', 'x'.repeat(100_000));
+      registry.register(doomed, 'doomed');
+      cache.set('d', doomed);
+      assert.equal(cache.get('d'), doomed);
+    })();
+    churn();
+    cache.delete('d');
+    churn();
+    for (let i = 0; i < 50 && !collected; i++) {
+      gc();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.ok(collected, 'nothing may hold a deleted paste: its text may have been burned');
+    assert.equal(cache.size, 16);
   });
 });

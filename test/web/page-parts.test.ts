@@ -69,6 +69,19 @@ describe('VersionCache', () => {
     assert.equal(cache.get('c', newer, make('other')), 'newer', 'a key kept at another version is kept again at once');
     assert.deepEqual([cache.made, cache.reused, made], [4, 2, 4]);
   });
+  test('keeps a key that has an entry at another version at once, however long ago it was first asked for', () => {
+    const cache = new VersionCache<string>(1 << 20, (v) => v.length, () => false);
+    const v1 = {};
+    cache.get('k', v1, () => 'one');
+    assert.equal(cache.get('k', v1, () => 'one'), 'one');
+    const kept = cache.bytes;
+    // Each asked for once, so none is kept, and SeenOnce forgets k.
+    for (let i = 0; i < 2_100; i++) cache.get(`other${i}`, v1, () => 'x');
+    assert.equal(cache.bytes, kept);
+    const v2 = {};
+    assert.equal(cache.get('k', v2, () => 'two'), 'two');
+    assert.equal(cache.get('k', v2, () => 'again'), 'two', 'kept the first time at the new version');
+  });
   test('getOr makes a value that would not be kept with `once`, and counts it as made', () => {
     const cache = new VersionCache<string>(1000, (v) => v.length, () => false);
     const v = {};
