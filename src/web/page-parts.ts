@@ -100,7 +100,7 @@ export class PageParts {
    * writes the page around whatever it is given for that part, which must come before
    * anything of the paste's own text (whose NULs are its own; a title and a user name have
    * none). A page kept is written once, with PAGE_SLOT, and answered as bytes around
-   * `fill`; a page not kept (yet: see `admit` in pipeline/version-cache.ts) is written with
+   * `fill`; a page not kept (yet: see `keepFirst` in pipeline/version-cache.ts) is written with
    * `fill` in place, as one string.
    */
   page(kind: 'paste' | 'warning', p: Paste, minute: number, fill: SafeHtml, render: (part: SafeHtml) => string): readonly (Buffer | string)[] {
