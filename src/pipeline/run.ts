@@ -110,6 +110,8 @@ export type FaultLog = (err: unknown, requestId?: string) => void;
  */
 export class TurnQueue {
   #queued: (() => void)[] = [];
+  /** Writes held while the queue drains, or null when it is not draining. */
+  #writes: (() => void)[] | null = null;
 
   constructor(private readonly logError: FaultLog) {}
 
@@ -118,18 +120,33 @@ export class TurnQueue {
     if (this.#queued.length === 1) setImmediate(this.#drain);
   }
 
+  /**
+   * Runs `write` once all the work of the turn has run, when called from that work; at
+   * once otherwise. Answers then leave back to back, after all of them were made.
+   */
+  afterWork(write: () => void): void {
+    if (this.#writes === null) write();
+    else this.#writes.push(write);
+  }
+
   readonly #drain = (): void => {
     const queued = this.#queued;
     this.#queued = [];
-    for (const work of queued) {
-      try {
-        work();
-      } catch (err) {
-        // Sides answer their own errors; this is only so that one fault cannot strand the rest.
-        this.logError(err);
-      }
-    }
+    const writes: (() => void)[] = [];
+    this.#writes = writes;
+    for (const work of queued) this.#safely(work);
+    this.#writes = null;
+    for (const write of writes) this.#safely(write);
   };
+
+  #safely(work: () => void): void {
+    try {
+      work();
+    } catch (err) {
+      // Sides answer their own errors; this is only so that one fault cannot strand the rest.
+      this.logError(err);
+    }
+  }
 }
 
 /**
@@ -145,6 +162,10 @@ export function serve<C extends RequestContext>(side: Side<C>, logError: FaultLo
     let finished = false;
     const finish = (reply: Reply): void => {
       finished = true;
+      if (turns === undefined) write(reply);
+      else turns.afterWork(() => write(reply));
+    };
+    const write = (reply: Reply): void => {
       try {
         respond(res, reply, ctx.headers, ctx.setCookies);
       } catch (err) {

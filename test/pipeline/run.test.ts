@@ -103,6 +103,29 @@ describe('TurnQueue', () => {
     await new Promise<void>((resolve) => setImmediate(resolve));
     assert.deepEqual(seen, ['after the fault', 'queued while draining']);
   });
+
+  test('holds the writes its work asks for until all the work of the turn has run, then makes them in order', async () => {
+    const seen: string[] = [];
+    const faults: unknown[] = [];
+    const turns = new TurnQueue((err) => faults.push(err));
+    turns.afterWork(() => seen.push('outside a drain: at once'));
+    turns.run(() => {
+      seen.push('work 1');
+      turns.afterWork(() => seen.push('write 1'));
+    });
+    turns.run(() => {
+      seen.push('work 2');
+      turns.afterWork(() => {
+        throw new Error('write failed');
+      });
+      turns.afterWork(() => seen.push('write 2'));
+    });
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.deepEqual(seen, ['outside a drain: at once', 'work 1', 'work 2', 'write 1', 'write 2']);
+    assert.deepEqual(faults.map((e) => (e as Error).message), ['write failed']);
+    turns.afterWork(() => seen.push('after the drain: at once'));
+    assert.equal(seen.at(-1), 'after the drain: at once');
+  });
 });
 
 /** Serves one GET with `served` on a real socket; answers its status. */
@@ -145,6 +168,18 @@ describe('serve', () => {
     }
     assert.deepEqual(faults, [['refusal failed', 'req-7'], ['refusal failed', 'req-7']]);
     assert.equal(inFlight.size, 0, 'nothing is left in flight');
+  });
+
+  test('with a TurnQueue an answer is written once all the work its turn queued has run', async () => {
+    const seen: string[] = [];
+    const turns = new TurnQueue(() => undefined);
+    const s = side([() => {
+      seen.push('steps');
+      return json({ ok: true });
+    }]);
+    const served = serve(s, () => undefined, () => seen.push('written'), undefined, turns);
+    assert.equal(await once(served, () => turns.run(() => seen.push('later work of the turn'))), 200);
+    assert.deepEqual(seen, ['steps', 'later work of the turn', 'written']);
   });
 
   test('with a TurnQueue the steps start after the request event, unless the side says the request waits for that phase anyway', async () => {
