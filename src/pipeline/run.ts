@@ -134,17 +134,25 @@ export class TurnQueue {
     this.#queued = [];
     const writes: (() => void)[] = [];
     this.#writes = writes;
-    for (const work of queued) this.#safely(work);
-    this.#writes = null;
-    for (const write of writes) this.#safely(write);
+    try {
+      for (const work of queued) this.#safely(work);
+    } finally {
+      this.#writes = null;
+      for (const write of writes) this.#safely(write);
+    }
   };
 
   #safely(work: () => void): void {
     try {
       work();
     } catch (err) {
-      // Sides answer their own errors; this is only so that one fault cannot strand the rest.
-      this.logError(err);
+      // Sides answer their own errors; this is only so that one fault cannot strand the
+      // rest, nor can a log that fails in turn.
+      try {
+        this.logError(err);
+      } catch {
+        // Nothing more can be said about it.
+      }
     }
   }
 }

@@ -126,6 +126,30 @@ describe('TurnQueue', () => {
     turns.afterWork(() => seen.push('after the drain: at once'));
     assert.equal(seen.at(-1), 'after the drain: at once');
   });
+
+  test('a log that fails in turn strands neither the rest of the work nor any write, then or later', async () => {
+    const seen: string[] = [];
+    const turns = new TurnQueue(() => {
+      throw new Error('the log failed too');
+    });
+    turns.run(() => {
+      turns.afterWork(() => seen.push('write 1'));
+      throw new Error('work failed');
+    });
+    turns.run(() => {
+      seen.push('work 2');
+      turns.afterWork(() => {
+        throw new Error('write failed');
+      });
+      turns.afterWork(() => seen.push('write 2'));
+    });
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.deepEqual(seen, ['work 2', 'write 1', 'write 2']);
+    turns.afterWork(() => seen.push('later: at once'));
+    turns.run(() => turns.afterWork(() => seen.push('next turn')));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.deepEqual(seen.slice(3), ['later: at once', 'next turn']);
+  });
 });
 
 /** Serves one GET with `served` on a real socket; answers its status. */
