@@ -184,6 +184,9 @@ export function serve<C extends RequestContext>(side: Side<C>, logError: FaultLo
         try {
           side.done?.(ctx, reply);
           observe?.(ctx, reply);
+        } catch (err) {
+          // Its log line or its count failed: the fault is reported with the request's id.
+          logError(err, ctx.id);
         } finally {
           inFlight?.end();
         }

@@ -194,6 +194,19 @@ describe('serve', () => {
     assert.equal(inFlight.size, 0, 'nothing is left in flight');
   });
 
+  test('a log line or count that fails is reported with the request id, after the answer, and leaves the in-flight count', async () => {
+    const faults: [string, string | undefined][] = [];
+    const inFlight = new InFlight();
+    for (const turns of [undefined, new TurnQueue(() => faults.push(['no id', undefined]))]) {
+      const served = serve(side([() => json({ ok: true })]), (err, id) => faults.push([(err as Error).message, id]), () => {
+        throw new Error('count failed');
+      }, inFlight, turns);
+      assert.equal(await once(served), 200);
+    }
+    assert.deepEqual(faults, [['count failed', 'req-7'], ['count failed', 'req-7']]);
+    assert.equal(inFlight.size, 0);
+  });
+
   test('with a TurnQueue an answer is written once all the work its turn queued has run', async () => {
     const seen: string[] = [];
     const turns = new TurnQueue(() => undefined);
