@@ -69,6 +69,17 @@ describe('runSide', () => {
   });
 });
 
+/** Queues work that records itself, then asks for a write that throws and one that records itself. */
+function queueWorkWithAFailingWrite(turns: TurnQueue, seen: string[]): void {
+  turns.run(() => {
+    seen.push('work 2');
+    turns.afterWork(() => {
+      throw new Error('write failed');
+    });
+    turns.afterWork(() => seen.push('write 2'));
+  });
+}
+
 describe('TurnQueue', () => {
   test('runs what a turn queued in its check phase, in order, after everything else that turn does', async () => {
     const seen: string[] = [];
@@ -113,13 +124,7 @@ describe('TurnQueue', () => {
       seen.push('work 1');
       turns.afterWork(() => seen.push('write 1'));
     });
-    turns.run(() => {
-      seen.push('work 2');
-      turns.afterWork(() => {
-        throw new Error('write failed');
-      });
-      turns.afterWork(() => seen.push('write 2'));
-    });
+    queueWorkWithAFailingWrite(turns, seen);
     await new Promise<void>((resolve) => setImmediate(resolve));
     assert.deepEqual(seen, ['outside a drain: at once', 'work 1', 'work 2', 'write 1', 'write 2']);
     assert.deepEqual(faults.map((e) => (e as Error).message), ['write failed']);
@@ -136,13 +141,7 @@ describe('TurnQueue', () => {
       turns.afterWork(() => seen.push('write 1'));
       throw new Error('work failed');
     });
-    turns.run(() => {
-      seen.push('work 2');
-      turns.afterWork(() => {
-        throw new Error('write failed');
-      });
-      turns.afterWork(() => seen.push('write 2'));
-    });
+    queueWorkWithAFailingWrite(turns, seen);
     await new Promise<void>((resolve) => setImmediate(resolve));
     assert.deepEqual(seen, ['work 2', 'write 1', 'write 2']);
     turns.afterWork(() => seen.push('later: at once'));
