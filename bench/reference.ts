@@ -6,6 +6,12 @@
  * - POST /api/v1/paste_create.php → read body, JSON.parse, temp file + fsync + rename +
  *   fsync of the folder (the durability our store promises), a small JSON answer
  * Run as its own process: REF_MANIFEST (the seeder's JSON), REF_DIR, HOST, PORT.
+ *
+ * REF_WORK (the bench's `--reference-work`) adds some of the work the README asks of every
+ * API answer, to show what that work alone costs a server this bare: `headers` sends the
+ * five headers our API reads carry besides Content-Type and Content-Length (X-Request-Id,
+ * X-Content-Type-Options, Cache-Control, X-RateLimit-Limit, ETag); `log` builds each API
+ * request's JSON line, as our log does, into memory (our log writes them once a second).
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -85,11 +91,48 @@ function send(res: ServerResponse, status: number, type: string, body: Buffer): 
   res.end(body);
 }
 
+const work = new Set((process.env['REF_WORK'] ?? '').split(',').filter((w) => w !== ''));
+for (const w of work) if (w !== 'headers' && w !== 'log') throw new Error(`REF_WORK: unknown work "${w}" (headers, log)`);
+let requests = 0;
+
 function read(res: ServerResponse, url: string, bodies: Map<string, Buffer>, type: string): void {
+  const started = performance.now();
   const i = url.indexOf('hash=');
-  const body = i === -1 ? undefined : bodies.get(url.slice(i + 5, i + 15));
-  if (body === undefined) send(res, 404, json, notFound);
-  else send(res, 200, type, body);
+  const hash = i === -1 ? '' : url.slice(i + 5, i + 15);
+  const body = bodies.get(hash);
+  const status = body === undefined ? 404 : 200;
+  const answer = body ?? notFound;
+  if (work.has('headers')) {
+    res.writeHead(status, [
+      'x-request-id', `reference-${++requests}`,
+      'x-content-type-options', 'nosniff',
+      'cache-control', 'no-store',
+      'x-ratelimit-limit', '0',
+      'etag', `"${hash}.1"`,
+      'content-type', body === undefined ? json : type,
+      'content-length', String(answer.length),
+    ]);
+    res.end(answer);
+  } else send(res, status, body === undefined ? json : type, answer);
+  if (work.has('log')) logLine(url.slice(0, url.indexOf('?')), status, performance.now() - started);
+}
+
+/** Lines kept in memory, overwritten from the start when full. */
+const lines = Buffer.alloc(8 * 1024 * 1024);
+let linesAt = 0;
+let isoMs = Number.NaN;
+let iso = '';
+
+/** One API log line as the README shows it, the time's text made once a millisecond (as ours is). */
+function logLine(endpoint: string, status: number, ms: number): void {
+  const now = Date.now();
+  if (now !== isoMs) {
+    isoMs = now;
+    iso = new Date(now).toISOString();
+  }
+  const line = `{"time":"${iso}","token_id":"bench000","user_id":1,"method":"GET","endpoint":"${endpoint}","status":${status},"ip":"127.0.0.1","duration_ms":${Math.round(ms * 100) / 100}}\n`;
+  if (linesAt + line.length * 3 > lines.length) linesAt = 0;
+  linesAt += lines.write(line, linesAt);
 }
 
 /** temp file + fsync + rename + fsync of the folder. */

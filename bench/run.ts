@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: our server against a bare node:http reference, same load, same run.
  * Flags: --rounds N (per side, default 2), --duration S (8), --warmup S (2),
- * --connections N (50), --only TEXT (scenarios whose name contains it), --no-startup.
+ * --connections N (50), --only TEXT (scenarios whose name contains it), --no-startup,
+ * --reference-work headers,log (the reference does that much of our per-request work too).
  * Load comes from wrk when it is on PATH, else from autocannon (BENCH_LOADGEN=wrk|autocannon
  * forces one). BENCH_OURS_ROOT=/path/to/other/checkout benches that checkout's build as
  * "ours" (seeding, the reference and this code stay this repository's).
@@ -21,10 +22,12 @@ interface Flags extends RoundSettings {
   rounds: number;
   only: string | null;
   startup: boolean;
+  /** Work the reference does besides answering (bench/reference.ts, REF_WORK): '' for none. */
+  referenceWork: string;
 }
 
 function parseFlags(argv: string[]): Flags {
-  const flags: Flags = { rounds: 2, durationSec: 8, warmupSec: 2, connections: 50, only: null, startup: true };
+  const flags: Flags = { rounds: 2, durationSec: 8, warmupSec: 2, connections: 50, only: null, startup: true, referenceWork: '' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = (): string => {
@@ -43,6 +46,7 @@ function parseFlags(argv: string[]): Flags {
     else if (a === '--connections') flags.connections = count(1);
     else if (a === '--only') flags.only = value();
     else if (a === '--no-startup') flags.startup = false;
+    else if (a === '--reference-work') flags.referenceWork = value();
     else throw new Error(`unknown flag ${a}`);
   }
   return flags;
@@ -64,7 +68,7 @@ async function main(): Promise<void> {
   if (gen.note !== null) console.log(gen.note);
   const ours = await ourServerArgv();
   console.log(`our server root: ${ours.root}${ours.root === ROOT ? ' (this repository)' : ' (BENCH_OURS_ROOT)'}`);
-  console.log(`our server: ${ours.how}; reference: node --import tsx bench/reference.ts`);
+  console.log(`our server: ${ours.how}; reference: node --import tsx bench/reference.ts${flags.referenceWork === '' ? '' : ` (REF_WORK=${flags.referenceWork}: its API reads do that work too)`}`);
   console.log(`settings: load generator ${gen.label}, ${flags.connections} connections, pipelining 1, ${flags.warmupSec} s warm-up + ${flags.durationSec} s measured per round, ${flags.rounds} rounds per side (ABBA order), best round per side reported`);
 
   const dataDir = await tempDir('data');
@@ -80,7 +84,7 @@ async function main(): Promise<void> {
   try {
     const our = await spawnServer('ours', ours.argv, { DATA_DIR: dataDir });
     servers.push(our);
-    const ref = await spawnServer('reference', refServerArgv(), { REF_MANIFEST: manifest, REF_DIR: refDir });
+    const ref = await spawnServer('reference', refServerArgv(), { REF_MANIFEST: manifest, REF_DIR: refDir, REF_WORK: flags.referenceWork });
     servers.push(ref);
     const big = seeded.big?.hash ?? '';
     const fixture: Fixture = {
