@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, beforeEach, describe, test } from 'node:test';
+import { DurableFiles } from '../../src/store/files.ts';
+import { PasteStore } from '../../src/store/pastes.ts';
+import { SAVE_CHUNK, ViewCounter } from '../../src/store/views.ts';
+import { cleanup, tempDataDir } from '../helpers/server.ts';
+
+let dir: string;
+const dirs: string[] = [];
+let files: DurableFiles;
+let store: PasteStore;
+
+beforeEach(async () => {
+  dir = await tempDataDir();
+  dirs.push(dir);
+  files = new DurableFiles(join(dir, 'tmp'));
+  await files.init();
+  store = new PasteStore(dir, files, 0);
+  await store.init();
+});
+after(() => Promise.all(dirs.map(cleanup)));
+
+const file = (): string => join(dir, 'views.json');
+const counter = (): ViewCounter => new ViewCounter(store, files, file());
+/** A made-up hash for paste `i` (the counter never looks at the pastes unless it drains). */
+const hashOf = (i: number): string => `h${String(i).padStart(9, '0')}`;
+
+describe('the saved view counts', () => {
+  test('more counts than one chunk of a save come back whole after a load, those from an older file included', async () => {
+    const n = 2 * SAVE_CHUNK + 17;
+    // An older version's file: the views alone, with no count of the paste's file to go with them.
+    await writeFile(file(), JSON.stringify({ [hashOf(0)]: 5, [hashOf(1)]: 2 }));
+    const views = counter();
+    await views.load();
+    for (let i = 2; i < n; i++) for (let k = 0; k <= i % 3; k++) views.add(hashOf(i), i % 50);
+    await views.save();
+    assert.equal(JSON.parse(await readFile(file(), 'utf8')).v, 3);
+
+    const again = counter();
+    await again.load();
+    assert.equal(again.size, n);
+    // Views beyond a file that counts `fileCount`: the older file's count all of it, whatever the file says.
+    assert.equal(again.pending(hashOf(0), 1_000), 5);
+    assert.equal(again.pending(hashOf(1), 0), 2);
+    for (let i = 2; i < n; i++) {
+      assert.equal(again.pending(hashOf(i), i % 50), (i % 3) + 1, `paste ${i}`);
+      // A file that already took them in (a fold, then a crash before the next save) gets none twice.
+      assert.equal(again.pending(hashOf(i), (i % 50) + (i % 3) + 1), 0, `paste ${i}, folded`);
+    }
+  });
+
+  test('a file of the version before (each count with its base) still loads', async () => {
+    await writeFile(file(), JSON.stringify({ v: 2, pending: { [hashOf(1)]: [7, 3], [hashOf(2)]: [null, 4], [hashOf(3)]: [1, 0] } }));
+    const views = counter();
+    await views.load();
+    assert.equal(views.size, 2, 'a count of nothing is dropped');
+    assert.equal(views.pending(hashOf(1), 7), 3);
+    assert.equal(views.pending(hashOf(1), 9), 1);
+    assert.equal(views.pending(hashOf(2), 100), 4);
+  });
+
+  test('a damaged list loads what it can and skips the rest', async () => {
+    await writeFile(file(), JSON.stringify({ v: 3, pending: [hashOf(1), 2, 3, 42, 0, 1, hashOf(2), 'x', 1, hashOf(3), null, -1, hashOf(4), null, 2, hashOf(5)] }));
+    const views = counter();
+    await views.load();
+    assert.deepEqual([1, 2, 3, 4, 5].map((i) => views.pending(hashOf(i), 0)), [5, 0, 0, 2, 0]);
+  });
+
+  test('a save of many counts lets other work run between its chunks: a count made meanwhile is in it', async () => {
+    const views = counter();
+    for (let i = 0; i < 3 * SAVE_CHUNK; i++) views.add(hashOf(i), 0);
+    // Written in one go, the counts would have been taken before this could run.
+    setImmediate(() => views.add('late000000', 0));
+    await views.save();
+    const again = counter();
+    await again.load();
+    assert.equal(again.size, 3 * SAVE_CHUNK + 1);
+    assert.equal(again.pending('late000000', 0), 1);
+  });
+});
