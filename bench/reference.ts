@@ -10,8 +10,9 @@
  * REF_WORK (the bench's `--reference-work`) adds some of the work the README asks of every
  * API answer, to show what that work alone costs a server this bare: `headers` sends the
  * five headers our API reads carry besides Content-Type and Content-Length (X-Request-Id,
- * X-Content-Type-Options, Cache-Control, X-RateLimit-Limit, ETag); `log` builds each API
- * request's JSON line, as our log does, into memory (our log writes them once a second).
+ * X-Content-Type-Options, Cache-Control, X-RateLimit-Limit, ETag; raw.php's also
+ * Content-Security-Policy); `log` builds each API read's JSON line, as our log does, into
+ * memory (our log writes them once a second).
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -93,28 +94,33 @@ function send(res: ServerResponse, status: number, type: string, body: Buffer): 
 
 const work = new Set((process.env['REF_WORK'] ?? '').split(',').filter((w) => w !== ''));
 for (const w of work) if (w !== 'headers' && w !== 'log') throw new Error(`REF_WORK: unknown work "${w}" (headers, log)`);
+const withHeaders = work.has('headers');
+const withLog = work.has('log');
 let requests = 0;
 
 function read(res: ServerResponse, url: string, bodies: Map<string, Buffer>, type: string): void {
-  const started = performance.now();
+  const started = withLog ? performance.now() : 0;
   const i = url.indexOf('hash=');
   const hash = i === -1 ? '' : url.slice(i + 5, i + 15);
   const body = bodies.get(hash);
-  const status = body === undefined ? 404 : 200;
-  const answer = body ?? notFound;
-  if (work.has('headers')) {
-    res.writeHead(status, [
-      'x-request-id', `reference-${++requests}`,
-      'x-content-type-options', 'nosniff',
-      'cache-control', 'no-store',
-      'x-ratelimit-limit', '0',
-      'etag', `"${hash}.1"`,
-      'content-type', body === undefined ? json : type,
-      'content-length', String(answer.length),
-    ]);
-    res.end(answer);
-  } else send(res, status, body === undefined ? json : type, answer);
-  if (work.has('log')) logLine(url.slice(0, url.indexOf('?')), status, performance.now() - started);
+  if (!withHeaders) {
+    if (body === undefined) send(res, 404, json, notFound);
+    else send(res, 200, type, body);
+  } else if (body === undefined) {
+    res.writeHead(404, ['x-request-id', `reference-${++requests}`, 'x-content-type-options', 'nosniff', 'cache-control', 'no-store', 'x-ratelimit-limit', '0', 'content-type', json, 'content-length', String(notFound.length)]);
+    res.end(notFound);
+  } else {
+    const head = ['x-request-id', `reference-${++requests}`, 'x-content-type-options', 'nosniff', 'cache-control', 'no-store', 'x-ratelimit-limit', '0', 'etag', `"${hash}.1"`];
+    // Ours sends the text of raw.php under a sandbox, as the README's Raw text says.
+    if (type === text) head.push('content-security-policy', 'sandbox');
+    head.push('content-type', type, 'content-length', String(body.length));
+    res.writeHead(200, head);
+    res.end(body);
+  }
+  if (withLog) {
+    const q = url.indexOf('?');
+    logLine(q === -1 ? url : url.slice(0, q), body === undefined ? 404 : 200, performance.now() - started);
+  }
 }
 
 /** Lines kept in memory, overwritten from the start when full. */

@@ -38,8 +38,11 @@ export function verdict(r: Row): string {
 
 const num = (n: number, digits = 0): string => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 
-/** A Markdown table, so it pastes into the README as is. */
-export function table(rows: Row[]): string {
+/**
+ * A Markdown table, so it pastes into the README as is. `unjudged` replaces every verdict
+ * (the goals are ratios to the bare reference: against one that does more, none applies).
+ */
+export function table(rows: Row[], unjudged?: string): string {
   const head = ['scenario', 'ours req/s', 'ours p50 ms', 'ours p99 ms', 'ref req/s', 'ref p50 ms', 'ref p99 ms', 'ratio', 'goal', 'result'];
   const body = rows.map((r) => [
     r.scenario,
@@ -51,7 +54,7 @@ export function table(rows: Row[]): string {
     num(r.ref.p99, 1),
     num(r.ours.rps / r.ref.rps, 2),
     goalText(r.goal),
-    verdict(r),
+    unjudged ?? verdict(r),
   ]);
   const all = [head, ...body];
   const widths = head.map((_, i) => Math.max(...all.map((row) => (row[i] as string).length)));

@@ -46,7 +46,10 @@ function parseFlags(argv: string[]): Flags {
     else if (a === '--connections') flags.connections = count(1);
     else if (a === '--only') flags.only = value();
     else if (a === '--no-startup') flags.startup = false;
-    else if (a === '--reference-work') flags.referenceWork = value();
+    else if (a === '--reference-work') {
+      flags.referenceWork = value();
+      for (const w of flags.referenceWork.split(',')) if (w !== 'headers' && w !== 'log') throw new Error(`--reference-work: unknown work "${w}" (headers, log)`);
+    }
     else throw new Error(`unknown flag ${a}`);
   }
   return flags;
@@ -118,8 +121,9 @@ async function main(): Promise<void> {
     const ourLog = our.output().trim();
     if (/error/i.test(ourLog)) console.log(`\nour server's output mentions errors:\n${ourLog.split('\n').slice(0, 40).join('\n')}`);
 
-    console.log(`\n${machineLine()}\ncommand: npm run bench (load generator ${gen.label}, ${flags.connections} connections, ${flags.durationSec} s per round, best of ${flags.rounds} rounds per side)\nours: ${ours.how}\n`);
-    console.log(table(rows));
+    const extra = flags.referenceWork === '' ? '' : `, --reference-work ${flags.referenceWork}`;
+    console.log(`\n${machineLine()}\ncommand: npm run bench (load generator ${gen.label}, ${flags.connections} connections, ${flags.durationSec} s per round, best of ${flags.rounds} rounds per side${extra})\nours: ${ours.how}\n`);
+    console.log(table(rows, extra === '' ? undefined : 'n/a (the reference does more)'));
     console.log(`\n${loadLine()} (other work on the machine slows both sides)`);
 
     if (flags.startup) printStartup(await startupAndMemory(ours.argv));

@@ -275,7 +275,10 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     await views.drain();
     limiter.prune();
     // The view counts still pending are saved every tick: a crash loses at most this tick's.
-    await Promise.all([views.save(), saveBuckets(files, bucketsFile, limiter), tokenUsage.save(), recent.save()]);
+    // Every save is waited for, even after one fails, so the tick never ends (nor shutdown
+    // begins its own saves) while one is still writing.
+    const saved = await Promise.allSettled([views.save(), saveBuckets(files, bucketsFile, limiter), tokenUsage.save(), recent.save()]);
+    for (const outcome of saved) if (outcome.status === 'rejected') throw outcome.reason;
   };
   // A write the disk refused has been reported already (above); anything else is a fault.
   const tick = (): Promise<void> =>

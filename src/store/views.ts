@@ -27,6 +27,8 @@ export class ViewCounter {
   readonly #pending = new Map<string, Pending>();
   /** Whether the pending counts differ from what the state file holds. */
   #dirty = false;
+  /** The save under way (or the last one), which the next waits for. */
+  #saving: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly store: PasteStore,
@@ -104,29 +106,31 @@ export class ViewCounter {
   async load(): Promise<void> {
     const saved = await readStateFile(this.file);
     if (typeof saved !== 'object' || saved === null) return;
-    const version = (saved as { v?: unknown }).v;
-    const entries = version === 2 || version === 3 ? (saved as { pending?: unknown }).pending : saved;
+    const v2 = (saved as { v?: unknown }).v === 2;
+    const entries = v2 ? (saved as { pending?: unknown }).pending : saved;
     if (typeof entries !== 'object' || entries === null) return;
-    const take = (hash: unknown, base: unknown, delta: unknown): void => {
-      if (typeof hash !== 'string' || !Number.isInteger(delta) || (delta as number) <= 0) return;
-      if (base !== null && !Number.isInteger(base)) return;
-      this.#pending.set(hash, { base: base as number | null, delta: delta as number });
-    };
-    // Version 3: one flat list of hash, base, delta, hash, base, delta...
-    if (version === 3) {
-      if (!Array.isArray(entries)) return;
-      for (let i = 0; i + 2 < entries.length; i += 3) take(entries[i], entries[i + 1], entries[i + 2]);
-      return;
-    }
     for (const [hash, value] of Object.entries(entries)) {
       // Version 2: [base, delta]; before it, the delta alone (never folded, so all of it counts).
-      const [base, delta] = version === 2 && Array.isArray(value) ? (value as unknown[]) : [null, value];
-      take(hash, base, delta);
+      const [base, delta] = v2 && Array.isArray(value) ? (value as unknown[]) : [null, value];
+      if (!Number.isInteger(delta) || (delta as number) <= 0) continue;
+      if (base !== null && !Number.isInteger(base)) continue;
+      this.#pending.set(hash, { base: base as number | null, delta: delta as number });
     }
   }
 
-  /** Saves the pending counts durably (or removes the file when none are left), if they changed. */
-  async save(): Promise<void> {
+  /**
+   * Saves the pending counts durably (or removes the file when none are left), if they
+   * changed. Saves run one after another: one called while another is writing waits for
+   * it, so the last to finish holds the newest counts, and a save at shutdown never
+   * returns while a tick's save is still under way.
+   */
+  save(): Promise<void> {
+    const run = this.#saving.then(() => this.#save());
+    this.#saving = run.catch(() => undefined);
+    return run;
+  }
+
+  async #save(): Promise<void> {
     if (!this.#dirty) return;
     this.#dirty = false;
     if (this.#pending.size === 0) {
@@ -142,27 +146,28 @@ export class ViewCounter {
   }
 
   /**
-   * The pending counts as the state file's text: `{"v":3,"pending":[hash, base, delta, ...]}`.
-   * Written SAVE_CHUNK entries at a time, with a turn of the event loop between chunks:
-   * after reads of 100,000 pastes as many counts are pending, and writing them in one go
-   * held every request for 60-130 ms on each tick (as an object of arrays; a flat list is
-   * a few times cheaper to write). A count changed while this runs is saved by the next
-   * save (the change marks the counts dirty again), as with one written in one go.
+   * The pending counts as the state file's text, `{"v":2,"pending":{hash: [base, delta]}}`,
+   * written SAVE_CHUNK counts at a time with a turn of the event loop between chunks: after
+   * reads of 100,000 pastes as many counts are pending, and writing them in one go held
+   * every request for 56-115 ms on each tick (2-5 ms a chunk). A count that changes while this runs marks
+   * the counts dirty again, so the next save has it, as with one written in one go.
    */
   async #serialised(): Promise<string> {
     const chunks: string[] = [];
-    let flat: (string | number | null)[] = [];
+    let chunk: Record<string, [number | null, number]> = Object.create(null);
+    let n = 0;
     for (const [hash, e] of this.#pending) {
-      flat.push(hash, e.base, e.delta);
-      if (flat.length < SAVE_CHUNK * 3) continue;
-      chunks.push(JSON.stringify(flat).slice(1, -1));
-      flat = [];
+      chunk[hash] = [e.base, e.delta];
+      if (++n < SAVE_CHUNK) continue;
+      chunks.push(JSON.stringify(chunk).slice(1, -1));
+      chunk = Object.create(null);
+      n = 0;
       await nextTurn();
     }
-    if (flat.length > 0) chunks.push(JSON.stringify(flat).slice(1, -1));
-    return `{"v":3,"pending":[${chunks.join(',')}]}`;
+    if (n > 0) chunks.push(JSON.stringify(chunk).slice(1, -1));
+    return `{"v":2,"pending":{${chunks.join(',')}}}`;
   }
 }
 
 /** Counts written between two turns of the event loop by a save: about a millisecond's work. */
-export const SAVE_CHUNK = 4_096;
+export const SAVE_CHUNK = 2_048;
