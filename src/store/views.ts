@@ -149,8 +149,9 @@ export class ViewCounter {
    * The pending counts as the state file's text, `{"v":2,"pending":{hash: [base, delta]}}`,
    * written SAVE_CHUNK counts at a time with a turn of the event loop between chunks: after
    * reads of 100,000 pastes as many counts are pending, and writing them in one go held
-   * every request for 56-115 ms on each tick (2-5 ms a chunk). A count that changes while this runs marks
-   * the counts dirty again, so the next save has it, as with one written in one go.
+   * every request for 56-115 ms on each tick (2-5 ms a chunk). A count that changes while
+   * this runs marks the counts dirty again, so the next save has it, as with one written
+   * in one go.
    */
   async #serialised(): Promise<string> {
     const chunks: string[] = [];
