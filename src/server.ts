@@ -24,7 +24,7 @@ import { RateLimiter } from './ratelimit/bucket.ts';
 import { FailureBudget } from './ratelimit/failure-budget.ts';
 import { AuditLog } from './log/audit.ts';
 import { AccountStore } from './store/accounts.ts';
-import { loadBuckets, saveBuckets } from './store/bucket-file.ts';
+import { BucketFile } from './store/bucket-file.ts';
 import { DurableFiles, ensureWritableDir, StorageFull, StorageReadOnly } from './store/files.ts';
 import { checkDataFormat } from './store/migrate.ts';
 import { claimFolder } from './store/instance.ts';
@@ -126,7 +126,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const idempotencyRecords = new IdempotencyRecords(dir, files);
   const sessions = new SessionStore(join(dir, 'sessions'), files, config.sessionIdleMs, now);
   const limiter = new RateLimiter(now);
-  const bucketsFile = join(state, 'ratelimit.json');
+  const buckets = new BucketFile(files, join(state, 'ratelimit.json'));
   const log = new LogAppender({ dir: join(dir, 'logs'), now, retentionDays: config.logRetentionDays, warn });
   const [serverKey] = await Promise.all([
     loadServerKey(files, join(dir, ...SERVER_KEY_PATH)),
@@ -138,7 +138,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     recent.load(),
     sessions.load(),
   ]);
-  limiter.restore(await loadBuckets(bucketsFile));
+  await buckets.load(limiter);
   await accountFile.watch();
 
   // Listen before building the sides: with PORT=0 the default BASE_URL needs the port we got.
@@ -277,7 +277,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     // The view counts still pending are saved every tick: a crash loses at most this tick's.
     // Every save is waited for, even after one fails, so the tick never ends (nor shutdown
     // begins its own saves) while one is still writing.
-    const saved = await Promise.allSettled([views.save(), saveBuckets(files, bucketsFile, limiter), tokenUsage.save(), recent.save()]);
+    const saved = await Promise.allSettled([views.save(), buckets.save(limiter), tokenUsage.save(), recent.save()]);
     for (const outcome of saved) if (outcome.status === 'rejected') throw outcome.reason;
   };
   // A write the disk refused has been reported already (above); anything else is a fault.
@@ -325,7 +325,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
           (err: unknown) => `could not save ${what}: ${err instanceof Error ? err.message : String(err)}`,
         );
       const outcomes = await Promise.all([
-        attempt('the rate-limit buckets', saveBuckets(files, bucketsFile, limiter)),
+        attempt('the rate-limit buckets', buckets.save(limiter)),
         attempt('the pending view counts', views.save()),
         attempt("the tokens' last use", tokenUsage.save()),
         attempt('the recent pastes list', recent.save()),

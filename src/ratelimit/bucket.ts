@@ -86,14 +86,25 @@ export function take(state: BucketState | undefined, limitPerMinute: number, now
 export class RateLimiter {
   readonly #now: () => number;
   readonly #buckets = new Map<string, StoredBucket>();
+  #changes = 0;
 
   constructor(now: () => number) {
     this.#now = now;
   }
 
+  /**
+   * How many times the buckets have changed (a token spent, given back or charged, a bucket
+   * dropped, all of them replaced): the same number means the same buckets, so a saved copy
+   * taken at that number is still current. Refilling over time changes nothing stored.
+   */
+  get changes(): number {
+    return this.#changes;
+  }
+
   /** Spends one token from `key`'s bucket. A limit of 0 is unlimited and stores nothing. */
   consume(key: string, limitPerMinute: number): Decision {
     const decision = take(this.#buckets.get(key), limitPerMinute, this.#now());
+    this.#changes++;
     if (limitPerMinute === 0) {
       this.#buckets.delete(key);
     } else {
@@ -113,6 +124,7 @@ export class RateLimiter {
     if (limitPerMinute === 0) return;
     const current = refill(this.#buckets.get(key), limitPerMinute, this.#now());
     const tokens = Math.max(current.tokens - 1, -MAX_DEBT_MINUTES * limitPerMinute);
+    this.#changes++;
     this.#buckets.set(key, { tokens, updatedAt: current.updatedAt, limit: limitPerMinute });
   }
 
@@ -135,6 +147,7 @@ export class RateLimiter {
     if (b === undefined || limitPerMinute === 0) return;
     const current = refill(b, limitPerMinute, this.#now());
     const tokens = Math.min(limitPerMinute, current.tokens + 1);
+    this.#changes++;
     if (tokens + EPSILON >= limitPerMinute) this.#buckets.delete(key);
     else this.#buckets.set(key, { tokens, updatedAt: current.updatedAt, limit: limitPerMinute });
   }
@@ -154,6 +167,7 @@ export class RateLimiter {
 
   /** Replaces all buckets with those in `snap`, skipping any entry that is not a valid bucket. */
   restore(snap: unknown): void {
+    this.#changes++;
     this.#buckets.clear();
     if (typeof snap !== 'object' || snap === null || Array.isArray(snap)) return;
     for (const [key, value] of Object.entries(snap)) {
@@ -166,7 +180,9 @@ export class RateLimiter {
   prune(): void {
     const now = this.#now();
     for (const [key, b] of this.#buckets) {
-      if (refill(b, b.limit, now).tokens + EPSILON >= b.limit) this.#buckets.delete(key);
+      if (refill(b, b.limit, now).tokens + EPSILON < b.limit) continue;
+      this.#buckets.delete(key);
+      this.#changes++;
     }
   }
 }

@@ -1,11 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DurableFiles } from '../../src/store/files.ts';
 import { RateLimiter } from '../../src/ratelimit/bucket.ts';
-import { loadBuckets, saveBuckets } from '../../src/store/bucket-file.ts';
+import { BucketFile, loadBuckets, saveBuckets } from '../../src/store/bucket-file.ts';
 
 const T0 = Date.UTC(2024, 0, 1);
 
@@ -63,5 +63,81 @@ describe('bucket persistence', () => {
     const folder = join(dir, 'a-folder.json');
     await mkdir(folder);
     await assert.rejects(loadBuckets(folder), { code: 'EISDIR' });
+  });
+
+  it('BucketFile writes only when the buckets changed since its last write or read', async () => {
+    const file = join(dir, 'only-changes.json');
+    const absent = (): Promise<void> => assert.rejects(access(file), { code: 'ENOENT' });
+    let now = T0;
+    const rl = new RateLimiter(() => now);
+    const bf = new BucketFile(files, file);
+    await bf.load(rl);
+    // An idle server: nothing to write, ever.
+    await bf.save(rl);
+    await absent();
+    rl.consume('ip:10.0.0.1', 2);
+    await bf.save(rl);
+    assert.equal(JSON.parse(await readFile(file, 'utf8'))['ip:10.0.0.1'].tokens, 1);
+    // Nothing changed: not written again (the file removed here stays away).
+    await unlink(file);
+    now += 10_000;
+    await bf.save(rl);
+    await absent();
+    // A refund, a charge, a prune each count as a change.
+    for (const change of [() => rl.refund('ip:10.0.0.1', 2), () => rl.charge('ip:10.0.0.2', 1), () => { now += 120_000; rl.prune(); }]) {
+      await bf.save(rl);
+      await unlink(file).catch(() => undefined);
+      change();
+      await bf.save(rl);
+      await access(file);
+    }
+    assert.deepEqual(await loadBuckets(file), {}, 'all refilled and pruned');
+    // Read back at the next start: the file is current, so it is not rewritten.
+    await unlink(file);
+    await writeFile(file, JSON.stringify({ 'ip:10.0.0.3': { tokens: 0, updatedAt: now, limit: 5 } }));
+    const next = new RateLimiter(() => now);
+    const again = new BucketFile(files, file);
+    await again.load(next);
+    await unlink(file);
+    await again.save(next);
+    await absent();
+    assert.equal(next.peek('ip:10.0.0.3', 5).allowed, false);
+  });
+
+  it('BucketFile tries a failed write again at the next save', async () => {
+    const folder = join(dir, 'in-the-way');
+    const file = join(folder, 'buckets.json');
+    const rl = new RateLimiter(() => T0);
+    const bf = new BucketFile(files, file);
+    rl.consume('token:a', 3);
+    await writeFile(folder, 'a file where the folder should be');
+    await assert.rejects(bf.save(rl));
+    await unlink(folder);
+    await mkdir(folder);
+    await bf.save(rl);
+    assert.equal(JSON.parse(await readFile(file, 'utf8'))['token:a'].tokens, 2);
+  });
+
+  it('a limiter counts its changes: spending, giving back, charging, dropping and replacing, not looking', () => {
+    let now = T0;
+    const rl = new RateLimiter(() => now);
+    const seen: number[] = [rl.changes];
+    const step = (f: () => unknown): void => {
+      f();
+      seen.push(rl.changes);
+    };
+    step(() => rl.consume('a', 2));
+    step(() => rl.peek('a', 2));
+    step(() => rl.holds('a'));
+    step(() => rl.snapshot());
+    step(() => rl.refund('a', 2));
+    step(() => rl.charge('b', 2));
+    step(() => rl.prune());
+    step(() => {
+      now += 120_000;
+      rl.prune();
+    });
+    step(() => rl.restore({}));
+    assert.deepEqual(seen, [0, 1, 1, 1, 1, 2, 3, 3, 4, 5]);
   });
 });
