@@ -157,6 +157,11 @@ export class RateLimiter {
     return this.#buckets.size;
   }
 
+  /** Every bucket as it is now, by key (live: read each as you come to it). */
+  entries(): IterableIterator<[string, Readonly<StoredBucket>]> {
+    return this.#buckets.entries();
+  }
+
   /** A JSON-safe copy of every bucket, for persisting across a restart. */
   snapshot(): Record<string, StoredBucket> {
     // Null prototype: keys are client-influenced, so "__proto__" must stay a plain key.

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { access, mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DurableFiles } from '../../src/store/files.ts';
+import { DurableFiles, STATE_CHUNK, stateJson } from '../../src/store/files.ts';
 import { RateLimiter } from '../../src/ratelimit/bucket.ts';
 import { BucketFile, loadBuckets, saveBuckets } from '../../src/store/bucket-file.ts';
 
@@ -139,5 +139,44 @@ describe('bucket persistence', () => {
     });
     step(() => rl.restore({}));
     assert.deepEqual(seen, [0, 1, 1, 1, 1, 2, 3, 3, 4, 5]);
+  });
+
+  it('more buckets than one chunk of a save all come back', async () => {
+    const file = join(dir, 'many.json');
+    const rl = new RateLimiter(() => T0);
+    const n = 2 * STATE_CHUNK + 5;
+    for (let i = 0; i < n; i++) rl.consume(`ip:10.0.${i >> 8}.${i & 255}`, 3);
+    rl.consume('__proto__', 3);
+    await saveBuckets(files, file, rl);
+    const back = new RateLimiter(() => T0);
+    back.restore(await loadBuckets(file));
+    assert.equal(back.size, n + 1);
+    assert.deepEqual(back.snapshot(), rl.snapshot());
+  });
+});
+
+describe('stateJson', () => {
+  it('writes an object a chunk at a time, letting other work run between chunks', async () => {
+    const m = new Map<string, number>();
+    for (let i = 0; i < 3 * STATE_CHUNK; i++) m.set(`k${i}`, i);
+    const ran: string[] = [];
+    // In one go, the text would be made before this could run, and without the last key.
+    setImmediate(() => {
+      ran.push('other work');
+      m.set('late', -1);
+      m.set('k0', 0.5);
+    });
+    const text = await stateJson(m, (v) => v * 2);
+    assert.deepEqual(ran, ['other work']);
+    const back = JSON.parse(text) as Record<string, number>;
+    assert.equal(Object.keys(back).length, 3 * STATE_CHUNK + 1);
+    assert.equal(back['k1'], 2);
+    assert.equal(back['late'], -2, 'a key added meanwhile, written at its turn');
+    assert.equal(back['k0'], 0, 'a value changed after its chunk was written is for the next save');
+  });
+
+  it('keeps odd keys as plain keys, and writes {} for nothing', async () => {
+    assert.deepEqual(JSON.parse(await stateJson([['__proto__', 1], ['constructor', 2], ['a"b\\', 3]], (v) => v)), JSON.parse('{"__proto__":1,"constructor":2,"a\\"b\\\\":3}'));
+    assert.equal(await stateJson([], (v) => v), '{}');
   });
 });

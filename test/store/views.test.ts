@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, beforeEach, describe, test } from 'node:test';
-import { DurableFiles } from '../../src/store/files.ts';
+import { DurableFiles, STATE_CHUNK as SAVE_CHUNK } from '../../src/store/files.ts';
 import { PasteStore } from '../../src/store/pastes.ts';
-import { SAVE_CHUNK, ViewCounter } from '../../src/store/views.ts';
+import { ViewCounter } from '../../src/store/views.ts';
 import { cleanup, tempDataDir } from '../helpers/server.ts';
 
 let dir: string;
