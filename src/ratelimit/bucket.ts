@@ -104,10 +104,10 @@ export class RateLimiter {
   /** Spends one token from `key`'s bucket. A limit of 0 is unlimited and stores nothing. */
   consume(key: string, limitPerMinute: number): Decision {
     const decision = take(this.#buckets.get(key), limitPerMinute, this.#now());
-    this.#changes++;
     if (limitPerMinute === 0) {
-      this.#buckets.delete(key);
+      if (this.#buckets.delete(key)) this.#changes++;
     } else {
+      this.#changes++;
       // A literal, not a spread of the state: spread per request, such objects were promoted
       // out of the young generation (README, Performance).
       this.#buckets.set(key, { tokens: decision.state.tokens, updatedAt: decision.state.updatedAt, limit: limitPerMinute });

@@ -33,6 +33,8 @@ export async function saveBuckets(files: DurableFiles, file: string, limiter: Bu
 export class BucketFile {
   /** The limiter's change count the file holds, or null when not known. */
   #saved: number | null = null;
+  /** The save under way (or the last one): the next waits for it, so the last written is the newest. */
+  #saving: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly files: DurableFiles,
@@ -45,7 +47,13 @@ export class BucketFile {
     this.#saved = limiter.changes;
   }
 
-  async save(limiter: Buckets & { readonly changes: number }): Promise<void> {
+  save(limiter: Buckets & { readonly changes: number }): Promise<void> {
+    const run = this.#saving.then(() => this.#save(limiter));
+    this.#saving = run.catch(() => undefined);
+    return run;
+  }
+
+  async #save(limiter: Buckets & { readonly changes: number }): Promise<void> {
     // Taken before the buckets are read: a change made while they are written is saved next time.
     const changes = limiter.changes;
     if (changes === this.#saved) return;

@@ -104,6 +104,45 @@ describe('bucket persistence', () => {
     assert.equal(next.peek('ip:10.0.0.3', 5).allowed, false);
   });
 
+  it('BucketFile writes again a bucket spent while it was writing, at the next save', async () => {
+    const file = join(dir, 'during.json');
+    const rl = new RateLimiter(() => T0);
+    for (let i = 0; i < 3 * STATE_CHUNK; i++) rl.consume(`ip:k${i}`, 5);
+    const bf = new BucketFile(files, file);
+    // The first chunk (k0 among it) is written before anything else runs.
+    setImmediate(() => rl.consume('ip:k0', 5));
+    await bf.save(rl);
+    assert.equal(JSON.parse(await readFile(file, 'utf8'))['ip:k0'].tokens, 4, 'written before the second spend');
+    await bf.save(rl);
+    assert.equal(JSON.parse(await readFile(file, 'utf8'))['ip:k0'].tokens, 3);
+  });
+
+  it('BucketFile saves asked for at once run one after the other, the newest last', async () => {
+    // A disk whose writes finish when the test says so.
+    const writes: { text: string; done: () => void }[] = [];
+    const disk = { writeFile: (_file: string, text: string) => new Promise<void>((done) => writes.push({ text, done })) } as unknown as DurableFiles;
+    const rl = new RateLimiter(() => T0);
+    rl.consume('ip:a', 5);
+    const bf = new BucketFile(disk, join(dir, 'never-written.json'));
+    const turns = async (): Promise<void> => {
+      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    };
+    const first = bf.save(rl);
+    await turns();
+    assert.equal(writes.length, 1);
+    rl.consume('ip:a', 5);
+    const second = bf.save(rl);
+    await turns();
+    assert.equal(writes.length, 1, 'the second waits for the first write to end');
+    writes[0]?.done();
+    await first;
+    await turns();
+    assert.equal(writes.length, 2);
+    assert.equal(JSON.parse(writes[1]?.text ?? '')['ip:a'].tokens, 3, 'the newest written last');
+    writes[1]?.done();
+    await second;
+  });
+
   it('BucketFile tries a failed write again at the next save', async () => {
     const folder = join(dir, 'in-the-way');
     const file = join(folder, 'buckets.json');
@@ -138,7 +177,9 @@ describe('bucket persistence', () => {
       rl.prune();
     });
     step(() => rl.restore({}));
-    assert.deepEqual(seen, [0, 1, 1, 1, 1, 2, 3, 3, 4, 5]);
+    // An unlimited key stores nothing: spending from it changes nothing.
+    step(() => rl.consume('c', 0));
+    assert.deepEqual(seen, [0, 1, 1, 1, 1, 2, 3, 3, 4, 5, 5]);
   });
 
   it('more buckets than one chunk of a save all come back', async () => {
