@@ -69,6 +69,35 @@ test('PasteStore: reads of one paste asked for while its file is being read shar
   });
 });
 
+test('PasteStore: a read from the disk fills the cache while other pastes are being created', async () => {
+  await inDataDir(async (dir, files) => {
+    const first = new PasteStore(dir, files);
+    await first.init();
+    const hashes: string[] = [];
+    for (let i = 0; i < 300; i++) hashes.push((await first.create((h) => record(h, `paste ${i}`))).hash);
+    // A server just started (nothing cached) under a mixed load: creates all along the reads.
+    const store = new PasteStore(dir, files);
+    let reading = true;
+    let created = 0;
+    const writer = (async () => {
+      while (reading) {
+        await store.create((h) => record(h, 'new'));
+        created++;
+      }
+    })();
+    // Four readers, each reading its share one after another, so the reads span many creates.
+    await Promise.all([0, 1, 2, 3].map(async (lane) => {
+      for (let i = lane; i < hashes.length; i += 4) await store.get(hashes[i] as string);
+    }));
+    reading = false;
+    await writer;
+    assert.ok(created > 0, 'creates landed while the pastes were read');
+    // A commit to another paste says nothing about these: every one read is now in memory.
+    assert.deepEqual(hashes.filter((h) => store.cached(h) === undefined), []);
+    assert.equal(store.cacheStats.entries, hashes.length);
+  });
+});
+
 test('PasteStore.create: when the paste or its listing cannot be written, the other is undone', async () => {
   await inDataDir(async (dir, files) => {
     const store = new PasteStore(dir, files);
