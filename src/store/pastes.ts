@@ -227,6 +227,23 @@ export class PasteStore {
     this.#reading.delete(code);
   }
 
+  /**
+   * Runs `remove`, which takes paste `code`'s file away, so that no copy of it is left in
+   * memory: not before (the cache, reads in flight), nor after, whether or not it
+   * succeeded. A read that began and ended while it ran found the file still there and
+   * cached it; nothing would have replaced that copy.
+   */
+  async #removing(code: string, remove: () => Promise<unknown>): Promise<void> {
+    this.#invalidate(code);
+    this.#cache.delete(code);
+    try {
+      await remove();
+    } finally {
+      this.#invalidate(code);
+      this.#cache.delete(code);
+    }
+  }
+
   /** Reads paste `code` from its file, and caches it unless a commit to it landed meanwhile. */
   async #read(code: string, reading: Reading): Promise<Paste | null> {
     let text: string;
@@ -286,10 +303,8 @@ export class PasteStore {
         const made = file.status === 'fulfilled' && file.value;
         if (entry.status === 'rejected') {
           if (made) {
-            // A reader may have found the file meanwhile: what it read must not fill the cache.
-            this.#invalidate(code);
-            this.#cache.delete(code);
-            await this.files.removeFile(path).catch(() => undefined);
+            // A reader may have found the file meanwhile: what it read must not stay in the cache.
+            await this.#removing(code, () => this.files.removeFile(path).catch(() => undefined));
           }
           throw entry.reason;
         }
@@ -317,11 +332,11 @@ export class PasteStore {
         return null;
       } catch (err) {
         if (!(err instanceof CorruptPaste)) throw err;
-        this.#invalidate(code);
-        this.#cache.delete(code);
-        await this.files.removeFile(err.path);
-        await this.#dropRevisions(code);
-        this.#invalidate(code);
+        const path = err.path;
+        await this.#removing(code, async () => {
+          await this.files.removeFile(path);
+          await this.#dropRevisions(code);
+        });
         this.#reported.delete(code);
         return err;
       }
@@ -337,15 +352,20 @@ export class PasteStore {
       if (txn.dropRevisions === true) await this.#dropRevisions(code);
       if (txn.keep !== undefined) await this.files.writeFile(this.#revisionPath(code, txn.keep.revision ?? 1), fileText(txn.keep));
       if (txn.next === 'delete') {
-        this.#invalidate(code);
-        this.#cache.delete(code);
-        await this.files.removeFile(this.#path(code));
-        this.#invalidate(code);
+        await this.#removing(code, () => this.files.removeFile(this.#path(code)));
       } else if (txn.next !== undefined) {
         if (txn.next.expire_at !== null && txn.next.expire_at !== current?.expire_at) await this.#index(txn.next.expire_at, hash);
         if (txn.sweepAt !== undefined) await this.#index(txn.sweepAt, hash);
         this.#invalidate(code);
-        await this.files.writeFile(this.#path(code), fileText(txn.next));
+        try {
+          await this.files.writeFile(this.#path(code), fileText(txn.next));
+        } catch (err) {
+          // Which copy the disk holds is not known (the rename may have landed): the next read asks it.
+          this.#invalidate(code);
+          this.#cache.delete(code);
+          throw err;
+        }
+        // A read begun during the write may have cached the old copy: the new one replaces it.
         this.#invalidate(code);
         this.#cache.set(code, txn.next);
       }

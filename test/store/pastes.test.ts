@@ -89,12 +89,71 @@ test('PasteStore: a read from the disk fills the cache while other pastes are be
     await Promise.all([0, 1, 2, 3].map(async (lane) => {
       for (let i = lane; i < hashes.length; i += 4) await store.get(hashes[i] as string);
     }));
+    const createdWhileReading = created;
     reading = false;
     await writer;
-    assert.ok(created > 0, 'creates landed while the pastes were read');
+    assert.ok(createdWhileReading > 0, 'creates landed while the pastes were read');
     // A commit to another paste says nothing about these: every one read is now in memory.
     assert.deepEqual(hashes.filter((h) => store.cached(h) === undefined), []);
     assert.equal(store.cacheStats.entries, hashes.length);
+  });
+});
+
+/** A promise and the function that resolves it. */
+function gate(): { passed: Promise<void>; open: () => void } {
+  let open = (): void => undefined;
+  const passed = new Promise<void>((resolve) => (open = resolve));
+  return { passed, open };
+}
+
+test('PasteStore: a read that begins and ends while a paste is being deleted does not leave it in the cache', async () => {
+  await inDataDir(async (dir, files) => {
+    const x = await new PasteStore(dir, files).create((h) => record(h, 'secret'));
+    const store = new PasteStore(dir, files);
+    const reached = gate();
+    const removal = gate();
+    const remove = files.removeFile.bind(files);
+    files.removeFile = async (path: string): Promise<boolean> => {
+      reached.open();
+      await removal.passed;
+      return remove(path);
+    };
+    const deleting = store.transact(x.hash, () => ({ result: null, next: 'delete' as const }));
+    await reached.passed;
+    // The file is still there: this reader sees the paste, as it may until the delete lands.
+    assert.equal(contentOf((await store.get(x.hash)) ?? { content_json: 'null' }), 'secret');
+    removal.open();
+    await deleting;
+    assert.equal(store.cached(x.hash), undefined);
+    assert.equal(await store.get(x.hash), null);
+  });
+});
+
+test('PasteStore: a read from the disk across a commit to the same paste answers the old copy and caches the new', async () => {
+  await inDataDir(async (dir, files) => {
+    const seed = new PasteStore(dir, files);
+    const x = await seed.create((h) => record(h, 'old'));
+    const others: string[] = [];
+    for (let i = 0; i < 4; i++) others.push((await seed.create((h) => record(h, 'other'))).hash);
+    // Room for about four small pastes; the commit's write lands at once and leaves the file
+    // as it was, so the read in flight finds the old copy whatever the timing.
+    const store = new PasteStore(dir, files, 4_000);
+    files.writeFile = async (): Promise<void> => undefined;
+    const deciding = gate();
+    const decided = gate();
+    const committing = store.transact(x.hash, async (p) => {
+      deciding.open();
+      await decided.passed;
+      return { result: null, next: { ...(p as Paste), content_json: encodeContent('new') } };
+    });
+    await deciding.passed;
+    for (const h of others) await store.get(h);
+    assert.equal(store.cached(x.hash), undefined, 'pushed out by the others');
+    const reading = store.get(x.hash);
+    decided.open();
+    await committing;
+    assert.equal(contentOf((await reading) ?? { content_json: 'null' }), 'old');
+    assert.equal(contentOf(store.cached(x.hash) ?? { content_json: 'null' }), 'new');
   });
 });
 
