@@ -43,6 +43,14 @@ export interface Listing {
   withdraw(paste: Paste): Promise<void>;
 }
 
+/** A disk read in flight, and whether a commit to its paste has made it stale. */
+interface Reading {
+  stale: boolean;
+  read: Promise<Paste | null>;
+}
+
+const NO_READ: Promise<Paste | null> = Promise.resolve(null);
+
 /**
  * One JSON file per paste at `pastes/<2 chars>/<shortcode>.json`. The shortcode is the
  * hash's first six characters, so one file reserves both the hash and the short link,
@@ -52,14 +60,6 @@ export interface Listing {
  * Only the server writes pastes, so the cache is authoritative once a paste has been read
  * or written; every change goes through `transact`, under a per-paste lock.
  */
-/** A disk read in flight, and whether a commit to its paste has made it stale. */
-interface Reading {
-  stale: boolean;
-  read: Promise<Paste | null>;
-}
-
-const NO_READ: Promise<Paste | null> = Promise.resolve(null);
-
 export class PasteStore {
   readonly #root: string;
   readonly #expiryRoot: string;
