@@ -1,5 +1,6 @@
 import type { StoredBucket } from '../ratelimit/bucket.ts';
 import { readStateFile, stateJson, type DurableFiles } from './files.ts';
+import { KeyedMutex } from './mutex.ts';
 
 /**
  * Reads the rate-limit buckets saved by `saveBuckets`. A missing or unparsable file yields
@@ -33,8 +34,8 @@ export async function saveBuckets(files: DurableFiles, file: string, limiter: Bu
 export class BucketFile {
   /** The limiter's change count the file holds, or null when not known. */
   #saved: number | null = null;
-  /** The save under way (or the last one): the next waits for it, so the last written is the newest. */
-  #saving: Promise<void> = Promise.resolve();
+  /** Saves, one at a time (the one key), so the last written is the newest. */
+  readonly #saves = new KeyedMutex();
 
   constructor(
     private readonly files: DurableFiles,
@@ -48,9 +49,7 @@ export class BucketFile {
   }
 
   save(limiter: Buckets & { readonly changes: number }): Promise<void> {
-    const run = this.#saving.then(() => this.#save(limiter));
-    this.#saving = run.catch(() => undefined);
-    return run;
+    return this.#saves.run('save', () => this.#save(limiter));
   }
 
   async #save(limiter: Buckets & { readonly changes: number }): Promise<void> {

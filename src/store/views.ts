@@ -1,4 +1,5 @@
 import { readStateFile, stateJson, type DurableFiles } from './files.ts';
+import { KeyedMutex } from './mutex.ts';
 import { CorruptPaste, type PasteStore } from './pastes.ts';
 
 /**
@@ -26,8 +27,8 @@ export class ViewCounter {
   readonly #pending = new Map<string, Pending>();
   /** Whether the pending counts differ from what the state file holds. */
   #dirty = false;
-  /** The save under way (or the last one), which the next waits for. */
-  #saving: Promise<void> = Promise.resolve();
+  /** Saves, one at a time (the one key): each waits for the one before. */
+  readonly #saves = new KeyedMutex();
 
   constructor(
     private readonly store: PasteStore,
@@ -124,9 +125,7 @@ export class ViewCounter {
    * returns while a tick's save is still under way.
    */
   save(): Promise<void> {
-    const run = this.#saving.then(() => this.#save());
-    this.#saving = run.catch(() => undefined);
-    return run;
+    return this.#saves.run('save', () => this.#save());
   }
 
   async #save(): Promise<void> {
