@@ -110,15 +110,25 @@ function wrkVersion(file: string): string {
  */
 export function chooseGenerator(): Generator {
   const forced = process.env['BENCH_LOADGEN'];
-  if (forced !== undefined && forced !== '' && forced !== 'wrk' && forced !== 'autocannon') throw new Error(`BENCH_LOADGEN must be wrk or autocannon, not ${forced}`);
+  if (forced !== undefined && forced !== '' && forced !== 'wrk' && forced !== 'autocannon')
+    throw new Error(`BENCH_LOADGEN must be wrk or autocannon, not ${forced}`);
   const autocannonLabel = 'autocannon 8 (in the bench process)';
-  if (forced === 'autocannon') return { name: 'autocannon', label: autocannonLabel, note: 'autocannon forced by BENCH_LOADGEN=autocannon' };
+  if (forced === 'autocannon')
+    return { name: 'autocannon', label: autocannonLabel, note: 'autocannon forced by BENCH_LOADGEN=autocannon' };
   const wrk = onPath('wrk');
   if (wrk === null) {
     if (forced === 'wrk') throw new Error('BENCH_LOADGEN=wrk but wrk is not on PATH (apt-get install wrk)');
-    return { name: 'autocannon', label: autocannonLabel, note: 'wrk not found on PATH, falling back to autocannon, which shares the 2 cores with the servers and flatters the ratios: apt-get install wrk' };
+    return {
+      name: 'autocannon',
+      label: autocannonLabel,
+      note: 'wrk not found on PATH, falling back to autocannon, which shares the 2 cores with the servers and flatters the ratios: apt-get install wrk',
+    };
   }
-  return { name: 'wrk', label: `wrk ${wrkVersion(wrk)}, ${WRK_THREADS} thread${WRK_THREADS === 1 ? '' : 's'}`, note: null };
+  return {
+    name: 'wrk',
+    label: `wrk ${wrkVersion(wrk)}, ${WRK_THREADS} thread${WRK_THREADS === 1 ? '' : 's'}`,
+    note: null,
+  };
 }
 
 let chosen: Generator | null = null;
@@ -203,7 +213,9 @@ async function loadAutocannon(opts: LoadOptions): Promise<Measure> {
 /** A Lua string literal of `s`'s bytes: printable ASCII as is, anything else as \ddd. */
 function luaString(s: string): string {
   let out = '"';
-  for (const b of Buffer.from(s, 'utf8')) out += b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c ? String.fromCharCode(b) : `\\${String(b).padStart(3, '0')}`;
+  for (const b of Buffer.from(s, 'utf8'))
+    out +=
+      b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c ? String.fromCharCode(b) : `\\${String(b).padStart(3, '0')}`;
   return `${out}"`;
 }
 
@@ -244,7 +256,8 @@ interface WrkResult {
  */
 export function wrkScript(plan: LoadPlan, port: number, amount: number): string {
   const large = plan.largeResponses === true;
-  if (large && amount > 0) throw new Error('a run bounded by amount needs the response hook, which largeResponses leaves out');
+  if (large && amount > 0)
+    throw new Error('a run bounded by amount needs the response hook, which largeResponses leaves out');
   const total = plan.kinds.reduce((a, k) => a + (k.share ?? 1), 0);
   let upto = 0;
   const kinds = plan.kinds.map((k, i) => {
@@ -358,7 +371,20 @@ async function loadWrk(opts: LoadOptions): Promise<Measure> {
     const script = join(dir, 'load.lua');
     await writeFile(script, wrkScript(opts.plan, opts.port, opts.amount ?? 0));
     const durationSec = opts.amount !== undefined ? 600 : (opts.durationSec ?? 8);
-    const args = ['-t', String(WRK_THREADS), '-c', String(Math.max(opts.connections, WRK_THREADS)), '-d', `${durationSec}s`, '--timeout', '10s', '--latency', '-s', script, `http://127.0.0.1:${opts.port}`];
+    const args = [
+      '-t',
+      String(WRK_THREADS),
+      '-c',
+      String(Math.max(opts.connections, WRK_THREADS)),
+      '-d',
+      `${durationSec}s`,
+      '--timeout',
+      '10s',
+      '--latency',
+      '-s',
+      script,
+      `http://127.0.0.1:${opts.port}`,
+    ];
     const proc = spawnTracked('wrk', args);
     let stdout = '';
     let stderr = '';
@@ -378,11 +404,18 @@ async function loadWrk(opts: LoadOptions): Promise<Measure> {
     });
     clearInterval(interrupter);
     const line = stdout.split('\n').find((l) => l.startsWith(RESULT_MARK));
-    if (line === undefined) throw new Error(`wrk ${args.join(' ')} exited ${code} without a result:\n${stdout}\n${stderr}`);
+    if (line === undefined)
+      throw new Error(`wrk ${args.join(' ')} exited ${code} without a result:\n${stdout}\n${stderr}`);
     const r = JSON.parse(line.slice(RESULT_MARK.length)) as WrkResult;
     const e = r.errors;
     const errors = e.connect + e.read + e.write + e.timeout;
-    const failures = errors === 0 ? r.failures : [`wrk socket errors: connect ${e.connect}, read ${e.read}, write ${e.write}, timeout ${e.timeout}`, ...r.failures];
+    const failures =
+      errors === 0
+        ? r.failures
+        : [
+            `wrk socket errors: connect ${e.connect}, read ${e.read}, write ${e.write}, timeout ${e.timeout}`,
+            ...r.failures,
+          ];
     return {
       rps: r.requests / (r.duration_us / 1e6),
       p50: r.p50_us / 1000,
@@ -412,7 +445,13 @@ export function createBody(): string {
 
 /** POSTs of the 1 KB create body. */
 export function createRequest(headers: Record<string, string>, share = 1): RequestKind {
-  return { method: 'POST', path: '/api/v1/paste_create.php', headers: { ...headers, 'content-type': 'application/json' }, body: createBody(), share };
+  return {
+    method: 'POST',
+    path: '/api/v1/paste_create.php',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: createBody(),
+    share,
+  };
 }
 
 /** `readShare` of requests read a random paste, the rest create one. */

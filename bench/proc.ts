@@ -37,7 +37,11 @@ export async function removeTempDir(dir: string): Promise<void> {
 export async function spawnServer(label: string, argv: string[], env: Record<string, string>): Promise<Child> {
   const [cmd, ...args] = argv as [string, ...string[]];
   const t0 = performance.now();
-  const proc = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(cmd, args, {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(proc);
   let out = '';
   const exited = new Promise<void>((resolve) =>
@@ -108,7 +112,11 @@ export async function memoryMb(pid: number): Promise<{ rss: number; peak: number
 }
 
 /** One GET; resolves with the status and body (for probes, not for load). */
-export function get(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+export function get(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const r = request({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
       let body = '';
@@ -173,11 +181,19 @@ export async function ourServerArgv(): Promise<{ argv: string[]; how: string; ro
   const failed = `npm run build failed in ${where} (exit ${code}):\n${out.trim().split('\n').slice(0, 10).join('\n')}`;
   if (code === 0) {
     const main = join(root, 'dist/main.js');
-    return { argv: [process.execPath, ...flags, main], how: `node ${flags.join(' ')} ${other ? main : 'dist/main.js'} (npm run build in ${where})`, root };
+    return {
+      argv: [process.execPath, ...flags, main],
+      how: `node ${flags.join(' ')} ${other ? main : 'dist/main.js'} (npm run build in ${where})`,
+      root,
+    };
   }
   if (other) throw new Error(failed);
   console.warn(`${failed}\nfalling back to tsx`);
-  return { argv: [process.execPath, ...flags, '--import', 'tsx', join(root, 'src/main.ts')], how: 'node --import tsx src/main.ts (build failed)', root };
+  return {
+    argv: [process.execPath, ...flags, '--import', 'tsx', join(root, 'src/main.ts')],
+    how: 'node --import tsx src/main.ts (build failed)',
+    root,
+  };
 }
 
 export const refServerArgv = (): string[] => [process.execPath, '--import', 'tsx', join(ROOT, 'bench/reference.ts')];

@@ -59,7 +59,8 @@ for (const h of Object.values(manifest.web ?? {})) preload(h, 760);
 const codes = new Map([...pages.keys()].map((h) => [h.slice(0, 6), h]));
 
 /** The home page's answer: a paste page's body, from memory like the others. */
-const homeBody = pages.get(Object.values(manifest.web ?? {})[0] ?? manifest.hashes[0] ?? '') ?? Buffer.from('<!doctype html>');
+const homeBody =
+  pages.get(Object.values(manifest.web ?? {})[0] ?? manifest.hashes[0] ?? '') ?? Buffer.from('<!doctype html>');
 
 /**
  * The web paths, with the same least work: `/p/{hash}` answers the paste's body from
@@ -93,7 +94,8 @@ function send(res: ServerResponse, status: number, type: string, body: Buffer): 
 }
 
 const work = new Set((process.env['REF_WORK'] ?? '').split(',').filter((w) => w !== ''));
-for (const w of work) if (w !== 'headers' && w !== 'log') throw new Error(`REF_WORK: unknown work "${w}" (headers, log)`);
+for (const w of work)
+  if (w !== 'headers' && w !== 'log') throw new Error(`REF_WORK: unknown work "${w}" (headers, log)`);
 const withHeaders = work.has('headers');
 const withLog = work.has('log');
 let requests = 0;
@@ -107,10 +109,34 @@ function read(res: ServerResponse, url: string, bodies: Map<string, Buffer>, typ
     if (body === undefined) send(res, 404, json, notFound);
     else send(res, 200, type, body);
   } else if (body === undefined) {
-    res.writeHead(404, ['x-request-id', `reference-${++requests}`, 'x-content-type-options', 'nosniff', 'cache-control', 'no-store', 'x-ratelimit-limit', '0', 'content-type', json, 'content-length', String(notFound.length)]);
+    res.writeHead(404, [
+      'x-request-id',
+      `reference-${++requests}`,
+      'x-content-type-options',
+      'nosniff',
+      'cache-control',
+      'no-store',
+      'x-ratelimit-limit',
+      '0',
+      'content-type',
+      json,
+      'content-length',
+      String(notFound.length),
+    ]);
     res.end(notFound);
   } else {
-    const head = ['x-request-id', `reference-${++requests}`, 'x-content-type-options', 'nosniff', 'cache-control', 'no-store', 'x-ratelimit-limit', '0', 'etag', `"${hash}.1"`];
+    const head = [
+      'x-request-id',
+      `reference-${++requests}`,
+      'x-content-type-options',
+      'nosniff',
+      'cache-control',
+      'no-store',
+      'x-ratelimit-limit',
+      '0',
+      'etag',
+      `"${hash}.1"`,
+    ];
     // Ours sends the text of raw.php under a sandbox, as the README's Raw text says.
     if (type === text) head.push('content-security-policy', 'sandbox');
     head.push('content-type', type, 'content-length', String(body.length));

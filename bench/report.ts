@@ -2,7 +2,10 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import type { Measure } from './load.ts';
 
 /** The 1-minute load average: on a shared machine, a number well above 0 means the figures are noisy. */
-export const loadLine = (): string => `load average (1/5/15 min): ${loadavg().map((l) => l.toFixed(2)).join(' / ')}`;
+export const loadLine = (): string =>
+  `load average (1/5/15 min): ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ')}`;
 
 export function machineLine(): string {
   const cpu = cpus();
@@ -43,7 +46,18 @@ const num = (n: number, digits = 0): string => (Number.isFinite(n) ? n.toFixed(d
  * (the goals are ratios to the bare reference: against one that does more, none applies).
  */
 export function table(rows: Row[], unjudged?: string): string {
-  const head = ['scenario', 'ours req/s', 'ours p50 ms', 'ours p99 ms', 'ref req/s', 'ref p50 ms', 'ref p99 ms', 'ratio', 'goal', 'result'];
+  const head = [
+    'scenario',
+    'ours req/s',
+    'ours p50 ms',
+    'ours p99 ms',
+    'ref req/s',
+    'ref p50 ms',
+    'ref p99 ms',
+    'ratio',
+    'goal',
+    'result',
+  ];
   const body = rows.map((r) => [
     r.scenario,
     num(r.ours.rps),
@@ -58,7 +72,8 @@ export function table(rows: Row[], unjudged?: string): string {
   ]);
   const all = [head, ...body];
   const widths = head.map((_, i) => Math.max(...all.map((row) => (row[i] as string).length)));
-  const line = (row: string[]): string => `| ${row.map((c, i) => (i === 0 || i >= 8 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join(' | ')} |`;
+  const line = (row: string[]): string =>
+    `| ${row.map((c, i) => (i === 0 || i >= 8 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join(' | ')} |`;
   const rule = `|${widths.map((w, i) => (i === 0 || i >= 8 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
   return [line(head), rule, ...body.map(line)].join('\n');
 }

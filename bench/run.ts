@@ -11,7 +11,17 @@ import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { cleanupAll, get, installCleanup, ourServerArgv, refServerArgv, ROOT, spawnServer, tempDir, type Child } from './proc.ts';
+import {
+  cleanupAll,
+  get,
+  installCleanup,
+  ourServerArgv,
+  refServerArgv,
+  ROOT,
+  spawnServer,
+  tempDir,
+  type Child,
+} from './proc.ts';
 import { generator } from './load.ts';
 import { loadLine, machineLine, table, type Row } from './report.ts';
 import { best, runRound, SCENARIOS, type Fixture, type RoundSettings, type SideResult } from './scenarios.ts';
@@ -27,7 +37,15 @@ interface Flags extends RoundSettings {
 }
 
 function parseFlags(argv: string[]): Flags {
-  const flags: Flags = { rounds: 2, durationSec: 8, warmupSec: 2, connections: 50, only: null, startup: true, referenceWork: '' };
+  const flags: Flags = {
+    rounds: 2,
+    durationSec: 8,
+    warmupSec: 2,
+    connections: 50,
+    only: null,
+    startup: true,
+    referenceWork: '',
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = (): string => {
@@ -48,9 +66,9 @@ function parseFlags(argv: string[]): Flags {
     else if (a === '--no-startup') flags.startup = false;
     else if (a === '--reference-work') {
       flags.referenceWork = value();
-      for (const w of flags.referenceWork.split(',')) if (w !== 'headers' && w !== 'log') throw new Error(`--reference-work: unknown work "${w}" (headers, log)`);
-    }
-    else throw new Error(`unknown flag ${a}`);
+      for (const w of flags.referenceWork.split(','))
+        if (w !== 'headers' && w !== 'log') throw new Error(`--reference-work: unknown work "${w}" (headers, log)`);
+    } else throw new Error(`unknown flag ${a}`);
   }
   return flags;
 }
@@ -65,14 +83,20 @@ async function main(): Promise<void> {
   console.log(machineLine());
   console.log(loadLine());
   const fdLimit = execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim();
-  console.log(`open files limit (ulimit -n): ${fdLimit}${Number(fdLimit) < 2_200 ? ' — too low for 1000 idle sockets, raise it (ulimit -n 4096)' : ''}`);
+  console.log(
+    `open files limit (ulimit -n): ${fdLimit}${Number(fdLimit) < 2_200 ? ' — too low for 1000 idle sockets, raise it (ulimit -n 4096)' : ''}`,
+  );
 
   const gen = generator();
   if (gen.note !== null) console.log(gen.note);
   const ours = await ourServerArgv();
   console.log(`our server root: ${ours.root}${ours.root === ROOT ? ' (this repository)' : ' (BENCH_OURS_ROOT)'}`);
-  console.log(`our server: ${ours.how}; reference: node --import tsx bench/reference.ts${flags.referenceWork === '' ? '' : ` (REF_WORK=${flags.referenceWork}: its API reads do that work too)`}`);
-  console.log(`settings: load generator ${gen.label}, ${flags.connections} connections, pipelining 1, ${flags.warmupSec} s warm-up + ${flags.durationSec} s measured per round, ${flags.rounds} rounds per side (ABBA order), best round per side reported`);
+  console.log(
+    `our server: ${ours.how}; reference: node --import tsx bench/reference.ts${flags.referenceWork === '' ? '' : ` (REF_WORK=${flags.referenceWork}: its API reads do that work too)`}`,
+  );
+  console.log(
+    `settings: load generator ${gen.label}, ${flags.connections} connections, pipelining 1, ${flags.warmupSec} s warm-up + ${flags.durationSec} s measured per round, ${flags.rounds} rounds per side (ABBA order), best round per side reported`,
+  );
 
   const dataDir = await tempDir('data');
   const refDir = await tempDir('ref');
@@ -81,13 +105,19 @@ async function main(): Promise<void> {
   const seeded = await seedPastes(dataDir, creds.userId, SEED_PASTES, { bigBytes: BIG_BYTES, pages: true });
   const manifest = join(refDir, 'manifest.json');
   await writeFile(manifest, JSON.stringify(seeded));
-  console.log(`seeded ${SEED_PASTES.toLocaleString('en')} pastes (200 B–4 KB) + one of 512 KB in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `seeded ${SEED_PASTES.toLocaleString('en')} pastes (200 B–4 KB) + one of 512 KB in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
 
   const servers: Child[] = [];
   try {
     const our = await spawnServer('ours', ours.argv, { DATA_DIR: dataDir });
     servers.push(our);
-    const ref = await spawnServer('reference', refServerArgv(), { REF_MANIFEST: manifest, REF_DIR: refDir, REF_WORK: flags.referenceWork });
+    const ref = await spawnServer('reference', refServerArgv(), {
+      REF_MANIFEST: manifest,
+      REF_DIR: refDir,
+      REF_WORK: flags.referenceWork,
+    });
     servers.push(ref);
     const big = seeded.big?.hash ?? '';
     const fixture: Fixture = {
@@ -95,7 +125,10 @@ async function main(): Promise<void> {
       bigHash: big,
       auth: { authorization: `Bearer ${creds.token}` },
       limitedAuth: { authorization: `Bearer ${creds.limitedToken}` },
-      web: { ...(seeded.web as NonNullable<typeof seeded.web>), grant: await unlockGrant(our.port, seeded.web?.locked ?? '') },
+      web: {
+        ...(seeded.web as NonNullable<typeof seeded.web>),
+        grant: await unlockGrant(our.port, seeded.web?.locked ?? ''),
+      },
     };
     await probe(our, ref, fixture);
 
@@ -110,8 +143,11 @@ async function main(): Promise<void> {
           const res = await runRound(side === 'ours' ? our.port : ref.port, s, fixture, flags);
           results[side].push(res);
           const m = res.measure;
-          const idle = res.idle === undefined ? '' : `, idle sockets open ${res.idle.open} (server closed ${res.idle.closed})`;
-          console.log(`  [${elapsed()}] ${s.name} round ${r + 1} ${side}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.non2xx} non-2xx, ${m.errors} errors${idle}`);
+          const idle =
+            res.idle === undefined ? '' : `, idle sockets open ${res.idle.open} (server closed ${res.idle.closed})`;
+          console.log(
+            `  [${elapsed()}] ${s.name} round ${r + 1} ${side}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.non2xx} non-2xx, ${m.errors} errors${idle}`,
+          );
           for (const f of m.failures) console.log(`      refused: ${f}`);
         }
       }
@@ -119,17 +155,21 @@ async function main(): Promise<void> {
     }
     await Promise.all(servers.map((c) => c.stop()));
     const ourLog = our.output().trim();
-    if (/error/i.test(ourLog)) console.log(`\nour server's output mentions errors:\n${ourLog.split('\n').slice(0, 40).join('\n')}`);
+    if (/error/i.test(ourLog))
+      console.log(`\nour server's output mentions errors:\n${ourLog.split('\n').slice(0, 40).join('\n')}`);
 
     const extra = flags.referenceWork === '' ? '' : `, --reference-work ${flags.referenceWork}`;
-    console.log(`\n${machineLine()}\ncommand: npm run bench (load generator ${gen.label}, ${flags.connections} connections, ${flags.durationSec} s per round, best of ${flags.rounds} rounds per side${extra})\nours: ${ours.how}\n`);
+    console.log(
+      `\n${machineLine()}\ncommand: npm run bench (load generator ${gen.label}, ${flags.connections} connections, ${flags.durationSec} s per round, best of ${flags.rounds} rounds per side${extra})\nours: ${ours.how}\n`,
+    );
     console.log(table(rows, extra === '' ? undefined : 'n/a (the reference does more)'));
     console.log(`\n${loadLine()} (other work on the machine slows both sides)`);
 
     if (flags.startup) printStartup(await startupAndMemory(ours.argv));
   } catch (err) {
     // A server that died mid-run shows up as refused connections; its own output says why.
-    for (const c of servers) console.error(`\n${c.label}'s output (last 40 lines):\n${c.output().trim().split('\n').slice(-40).join('\n')}`);
+    for (const c of servers)
+      console.error(`\n${c.label}'s output (last 40 lines):\n${c.output().trim().split('\n').slice(-40).join('\n')}`);
     throw err;
   } finally {
     await Promise.all(servers.map((c) => c.stop()));
@@ -144,8 +184,13 @@ async function probe(our: Child, ref: Child, f: Fixture): Promise<void> {
   for (const c of [our, ref]) {
     const page = await get(c.port, `/api/v1/paste.php?hash=${hash}`, f.auth);
     const raw = await get(c.port, `/api/v1/raw.php?hash=${f.bigHash}`, f.limitedAuth);
-    if (page.status !== 200 || raw.status !== 200) throw new Error(`${c.label}: probe failed: paste.php ${page.status} ${page.body.slice(0, 200)}; raw.php ${raw.status}`);
-    console.log(`${c.label}: listening after ${c.listeningMs.toFixed(0)} ms; paste.php body ${page.body.length} B, 512 KB raw.php body ${raw.body.length} B`);
+    if (page.status !== 200 || raw.status !== 200)
+      throw new Error(
+        `${c.label}: probe failed: paste.php ${page.status} ${page.body.slice(0, 200)}; raw.php ${raw.status}`,
+      );
+    console.log(
+      `${c.label}: listening after ${c.listeningMs.toFixed(0)} ms; paste.php body ${page.body.length} B, 512 KB raw.php body ${raw.body.length} B`,
+    );
   }
 }
 
@@ -159,21 +204,36 @@ async function unlockGrant(port: number, hash: string): Promise<Record<string, s
   const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)?.[1] ?? '';
   const cookie = cookiesOf(form.setCookie);
   const body = new URLSearchParams({ _csrf: csrf, password: PAGE_PASSWORD }).toString();
-  const unlocked = await exchange(port, 'POST', `/p/${hash}`, { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body);
+  const unlocked = await exchange(
+    port,
+    'POST',
+    `/p/${hash}`,
+    { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body,
+  );
   const grant = cookiesOf(unlocked.setCookie);
-  if (unlocked.status !== 200 || !grant.includes('paste_unlock_')) throw new Error(`could not unlock the bench's password paste: ${unlocked.status}`);
+  if (unlocked.status !== 200 || !grant.includes('paste_unlock_'))
+    throw new Error(`could not unlock the bench's password paste: ${unlocked.status}`);
   return { cookie: grant };
 }
 
 const cookiesOf = (lines: string[]): string => lines.map((l) => l.split(';')[0]).join('; ');
 
-function exchange(port: number, method: string, path: string, headers: Record<string, string>, body = ''): Promise<{ status: number; body: string; setCookie: string[] }> {
+function exchange(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body = '',
+): Promise<{ status: number; body: string; setCookie: string[] }> {
   return new Promise((resolve, reject) => {
     const r = request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, setCookie: res.headers['set-cookie'] ?? [] }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: text, setCookie: res.headers['set-cookie'] ?? [] }),
+      );
     });
     r.on('error', reject);
     r.end(body);

@@ -1,4 +1,13 @@
-import { createRequest, load, mixed, openIdlePool, randomGet, type IdlePool, type LoadPlan, type Measure } from './load.ts';
+import {
+  createRequest,
+  load,
+  mixed,
+  openIdlePool,
+  randomGet,
+  type IdlePool,
+  type LoadPlan,
+  type Measure,
+} from './load.ts';
 import type { Goal } from './report.ts';
 
 /** What the scenarios need to build their requests; the same for both servers. */
@@ -26,22 +35,57 @@ export interface Scenario {
 const READ: Goal = { minRatio: 0.8, maxP99Ratio: 2 };
 const PAGE: Goal = { minRatio: 0.5, maxP99Ratio: 3 };
 const OTHER_PAGE: Goal = { minRatio: 0.35 };
-const one = (path: string, headers: Record<string, string> = {}): LoadPlan => ({ kinds: [{ method: 'GET', path, headers }] });
-const each = (path: string, hashes: readonly string[]): LoadPlan => ({ kinds: [{ method: 'GET', path, headers: {} }], hashes });
+const one = (path: string, headers: Record<string, string> = {}): LoadPlan => ({
+  kinds: [{ method: 'GET', path, headers }],
+});
+const each = (path: string, hashes: readonly string[]): LoadPlan => ({
+  kinds: [{ method: 'GET', path, headers: {} }],
+  hashes,
+});
 
 export const SCENARIOS: Scenario[] = [
   { name: 'GET paste.php', goal: READ, plan: (f) => randomGet('/api/v1/paste.php', f.hashes, f.auth) },
   { name: 'GET raw.php', goal: READ, plan: (f) => randomGet('/api/v1/raw.php', f.hashes, f.auth) },
   { name: 'POST paste_create.php 1 KB', goal: { minRatio: 0.9 }, plan: (f) => ({ kinds: [createRequest(f.auth)] }) },
-  { name: 'GET raw.php 512 KB paste', goal: READ, plan: (f) => ({ kinds: [{ method: 'GET', path: `/api/v1/raw.php?hash=${f.bigHash}`, headers: f.auth }], largeResponses: true }) },
-  { name: 'mixed 90/10, rate-limited token', goal: { minRatio: 0.7 }, plan: (f) => mixed(0.9, f.hashes, f.limitedAuth) },
-  { name: 'GET paste.php + 1000 idle sockets', goal: READ, idleSockets: 1000, plan: (f) => randomGet('/api/v1/paste.php', f.hashes, f.auth) },
+  {
+    name: 'GET raw.php 512 KB paste',
+    goal: READ,
+    plan: (f) => ({
+      kinds: [{ method: 'GET', path: `/api/v1/raw.php?hash=${f.bigHash}`, headers: f.auth }],
+      largeResponses: true,
+    }),
+  },
+  {
+    name: 'mixed 90/10, rate-limited token',
+    goal: { minRatio: 0.7 },
+    plan: (f) => mixed(0.9, f.hashes, f.limitedAuth),
+  },
+  {
+    name: 'GET paste.php + 1000 idle sockets',
+    goal: READ,
+    idleSockets: 1000,
+    plan: (f) => randomGet('/api/v1/paste.php', f.hashes, f.auth),
+  },
   { name: 'GET /p/{hash} page, one paste', goal: PAGE, plan: (f) => one(`/p/${f.web.page}`) },
-  { name: 'GET /p/{hash} page, unlocked by its grant', goal: PAGE, plan: (f) => one(`/p/${f.web.locked}`, f.web.grant) },
+  {
+    name: 'GET /p/{hash} page, unlocked by its grant',
+    goal: PAGE,
+    plan: (f) => one(`/p/${f.web.locked}`, f.web.grant),
+  },
   { name: 'GET /p/{hash} burn warning page', goal: PAGE, plan: (f) => one(`/p/${f.web.burn}`) },
   { name: 'GET /p/{hash} page, random of 10,000', goal: OTHER_PAGE, plan: (f) => each('/p/{hash}', f.hashes) },
   { name: 'GET /p/{hash}/raw, random', goal: OTHER_PAGE, plan: (f) => each('/p/{hash}/raw', f.hashes) },
-  { name: 'GET /s/{code}, random', goal: OTHER_PAGE, plan: (f) => ({ ...each('/s/{hash}', f.hashes.map((h) => h.slice(0, 6))), expect: 302 }) },
+  {
+    name: 'GET /s/{code}, random',
+    goal: OTHER_PAGE,
+    plan: (f) => ({
+      ...each(
+        '/s/{hash}',
+        f.hashes.map((h) => h.slice(0, 6)),
+      ),
+      expect: 302,
+    }),
+  },
   { name: 'GET / home page, not logged in', goal: OTHER_PAGE, plan: () => one('/') },
 ];
 
@@ -63,7 +107,8 @@ export async function runRound(port: number, s: Scenario, f: Fixture, settings: 
   try {
     if (s.idleSockets !== undefined) pool = await openIdlePool(port, s.idleSockets);
     const plan = s.plan(f);
-    if (settings.warmupSec > 0) await load({ port, plan, connections: settings.connections, durationSec: settings.warmupSec });
+    if (settings.warmupSec > 0)
+      await load({ port, plan, connections: settings.connections, durationSec: settings.warmupSec });
     const measure = await load({ port, plan, connections: settings.connections, durationSec: settings.durationSec });
     return pool === null ? { measure } : { measure, idle: { open: pool.open(), closed: pool.closedByServer() } };
   } finally {

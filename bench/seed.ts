@@ -88,7 +88,27 @@ export function prng(seed: number): () => number {
   };
 }
 
-const WORDS = ['const', 'value', 'return', 'paste', 'server', 'error', 'function', 'the', 'of', 'log', 'cache', 'node', '=', '{', '}', '(x)', 'if', 'let', 'data'];
+const WORDS = [
+  'const',
+  'value',
+  'return',
+  'paste',
+  'server',
+  'error',
+  'function',
+  'the',
+  'of',
+  'log',
+  'cache',
+  'node',
+  '=',
+  '{',
+  '}',
+  '(x)',
+  'if',
+  'let',
+  'data',
+];
 
 /** ASCII text of exactly `bytes` bytes, in lines of words. */
 export function textOfSize(bytes: number, rand: () => number): string {
@@ -111,7 +131,18 @@ export async function makeCredentials(dataDir: string): Promise<Credentials & { 
   };
   const userId = Number(await cli(['user', 'add', 'bench']));
   const token = await cli(['token', 'create', '--user', 'bench', '--scopes', 'read,write', '--label', 'bench']);
-  const limitedToken = await cli(['token', 'create', '--user', 'bench', '--scopes', 'read,write', '--rate', '10000000', '--label', 'bench-limited']);
+  const limitedToken = await cli([
+    'token',
+    'create',
+    '--user',
+    'bench',
+    '--scopes',
+    'read,write',
+    '--rate',
+    '10000000',
+    '--label',
+    'bench-limited',
+  ]);
   return { userId, token, limitedToken };
 }
 
@@ -119,7 +150,12 @@ export async function makeCredentials(dataDir: string): Promise<Credentials & { 
  * Writes `count` public pastes of 200 B–4 KB (plus, if `bigBytes` > 0, one paste of that
  * size) into `dataDir` through PasteService.create, `concurrency` at a time.
  */
-export async function seedPastes(dataDir: string, ownerId: number, count: number, opts: { bigBytes?: number; concurrency?: number; seed?: number; pages?: boolean } = {}): Promise<Seeded> {
+export async function seedPastes(
+  dataDir: string,
+  ownerId: number,
+  count: number,
+  opts: { bigBytes?: number; concurrency?: number; seed?: number; pages?: boolean } = {},
+): Promise<Seeded> {
   const files = new SeedFiles(join(dataDir, 'tmp'));
   await files.init();
   const state = join(dataDir, 'state');
@@ -166,8 +202,14 @@ export async function seedPastes(dataDir: string, ownerId: number, count: number
   let web: Seeded['web'] = null;
   if (opts.pages === true) {
     const page = (over: Partial<CreateInput>): Promise<string> =>
-      service.create({ ...input(PAGE_TEXT, 'bench page'), language: 'javascript', ...over }, ownerId).then((p) => p.hash);
-    web = { page: await page({}), burn: await page({ burn_after_read: 1 }), locked: await page({ password: PAGE_PASSWORD }) };
+      service
+        .create({ ...input(PAGE_TEXT, 'bench page'), language: 'javascript', ...over }, ownerId)
+        .then((p) => p.hash);
+    web = {
+      page: await page({}),
+      burn: await page({ burn_after_read: 1 }),
+      locked: await page({ password: PAGE_PASSWORD }),
+    };
   }
   await writeFile(join(dataDir, 'owners', `${ownerId}.log`), owners.lines.join(''), { mode: 0o600, flag: 'a' });
   await recent.save();

@@ -32,7 +32,9 @@ async function main(): Promise<void> {
   const creds = await makeCredentials(dir);
   const seeded = await seedPastes(dir, creds.userId, 10_000);
   const server = await spawnServer('ours', ours.argv, { DATA_DIR: dir });
-  console.log(`soak: ${ours.how}, ${warmup} min warm-up + ${minutes} min measured at ${rate} req/s (90% GET paste.php, 10% POST paste_create.php, rate-limited token), 20 connections, autocannon (it paces the rate; plain wrk cannot)`);
+  console.log(
+    `soak: ${ours.how}, ${warmup} min warm-up + ${minutes} min measured at ${rate} req/s (90% GET paste.php, 10% POST paste_create.php, rate-limited token), 20 connections, autocannon (it paces the rate; plain wrk cannot)`,
+  );
 
   const samples: { min: number; rss: number }[] = [];
   const t0 = performance.now();
@@ -54,16 +56,29 @@ async function main(): Promise<void> {
     });
     clearInterval(timer);
     await sample();
-    console.log(`load: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.requests} requests, ${m.non2xx} non-2xx, ${m.errors} errors`);
+    console.log(
+      `load: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.requests} requests, ${m.non2xx} non-2xx, ${m.errors} errors`,
+    );
     for (const f of m.failures) console.log(`  refused: ${f}`);
     const warm = samples.filter((s) => s.min <= warmup);
     const steady = samples.filter((s) => s.min >= warmup);
-    const after = slope(steady.map((s) => s.min), steady.map((s) => s.rss));
-    const verdict = Number.isFinite(after) ? (Math.abs(after) < 1 ? 'pass' : 'FAIL') : 'n/a (no samples after the warm-up)';
+    const after = slope(
+      steady.map((s) => s.min),
+      steady.map((s) => s.rss),
+    );
+    const verdict = Number.isFinite(after)
+      ? Math.abs(after) < 1
+        ? 'pass'
+        : 'FAIL'
+      : 'n/a (no samples after the warm-up)';
     const first = warm[0]?.rss ?? NaN;
     const filled = warm.at(-1)?.rss ?? NaN;
-    console.log(`RSS: ${first.toFixed(1)} MB at start, ${filled.toFixed(1)} MB after the ${warmup} min warm-up, ${(samples.at(-1)?.rss ?? NaN).toFixed(1)} MB at the end`);
-    console.log(`RSS slope over the ${minutes} measured minutes: ${after.toFixed(2)} MB/min — goal |slope| < 1 MB/min: ${verdict}`);
+    console.log(
+      `RSS: ${first.toFixed(1)} MB at start, ${filled.toFixed(1)} MB after the ${warmup} min warm-up, ${(samples.at(-1)?.rss ?? NaN).toFixed(1)} MB at the end`,
+    );
+    console.log(
+      `RSS slope over the ${minutes} measured minutes: ${after.toFixed(2)} MB/min — goal |slope| < 1 MB/min: ${verdict}`,
+    );
   } finally {
     clearInterval(timer);
     await server.stop();

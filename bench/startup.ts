@@ -19,7 +19,10 @@ export interface StartupReport {
  * `starts` times (timing each), and after the last start reads `reads` distinct random
  * pastes and takes VmRSS from /proc.
  */
-export async function startupAndMemory(argv: string[], opts: { pastes?: number; reads?: number; starts?: number } = {}): Promise<StartupReport> {
+export async function startupAndMemory(
+  argv: string[],
+  opts: { pastes?: number; reads?: number; starts?: number } = {},
+): Promise<StartupReport> {
   const pastes = opts.pastes ?? 100_000;
   const reads = Math.min(opts.reads ?? 20_000, pastes);
   const dir = await tempDir('startup');
@@ -38,7 +41,8 @@ export async function startupAndMemory(argv: string[], opts: { pastes?: number; 
       const healthMs = performance.now() - begun;
       const first = await get(server.port, `/api/v1/paste.php?hash=${seeded.hashes[i] ?? ''}`, auth);
       const firstReadMs = performance.now() - begun;
-      if (health.status !== 200 || first.status !== 200) throw new Error(`start ${i}: /healthz ${health.status}, paste.php ${first.status} ${first.body.slice(0, 200)}`);
+      if (health.status !== 200 || first.status !== 200)
+        throw new Error(`start ${i}: /healthz ${health.status}, paste.php ${first.status} ${first.body.slice(0, 200)}`);
       starts.push({ listeningMs: server.listeningMs, healthMs, firstReadMs });
       const last = i === (opts.starts ?? 3) - 1;
       if (!last) {
@@ -54,12 +58,25 @@ export async function startupAndMemory(argv: string[], opts: { pastes?: number; 
         port: server.port,
         connections: 16,
         amount: reads,
-        plan: { kinds: [{ method: 'GET', path: '/api/v1/paste.php?hash={hash}', headers: auth }], hashes: order, order: 'sequential' },
+        plan: {
+          kinds: [{ method: 'GET', path: '/api/v1/paste.php?hash={hash}', headers: auth }],
+          hashes: order,
+          order: 'sequential',
+        },
       });
       await new Promise((r) => setTimeout(r, 1_000));
       const after = await memoryMb(server.pid);
       await server.stop();
-      return { pastes, seedMs, starts, rssIdleMb: idle.rss, reads, readLoad, rssAfterReadsMb: after.rss, peakMb: after.peak };
+      return {
+        pastes,
+        seedMs,
+        starts,
+        rssIdleMb: idle.rss,
+        reads,
+        readLoad,
+        rssAfterReadsMb: after.rss,
+        peakMb: after.peak,
+      };
     }
     throw new Error('no start was measured');
   } finally {
@@ -77,13 +94,19 @@ function shuffled<T>(xs: readonly T[]): T[] {
 }
 
 export function printStartup(r: StartupReport): void {
-  console.log(`\nStart-up and memory at ${r.pastes.toLocaleString('en')} pastes (seeded in ${(r.seedMs / 1000).toFixed(1)} s)`);
+  console.log(
+    `\nStart-up and memory at ${r.pastes.toLocaleString('en')} pastes (seeded in ${(r.seedMs / 1000).toFixed(1)} s)`,
+  );
   r.starts.forEach((s, i) =>
-    console.log(`  start ${i + 1}: listening after ${s.listeningMs.toFixed(0)} ms, first /healthz 200 after ${s.healthMs.toFixed(0)} ms, first paste.php 200 after ${s.firstReadMs.toFixed(0)} ms`),
+    console.log(
+      `  start ${i + 1}: listening after ${s.listeningMs.toFixed(0)} ms, first /healthz 200 after ${s.healthMs.toFixed(0)} ms, first paste.php 200 after ${s.firstReadMs.toFixed(0)} ms`,
+    ),
   );
   const best = Math.min(...r.starts.map((s) => s.healthMs));
   const worst = Math.max(...r.starts.map((s) => s.healthMs));
-  console.log(`  start-up (spawn → first /healthz): best ${best.toFixed(0)} ms, worst ${worst.toFixed(0)} ms — goal < 1000 ms: ${worst < 1000 ? 'pass' : 'FAIL'}`);
+  console.log(
+    `  start-up (spawn → first /healthz): best ${best.toFixed(0)} ms, worst ${worst.toFixed(0)} ms — goal < 1000 ms: ${worst < 1000 ? 'pass' : 'FAIL'}`,
+  );
   console.log(`  RSS idle after start: ${r.rssIdleMb.toFixed(1)} MB`);
   console.log(
     `  RSS after reading ${r.reads.toLocaleString('en')} distinct random pastes (${generator().name}, ${r.readLoad.rps.toFixed(0)} req/s, ${r.readLoad.non2xx} non-2xx): ${r.rssAfterReadsMb.toFixed(1)} MB (peak ${r.peakMb.toFixed(1)} MB) — goal < 150 MB: ${r.peakMb < 150 ? 'pass' : 'FAIL'}`,

@@ -30,8 +30,10 @@ export function createApp(sides: AppSides): (req: IncomingMessage, res: ServerRe
     const path = q === -1 ? url : url.slice(0, q);
     const query = q === -1 ? '' : url.slice(q + 1);
     const id = sides.ids.of(req);
-    if (path === '/healthz') return respond(res, json({ ok: true }), { 'cache-control': 'no-store', 'x-request-id': id });
-    if (path === '/metrics' && sides.metrics !== undefined) return respond(res, sides.metrics(req), { 'x-request-id': id });
+    if (path === '/healthz')
+      return respond(res, json({ ok: true }), { 'cache-control': 'no-store', 'x-request-id': id });
+    if (path === '/metrics' && sides.metrics !== undefined)
+      return respond(res, sides.metrics(req), { 'x-request-id': id });
     // Browsers ask for /favicon.ico on pages without a link to an icon (the raw text page).
     const asset = path.startsWith('/static/') || path === '/favicon.ico' ? staticAsset(req, path, query) : null;
     if (asset !== null) return respond(res, asset, { 'x-request-id': id });

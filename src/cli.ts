@@ -47,9 +47,11 @@ const USAGE = `usage:
   backup FILE [--with-logs]
   restore FILE [--force]`;
 
-
 /** Parses `--flag [value]` options strictly: unknown flags and missing values are errors. */
-export function parseOptions(args: string[], spec: Record<string, 'bool' | 'value'>): { positional: string[]; opts: Map<string, string | true> } {
+export function parseOptions(
+  args: string[],
+  spec: Record<string, 'bool' | 'value'>,
+): { positional: string[]; opts: Map<string, string | true> } {
   const positional: string[] = [];
   const opts = new Map<string, string | true>();
   for (let i = 0; i < args.length; i++) {
@@ -68,7 +70,8 @@ export function parseOptions(args: string[], spec: Record<string, 'bool' | 'valu
       opts.set(name, true);
     } else {
       const value = inline ?? args[++i];
-      if (value === undefined || (inline === undefined && value.startsWith('--'))) throw new CliError(`option --${name} needs a value`);
+      if (value === undefined || (inline === undefined && value.startsWith('--')))
+        throw new CliError(`option --${name} needs a value`);
       opts.set(name, value);
     }
   }
@@ -86,7 +89,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
   // Restore fills an empty folder: nothing may be written there before it.
   if (argv[0] === 'restore') return restoreCommand(argv.slice(1), config.dataDir, io);
   // A restore a crash cut short is finished first, unless a server (which finished it at its start) holds the folder.
-  if ((await folderHolder(config.dataDir)) === null && (await finishRestore(config.dataDir))) io.stderr?.(`note: finished a restore into ${config.dataDir} that was cut short`);
+  if ((await folderHolder(config.dataDir)) === null && (await finishRestore(config.dataDir)))
+    io.stderr?.(`note: finished a restore into ${config.dataDir} that was cut short`);
   const files = new DurableFiles(join(config.dataDir, 'tmp'));
   await files.ensureDir(join(config.dataDir, 'tmp'));
   const migrated = await checkDataFormat(config.dataDir, files);
@@ -94,12 +98,17 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
   const file = new AccountStore(config.dataDir, files);
   await file.load();
   // The same rules as the web pages and the admin area: one accounts service owns them.
-  const accounts = new Accounts(file, Date.now, new AuditLog(join(config.dataDir, 'logs'), Date.now, (m) => io.stderr?.(`warning: ${m}`)));
+  const accounts = new Accounts(
+    file,
+    Date.now,
+    new AuditLog(join(config.dataDir, 'logs'), Date.now, (m) => io.stderr?.(`warning: ${m}`)),
+  );
   const actor = cliActor();
   const [noun, verb, ...rest] = argv;
   const command = `${noun ?? ''} ${verb ?? ''}`;
   if (noun === 'export') return exportCommand(argv.slice(1), config.dataDir, files, accounts, actor, io);
-  if (noun === 'import') return importCommand(argv.slice(1), config.dataDir, config.maxPasteBytes, files, accounts, actor, io);
+  if (noun === 'import')
+    return importCommand(argv.slice(1), config.dataDir, config.maxPasteBytes, files, accounts, actor, io);
   if (noun === 'backup') return backupCommand(argv.slice(1), config.dataDir, accounts, actor, io);
 
   switch (command) {
@@ -126,7 +135,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
         const tokens = accounts.tokens.filter((t) => t.user_id === u.id).length;
         const pastes = (await owners.list(u.id)).length;
         const login = u.last_login_at ?? null;
-        rows.push([String(u.id), u.name, u.role, u.disabled === true ? 'disabled' : 'enabled', formatTime(u.created_at), login === null ? 'never' : formatTime(login), `${tokens} token${tokens === 1 ? '' : 's'}`, `${pastes} paste${pastes === 1 ? '' : 's'}`]);
+        rows.push([
+          String(u.id),
+          u.name,
+          u.role,
+          u.disabled === true ? 'disabled' : 'enabled',
+          formatTime(u.created_at),
+          login === null ? 'never' : formatTime(login),
+          `${tokens} token${tokens === 1 ? '' : 's'}`,
+          `${pastes} paste${pastes === 1 ? '' : 's'}`,
+        ]);
       }
       for (const line of table(rows)) io.stdout(line);
       return;
@@ -143,7 +161,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       return;
     }
     case 'token create': {
-      const { positional, opts } = parseOptions(rest, { user: 'value', scopes: 'value', rate: 'value', label: 'value', expires: 'value' });
+      const { positional, opts } = parseOptions(rest, {
+        user: 'value',
+        scopes: 'value',
+        rate: 'value',
+        label: 'value',
+        expires: 'value',
+      });
       if (positional.length > 0) throw new CliError(`unexpected argument "${positional[0]}"`);
       const userName = opts.get('user');
       const scopesText = opts.get('scopes');
@@ -152,13 +176,19 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       const scopes = parseScopes(scopesText);
       const rate = parseRate(opts.get('rate'));
       const label = opts.get('label');
-      if (typeof label === 'string' && label.length > TOKEN_LABEL_MAX) throw new CliError(`--label must be at most ${TOKEN_LABEL_MAX} characters`);
+      if (typeof label === 'string' && label.length > TOKEN_LABEL_MAX)
+        throw new CliError(`--label must be at most ${TOKEN_LABEL_MAX} characters`);
       // `token list` prints one token a line, so a label may not break a line.
-      if (typeof label === 'string' && /[\u0000-\u001f\u007f]/.test(label)) throw new CliError('--label must not contain control characters');
+      if (typeof label === 'string' && /[\u0000-\u001f\u007f]/.test(label))
+        throw new CliError('--label must not contain control characters');
       const user = accounts.userByName(userName);
       if (user === undefined) throw new CliError(`no user named "${userName}"`);
       const expiresAt = parseExpires(opts.get('expires'), Date.now());
-      const { secret } = await accounts.createToken(user.id, { label: typeof label === 'string' ? label : '', scopes, rate, expiresAt }, actor);
+      const { secret } = await accounts.createToken(
+        user.id,
+        { label: typeof label === 'string' ? label : '', scopes, rate, expiresAt },
+        actor,
+      );
       io.stdout(secret);
       return;
     }
@@ -170,8 +200,20 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       const rows: string[][] = [];
       for (const t of accounts.tokens) {
         const lastUsed = used[t.id];
-        const expires = t.expires_at === undefined || t.expires_at === null ? 'never' : `${t.expires_at <= Date.now() ? 'expired ' : 'expires '}${formatTime(t.expires_at)}`;
-        rows.push([t.id, accounts.user(t.user_id)?.name ?? '?', t.label || '-', t.scopes.join(','), String(t.rate_limit_per_minute), formatTime(t.created_at), lastUsed === undefined ? 'never' : formatTime(lastUsed), expires]);
+        const expires =
+          t.expires_at === undefined || t.expires_at === null
+            ? 'never'
+            : `${t.expires_at <= Date.now() ? 'expired ' : 'expires '}${formatTime(t.expires_at)}`;
+        rows.push([
+          t.id,
+          accounts.user(t.user_id)?.name ?? '?',
+          t.label || '-',
+          t.scopes.join(','),
+          String(t.rate_limit_per_minute),
+          formatTime(t.created_at),
+          lastUsed === undefined ? 'never' : formatTime(lastUsed),
+          expires,
+        ]);
       }
       for (const line of table(rows)) io.stdout(line);
       return;
@@ -187,18 +229,26 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
   }
 }
 
-
 /** `export [--user NAME]`: every stored paste (or one user's), oldest first, one JSON line each (README, Export and import). */
-async function exportCommand(args: string[], dataDir: string, files: DurableFiles, accounts: Accounts, actor: Actor, io: CliIo): Promise<void> {
+async function exportCommand(
+  args: string[],
+  dataDir: string,
+  files: DurableFiles,
+  accounts: Accounts,
+  actor: Actor,
+  io: CliIo,
+): Promise<void> {
   const { positional, opts } = parseOptions(args, { user: 'value' });
   if (positional.length > 0) throw new CliError(`unexpected argument "${positional[0]}"`);
   const only = opts.get('user');
   const onlyUser = typeof only === 'string' ? accounts.userByName(only) : undefined;
   if (typeof only === 'string' && onlyUser === undefined) throw new CliError(`no user named "${only}"`);
-  const warn = (path: string, reason: string): void => io.stderr?.(`warning: ${path} is damaged (${reason}); not exported`);
+  const warn = (path: string, reason: string): void =>
+    io.stderr?.(`warning: ${path} is damaged (${reason}); not exported`);
   // First the order (creation time), then each paste read again: only one paste's text is held at a time.
   const order: [number, string][] = [];
-  for await (const p of storedPastes(dataDir, warn)) if (onlyUser === undefined || p.owner_id === onlyUser.id) order.push([p.created_at, p.hash]);
+  for await (const p of storedPastes(dataDir, warn))
+    if (onlyUser === undefined || p.owner_id === onlyUser.id) order.push([p.created_at, p.hash]);
   order.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : 1));
   const store = new PasteStore(dataDir, files, 0);
   const views = new ViewCounter(store, files, join(dataDir, 'state', 'views.json'));
@@ -207,35 +257,83 @@ async function exportCommand(args: string[], dataDir: string, files: DurableFile
   for (const [, hash] of order) {
     const p = await store.get(hash).catch(() => null);
     if (p === null) continue; // Deleted (or damaged) since the first pass.
-    io.stdout(exportLine(p, accounts.user(p.owner_id)?.name ?? `user-${p.owner_id}`, p.view_count + views.pending(p.hash, p.view_count)));
+    io.stdout(
+      exportLine(
+        p,
+        accounts.user(p.owner_id)?.name ?? `user-${p.owner_id}`,
+        p.view_count + views.pending(p.hash, p.view_count),
+      ),
+    );
     count++;
   }
-  await accounts.audit?.record(actor, { action: 'export', target: onlyUser === undefined ? 'all pastes' : `user:${onlyUser.name}`, before: null, after: { pastes: count } });
+  await accounts.audit?.record(actor, {
+    action: 'export',
+    target: onlyUser === undefined ? 'all pastes' : `user:${onlyUser.name}`,
+    before: null,
+    after: { pastes: count },
+  });
 }
 
 /** `import < pastes.jsonl`: adds the pastes of an export; a taken hash gets a new one, reported (README, Export and import). */
-async function importCommand(args: string[], dataDir: string, maxPasteBytes: number, files: DurableFiles, accounts: Accounts, actor: Actor, io: CliIo): Promise<void> {
+async function importCommand(
+  args: string[],
+  dataDir: string,
+  maxPasteBytes: number,
+  files: DurableFiles,
+  accounts: Accounts,
+  actor: Actor,
+  io: CliIo,
+): Promise<void> {
   if (args.length > 0) throw new CliError(`unexpected argument "${args[0]}"`);
   const store = new PasteStore(dataDir, files, 0);
   const owners = new OwnerIndex(dataDir, files);
   await Promise.all([store.init(), owners.init()]);
   const lines = io.stdinLines?.() ?? (await io.readStdin()).split('\n');
   const report = await importPastes(lines, { maxPasteBytes, store, owners, accounts, actor });
-  for (const name of report.usersAdded) io.stdout(`added user ${name} (no password yet: set one with "user passwd ${name}")`);
+  for (const name of report.usersAdded)
+    io.stdout(`added user ${name} (no password yet: set one with "user passwd ${name}")`);
   for (const [from, to] of report.renamed) io.stdout(`renamed ${from} -> ${to} (the hash was taken here)`);
   for (const [line, why] of report.refused) io.stderr?.(`line ${line} refused: ${why}`);
-  io.stdout(`imported ${report.imported}, renamed ${report.renamed.length}, already here ${report.unchanged}, refused ${report.refused.length}`);
-  await accounts.audit?.record(actor, { action: 'import', target: 'pastes', before: null, after: { imported: report.imported, renamed: report.renamed.length, unchanged: report.unchanged, refused: report.refused.length } });
-  if (report.refused.length > 0) throw new CliError(`${report.refused.length} line${report.refused.length === 1 ? '' : 's'} refused (see above); the others were imported`);
+  io.stdout(
+    `imported ${report.imported}, renamed ${report.renamed.length}, already here ${report.unchanged}, refused ${report.refused.length}`,
+  );
+  await accounts.audit?.record(actor, {
+    action: 'import',
+    target: 'pastes',
+    before: null,
+    after: {
+      imported: report.imported,
+      renamed: report.renamed.length,
+      unchanged: report.unchanged,
+      refused: report.refused.length,
+    },
+  });
+  if (report.refused.length > 0)
+    throw new CliError(
+      `${report.refused.length} line${report.refused.length === 1 ? '' : 's'} refused (see above); the others were imported`,
+    );
 }
 
 /** `backup FILE [--with-logs]`: a consistent snapshot of the data folder, the server running or not (README, Backup and restore). */
-async function backupCommand(args: string[], dataDir: string, accounts: Accounts, actor: Actor, io: CliIo): Promise<void> {
+async function backupCommand(
+  args: string[],
+  dataDir: string,
+  accounts: Accounts,
+  actor: Actor,
+  io: CliIo,
+): Promise<void> {
   const { positional, opts } = parseOptions(args, { 'with-logs': 'bool' });
   const file = resolve(exactlyOne(positional, 'FILE'));
   const done = await writeBackup(dataDir, file, { withLogs: opts.has('with-logs') });
-  io.stdout(`${file}: ${done.manifest.files.length} files (${done.pastes} pastes), ${done.bytes} bytes before compression`);
-  await accounts.audit?.record(actor, { action: 'backup', target: file, before: null, after: { files: done.manifest.files.length, pastes: done.pastes, with_logs: opts.has('with-logs') } });
+  io.stdout(
+    `${file}: ${done.manifest.files.length} files (${done.pastes} pastes), ${done.bytes} bytes before compression`,
+  );
+  await accounts.audit?.record(actor, {
+    action: 'backup',
+    target: file,
+    before: null,
+    after: { files: done.manifest.files.length, pastes: done.pastes, with_logs: opts.has('with-logs') },
+  });
 }
 
 /** `restore FILE [--force]`: into an empty data folder (or, with --force, replacing it), the server stopped. */
@@ -249,9 +347,16 @@ async function restoreCommand(args: string[], dataDir: string, io: CliIo): Promi
     if (err instanceof RestoreError) throw new CliError(err.message);
     throw err;
   }
-  io.stdout(`restored ${done.files} files (${done.pastes} pastes) from a backup made ${done.manifest.created_at} into ${dataDir}`);
+  io.stdout(
+    `restored ${done.files} files (${done.pastes} pastes) from a backup made ${done.manifest.created_at} into ${dataDir}`,
+  );
   if (done.orphans > 0) io.stderr?.(`warning: ${done.orphans} pastes name an owner the backup's accounts.json lacks`);
-  await new AuditLog(join(dataDir, 'logs'), Date.now, (m) => io.stderr?.(`warning: ${m}`)).record(cliActor(), { action: 'restore', target: file, before: null, after: { files: done.files, pastes: done.pastes, backup_created_at: done.manifest.created_at } });
+  await new AuditLog(join(dataDir, 'logs'), Date.now, (m) => io.stderr?.(`warning: ${m}`)).record(cliActor(), {
+    action: 'restore',
+    target: file,
+    before: null,
+    after: { files: done.files, pastes: done.pastes, backup_created_at: done.manifest.created_at },
+  });
 }
 
 /** The CLI's actor in the audit log: the operating-system user who ran it. */
@@ -278,7 +383,8 @@ export function parseScopes(text: string): Scope[] {
 
 export function parseRate(value: string | true | undefined): number {
   if (value === undefined) return 0;
-  if (typeof value !== 'string' || !/^\d{1,9}$/.test(value)) throw new CliError('--rate must be a whole number (0 = unlimited)');
+  if (typeof value !== 'string' || !/^\d{1,9}$/.test(value))
+    throw new CliError('--rate must be a whole number (0 = unlimited)');
   return Number(value);
 }
 
@@ -302,7 +408,12 @@ export function parseExpires(value: string | true | undefined, now: number): num
 function table(rows: string[][]): string[] {
   if (rows.length === 0) return [];
   const widths = (rows[0] as string[]).map((_, i) => Math.max(...rows.map((r) => (r[i] as string).length)));
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((cell, i) => cell.padEnd(widths[i] as number))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 /**
@@ -313,7 +424,11 @@ async function readAllStdin(): Promise<string> {
   if (process.stdin.isTTY) {
     // With terminal on, readline puts the terminal in raw mode and echoes to `output`:
     // nowhere. The prompt comes after, so nothing typed meets a terminal still echoing.
-    const rl = createInterface({ input: process.stdin, output: new Writable({ write: (_chunk, _enc, done) => done() }), terminal: true });
+    const rl = createInterface({
+      input: process.stdin,
+      output: new Writable({ write: (_chunk, _enc, done) => done() }),
+      terminal: true,
+    });
     process.stderr.write('password: ');
     try {
       // Ctrl-C or Ctrl-D instead of Enter: nothing was typed to use.
@@ -334,11 +449,20 @@ async function readAllStdin(): Promise<string> {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const stdinLines = (): AsyncIterable<string> => createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
-  runCli(process.argv.slice(2), { env: process.env, stdout: (l) => console.log(l), stderr: (l) => console.error(l), readStdin: readAllStdin, stdinLines }).catch((err: unknown) => {
+  const stdinLines = (): AsyncIterable<string> =>
+    createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+  runCli(process.argv.slice(2), {
+    env: process.env,
+    stdout: (l) => console.log(l),
+    stderr: (l) => console.error(l),
+    readStdin: readAllStdin,
+    stdinLines,
+  }).catch((err: unknown) => {
     // A bad configuration names every bad variable, on the one line, and exits 2 as the server does (README, Run it).
     const config = err instanceof ConfigError;
-    process.stderr.write(`error: ${config ? `invalid configuration: ${err.problems.join('; ')}` : describeProblem(err)}\n`);
+    process.stderr.write(
+      `error: ${config ? `invalid configuration: ${err.problems.join('; ')}` : describeProblem(err)}\n`,
+    );
     process.exit(config ? 2 : 1);
   });
 }

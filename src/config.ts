@@ -88,7 +88,12 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
   const port = int('PORT', 8080, 0, 65535);
   const host = env['HOST'] || '127.0.0.1';
   // An IPv4 or IPv6 address, or a host name (letters, digits and hyphens, dot-separated labels).
-  if (isIP(host) === 0 && !/^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(host)) {
+  if (
+    isIP(host) === 0 &&
+    !/^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(
+      host,
+    )
+  ) {
     problems.push(`HOST must be an IP address or a host name, got "${host}"`);
   }
   const dataDir = resolve(env['DATA_DIR'] || './data');

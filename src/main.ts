@@ -10,13 +10,19 @@ function main(): void {
     config = parseConfig(process.env);
   } catch (err) {
     if (err instanceof ConfigError) {
-      new ServerLog(logFormatOf(process.env['LOG_FORMAT'])).error(`cannot start: invalid configuration: ${err.problems.join('; ')}`, { problems: err.problems });
+      new ServerLog(logFormatOf(process.env['LOG_FORMAT'])).error(
+        `cannot start: invalid configuration: ${err.problems.join('; ')}`,
+        { problems: err.problems },
+      );
       process.exit(2);
     }
     throw err;
   }
   const log = new ServerLog(config.logFormat);
-  const starting = startServer(config, { logError: (err, requestId) => log.fault(err, requestId), warn: (message) => log.warn(message) });
+  const starting = startServer(config, {
+    logError: (err, requestId) => log.fault(err, requestId),
+    warn: (message) => log.warn(message),
+  });
 
   // Handlers go in before the server announces itself, so a signal sent the moment
   // "listening" appears is never met by Node's default (exit without cleanup).
@@ -46,7 +52,8 @@ function main(): void {
   starting.then(
     (running) => {
       log.info(`listening on http://${config.host}:${running.port} (data in ${config.dataDir})`);
-      if (running.metricsPort !== null) log.info(`metrics on http://${config.metricsListen?.host ?? ''}:${running.metricsPort}/metrics`);
+      if (running.metricsPort !== null)
+        log.info(`metrics on http://${config.metricsListen?.host ?? ''}:${running.metricsPort}/metrics`);
     },
     (err: unknown) => {
       // One event that names the file, folder or port and what is wrong with it (README, Run it).

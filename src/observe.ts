@@ -52,41 +52,108 @@ export class ServerMetrics {
   readonly #authFailures: Counter;
   readonly fsync: Histogram;
   #connections = 0;
-  readonly #perRequest = new Map<string, { count: { inc(): void }; time: { observe(v: number): void }; limited: { inc(): void } | null }>();
+  readonly #perRequest = new Map<
+    string,
+    { count: { inc(): void }; time: { observe(v: number): void }; limited: { inc(): void } | null }
+  >();
   #sources: Sources | null = null;
   #stored: { pastes: number; bytes: number; at: number } | null = null;
   readonly #stops: (() => void)[] = [];
 
   constructor() {
     const m = this.registry;
-    this.#requests = m.counter('paste_http_requests_total', 'Requests answered, by side, route pattern, method and status class.', ['side', 'route', 'method', 'status']);
-    this.#latency = m.histogram('paste_http_request_duration_seconds', 'Time from a request reaching the app to its answer being handed to the socket.', ['side', 'route'], LATENCY);
-    this.#limited = m.counter('paste_rate_limited_total', 'Requests refused with 429 (a token bucket, failed authentications, wrong passwords, logins), by side.', ['side']);
-    this.#authFailures = m.counter('paste_auth_failures_total', 'Failed authentications: API tokens missing, unknown or revoked, and failed web logins.', ['kind']);
-    this.fsync = m.histogram('paste_fsync_duration_seconds', 'Time each fsync of a durable write took: the file, then its folder.', ['what'], FSYNC);
-    m.counter('paste_durable_writes_total', 'Files written durably (temp file, fsync, rename or link, fsync of the folder).', [], () => single(this.#src().writes()));
+    this.#requests = m.counter(
+      'paste_http_requests_total',
+      'Requests answered, by side, route pattern, method and status class.',
+      ['side', 'route', 'method', 'status'],
+    );
+    this.#latency = m.histogram(
+      'paste_http_request_duration_seconds',
+      'Time from a request reaching the app to its answer being handed to the socket.',
+      ['side', 'route'],
+      LATENCY,
+    );
+    this.#limited = m.counter(
+      'paste_rate_limited_total',
+      'Requests refused with 429 (a token bucket, failed authentications, wrong passwords, logins), by side.',
+      ['side'],
+    );
+    this.#authFailures = m.counter(
+      'paste_auth_failures_total',
+      'Failed authentications: API tokens missing, unknown or revoked, and failed web logins.',
+      ['kind'],
+    );
+    this.fsync = m.histogram(
+      'paste_fsync_duration_seconds',
+      'Time each fsync of a durable write took: the file, then its folder.',
+      ['what'],
+      FSYNC,
+    );
+    m.counter(
+      'paste_durable_writes_total',
+      'Files written durably (temp file, fsync, rename or link, fsync of the folder).',
+      [],
+      () => single(this.#src().writes()),
+    );
     m.gauge('paste_open_connections', 'Client connections open now.', [], () => single(this.#connections));
     const pastes = (k: 'created' | 'burned' | 'deleted') => () => single(this.#src().pastes()[k]);
     m.counter('paste_pastes_created_total', 'Pastes created.', [], pastes('created'));
     m.counter('paste_pastes_burned_total', 'One-time pastes read, and so burned.', [], pastes('burned'));
     m.counter('paste_pastes_deleted_total', 'Pastes deleted by their owners or admins.', [], pastes('deleted'));
-    m.counter('paste_pastes_expired_total', 'Expired pastes whose content the sweep wiped.', [], () => single(this.#src().sweep().wiped));
-    m.counter('paste_tombstones_removed_total', 'Tombstones of expired or burned pastes the sweep removed after 30 days.', [], () => single(this.#src().sweep().removed));
-    m.gauge('paste_pastes_stored', 'Paste files on disk (tombstones included), as of the last walk of the folder.', [], () => (this.#stored === null ? [] : single(this.#stored.pastes)));
-    m.gauge('paste_stored_bytes', 'Bytes of paste files on disk, kept revisions included, as of the last walk of the folder.', [], () => (this.#stored === null ? [] : single(this.#stored.bytes)));
-    m.gauge('paste_stored_scan_timestamp_seconds', 'When the paste folder was last walked.', [], () => (this.#stored === null ? [] : single(this.#stored.at / 1000)));
+    m.counter('paste_pastes_expired_total', 'Expired pastes whose content the sweep wiped.', [], () =>
+      single(this.#src().sweep().wiped),
+    );
+    m.counter(
+      'paste_tombstones_removed_total',
+      'Tombstones of expired or burned pastes the sweep removed after 30 days.',
+      [],
+      () => single(this.#src().sweep().removed),
+    );
+    m.gauge(
+      'paste_pastes_stored',
+      'Paste files on disk (tombstones included), as of the last walk of the folder.',
+      [],
+      () => (this.#stored === null ? [] : single(this.#stored.pastes)),
+    );
+    m.gauge(
+      'paste_stored_bytes',
+      'Bytes of paste files on disk, kept revisions included, as of the last walk of the folder.',
+      [],
+      () => (this.#stored === null ? [] : single(this.#stored.bytes)),
+    );
+    m.gauge('paste_stored_scan_timestamp_seconds', 'When the paste folder was last walked.', [], () =>
+      this.#stored === null ? [] : single(this.#stored.at / 1000),
+    );
     const cache = (k: 'hits' | 'misses' | 'bytes' | 'entries') => () => single(this.#src().cache()[k]);
     m.counter('paste_cache_hits_total', 'Paste reads answered from memory.', [], cache('hits'));
     m.counter('paste_cache_misses_total', 'Paste reads that went to the disk.', [], cache('misses'));
     m.gauge('paste_cache_bytes', 'Bytes the paste cache counts for what it holds.', [], cache('bytes'));
     m.gauge('paste_cache_entries', 'Pastes in the cache.', [], cache('entries'));
-    const parts = (k: 'made' | 'reused') => () => Object.entries(this.#src().parts().counts).map(([part, c]) => [[part], c[k]] as const);
-    m.counter('paste_page_parts_made_total', 'Parts of web pages made: a QR code, a paste version\'s code block, an anonymous visitor\'s page, a home page.', ['part'], parts('made'));
-    m.counter('paste_page_parts_reused_total', 'Parts of web pages answered from what was made before, by part.', ['part'], parts('reused'));
-    m.gauge('paste_page_parts_bytes', 'Bytes the web pages\' parts cache counts for what it holds.', [], () => single(this.#src().parts().bytes));
+    const parts = (k: 'made' | 'reused') => () =>
+      Object.entries(this.#src().parts().counts).map(([part, c]) => [[part], c[k]] as const);
+    m.counter(
+      'paste_page_parts_made_total',
+      "Parts of web pages made: a QR code, a paste version's code block, an anonymous visitor's page, a home page.",
+      ['part'],
+      parts('made'),
+    );
+    m.counter(
+      'paste_page_parts_reused_total',
+      'Parts of web pages answered from what was made before, by part.',
+      ['part'],
+      parts('reused'),
+    );
+    m.gauge('paste_page_parts_bytes', "Bytes the web pages' parts cache counts for what it holds.", [], () =>
+      single(this.#src().parts().bytes),
+    );
     const log = (k: 'written' | 'dropped' | 'unwritten') => () => single(this.#src().log()[k]);
     m.counter('paste_api_log_lines_written_total', 'API log lines written.', [], log('written'));
-    m.counter('paste_api_log_lines_dropped_total', 'API log lines dropped while the log could not be written.', [], log('dropped'));
+    m.counter(
+      'paste_api_log_lines_dropped_total',
+      'API log lines dropped while the log could not be written.',
+      [],
+      log('dropped'),
+    );
     m.gauge('paste_api_log_lines_waiting', 'API log lines waiting to be written.', [], log('unwritten'));
   }
 
@@ -146,9 +213,20 @@ export class ServerMetrics {
    */
   scrape(req: IncomingMessage, token: string | null): Reply {
     if (token !== null && !bearerIs(req.headers.authorization, token)) {
-      return { kind: 'text', status: 401, body: 'metrics need the bearer token set in METRICS_TOKEN\n', headers: { 'www-authenticate': 'Bearer realm="metrics"', 'cache-control': 'no-store' } };
+      return {
+        kind: 'text',
+        status: 401,
+        body: 'metrics need the bearer token set in METRICS_TOKEN\n',
+        headers: { 'www-authenticate': 'Bearer realm="metrics"', 'cache-control': 'no-store' },
+      };
     }
-    return { kind: 'bytes', status: 200, contentType: 'text/plain; version=0.0.4; charset=utf-8', body: [this.registry.expose()], headers: { 'cache-control': 'no-store' } };
+    return {
+      kind: 'bytes',
+      status: 200,
+      contentType: 'text/plain; version=0.0.4; charset=utf-8',
+      body: [this.registry.expose()],
+      headers: { 'cache-control': 'no-store' },
+    };
   }
 
   authFailed(kind: 'token' | 'login'): void {

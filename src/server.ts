@@ -97,7 +97,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   // One server per folder: before anything is touched (files.init empties tmp/).
   const claim = await claimFolder(dir);
   // A restore a crash cut short is finished before anything reads the folder (README, Backup and restore).
-  if (await finishRestore(dir)) (opts.info ?? ((m: string) => serverLog.info(m)))(`finished a restore into ${dir} that was cut short`);
+  if (await finishRestore(dir))
+    (opts.info ?? ((m: string) => serverLog.info(m)))(`finished a restore into ${dir} that was cut short`);
   const metrics = new ServerMetrics();
   // A refused write is reported once a minute at most: under load it would be one line a request.
   let lastRefusal = Number.NEGATIVE_INFINITY;
@@ -105,7 +106,9 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     refused: (refused) => {
       if (Date.now() - lastRefusal < 60_000) return;
       lastRefusal = Date.now();
-      warn(`storage: ${refused.message}; writes answer ${refused instanceof StorageFull ? '507' : '503'} and change nothing until it can be written again`);
+      warn(
+        `storage: ${refused.message}; writes answer ${refused instanceof StorageFull ? '507' : '503'} and change nothing until it can be written again`,
+      );
     },
     synced: (what, seconds) => metrics.fsync.observe(seconds, [what]),
   });
@@ -117,7 +120,9 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
 
   const accountFile = new AccountStore(dir, files);
   const store = new PasteStore(dir, files, config.pasteCacheBytes, (damage) =>
-    warn(`paste ${damage.hash ?? '(hash unreadable)'}: ${damage.message}; its owner and admins get 500 paste_damaged (others 404) until one of them deletes it`),
+    warn(
+      `paste ${damage.hash ?? '(hash unreadable)'}: ${damage.message}; its owner and admins get 500 paste_damaged (others 404) until one of them deletes it`,
+    ),
   );
   const views = new ViewCounter(store, files, join(state, 'views.json'));
   const tokenUsage = new TokenUsage(files, join(state, 'token-usage.json'));
@@ -184,10 +189,16 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     limiter,
     pastes,
     bodies: new ReadBodies(Math.max(1_048_576, config.pasteCacheBytes / 8)),
-    idempotency: new Idempotency(idempotencyRecords, async (hash) => {
-      const p = await store.get(hash);
-      return p === null ? null : (p.revision ?? 1);
-    }, now, serverKey, (hash) => pastes.relist(hash)),
+    idempotency: new Idempotency(
+      idempotencyRecords,
+      async (hash) => {
+        const p = await store.get(hash);
+        return p === null ? null : (p.revision ?? 1);
+      },
+      now,
+      serverKey,
+      (hash) => pastes.relist(hash),
+    ),
     log,
     now,
     logError,
@@ -213,22 +224,34 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   });
   // Off unless configured (README, Metrics): then nothing is counted or walked at all.
   const metricsOn = config.metricsToken !== null || config.metricsListen !== null;
-  if (metricsOn) metrics.attach({
-    cache: () => store.cacheStats,
-    sweep: () => store.sweepStats,
-    pastes: () => pastes.counts,
-    log: () => ({ written: log.written, dropped: log.dropped, unwritten: log.unwritten }),
-    writes: () => files.writes,
-    parts: () => parts,
-    pastesDir: join(dir, 'pastes'),
-  });
+  if (metricsOn)
+    metrics.attach({
+      cache: () => store.cacheStats,
+      sweep: () => store.sweepStats,
+      pastes: () => pastes.counts,
+      log: () => ({ written: log.written, dropped: log.dropped, unwritten: log.unwritten }),
+      writes: () => files.writes,
+      parts: () => parts,
+      pastesDir: join(dir, 'pastes'),
+    });
   if (metricsOn) metrics.watch(server);
   const scrape = (req: IncomingMessage): Reply => metrics.scrape(req, config.metricsToken);
   const inFlight = new InFlight();
   const app = createApp({
-    api: serve(api, logError, metricsOn ? (ctx, reply) => metrics.request('api', ctx, reply.status) : undefined, inFlight),
+    api: serve(
+      api,
+      logError,
+      metricsOn ? (ctx, reply) => metrics.request('api', ctx, reply.status) : undefined,
+      inFlight,
+    ),
     // The API's steps already wait for the check phase (its accounts check, api/side.ts); the web's would not.
-    web: serve(web, logError, metricsOn ? (ctx, reply) => metrics.request('web', ctx, reply.status) : undefined, inFlight, new TurnQueue(logError)),
+    web: serve(
+      web,
+      logError,
+      metricsOn ? (ctx, reply) => metrics.request('web', ctx, reply.status) : undefined,
+      inFlight,
+      new TurnQueue(logError),
+    ),
     trustProxy: config.trustProxy,
     ids: new RequestIds(),
     ...(config.metricsToken === null ? {} : { metrics: scrape }),
@@ -246,7 +269,10 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     const { host, port: metricsPort } = config.metricsListen;
     const only = createServer({ ...SERVER_TIMEOUTS }, (req, res) => {
       const path = (req.url ?? '/').split('?')[0];
-      respond(res, path === '/metrics' ? scrape(req) : { kind: 'text', status: 404, body: 'only /metrics is served here\n' });
+      respond(
+        res,
+        path === '/metrics' ? scrape(req) : { kind: 'text', status: 404, body: 'only /metrics is served here\n' },
+      );
     });
     await new Promise<void>((resolve, reject) => {
       only.once('error', reject);
@@ -334,7 +360,9 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       await claim.release();
       const warnings = outcomes.filter((w): w is string => w !== null);
       if (log.unwritten > 0 || log.dropped > 0) {
-        warnings.push(`${log.unwritten + log.dropped} API log lines could not be written to ${join(dir, 'logs')} and are lost`);
+        warnings.push(
+          `${log.unwritten + log.dropped} API log lines could not be written to ${join(dir, 'logs')} and are lost`,
+        );
       }
       return warnings;
     })());

@@ -16,7 +16,10 @@ const MUTABLE = 4;
 /** The CLI as its own process, as an operator runs it beside the server. */
 function cliProcess(dataDir: string, args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir } });
+    const p = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: dataDir },
+    });
     let out = '';
     let err = '';
     p.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -27,7 +30,11 @@ function cliProcess(dataDir: string, args: string[]): Promise<{ code: number | n
 
 async function restore(file: string, dataDir: string, force = false): Promise<string> {
   const out: string[] = [];
-  await runCli(['restore', file, ...(force ? ['--force'] : [])], { env: { DATA_DIR: dataDir }, stdout: (l) => out.push(l), readStdin: async () => '' });
+  await runCli(['restore', file, ...(force ? ['--force'] : [])], {
+    env: { DATA_DIR: dataDir },
+    stdout: (l) => out.push(l),
+    readStdin: async () => '',
+  });
   return out.join('\n');
 }
 
@@ -58,10 +65,23 @@ describe('backup and restore', () => {
     await login(web, 'alice');
     sessionCookie = web.cookieHeader();
     for (let i = 0; i < CLIENTS; i++) {
-      const c: Client = { token: await makeToken(a.dataDir, { user: `c${i}` }), stable: new Map(), mutable: new Map(), during: [] };
+      const c: Client = {
+        token: await makeToken(a.dataDir, { user: `c${i}` }),
+        stable: new Map(),
+        mutable: new Map(),
+        during: [],
+      };
       for (let j = 0; j < STABLE + MUTABLE; j++) {
         const content = `client ${i} paste ${j}\n${'x'.repeat(j * 300)}`;
-        const r = await req(a, 'POST', '/api/v1/paste_create.php', { token: c.token, body: { content, title: `t${i}.${j}`, privacy: j % 3 === 0 ? 'private' : 'unlisted', ...(j === 1 ? { password: 'pw' } : {}) } });
+        const r = await req(a, 'POST', '/api/v1/paste_create.php', {
+          token: c.token,
+          body: {
+            content,
+            title: `t${i}.${j}`,
+            privacy: j % 3 === 0 ? 'private' : 'unlisted',
+            ...(j === 1 ? { password: 'pw' } : {}),
+          },
+        });
         assert.equal(r.status, 200);
         const hash = r.json?.['hash'] as string;
         if (j < STABLE) c.stable.set(hash, content);
@@ -69,10 +89,15 @@ describe('backup and restore', () => {
       }
       clients.push(c);
     }
-    const expiring = await req(a, 'POST', '/api/v1/paste_create.php', { token: (clients[0] as Client).token, body: { content: 'for a day', expiry: '1d' } });
+    const expiring = await req(a, 'POST', '/api/v1/paste_create.php', {
+      token: (clients[0] as Client).token,
+      body: { content: 'for a day', expiry: '1d' },
+    });
     expiringHash = expiring.json?.['hash'] as string;
     rawBefore = new Map();
-    for (const c of clients) for (const hash of c.stable.keys()) rawBefore.set(hash, (await req(a, 'GET', `/api/v1/raw.php?hash=${hash}&password=pw`, { token: c.token })).text);
+    for (const c of clients)
+      for (const hash of c.stable.keys())
+        rawBefore.set(hash, (await req(a, 'GET', `/api/v1/raw.php?hash=${hash}&password=pw`, { token: c.token })).text);
   });
   after(async () => {
     await a.stop();
@@ -104,7 +129,9 @@ describe('backup and restore', () => {
           (c.mutable.get(hash) as { deleteTried: boolean }).deleteTried = true;
           await req(a, 'POST', '/api/v1/paste_delete.php', { token: c.token, body: { hash } });
         } else {
-          await req(a, 'GET', `/api/v1/paste.php?hash=${[...c.stable.keys()][k % STABLE]}&password=pw`, { token: c.token });
+          await req(a, 'GET', `/api/v1/paste.php?hash=${[...c.stable.keys()][k % STABLE]}&password=pw`, {
+            token: c.token,
+          });
         }
       }
     };
@@ -115,13 +142,29 @@ describe('backup and restore', () => {
     await Promise.all(loops);
     assert.equal(done.code, 0, done.err);
     assert.match(done.out, /backup\.tar\.gz: \d+ files \(\d+ pastes\), \d+ bytes before compression\n$/);
-    assert.ok(clients.reduce((sum, c) => sum + c.during.filter((d) => d.hash !== null).length, 0) > 16, 'writes really ran during the backup');
+    assert.ok(
+      clients.reduce((sum, c) => sum + c.during.filter((d) => d.hash !== null).length, 0) > 16,
+      'writes really ran during the backup',
+    );
 
     // Any tar lists it: a manifest last, accounts before it.
     const listed = execFileSync('tar', ['-tzf', archive], { encoding: 'utf8' }).trim().split('\n');
     assert.deepEqual(listed.slice(-2), ['accounts.json', 'MANIFEST.json']);
-    assert.ok(listed.includes('format.json') && listed.some((l) => l.startsWith('pastes/')) && listed.some((l) => l.startsWith('sessions/')));
-    assert.ok(!listed.some((l) => l.startsWith('tmp/') || l.startsWith('owners/') || l.startsWith('expiry/') || l.startsWith('logs/') || l.endsWith('.lock')));
+    assert.ok(
+      listed.includes('format.json') &&
+        listed.some((l) => l.startsWith('pastes/')) &&
+        listed.some((l) => l.startsWith('sessions/')),
+    );
+    assert.ok(
+      !listed.some(
+        (l) =>
+          l.startsWith('tmp/') ||
+          l.startsWith('owners/') ||
+          l.startsWith('expiry/') ||
+          l.startsWith('logs/') ||
+          l.endsWith('.lock'),
+      ),
+    );
 
     const dir = await tempDataDir();
     try {
@@ -155,7 +198,8 @@ describe('backup and restore', () => {
         const web = new WebClient(b);
         await login(web, 'alice');
         web.cookies.clear();
-        for (const part of sessionCookie.split('; ')) web.cookies.set(part.split('=')[0] as string, part.slice(part.indexOf('=') + 1));
+        for (const part of sessionCookie.split('; '))
+          web.cookies.set(part.split('=')[0] as string, part.slice(part.indexOf('=') + 1));
         assert.equal((await web.get('/my')).status, 200, 'a session from before the backup still works');
         const c0 = new WebClient(b);
         await cli(dir, ['user', 'passwd', 'c0'], 'password123');
@@ -168,11 +212,17 @@ describe('backup and restore', () => {
           if (text.includes('Nothing on this page.')) break;
           listed += text;
         }
-        for (const hash of (clients[0] as Client).stable.keys()) assert.ok(listed.includes(`/p/${hash}`), `c0's list shows ${hash}`);
+        for (const hash of (clients[0] as Client).stable.keys())
+          assert.ok(listed.includes(`/p/${hash}`), `c0's list shows ${hash}`);
         // Nothing torn: every paste file parses, as the export (which reads them all) shows.
         const out: string[] = [];
         const warnings: string[] = [];
-        await runCli(['export'], { env: { DATA_DIR: dir }, stdout: (l) => out.push(l), stderr: (l) => warnings.push(l), readStdin: async () => '' });
+        await runCli(['export'], {
+          env: { DATA_DIR: dir },
+          stdout: (l) => out.push(l),
+          stderr: (l) => warnings.push(l),
+          readStdin: async () => '',
+        });
         assert.deepEqual(warnings, []);
         assert.ok(out.length >= CLIENTS * STABLE);
       } finally {
@@ -187,7 +237,10 @@ describe('backup and restore', () => {
     const dir = await tempDataDir();
     try {
       await writeFile(join(dir, 'keep.txt'), 'mine');
-      await assert.rejects(restore(archive, dir), /is not empty \(keep\.txt\); restore into an empty folder, or add --force/);
+      await assert.rejects(
+        restore(archive, dir),
+        /is not empty \(keep\.txt\); restore into an empty folder, or add --force/,
+      );
       assert.equal(await readFile(join(dir, 'keep.txt'), 'utf8'), 'mine');
       // A damaged copy: cut short.
       const bytes = await readFile(archive);
@@ -198,14 +251,26 @@ describe('backup and restore', () => {
       await assert.rejects(restore(join(work, 'nope.tar.gz'), dir, true), /nope\.tar\.gz does not exist/);
       assert.match(await restore(archive, dir, true), /^restored/);
       const names = (await readdir(dir)).sort();
-      assert.ok(!names.includes('keep.txt') && names.includes('accounts.json') && names.includes('owners') && names.includes('expiry'));
+      assert.ok(
+        !names.includes('keep.txt') &&
+          names.includes('accounts.json') &&
+          names.includes('owners') &&
+          names.includes('expiry'),
+      );
       // The expiry index is rebuilt from the pastes: the sweep will find the expiring one.
       const entries = (await readdir(join(dir, 'expiry'), { recursive: true })).map(String);
-      assert.ok(entries.some((e) => e.endsWith(`-${expiringHash}`)), entries.join(','));
+      assert.ok(
+        entries.some((e) => e.endsWith(`-${expiringHash}`)),
+        entries.join(','),
+      );
       const token = (clients[1] as Client).token;
       const b = await startServer({ dataDir: dir });
       try {
-        assert.equal((await req(b, 'GET', `/api/v1/raw.php?hash=${[...(clients[1] as Client).stable.keys()][0]}`, { token })).status, 200);
+        assert.equal(
+          (await req(b, 'GET', `/api/v1/raw.php?hash=${[...(clients[1] as Client).stable.keys()][0]}`, { token }))
+            .status,
+          200,
+        );
       } finally {
         await b.stop();
       }
@@ -222,8 +287,14 @@ describe('backup and restore', () => {
     assert.match(listed, /^logs\/api-\d{4}-\d\d-\d\d\.jsonl$/m);
     assert.match(listed, /^logs\/audit-\d{4}-\d\d-\d\d\.jsonl$/m);
     const day = new Date().toISOString().slice(0, 10);
-    const audit = (await readFile(join(a.dataDir, 'logs', `audit-${day}.jsonl`), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.deepEqual(audit.filter((e) => e['action'] === 'backup').map((e) => e['target']), [archive, file]);
+    const audit = (await readFile(join(a.dataDir, 'logs', `audit-${day}.jsonl`), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(
+      audit.filter((e) => e['action'] === 'backup').map((e) => e['target']),
+      [archive, file],
+    );
     const dir = await tempDataDir();
     try {
       await restore(file, dir);
@@ -261,8 +332,19 @@ describe('a restore cut short by a crash', () => {
    * (a crash), the next start finishes it: the folder holds the restored data whole, kept
    * logs, and none of the old; staging that was never marked ready leaves the old data whole.
    */
-  const OLD = { 'accounts.json': 'old accounts', 'format.json': 'old format', 'views.json': 'old only', 'pastes/ab/abcdef.json': 'old paste', 'logs/audit.jsonl': 'old audit' };
-  const NEW = { 'accounts.json': 'new accounts', 'format.json': 'new format', 'pastes/cd/cdefgh.json': 'new paste', 'owners/1.log': '+cdefghijkl' };
+  const OLD = {
+    'accounts.json': 'old accounts',
+    'format.json': 'old format',
+    'views.json': 'old only',
+    'pastes/ab/abcdef.json': 'old paste',
+    'logs/audit.jsonl': 'old audit',
+  };
+  const NEW = {
+    'accounts.json': 'new accounts',
+    'format.json': 'new format',
+    'pastes/cd/cdefgh.json': 'new paste',
+    'owners/1.log': '+cdefghijkl',
+  };
   const put = async (root: string, files: Record<string, string>): Promise<void> => {
     for (const [name, text] of Object.entries(files)) {
       const path = join(root, name);
@@ -273,15 +355,20 @@ describe('a restore cut short by a crash', () => {
   const tree = async (root: string): Promise<Record<string, string>> => {
     const out: Record<string, string> = {};
     for (const e of await readdir(root, { recursive: true, withFileTypes: true })) {
-      if (e.isFile()) out[relative(root, join(e.parentPath, e.name))] = await readFile(join(e.parentPath, e.name), 'utf8');
+      if (e.isFile())
+        out[relative(root, join(e.parentPath, e.name))] = await readFile(join(e.parentPath, e.name), 'utf8');
     }
     return out;
   };
 
   test('the next start finishes it, after any step of the swap; unmarked staging is dropped', async () => {
-    const tops = (files: Record<string, string>): string[] => [...new Set(Object.keys(files).map((n) => n.split('/')[0] as string))];
+    const tops = (files: Record<string, string>): string[] => [
+      ...new Set(Object.keys(files).map((n) => n.split('/')[0] as string)),
+    ];
     const steps: [string, string][] = [
-      ...tops(OLD).filter((n) => n !== 'logs').map((n): [string, string] => [n, join('.restore-old', n)]),
+      ...tops(OLD)
+        .filter((n) => n !== 'logs')
+        .map((n): [string, string] => [n, join('.restore-old', n)]),
       ...tops(NEW).map((n): [string, string] => [join('.restore', n), n]),
     ];
     for (let done = 0; done <= steps.length; done++) {
@@ -319,17 +406,32 @@ describe('a restore cut short by a crash', () => {
       const listed = await cliProcess(dir, ['user', 'list']);
       assert.equal(listed.code, 0, listed.err);
       assert.deepEqual(await readdir(join(dir, '.restore')), ['pastes'], 'the staging is left to the restore');
-      const server = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts')], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir, PORT: '0' }, encoding: 'utf8' });
+      const server = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts')], {
+        cwd: ROOT,
+        env: { ...process.env, DATA_DIR: dir, PORT: '0' },
+        encoding: 'utf8',
+      });
       assert.equal(server.status, 1);
-      assert.match(server.stdout + server.stderr, new RegExp(`the restore with pid ${process.pid} on \\S+ is using this data folder`));
+      assert.match(
+        server.stdout + server.stderr,
+        new RegExp(`the restore with pid ${process.pid} on \\S+ is using this data folder`),
+      );
       await writeFile(join(dir, '..', `${dir.split('/').at(-1)}.tar.gz`), 'not even an archive');
       const again = await cliProcess(dir, ['restore', join(dir, '..', `${dir.split('/').at(-1)}.tar.gz`), '--force']);
       await rm(join(dir, '..', `${dir.split('/').at(-1)}.tar.gz`));
-      assert.match(again.err, new RegExp(`^error: the restore with pid ${process.pid} on \\S+ is using .*; stop it before restoring \\(nothing was changed\\)`));
+      assert.match(
+        again.err,
+        new RegExp(
+          `^error: the restore with pid ${process.pid} on \\S+ is using .*; stop it before restoring \\(nothing was changed\\)`,
+        ),
+      );
       // Once the restore is gone (its claim removed, or its pid dead), unmarked staging is dropped.
       await rm(join(dir, 'server.pid'));
       assert.equal((await cliProcess(dir, ['user', 'list'])).code, 0);
-      assert.deepEqual((await readdir(dir)).filter((n) => n.startsWith('.restore')), []);
+      assert.deepEqual(
+        (await readdir(dir)).filter((n) => n.startsWith('.restore')),
+        [],
+      );
     } finally {
       await cleanup(dir);
     }
@@ -338,7 +440,11 @@ describe('a restore cut short by a crash', () => {
   test('a server started on a folder whose restore was cut short finishes it and serves the restored data', async () => {
     const first = await startServer();
     const token = await makeToken(first.dataDir);
-    const hash = String((await req(first, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'in the backup' } })).json['hash']);
+    const hash = String(
+      (await req(first, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'in the backup' } })).json[
+        'hash'
+      ],
+    );
     const archive = join(first.dataDir, 'cut.tar.gz');
     await cli(first.dataDir, ['backup', archive]);
     await first.stop();
@@ -355,7 +461,10 @@ describe('a restore cut short by a crash', () => {
       const server = await startServer({ dataDir: dir });
       try {
         assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token })).text, 'in the backup');
-        assert.deepEqual((await readdir(dir)).filter((n) => n.startsWith('.restore')), []);
+        assert.deepEqual(
+          (await readdir(dir)).filter((n) => n.startsWith('.restore')),
+          [],
+        );
       } finally {
         await server.stop();
       }

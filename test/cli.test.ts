@@ -28,7 +28,18 @@ describe('cli as a process', () => {
     const u = run(dir, ['user', 'add', 'carol']);
     assert.equal(u.status, 0, u.stderr);
     assert.equal(u.stdout, '1\n');
-    const t = run(dir, ['token', 'create', '--user', 'carol', '--scopes', 'read,write', '--rate', '5', '--label', 'laptop']);
+    const t = run(dir, [
+      'token',
+      'create',
+      '--user',
+      'carol',
+      '--scopes',
+      'read,write',
+      '--rate',
+      '5',
+      '--label',
+      'laptop',
+    ]);
     assert.equal(t.status, 0, t.stderr);
     assert.match(t.stdout, /^pst_[A-Za-z0-9]{8}_[A-Za-z0-9]{32}\n$/);
   });
@@ -59,7 +70,11 @@ describe('cli as a process', () => {
 
   test('no command, help or --help prints the commands, with no configuration needed; an unknown one points there', () => {
     for (const args of [[], ['help'], ['--help'], ['-h']]) {
-      const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, PORT: 'not a port' }, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), ...args], {
+        cwd: ROOT,
+        env: { ...process.env, PORT: 'not a port' },
+        encoding: 'utf8',
+      });
       assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stdout, /^usage:\n {2}user add NAME/);
       assert.match(r.stdout, /restore FILE \[--force\]\n$/);
@@ -67,28 +82,61 @@ describe('cli as a process', () => {
     assert.match(run(dir, ['frobnicate']).stderr, /^error: unknown command "frobnicate"; --help lists the commands\n$/);
   });
 
-  test('from a terminal, --password-stdin reads one line after a prompt, without echoing it', { timeout: 60_000 }, async () => {
+  test('from a terminal, --password-stdin reads one line after a prompt, without echoing it', {
+    timeout: 60_000,
+  }, async () => {
     // `script` gives the CLI a terminal, as `docker exec -it` does; the line ends with Enter, not Ctrl-D.
-    const cmd = [process.execPath, '--import', 'tsx', join(ROOT, 'src/cli.ts'), 'user', 'add', 'tty-user', '--password-stdin'].map((a) => `'${a}'`).join(' ');
+    const cmd = [
+      process.execPath,
+      '--import',
+      'tsx',
+      join(ROOT, 'src/cli.ts'),
+      'user',
+      'add',
+      'tty-user',
+      '--password-stdin',
+    ]
+      .map((a) => `'${a}'`)
+      .join(' ');
     const p = spawn('script', ['-qec', cmd, '/dev/null'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir } });
     let out = '';
-    const prompted = new Promise<void>((resolve) => p.stdout.on('data', (d: Buffer) => ((out += d.toString()), out.includes('password: ') && resolve())));
+    const prompted = new Promise<void>((resolve) =>
+      p.stdout.on('data', (d: Buffer) => ((out += d.toString()), out.includes('password: ') && resolve())),
+    );
     const exited = new Promise<number | null>((resolve) => p.on('exit', resolve));
     await prompted;
     p.stdin.write('a secret typed in\r');
     assert.equal(await exited, 0, out);
     p.stdin.end();
     assert.doesNotMatch(out, /a secret typed in/, 'not echoed');
-    assert.match(out, /^\d+\r?$/m, 'the new user\'s id');
-    const accounts = JSON.parse(await readFile(join(dir, 'accounts.json'), 'utf8')) as { users: { name: string; password: string | null }[] };
+    assert.match(out, /^\d+\r?$/m, "the new user's id");
+    const accounts = JSON.parse(await readFile(join(dir, 'accounts.json'), 'utf8')) as {
+      users: { name: string; password: string | null }[];
+    };
     assert.match(accounts.users.find((u) => u.name === 'tty-user')?.password ?? '', /^scrypt\$/);
 
     // Ctrl-C or Ctrl-D at the prompt: nothing is done, and the exit status says so.
-    for (const [key, name] of [['\u0003', 'tty-c'], ['\u0004', 'tty-d']]) {
-      const line = [process.execPath, '--import', 'tsx', join(ROOT, 'src/cli.ts'), 'user', 'add', name as string, '--password-stdin'].map((a) => `'${a}'`).join(' ');
+    for (const [key, name] of [
+      ['\u0003', 'tty-c'],
+      ['\u0004', 'tty-d'],
+    ]) {
+      const line = [
+        process.execPath,
+        '--import',
+        'tsx',
+        join(ROOT, 'src/cli.ts'),
+        'user',
+        'add',
+        name as string,
+        '--password-stdin',
+      ]
+        .map((a) => `'${a}'`)
+        .join(' ');
       const q = spawn('script', ['-qec', line, '/dev/null'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir } });
       let said = '';
-      const asked = new Promise<void>((resolve) => q.stdout.on('data', (d: Buffer) => ((said += d.toString()), said.includes('password: ') && resolve())));
+      const asked = new Promise<void>((resolve) =>
+        q.stdout.on('data', (d: Buffer) => ((said += d.toString()), said.includes('password: ') && resolve())),
+      );
       const ended = new Promise<number | null>((resolve) => q.on('exit', resolve));
       await asked;
       q.stdin.write(key as string);
@@ -96,7 +144,10 @@ describe('cli as a process', () => {
       q.stdin.end();
       assert.match(said, /error: no password given/);
       const now = JSON.parse(await readFile(join(dir, 'accounts.json'), 'utf8')) as { users: { name: string }[] };
-      assert.equal(now.users.some((u) => u.name === name), false);
+      assert.equal(
+        now.users.some((u) => u.name === name),
+        false,
+      );
     }
   });
 
@@ -128,7 +179,16 @@ describe('cli against a running server', () => {
 
   test('a token created by the CLI authenticates on the next request, and list shows its use', async () => {
     await cli(server.dataDir, ['user', 'add', 'erin']);
-    const secret = await cli(server.dataDir, ['token', 'create', '--user', 'erin', '--scopes', 'read', '--label', 'ci bot']);
+    const secret = await cli(server.dataDir, [
+      'token',
+      'create',
+      '--user',
+      'erin',
+      '--scopes',
+      'read',
+      '--label',
+      'ci bot',
+    ]);
     const r = await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: secret });
     assert.equal(r.status, 404);
     const list = (await cli(server.dataDir, ['token', 'list'])).split('\n');
@@ -176,7 +236,10 @@ describe('cli user management', () => {
     assert.equal(list.status, 0, list.stderr);
     const lines = list.stdout.trimEnd().split('\n');
     assert.equal(lines.length, 2);
-    assert.match(lines[0] ?? '', /^1\s+root\s+admin\s+enabled\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+never\s+0 tokens\s+0 pastes$/);
+    assert.match(
+      lines[0] ?? '',
+      /^1\s+root\s+admin\s+enabled\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+never\s+0 tokens\s+0 pastes$/,
+    );
     assert.match(lines[1] ?? '', /^2\s+gus\s+user\s+enabled\s+.*\s+1 token\s+0 pastes$/);
     assert.equal(run(dir, ['user', 'disable', 'gus']).status, 0);
     assert.match(run(dir, ['user', 'list']).stdout, /gus\s+user\s+disabled/);
@@ -185,17 +248,34 @@ describe('cli user management', () => {
     assert.match(run(dir, ['user', 'list']).stdout, /gus\s+admin\s+enabled/);
     assert.equal(run(dir, ['user', 'admin', 'gus', '--remove']).status, 0);
     assert.match(run(dir, ['user', 'list']).stdout, /gus\s+user\s+enabled/);
-    for (const args of [['user', 'disable', 'root'], ['user', 'admin', 'root', '--remove'], ['user', 'disable', 'nobody'], ['user', 'enable'], ['user', 'admin', 'gus', '--off']]) {
+    for (const args of [
+      ['user', 'disable', 'root'],
+      ['user', 'admin', 'root', '--remove'],
+      ['user', 'disable', 'nobody'],
+      ['user', 'enable'],
+      ['user', 'admin', 'gus', '--off'],
+    ]) {
       const r = run(dir, args);
       assert.notEqual(r.status, 0, args.join(' '));
       assert.match(r.stderr, /^error: [^\n]+\n$/, args.join(' '));
     }
     assert.match(run(dir, ['user', 'disable', 'root']).stderr, /only enabled admin/);
     const day = new Date().toISOString().slice(0, 10);
-    const audit = (await readFile(join(dir, 'logs', `audit-${day}.jsonl`), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const audit = (await readFile(join(dir, 'logs', `audit-${day}.jsonl`), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.deepEqual(
       audit.map((e) => `${e['action']} ${e['target']}`),
-      ['user.add user:root', 'user.add user:gus', `token.create ${audit[2]?.['target']}`, 'user.disable user:gus', 'user.enable user:gus', 'user.admin user:gus', 'user.unadmin user:gus'],
+      [
+        'user.add user:root',
+        'user.add user:gus',
+        `token.create ${audit[2]?.['target']}`,
+        'user.disable user:gus',
+        'user.enable user:gus',
+        'user.admin user:gus',
+        'user.unadmin user:gus',
+      ],
     );
     assert.ok(audit.every((e) => e['via'] === 'cli' && e['ip'] === null && e['user_id'] === null));
   });

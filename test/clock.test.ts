@@ -12,7 +12,9 @@ const MIN = 60_000;
 const DAY = 86_400_000;
 
 before(async () => {
-  s = await startServer({ env: { SESSION_IDLE_DAYS: '2', OPEN_REGISTRATION: '1', AUTH_FAIL_LIMIT_PER_MINUTE: '1000' } });
+  s = await startServer({
+    env: { SESSION_IDLE_DAYS: '2', OPEN_REGISTRATION: '1', AUTH_FAIL_LIMIT_PER_MINUTE: '1000' },
+  });
   token = await makeToken(s.dataDir, { user: 'alice', rate: 2 });
 });
 
@@ -37,14 +39,21 @@ describe('expiry', () => {
     const dir = join(s.dataDir, 'pastes', hash.slice(0, 2));
     const file = join(dir, (await readdir(dir)).find((f) => f.startsWith(hash.slice(0, 6))) as string);
     assert.doesNotMatch(await readFile(file, 'utf8'), /short lived secret/);
-    assert.equal((await req(s, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: free })).status, 410, 'still 410, not 404');
+    assert.equal(
+      (await req(s, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: free })).status,
+      410,
+      'still 410, not 404',
+    );
   });
 });
 
 describe('rate-limit buckets', () => {
   test('refill continuously by the clock: a token of 2 a minute gets one more every 30 s', async () => {
     const path = '/api/v1/paste.php?hash=AAAAAAAAAA';
-    assert.deepEqual([(await req(s, 'GET', path, { token })).status, (await req(s, 'GET', path, { token })).status], [404, 404]);
+    assert.deepEqual(
+      [(await req(s, 'GET', path, { token })).status, (await req(s, 'GET', path, { token })).status],
+      [404, 404],
+    );
     const refused = await req(s, 'GET', path, { token });
     assert.equal(refused.status, 429);
     assert.equal(refused.headers['retry-after'], '30');
@@ -55,16 +64,31 @@ describe('rate-limit buckets', () => {
     assert.equal(again.status, 404);
     assert.equal(again.headers['x-ratelimit-remaining'], '0');
     s.clock.advance(10 * MIN);
-    assert.equal((await req(s, 'GET', path, { token })).headers['x-ratelimit-remaining'], '1', 'never more than the capacity');
+    assert.equal(
+      (await req(s, 'GET', path, { token })).headers['x-ratelimit-remaining'],
+      '1',
+      'never more than the capacity',
+    );
   });
 
   test('a spent paste-password budget refills after a minute', async () => {
-    const hash = await create({ content: 'locked', password: 'right-password' }, await makeToken(s.dataDir, { user: 'carol', rate: 0 }));
+    const hash = await create(
+      { content: 'locked', password: 'right-password' },
+      await makeToken(s.dataDir, { user: 'carol', rate: 0 }),
+    );
     const free = await makeToken(s.dataDir, { user: 'dan', rate: 0 });
-    for (let i = 0; i < 10; i++) assert.equal((await req(s, 'GET', `/api/v1/raw.php?hash=${hash}&password=no-${i}`, { token: free })).status, 403);
-    assert.equal((await req(s, 'GET', `/api/v1/raw.php?hash=${hash}&password=right-password`, { token: free })).status, 429);
+    for (let i = 0; i < 10; i++)
+      assert.equal((await req(s, 'GET', `/api/v1/raw.php?hash=${hash}&password=no-${i}`, { token: free })).status, 403);
+    assert.equal(
+      (await req(s, 'GET', `/api/v1/raw.php?hash=${hash}&password=right-password`, { token: free })).status,
+      429,
+    );
     s.clock.advance(6_000);
-    assert.equal((await req(s, 'GET', `/api/v1/raw.php?hash=${hash}&password=right-password`, { token: free })).text, 'locked', '10 a minute: one every 6 s');
+    assert.equal(
+      (await req(s, 'GET', `/api/v1/raw.php?hash=${hash}&password=right-password`, { token: free })).text,
+      'locked',
+      '10 a minute: one every 6 s',
+    );
   });
 });
 
@@ -102,7 +126,8 @@ describe('web sessions and grants', () => {
     await register(c, 'fay', 'fay-password');
     const guesser = new WebClient(s);
     await guesser.get('/login');
-    for (let i = 0; i < 10; i++) assert.equal((await guesser.post('/login', { name: 'fay', password: `nope-${i}` })).status, 401);
+    for (let i = 0; i < 10; i++)
+      assert.equal((await guesser.post('/login', { name: 'fay', password: `nope-${i}` })).status, 401);
     assert.equal((await guesser.post('/login', { name: 'fay', password: 'fay-password' })).status, 429);
     s.clock.advance(6_000);
     assert.equal((await guesser.post('/login', { name: 'fay', password: 'fay-password' })).status, 303);

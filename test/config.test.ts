@@ -16,7 +16,16 @@ test('parseConfig has defaults that work on a laptop', () => {
 });
 
 test('parseConfig reads every variable', () => {
-  const c = parseConfig({ PORT: '9000', HOST: '0.0.0.0', DATA_DIR: '/tmp/x', BASE_URL: 'https://paste.example/', MAX_PASTE_BYTES: '10', TRUST_PROXY: '1', AUTH_FAIL_LIMIT_PER_MINUTE: '5', LOG_RETENTION_DAYS: '7' });
+  const c = parseConfig({
+    PORT: '9000',
+    HOST: '0.0.0.0',
+    DATA_DIR: '/tmp/x',
+    BASE_URL: 'https://paste.example/',
+    MAX_PASTE_BYTES: '10',
+    TRUST_PROXY: '1',
+    AUTH_FAIL_LIMIT_PER_MINUTE: '5',
+    LOG_RETENTION_DAYS: '7',
+  });
   assert.deepEqual(
     [c.port, c.host, c.dataDir, c.baseUrl, c.maxPasteBytes, c.trustProxy, c.authFailLimitPerMinute, c.logRetentionDays],
     [9000, '0.0.0.0', '/tmp/x', 'https://paste.example', 10, true, 5, 7],
@@ -26,7 +35,13 @@ test('parseConfig reads every variable', () => {
 
 test('parseConfig reports every bad variable at once', () => {
   try {
-    parseConfig({ PORT: 'eighty', MAX_PASTE_BYTES: '-1', TRUST_PROXY: 'maybe', BASE_URL: 'ftp://x', HOST: 'not..a..host' });
+    parseConfig({
+      PORT: 'eighty',
+      MAX_PASTE_BYTES: '-1',
+      TRUST_PROXY: 'maybe',
+      BASE_URL: 'ftp://x',
+      HOST: 'not..a..host',
+    });
     assert.fail('expected ConfigError');
   } catch (err) {
     assert.ok(err instanceof ConfigError);
@@ -40,10 +55,15 @@ test('PASTE_CACHE_MB is 32 unless set, 0 turns the cache off, and a negative siz
   assert.equal(parseConfig({}).pasteCacheBytes, 32 * 1_048_576);
   assert.equal(parseConfig({ PASTE_CACHE_MB: '512' }).pasteCacheBytes, 512 * 1_048_576);
   assert.equal(parseConfig({ PASTE_CACHE_MB: '0' }).pasteCacheBytes, 0);
-  assert.throws(() => parseConfig({ PASTE_CACHE_MB: '-1' }), (err) => err instanceof ConfigError && /PASTE_CACHE_MB/.test(err.message));
+  assert.throws(
+    () => parseConfig({ PASTE_CACHE_MB: '-1' }),
+    (err) => err instanceof ConfigError && /PASTE_CACHE_MB/.test(err.message),
+  );
 });
 
 test('HOST takes addresses and host names', () => {
-  for (const host of ['0.0.0.0', '::', '::1', '192.168.1.20', 'localhost', 'paste.lan', 'my-box-01.example.org']) assert.equal(parseConfig({ HOST: host }).host, host);
-  for (const host of ['not..a..host', '-lead.example', 'a b', 'host:8080', 'http://x']) assert.throws(() => parseConfig({ HOST: host }), /HOST must be/);
+  for (const host of ['0.0.0.0', '::', '::1', '192.168.1.20', 'localhost', 'paste.lan', 'my-box-01.example.org'])
+    assert.equal(parseConfig({ HOST: host }).host, host);
+  for (const host of ['not..a..host', '-lead.example', 'a b', 'host:8080', 'http://x'])
+    assert.throws(() => parseConfig({ HOST: host }), /HOST must be/);
 });

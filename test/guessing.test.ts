@@ -31,19 +31,29 @@ describe('paste passwords', () => {
     assert.equal(statuses.filter((x) => x === 403).length, 10, statuses.join(','));
     assert.equal(statuses.filter((x) => x === 429).length, 20, statuses.join(','));
     // The budget is one: spent through both doors, it is spent for both, right password or not.
-    assert.equal((await req(s, 'GET', `/api/v1/raw.php?hash=${hash}&password=the-right-one`, { token: reader })).status, 429);
+    assert.equal(
+      (await req(s, 'GET', `/api/v1/raw.php?hash=${hash}&password=the-right-one`, { token: reader })).status,
+      429,
+    );
     const page = await web.post(`/p/${hash}`, { password: 'the-right-one' });
     assert.equal(page.status, 429);
     assert.match(String(page.headers['retry-after']), /^\d+$/);
     // Another client has its own budget, and the owner needs no password at all.
-    const elsewhere = await req(s, 'GET', `/api/v1/raw.php?hash=${hash}&password=the-right-one`, { token: reader, headers: { 'x-forwarded-for': '198.51.100.20' } });
+    const elsewhere = await req(s, 'GET', `/api/v1/raw.php?hash=${hash}&password=the-right-one`, {
+      token: reader,
+      headers: { 'x-forwarded-for': '198.51.100.20' },
+    });
     assert.equal(elsewhere.text, 'guarded');
   });
 
   test('right passwords cost nothing: a reader may open a paste more than ten times a minute', async () => {
     const hash = await createViaForm(owner, { content: 'often read', password: 'pw-123456' });
     for (let i = 0; i < 15; i++) {
-      assert.equal((await req(s, 'GET', `/api/v1/raw.php?hash=${hash}&password=pw-123456`, { token: reader })).status, 200, `read ${i + 1}`);
+      assert.equal(
+        (await req(s, 'GET', `/api/v1/raw.php?hash=${hash}&password=pw-123456`, { token: reader })).status,
+        200,
+        `read ${i + 1}`,
+      );
     }
   });
 });
@@ -53,7 +63,11 @@ describe('API tokens', () => {
     const t = await startServer({ env: { AUTH_FAIL_LIMIT_PER_MINUTE: '5' } });
     try {
       const bad = `pst_AAAAAAAA_${'x'.repeat(32)}`;
-      const statuses = (await Promise.all(Array.from({ length: 20 }, () => req(t, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: bad })))).map((r) => r.status);
+      const statuses = (
+        await Promise.all(
+          Array.from({ length: 20 }, () => req(t, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: bad })),
+        )
+      ).map((r) => r.status);
       assert.equal(statuses.filter((x) => x === 401).length, 5, statuses.join(','));
       assert.equal(statuses.filter((x) => x === 429).length, 15);
     } finally {
@@ -74,7 +88,9 @@ describe('web logins', () => {
 
   test('a stranger who spent an account’s failures cannot lock its owner out from another address', async () => {
     await register(new WebClient(s), 'victim', 'victim-password');
-    const guesses = await Promise.all(Array.from({ length: 25 }, (_, i) => loginFrom('203.0.113.66', 'victim', `guess-${i}-x`)));
+    const guesses = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => loginFrom('203.0.113.66', 'victim', `guess-${i}-x`)),
+    );
     assert.equal(guesses.filter((x) => x === 401).length, 10, guesses.join(','));
     assert.equal(guesses.filter((x) => x === 429).length, 15);
     assert.equal(await loginFrom('203.0.113.66', 'victim', 'victim-password'), 429, 'the guesser’s address stays shut');

@@ -13,12 +13,16 @@ async function readLayers(): Promise<Map<string, number>> {
   const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
   const start = readme.indexOf('<!-- layers -->');
   const end = readme.indexOf('<!-- /layers -->');
-  assert.ok(start !== -1 && end > start, 'the README marks its list of layers with <!-- layers --> ... <!-- /layers -->');
+  assert.ok(
+    start !== -1 && end > start,
+    'the README marks its list of layers with <!-- layers --> ... <!-- /layers -->',
+  );
   const layers = new Map<string, number>();
   for (const line of readme.slice(start, end).split('\n')) {
     const m = /^(\d+)\. (.+)$/.exec(line.trim());
     if (m === null) continue;
-    for (const unit of (m[2] as string).split(',').map((u) => u.trim().replace(/`/g, '').split(' ')[0] as string)) layers.set(unit, Number(m[1]));
+    for (const unit of (m[2] as string).split(',').map((u) => u.trim().replace(/`/g, '').split(' ')[0] as string))
+      layers.set(unit, Number(m[1]));
   }
   return layers;
 }
@@ -90,7 +94,12 @@ describe('layers', () => {
   });
 
   test('the check refuses an import that points up or sideways', () => {
-    const layers = new Map([['http/', 1], ['store/', 1], ['paste/', 2], ['api/', 3]]);
+    const layers = new Map([
+      ['http/', 1],
+      ['store/', 1],
+      ['paste/', 2],
+      ['api/', 3],
+    ]);
     const src = join(ROOT, 'src');
     const edge = (from: string, to: string): Edge => ({ from: join(src, from), to: join(src, to) });
     assert.deepEqual(violations([edge('api/a.ts', 'paste/b.ts'), edge('paste/b.ts', 'paste/c.ts')], layers), []);

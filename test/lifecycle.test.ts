@@ -21,7 +21,11 @@ describe('graceful shutdown', () => {
           port: server.port,
           method: 'POST',
           path: '/api/v1/paste_create.php',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
         },
         (res) => {
           let text = '';
@@ -61,7 +65,9 @@ describe('graceful shutdown', () => {
     const slow = connect(server.port, '127.0.0.1');
     await once(slow, 'connect');
     const body = JSON.stringify({ content: 'sent slowly' });
-    slow.write(`POST /api/v1/paste_create.php HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    slow.write(
+      `POST /api/v1/paste_create.php HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
     let answer = '';
     slow.on('data', (d: Buffer) => (answer += d.toString()));
     await new Promise((r) => setTimeout(r, 200));
@@ -86,13 +92,18 @@ describe('graceful shutdown', () => {
     const slow = connect(server.port, '127.0.0.1');
     await once(slow, 'connect');
     slow.on('error', () => undefined);
-    slow.write(`POST /api/v1/paste_create.php HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"content":`);
+    slow.write(
+      `POST /api/v1/paste_create.php HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"content":`,
+    );
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(await server.stop(), 0);
     slow.destroy();
     assert.doesNotMatch(server.output(), /could not be written/);
     const day = new Date().toISOString().slice(0, 10);
-    const lines = (await readFile(join(server.dataDir, 'logs', `api-${day}.jsonl`), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = (await readFile(join(server.dataDir, 'logs', `api-${day}.jsonl`), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const cut = lines.filter((l) => l['endpoint'] === '/api/v1/paste_create.php');
     assert.equal(cut.length, 1, JSON.stringify(lines));
     assert.ok(Number(cut[0]?.['status']) >= 400);

@@ -17,7 +17,10 @@ function samples(text: string): Map<string, number> {
   return out;
 }
 
-const scrape = async (server: { port: number }, token: string | null = TOKEN): Promise<{ status: number; text: string; type: string }> => {
+const scrape = async (
+  server: { port: number },
+  token: string | null = TOKEN,
+): Promise<{ status: number; text: string; type: string }> => {
   const r = await req(server, 'GET', '/metrics', token === null ? {} : { token });
   return { status: r.status, text: r.text, type: String(r.headers['content-type']) };
 };
@@ -67,16 +70,29 @@ describe('what /metrics counts', () => {
     const M = 11;
     const K = 3;
     const hashes: string[] = [];
-    for (let i = 0; i < N; i++) hashes.push(String((await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: `p${i}` } })).json['hash']));
-    for (let i = 0; i < M; i++) assert.equal((await req(server, 'GET', `/api/v1/paste.php?hash=${hashes[i % N]}`, { token })).status, 200);
+    for (let i = 0; i < N; i++)
+      hashes.push(
+        String(
+          (await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: `p${i}` } })).json['hash'],
+        ),
+      );
+    for (let i = 0; i < M; i++)
+      assert.equal((await req(server, 'GET', `/api/v1/paste.php?hash=${hashes[i % N]}`, { token })).status, 200);
     // Bob's bucket holds 2: then K refusals.
     for (let i = 0; i < 2 + K; i++) await req(server, 'GET', `/api/v1/raw.php?hash=${hashes[0]}`, { token: slow });
-    for (let i = 0; i < 4; i++) assert.equal((await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: 'pst_wrongtok_abc' })).status, 401);
+    for (let i = 0; i < 4; i++)
+      assert.equal(
+        (await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: 'pst_wrongtok_abc' })).status,
+        401,
+      );
     // Three anonymous views of one short paste: its code block and page are made for the
     // first (and not kept), made and kept on the second, and the third reuses the page (or,
     // if a minute turns between, the code block).
     for (let i = 0; i < 3; i++) assert.equal((await req(server, 'GET', `/p/${hashes[1]}`)).status, 200);
-    assert.equal((await req(server, 'POST', '/api/v1/paste_delete.php', { token, body: { hash: hashes[2] } })).status, 200);
+    assert.equal(
+      (await req(server, 'POST', '/api/v1/paste_delete.php', { token, body: { hash: hashes[2] } })).status,
+      200,
+    );
     // A wrong method on a known route is counted under that route; an unknown path under none.
     assert.equal((await req(server, 'PUT', `/api/v1/paste.php?hash=${hashes[0]}`, { token })).status, 405);
     assert.equal((await req(server, 'DELETE', `/p/${hashes[0]}`)).status, 405);
@@ -85,20 +101,36 @@ describe('what /metrics counts', () => {
     const after = samples(text);
     const delta = (key: string): number => (after.get(key) ?? 0) - (before.get(key) ?? 0);
 
-    assert.equal(delta('paste_http_requests_total{side="api",route="/api/v1/paste_create.php",method="POST",status="2xx"}'), N);
+    assert.equal(
+      delta('paste_http_requests_total{side="api",route="/api/v1/paste_create.php",method="POST",status="2xx"}'),
+      N,
+    );
     assert.equal(delta('paste_http_requests_total{side="api",route="/api/v1/paste.php",method="GET",status="2xx"}'), M);
     assert.equal(delta('paste_http_requests_total{side="api",route="/api/v1/raw.php",method="GET",status="4xx"}'), K);
     assert.equal(delta('paste_rate_limited_total{side="api"}'), K);
     assert.equal(delta('paste_auth_failures_total{kind="token"}'), 4);
     assert.equal(delta('paste_http_requests_total{side="web",route="/p/:hash",method="GET",status="2xx"}'), 3);
     assert.equal(delta('paste_page_parts_made_total{part="code"}'), 2);
-    assert.equal(delta('paste_page_parts_made_total{part="page"}') + delta('paste_page_parts_reused_total{part="page"}'), 3);
-    assert.ok(delta('paste_page_parts_reused_total{part="page"}') + delta('paste_page_parts_reused_total{part="code"}') >= 1, 'the third view reuses what the second kept');
+    assert.equal(
+      delta('paste_page_parts_made_total{part="page"}') + delta('paste_page_parts_reused_total{part="page"}'),
+      3,
+    );
+    assert.ok(
+      delta('paste_page_parts_reused_total{part="page"}') + delta('paste_page_parts_reused_total{part="code"}') >= 1,
+      'the third view reuses what the second kept',
+    );
     assert.ok((after.get('paste_page_parts_bytes') ?? 0) > 0);
-    assert.equal(delta('paste_http_requests_total{side="api",route="/api/v1/paste.php",method="other",status="4xx"}'), 1);
+    assert.equal(
+      delta('paste_http_requests_total{side="api",route="/api/v1/paste.php",method="other",status="4xx"}'),
+      1,
+    );
     assert.equal(delta('paste_http_requests_total{side="web",route="/p/:hash",method="other",status="4xx"}'), 1);
     assert.equal(delta('paste_http_requests_total{side="api",route="unmatched",method="GET",status="4xx"}'), 1);
-    assert.equal(delta('paste_http_request_duration_seconds_count{side="api",route="/api/v1/paste.php"}'), M + 5, 'the 200s, the 401s and the 405');
+    assert.equal(
+      delta('paste_http_request_duration_seconds_count{side="api",route="/api/v1/paste.php"}'),
+      M + 5,
+      'the 200s, the 401s and the 405',
+    );
     assert.equal(delta('paste_pastes_created_total'), N);
     assert.equal(delta('paste_pastes_deleted_total'), 1);
     assert.ok(delta('paste_durable_writes_total') >= N, 'each create is a durable write');

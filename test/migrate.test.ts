@@ -11,7 +11,8 @@ const FIXTURE = join(ROOT, 'test/fixtures/format-1/data');
 const TOKEN = 'pst_rWQrOsRT_a6YEUh2pL6ZnZG9RBwpNfZQ2F0qTDodY';
 const SESSION = '-ZOJqsIJUriaoom7WWiLfApoRRQZzcIFNlfW7XRkIGw';
 
-const backupsOf = async (dir: string): Promise<string[]> => (await readdir(join(dir, 'backups')).catch(() => [])).sort();
+const backupsOf = async (dir: string): Promise<string[]> =>
+  (await readdir(join(dir, 'backups')).catch(() => [])).sort();
 
 test('a format 1 folder is backed up, migrated to format 2 at start, and serves every paste, token, session and login as before', async () => {
   const dir = await tempDataDir();
@@ -25,9 +26,19 @@ test('a format 1 folder is backed up, migrated to format 2 at start, and serves 
       assert.equal(backups.length, 1);
       assert.match(backups[0] ?? '', /^before-format-2-\d{4}-\d\d-\d\dT[\d-]+Z\.tar\.gz$/);
       const note = events(server.output()).filter((e) => e.message.startsWith('data format'));
-      assert.deepEqual(note.map((e) => [e.level, e.message]), [['info', `data format 1 migrated to 2; the data as it was is backed up in ${join(dir, 'backups', backups[0] as string)}`]]);
+      assert.deepEqual(
+        note.map((e) => [e.level, e.message]),
+        [
+          [
+            'info',
+            `data format 1 migrated to 2; the data as it was is backed up in ${join(dir, 'backups', backups[0] as string)}`,
+          ],
+        ],
+      );
       assert.deepEqual(JSON.parse(await readFile(join(dir, 'format.json'), 'utf8')), { format: 2 });
-      const accounts = JSON.parse(await readFile(join(dir, 'accounts.json'), 'utf8')) as { users: Record<string, unknown>[] };
+      const accounts = JSON.parse(await readFile(join(dir, 'accounts.json'), 'utf8')) as {
+        users: Record<string, unknown>[];
+      };
       assert.deepEqual([accounts.users[0]?.['disabled'], accounts.users[0]?.['last_login_at']], [false, null]);
 
       // The backup holds the folder as it was: format 1, the accounts byte for byte.
@@ -40,22 +51,44 @@ test('a format 1 folder is backed up, migrated to format 2 at start, and serves 
       const get = (q: string): ReturnType<typeof req> => req(server, 'GET', `/api/v1/paste.php?${q}`, { token: TOKEN });
       const plain = await get('hash=xWVBX8Gkj2');
       assert.equal(plain.status, 200);
-      assert.deepEqual([(plain.json?.['paste'] as Record<string, unknown>)['content'], (plain.json?.['paste'] as Record<string, unknown>)['title']], ['hello from format 1', 'Plain']);
+      assert.deepEqual(
+        [
+          (plain.json?.['paste'] as Record<string, unknown>)['content'],
+          (plain.json?.['paste'] as Record<string, unknown>)['title'],
+        ],
+        ['hello from format 1', 'Plain'],
+      );
       const other = await makeToken(dir, { user: 'pete' });
-      assert.equal((await req(server, 'GET', '/api/v1/raw.php?hash=lHOkJypGZi&password=pw', { token: other })).text, 'secret text');
-      assert.equal((await req(server, 'GET', '/api/v1/raw.php?hash=lHOkJypGZi&password=nope', { token: other })).status, 403);
+      assert.equal(
+        (await req(server, 'GET', '/api/v1/raw.php?hash=lHOkJypGZi&password=pw', { token: other })).text,
+        'secret text',
+      );
+      assert.equal(
+        (await req(server, 'GET', '/api/v1/raw.php?hash=lHOkJypGZi&password=nope', { token: other })).status,
+        403,
+      );
       const burned = await get('hash=vbM7iRk8dc');
       assert.equal(burned.status, 410);
       assert.equal((burned.json?.['receipt'] as Record<string, unknown>)['via'], 'api');
       const edited = await get('hash=b6H9OSDZTS');
-      assert.deepEqual([(edited.json?.['paste'] as Record<string, unknown>)['content'], (edited.json?.['paste'] as Record<string, unknown>)['revision']], ['second version', 2]);
-      assert.equal((await req(server, 'GET', '/api/v1/raw.php?hash=b6H9OSDZTS&revision=1', { token: TOKEN })).text, 'first version');
+      assert.deepEqual(
+        [
+          (edited.json?.['paste'] as Record<string, unknown>)['content'],
+          (edited.json?.['paste'] as Record<string, unknown>)['revision'],
+        ],
+        ['second version', 2],
+      );
+      assert.equal(
+        (await req(server, 'GET', '/api/v1/raw.php?hash=b6H9OSDZTS&revision=1', { token: TOKEN })).text,
+        'first version',
+      );
 
       const web = new WebClient(server);
       web.cookies.set('paste_sid', SESSION);
       const my = await web.get('/my');
       assert.equal(my.status, 200, 'the session from before the migration');
-      for (const hash of ['xWVBX8Gkj2', 'lHOkJypGZi', 'ygVOjziYB6', 'b6H9OSDZTS']) assert.ok(my.text.includes(`/p/${hash}`), hash);
+      for (const hash of ['xWVBX8Gkj2', 'lHOkJypGZi', 'ygVOjziYB6', 'b6H9OSDZTS'])
+        assert.ok(my.text.includes(`/p/${hash}`), hash);
       await login(new WebClient(server), 'olga');
     } finally {
       await server.stop();
@@ -71,12 +104,22 @@ test('a format 1 folder is backed up, migrated to format 2 at start, and serves 
     const migrated = await readFile(join(dir, 'accounts.json'), 'utf8');
     await writeFile(join(dir, 'format.json'), '{"format":1}');
     const lines: string[] = [];
-    await runCli(['token', 'list'], { env: { DATA_DIR: dir }, stdout: () => undefined, stderr: (l) => lines.push(l), readStdin: async () => '' });
+    await runCli(['token', 'list'], {
+      env: { DATA_DIR: dir },
+      stdout: () => undefined,
+      stderr: (l) => lines.push(l),
+      readStdin: async () => '',
+    });
     assert.match(lines[0] ?? '', /^note: data format 1 migrated to 2; the data as it was is backed up in /);
     assert.equal((await backupsOf(dir)).length, 2);
-    const twice = JSON.parse(await readFile(join(dir, 'accounts.json'), 'utf8')) as { users: Record<string, unknown>[] };
+    const twice = JSON.parse(await readFile(join(dir, 'accounts.json'), 'utf8')) as {
+      users: Record<string, unknown>[];
+    };
     const once = JSON.parse(migrated) as { users: Record<string, unknown>[] };
-    assert.deepEqual(twice.users.map((u) => [u['disabled'], u['name']]), once.users.map((u) => [u['disabled'], u['name']]));
+    assert.deepEqual(
+      twice.users.map((u) => [u['disabled'], u['name']]),
+      once.users.map((u) => [u['disabled'], u['name']]),
+    );
   } finally {
     await cleanup(dir);
   }
@@ -88,7 +131,12 @@ test('a folder with data but no format.json is format 1: it is backed up and mig
     await cp(FIXTURE, dir, { recursive: true });
     await rm(join(dir, 'format.json'));
     const out: string[] = [];
-    await runCli(['user', 'list'], { env: { DATA_DIR: dir }, stdout: (l) => out.push(l), stderr: () => undefined, readStdin: async () => '' });
+    await runCli(['user', 'list'], {
+      env: { DATA_DIR: dir },
+      stdout: (l) => out.push(l),
+      stderr: () => undefined,
+      readStdin: async () => '',
+    });
     assert.match(out[0] ?? '', /^1\s+olga\s+admin\s+enabled/);
     assert.equal((await backupsOf(dir)).length, 1);
     assert.deepEqual(JSON.parse(await readFile(join(dir, 'format.json'), 'utf8')), { format: 2 });

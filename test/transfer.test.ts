@@ -7,11 +7,20 @@ import { cleanup, cli, makeToken, req, ROOT, startServer, tempDataDir, type AppS
 import { login, WebClient } from './helpers/web-client.ts';
 
 /** The CLI in-process, with what it printed on each stream and whether it failed. */
-async function run(dataDir: string, args: string[], stdin = ''): Promise<{ out: string[]; err: string[]; error: string | null }> {
+async function run(
+  dataDir: string,
+  args: string[],
+  stdin = '',
+): Promise<{ out: string[]; err: string[]; error: string | null }> {
   const out: string[] = [];
   const err: string[] = [];
   try {
-    await runCli(args, { env: { DATA_DIR: dataDir }, stdout: (l) => out.push(l), stderr: (l) => err.push(l), readStdin: async () => stdin });
+    await runCli(args, {
+      env: { DATA_DIR: dataDir },
+      stdout: (l) => out.push(l),
+      stderr: (l) => err.push(l),
+      readStdin: async () => stdin,
+    });
     return { out, err, error: null };
   } catch (e) {
     return { out, err, error: e instanceof Error ? e.message : String(e) };
@@ -39,8 +48,17 @@ describe('export and import', () => {
     await create('burnt', bob, { content: 'already read', burn_after_read: 1 });
     await create('expiring', bob, { content: 'for a week', expiry: '1w', privacy: 'unlisted' });
     await create('edited', alice, { content: 'first', language: 'python' });
-    assert.equal((await req(a, 'POST', '/api/v1/paste_edit.php', { token: alice, body: { hash: hashes['edited'], content: 'second' } })).status, 200);
-    for (let i = 0; i < 3; i++) assert.equal((await req(a, 'GET', `/api/v1/paste.php?hash=${hashes['plain']}`, { token: alice })).status, 200);
+    assert.equal(
+      (
+        await req(a, 'POST', '/api/v1/paste_edit.php', {
+          token: alice,
+          body: { hash: hashes['edited'], content: 'second' },
+        })
+      ).status,
+      200,
+    );
+    for (let i = 0; i < 3; i++)
+      assert.equal((await req(a, 'GET', `/api/v1/paste.php?hash=${hashes['plain']}`, { token: alice })).status, 200);
     assert.equal((await req(a, 'GET', `/api/v1/paste.php?hash=${hashes['burnt']}`, { token: alice })).status, 200);
     // Stopping saves the view counts still in memory (README, Export and import).
     await a.stop();
@@ -53,7 +71,10 @@ describe('export and import', () => {
   test('export writes one JSON line per paste, oldest first, with owner, dates, privacy, expiry, burn flag, password hash and views', () => {
     assert.equal(exported.length, 6);
     const lines = exported.map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.deepEqual(lines.map((l) => l['hash']), Object.values(hashes));
+    assert.deepEqual(
+      lines.map((l) => l['hash']),
+      Object.values(hashes),
+    );
     const plain = lines[0] as Record<string, unknown>;
     assert.equal(plain['content'], 'hello\nworld ✓ \u2028 "quotes"');
     assert.equal(plain['owner'], 'alice');
@@ -64,15 +85,24 @@ describe('export and import', () => {
     assert.equal(secret['privacy'], 'unlisted');
     assert.equal((lines[2] as Record<string, unknown>)['burn_after_read'], 1);
     const burnt = lines[3] as Record<string, unknown>;
-    assert.deepEqual([burnt['burned'], burnt['content'], (burnt['receipt'] as Record<string, unknown>)['via']], [true, '', 'api']);
+    assert.deepEqual(
+      [burnt['burned'], burnt['content'], (burnt['receipt'] as Record<string, unknown>)['via']],
+      [true, '', 'api'],
+    );
     assert.match(String((lines[4] as Record<string, unknown>)['expire_at']), /Z$/);
-    assert.deepEqual([(lines[5] as Record<string, unknown>)['revision'], (lines[5] as Record<string, unknown>)['content']], [2, 'second']);
+    assert.deepEqual(
+      [(lines[5] as Record<string, unknown>)['revision'], (lines[5] as Record<string, unknown>)['content']],
+      [2, 'second'],
+    );
     assert.ok(!exported.join('\n').includes('open sesame'));
   });
 
   test('export --user keeps one owner’s pastes; an unknown user is an error', async () => {
     const r = await run(a.dataDir, ['export', '--user', 'BOB']);
-    assert.deepEqual(r.out.map((l) => (JSON.parse(l) as { owner: string }).owner), ['bob', 'bob', 'bob']);
+    assert.deepEqual(
+      r.out.map((l) => (JSON.parse(l) as { owner: string }).owner),
+      ['bob', 'bob', 'bob'],
+    );
     assert.match((await run(a.dataDir, ['export', '--user', 'zed'])).error ?? '', /no user named "zed"/);
   });
 
@@ -81,9 +111,16 @@ describe('export and import', () => {
     try {
       const r = await run(dir, ['import'], `${exported.join('\n')}\n`);
       assert.equal(r.error, null, r.err.join('\n'));
-      assert.deepEqual(r.out.slice(0, 2), ['added user alice (no password yet: set one with "user passwd alice")', 'added user bob (no password yet: set one with "user passwd bob")']);
+      assert.deepEqual(r.out.slice(0, 2), [
+        'added user alice (no password yet: set one with "user passwd alice")',
+        'added user bob (no password yet: set one with "user passwd bob")',
+      ]);
       assert.equal(r.out.at(-1), 'imported 6, renamed 0, already here 0, refused 0');
-      assert.deepEqual((await run(dir, ['export'])).out, exported, 'the export of the copy is the export of the original');
+      assert.deepEqual(
+        (await run(dir, ['export'])).out,
+        exported,
+        'the export of the copy is the export of the original',
+      );
       // The copy serves them: a token for alice, the password, the burn, the owner's list.
       await cli(dir, ['user', 'passwd', 'alice'], 'password123');
       const b = await startServer({ dataDir: dir });
@@ -94,7 +131,11 @@ describe('export and import', () => {
         assert.equal((plain.json?.['paste'] as Record<string, unknown>)['view_count'], 4);
         const other = await makeToken(dir, { user: 'bob' });
         assert.equal((await req(b, 'GET', `/api/v1/paste.php?hash=${hashes['secret']}`, { token: other })).status, 401);
-        assert.equal((await req(b, 'GET', `/api/v1/paste.php?hash=${hashes['secret']}&password=open%20sesame`, { token: other })).status, 200);
+        assert.equal(
+          (await req(b, 'GET', `/api/v1/paste.php?hash=${hashes['secret']}&password=open%20sesame`, { token: other }))
+            .status,
+          200,
+        );
         assert.equal((await req(b, 'GET', `/api/v1/paste.php?hash=${hashes['burnt']}`, { token })).status, 410);
         assert.equal((await req(b, 'GET', `/api/v1/paste.php?hash=${hashes['burn']}`, { token })).status, 200);
         assert.equal((await req(b, 'GET', `/api/v1/paste.php?hash=${hashes['burn']}`, { token })).status, 410);
@@ -172,17 +213,26 @@ describe('export and import', () => {
   });
 
   test('an imported burned paste is listed for the sweep, which removes it when a live one would be', async () => {
-    const burnt = exported.map((l) => JSON.parse(l) as Record<string, unknown>).find((p) => p['hash'] === hashes['burnt']);
+    const burnt = exported
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((p) => p['hash'] === hashes['burnt']);
     assert.ok(burnt !== undefined && burnt['burned'] === true && burnt['content'] === '');
     const into = await tempDataDir();
     try {
-      assert.equal((await run(into, ['import'], JSON.stringify(burnt))).out.at(-1), 'imported 1, renamed 0, already here 0, refused 0');
+      assert.equal(
+        (await run(into, ['import'], JSON.stringify(burnt))).out.at(-1),
+        'imported 1, renamed 0, already here 0, refused 0',
+      );
       const b = await startServer({ dataDir: into });
       const token = await makeToken(into);
       assert.equal((await req(b, 'GET', `/api/v1/raw.php?hash=${hashes['burnt']}`, { token })).status, 410);
       b.clock.advance(31 * 86_400_000);
       await b.upkeep();
-      assert.equal((await req(b, 'GET', `/api/v1/raw.php?hash=${hashes['burnt']}`, { token })).status, 404, 'removed by the sweep, as in its own instance');
+      assert.equal(
+        (await req(b, 'GET', `/api/v1/raw.php?hash=${hashes['burnt']}`, { token })).status,
+        404,
+        'removed by the sweep, as in its own instance',
+      );
       await b.stop();
     } finally {
       await cleanup(into);
@@ -190,10 +240,19 @@ describe('export and import', () => {
   });
 
   test('as a process: export to stdout, import from stdin, a summary and an exit status', () => {
-    const exp = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'export', '--user', 'alice'], { cwd: ROOT, env: { ...process.env, DATA_DIR: a.dataDir }, encoding: 'utf8' });
+    const exp = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'export', '--user', 'alice'],
+      { cwd: ROOT, env: { ...process.env, DATA_DIR: a.dataDir }, encoding: 'utf8' },
+    );
     assert.equal(exp.status, 0, exp.stderr);
     assert.equal(exp.stdout.split('\n').filter(Boolean).length, 4);
-    const imp = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'import'], { cwd: ROOT, env: { ...process.env, DATA_DIR: a.dataDir }, input: `${exp.stdout}garbage\n`, encoding: 'utf8' });
+    const imp = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'import'], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: a.dataDir },
+      input: `${exp.stdout}garbage\n`,
+      encoding: 'utf8',
+    });
     assert.equal(imp.status, 1);
     assert.match(imp.stdout, /^imported 0, renamed 0, already here 4, refused 1\n$/);
     assert.match(imp.stderr, /^line 5 refused: not a JSON object\nerror: 1 line refused/);

@@ -40,7 +40,11 @@ export class ApiContext extends RequestContext {
     id: string,
   ) {
     // An answer to a token (raw.php's may be in the query string) is never for a shared cache.
-    super(req, path, rawQuery, ip, id, { 'x-request-id': id, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
+    super(req, path, rawQuery, ip, id, {
+      'x-request-id': id,
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-store',
+    });
   }
 }
 
@@ -116,7 +120,8 @@ const rateLimit: Step<ApiContext> = (ctx) => {
 
 const scope: Step<ApiContext> = (ctx) => {
   const need = routeOf(ctx).scope;
-  if (!hasScope(principalOf(ctx).scopes, need)) throw new HttpError('forbidden', `This token lacks the "${need}" scope`);
+  if (!hasScope(principalOf(ctx).scopes, need))
+    throw new HttpError('forbidden', `This token lacks the "${need}" scope`);
   return undefined;
 };
 
@@ -130,7 +135,10 @@ const body: Step<ApiContext> = (ctx) => {
   if (ctx.method !== 'POST' || ctx.body !== null) return check();
   const text = routeOf(ctx).text === true;
   if (ctx.type === null || (ctx.type === 'text' && !text)) {
-    throw new HttpError('unsupported_media_type', `Content-Type must be application/json or application/x-www-form-urlencoded${text ? ', or text/plain (UTF-8)' : ''}`);
+    throw new HttpError(
+      'unsupported_media_type',
+      `Content-Type must be application/json or application/x-www-form-urlencoded${text ? ', or text/plain (UTF-8)' : ''}`,
+    );
   }
   return readFields(ctx.req, ctx.type, maxBodyBytes(ctx.deps.maxPasteBytes)).then((fields) => {
     ctx.body = ctx.type === 'text' && !(ctx.query instanceof HttpError) ? withQuery(fields, ctx.query) : fields;

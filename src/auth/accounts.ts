@@ -1,7 +1,14 @@
 import { hashPassword, type PasswordHash } from '../crypto/passwords.ts';
 import { RandomIds } from '../crypto/random.ts';
 import type { Actor, AuditRecord } from '../log/audit.ts';
-import { findUserByName, SCOPES, type AccountsDoc, type Scope, type TokenRecord, type User } from '../store/accounts.ts';
+import {
+  findUserByName,
+  SCOPES,
+  type AccountsDoc,
+  type Scope,
+  type TokenRecord,
+  type User,
+} from '../store/accounts.ts';
 import type { Privacy } from '../store/paste-record.ts';
 import { AccountError } from './errors.ts';
 import { hashToken, newTokenSecret } from './tokens.ts';
@@ -37,20 +44,24 @@ export interface AccountRecords {
 export const isAdmin = (u: User): boolean => u.role === 'admin';
 
 /** The scopes a user's tokens may carry: `admin` only for users with the admin role. */
-export const allowedScopes = (user: User): readonly Scope[] => (isAdmin(user) ? SCOPES : SCOPES.filter((s) => s !== 'admin'));
+export const allowedScopes = (user: User): readonly Scope[] =>
+  isAdmin(user) ? SCOPES : SCOPES.filter((s) => s !== 'admin');
 
 /** What is wrong with a requested user name and password, or an empty list. */
 export function checkCredentials(name: string, password: string): string[] {
   const problems: string[] = [];
-  if (!USER_NAME_RE.test(name)) problems.push('The user name must be 1 to 32 letters, digits, ".", "_" or "-", starting with a letter or digit.');
+  if (!USER_NAME_RE.test(name))
+    problems.push('The user name must be 1 to 32 letters, digits, ".", "_" or "-", starting with a letter or digit.');
   problems.push(...checkPassword(password));
   return problems;
 }
 
 export function checkPassword(password: string): string[] {
   const problems: string[] = [];
-  if ([...password].length < PASSWORD_MIN_CHARS) problems.push(`The password must be at least ${PASSWORD_MIN_CHARS} characters.`);
-  if (password.length > PASSWORD_MAX_CHARS) problems.push(`The password must be at most ${PASSWORD_MAX_CHARS} characters.`);
+  if ([...password].length < PASSWORD_MIN_CHARS)
+    problems.push(`The password must be at least ${PASSWORD_MIN_CHARS} characters.`);
+  if (password.length > PASSWORD_MAX_CHARS)
+    problems.push(`The password must be at most ${PASSWORD_MAX_CHARS} characters.`);
   return problems;
 }
 
@@ -75,7 +86,12 @@ export interface AuditSink {
 }
 
 /** A user as the audit log shows it: never the password hash. */
-const userFacts = (u: User): Record<string, unknown> => ({ id: u.id, name: u.name, role: u.role, disabled: u.disabled === true });
+const userFacts = (u: User): Record<string, unknown> => ({
+  id: u.id,
+  name: u.name,
+  role: u.role,
+  disabled: u.disabled === true,
+});
 
 /** A token as the audit log shows it: never its hash. */
 const tokenFacts = (t: TokenRecord): Record<string, unknown> => ({
@@ -108,7 +124,10 @@ export class Accounts {
     readonly audit: AuditSink | null = null,
   ) {}
 
-  async #audited<T>(actor: Actor | undefined, change: (doc: AccountsDoc) => { result: T; record: AuditRecord }): Promise<T> {
+  async #audited<T>(
+    actor: Actor | undefined,
+    change: (doc: AccountsDoc) => { result: T; record: AuditRecord },
+  ): Promise<T> {
     const { result, record } = await this.records.mutate(change);
     if (actor !== undefined && this.audit !== null) await this.audit.record(actor, record);
     return result;
@@ -142,10 +161,23 @@ export class Accounts {
 
   /** Adds a user as an operator does: any role, with a password hash or none (CLI `user add`, the Users page). */
   addUser(name: string, role: User['role'], password: PasswordHash | null, actor?: Actor): Promise<User> {
-    if (!USER_NAME_RE.test(name)) throw new AccountError('invalid_name', 'user name must be 1-32 letters, digits, ".", "_" or "-", starting with a letter or digit');
+    if (!USER_NAME_RE.test(name))
+      throw new AccountError(
+        'invalid_name',
+        'user name must be 1-32 letters, digits, ".", "_" or "-", starting with a letter or digit',
+      );
     return this.#audited(actor, (doc) => {
-      if (findUserByName(doc.users, name) !== undefined) throw new AccountError('name_taken', `user "${name}" already exists`);
-      const u: User = { id: doc.next_user_id++, name, role, password, created_at: this.now(), disabled: false, last_login_at: null };
+      if (findUserByName(doc.users, name) !== undefined)
+        throw new AccountError('name_taken', `user "${name}" already exists`);
+      const u: User = {
+        id: doc.next_user_id++,
+        name,
+        role,
+        password,
+        created_at: this.now(),
+        disabled: false,
+        last_login_at: null,
+      };
       doc.users.push(u);
       return { result: u, record: { action: 'user.add', target: `user:${u.name}`, before: null, after: userFacts(u) } };
     });
@@ -163,7 +195,15 @@ export class Accounts {
         throw new AccountError('last_admin', `"${u.name}" is the only enabled admin; make another user admin first`);
       }
       u.disabled = disabled;
-      return { result: u, record: { action: disabled ? 'user.disable' : 'user.enable', target: `user:${u.name}`, before, after: userFacts(u) } };
+      return {
+        result: u,
+        record: {
+          action: disabled ? 'user.disable' : 'user.enable',
+          target: `user:${u.name}`,
+          before,
+          after: userFacts(u),
+        },
+      };
     });
   }
 
@@ -176,8 +216,17 @@ export class Accounts {
         throw new AccountError('last_admin', `"${u.name}" is the only enabled admin; make another user admin first`);
       }
       u.role = role;
-      if (role === 'user') for (const t of doc.tokens) if (t.user_id === u.id) t.scopes = t.scopes.filter((sc) => sc !== 'admin');
-      return { result: u, record: { action: role === 'admin' ? 'user.admin' : 'user.unadmin', target: `user:${u.name}`, before, after: userFacts(u) } };
+      if (role === 'user')
+        for (const t of doc.tokens) if (t.user_id === u.id) t.scopes = t.scopes.filter((sc) => sc !== 'admin');
+      return {
+        result: u,
+        record: {
+          action: role === 'admin' ? 'user.admin' : 'user.unadmin',
+          target: `user:${u.name}`,
+          before,
+          after: userFacts(u),
+        },
+      };
     });
   }
 
@@ -198,10 +247,23 @@ export class Accounts {
     const hash = await hashPassword(password);
     return this.records.mutate((doc) => {
       const first = doc.users.length === 0;
-      if (!first && !open) throw new AccountError('registration_closed', 'Registration is closed. Ask an admin to create an account for you.');
-      if (findUserByName(doc.users, name) !== undefined) throw new AccountError('name_taken', 'That user name is taken.');
+      if (!first && !open)
+        throw new AccountError(
+          'registration_closed',
+          'Registration is closed. Ask an admin to create an account for you.',
+        );
+      if (findUserByName(doc.users, name) !== undefined)
+        throw new AccountError('name_taken', 'That user name is taken.');
       // Registering logs the new user in: that is their first login.
-      const user: User = { id: doc.next_user_id++, name, role: first ? 'admin' : 'user', password: hash, created_at: this.now(), disabled: false, last_login_at: this.now() };
+      const user: User = {
+        id: doc.next_user_id++,
+        name,
+        role: first ? 'admin' : 'user',
+        password: hash,
+        created_at: this.now(),
+        disabled: false,
+        last_login_at: this.now(),
+      };
       doc.users.push(user);
       return user;
     });
@@ -212,7 +274,10 @@ export class Accounts {
     await this.#audited(actor, (doc) => {
       const u = this.#find(doc, name);
       u.password = password;
-      return { result: undefined, record: { action: 'user.passwd', target: `user:${u.name}`, before: null, after: null } };
+      return {
+        result: undefined,
+        record: { action: 'user.passwd', target: `user:${u.name}`, before: null, after: null },
+      };
     });
   }
 
@@ -225,13 +290,31 @@ export class Accounts {
     const record = await this.#audited(actor, (doc) => {
       const user = doc.users.find((u) => u.id === userId);
       if (user === undefined) throw new AccountError('no_such_user', 'That account no longer exists.');
-      if (s.scopes.some((sc) => !allowedScopes(user).includes(sc))) throw new AccountError('scope_not_allowed', 'Only admins may hold the admin scope.');
+      if (s.scopes.some((sc) => !allowedScopes(user).includes(sc)))
+        throw new AccountError('scope_not_allowed', 'Only admins may hold the admin scope.');
       if (doc.tokens.filter((t) => t.user_id === userId).length >= TOKENS_PER_USER_MAX) {
         throw new AccountError('too_many_tokens', `You already have ${TOKENS_PER_USER_MAX} tokens; revoke one first.`);
       }
-      const r: TokenRecord = { id, user_id: userId, label: s.label, scopes: s.scopes, rate_limit_per_minute: s.rate, hash: hashToken(secret), created_at: this.now(), expires_at: s.expiresAt ?? null };
+      const r: TokenRecord = {
+        id,
+        user_id: userId,
+        label: s.label,
+        scopes: s.scopes,
+        rate_limit_per_minute: s.rate,
+        hash: hashToken(secret),
+        created_at: this.now(),
+        expires_at: s.expiresAt ?? null,
+      };
       doc.tokens.push(r);
-      return { result: r, record: { action: 'token.create', target: `token:${r.id}`, before: null, after: { ...tokenFacts(r), user: user.name } } };
+      return {
+        result: r,
+        record: {
+          action: 'token.create',
+          target: `token:${r.id}`,
+          before: null,
+          after: { ...tokenFacts(r), user: user.name },
+        },
+      };
     });
     return { record, secret };
   }
@@ -243,12 +326,21 @@ export class Accounts {
       if (i === -1) throw new AccountError('no_such_token', 'There is no such token.');
       const [gone] = doc.tokens.splice(i, 1) as [TokenRecord];
       doc.revoked_tokens = [...(doc.revoked_tokens ?? []), tokenId].slice(-1_000);
-      return { result: undefined, record: { action: 'token.revoke', target: `token:${tokenId}`, before: tokenFacts(gone), after: null } };
+      return {
+        result: undefined,
+        record: { action: 'token.revoke', target: `token:${tokenId}`, before: tokenFacts(gone), after: null },
+      };
     });
   }
 
   /** An admin's change of a token's scopes and rate limit (the admin area's API Tokens). */
-  updateToken(tokenId: string, scopes: Scope[], rate: number, limits: TokenLimits = {}, actor?: Actor): Promise<TokenRecord> {
+  updateToken(
+    tokenId: string,
+    scopes: Scope[],
+    rate: number,
+    limits: TokenLimits = {},
+    actor?: Actor,
+  ): Promise<TokenRecord> {
     return this.#audited(actor, (doc) => {
       const t = doc.tokens.find((x) => x.id === tokenId);
       if (t === undefined) throw new AccountError('no_such_token', 'There is no such token.');

@@ -29,7 +29,11 @@ export interface AuthenticatorOptions {
   now?: () => number;
 }
 
-export type LoginOutcome = { user: User } | { wrong: true } | { disabled: true } | { refused: { retryAfterSec: number } };
+export type LoginOutcome =
+  | { user: User }
+  | { wrong: true }
+  | { disabled: true }
+  | { refused: { retryAfterSec: number } };
 
 /**
  * Checks credentials: API tokens and web logins. Failures spend budgets, through the one
@@ -53,13 +57,21 @@ export class Authenticator {
   token(secret: string | null, client: string, connection?: object): Principal {
     const budgets: Budget[] = [{ key: `authfail:${client}`, limitPerMinute: this.o.failLimitPerMinute }];
     // An expired token is a failed attempt like a revoked one: it spends the client's budget.
-    const outcome = this.o.budget.attemptNow(budgets, () => this.#principal(secret, connection), (p) => p === null || 'expired' in p || 'disabled' in p);
+    const outcome = this.o.budget.attemptNow(
+      budgets,
+      () => this.#principal(secret, connection),
+      (p) => p === null || 'expired' in p || 'disabled' in p,
+    );
     if ('refused' in outcome || outcome.value === null) this.o.failed?.('token');
     if ('refused' in outcome) {
-      throw new AuthError('too_many_failures', 'Too many failed authentication attempts from this address; try again later', {
-        perMinute: outcome.refused.limitPerMinute,
-        retryAfterSec: Math.max(1, outcome.refused.retryAfterSec),
-      });
+      throw new AuthError(
+        'too_many_failures',
+        'Too many failed authentication attempts from this address; try again later',
+        {
+          perMinute: outcome.refused.limitPerMinute,
+          retryAfterSec: Math.max(1, outcome.refused.retryAfterSec),
+        },
+      );
     }
     if (outcome.value === null) {
       throw secret === null || secret === ''
@@ -67,10 +79,20 @@ export class Authenticator {
         : new AuthError('token_invalid', 'Invalid or revoked API token', undefined, this.#knownId(secret));
     }
     if ('expired' in outcome.value) {
-      throw new AuthError('token_expired', `This API token expired on ${new Date(outcome.value.expired).toISOString().slice(0, 16).replace('T', ' ')} UTC; create a new one`, undefined, this.#knownId(secret));
+      throw new AuthError(
+        'token_expired',
+        `This API token expired on ${new Date(outcome.value.expired).toISOString().slice(0, 16).replace('T', ' ')} UTC; create a new one`,
+        undefined,
+        this.#knownId(secret),
+      );
     }
     if ('disabled' in outcome.value) {
-      throw new AuthError('account_disabled', "This API token's account is disabled; ask an admin", undefined, this.#knownId(secret));
+      throw new AuthError(
+        'account_disabled',
+        "This API token's account is disabled; ask an admin",
+        undefined,
+        this.#knownId(secret),
+      );
     }
     this.o.touch(outcome.value.tokenId, client);
     return outcome.value;
@@ -83,7 +105,10 @@ export class Authenticator {
   }
 
   /** The token's principal, null for no such token, or when it expired (its secret being right). */
-  #principal(secret: string | null, connection: object | undefined): Principal | { expired: number } | { disabled: true } | null {
+  #principal(
+    secret: string | null,
+    connection: object | undefined,
+  ): Principal | { expired: number } | { disabled: true } | null {
     const record = this.#record(secret, connection);
     const user = record === undefined ? undefined : this.o.accounts.user(record.user_id);
     if (record === undefined || user === undefined) return null;
@@ -112,7 +137,12 @@ export class Authenticator {
     if (secret === null) return undefined;
     // A request whose socket is gone (null at run time, whatever its type says) has no connection to remember by.
     const known = connection ? this.#verified.get(connection) : undefined;
-    if (known !== undefined && sameSecret(secret, known.secret) && this.o.accounts.token(known.record.id) === known.record) return known.record;
+    if (
+      known !== undefined &&
+      sameSecret(secret, known.secret) &&
+      this.o.accounts.token(known.record.id) === known.record
+    )
+      return known.record;
     const id = tokenIdOf(secret);
     const record = id === null ? undefined : this.o.accounts.token(id);
     if (record === undefined || !tokenMatches(secret, record.hash)) return undefined;
@@ -128,12 +158,17 @@ export class Authenticator {
    */
   async login(name: string, password: string, client: string): Promise<LoginOutcome> {
     // No account has such a name: refuse before any hashing or bucket.
-    if (name === '' || name.length > USER_NAME_MAX_CHARS || password.length > PASSWORD_MAX_CHARS) return { wrong: true };
+    if (name === '' || name.length > USER_NAME_MAX_CHARS || password.length > PASSWORD_MAX_CHARS)
+      return { wrong: true };
     const budgets: Budget[] = [
       { key: `login-ip:${client}`, limitPerMinute: this.o.failLimitPerMinute },
       { key: `login-user:${this.o.loginKey(client, name.toLowerCase())}`, limitPerMinute: LOGIN_USER_LIMIT_PER_MINUTE },
     ];
-    const outcome = await this.o.budget.attempt(budgets, () => this.#verify(name, password), (u) => u === null);
+    const outcome = await this.o.budget.attempt(
+      budgets,
+      () => this.#verify(name, password),
+      (u) => u === null,
+    );
     if ('refused' in outcome || outcome.value === null) this.o.failed?.('login');
     if ('refused' in outcome) return { refused: { retryAfterSec: outcome.refused.retryAfterSec } };
     if (outcome.value === null) return { wrong: true };

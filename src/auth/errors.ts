@@ -25,7 +25,12 @@ export class AccountError extends Error {
 }
 
 /** Why an API request was not authenticated. */
-export type AuthFailure = 'token_required' | 'token_invalid' | 'token_expired' | 'account_disabled' | 'too_many_failures';
+export type AuthFailure =
+  | 'token_required'
+  | 'token_invalid'
+  | 'token_expired'
+  | 'account_disabled'
+  | 'too_many_failures';
 
 export class AuthError extends Error {
   constructor(

@@ -70,7 +70,10 @@ export function secretBytes(secret: string): Buffer | null {
  * outside ASCII never passes for the byte it would be cut to.
  */
 export function sameSecret(secret: string, known: Buffer): boolean {
-  const same = secret.length === SECRET_CHARS && encoded.write(secret, 0, 'utf8') === SECRET_CHARS && timingSafeEqual(encodedHead, known);
+  const same =
+    secret.length === SECRET_CHARS &&
+    encoded.write(secret, 0, 'utf8') === SECRET_CHARS &&
+    timingSafeEqual(encodedHead, known);
   // The scratch buffer keeps no presented secret between calls.
   encoded.fill(0);
   return same;

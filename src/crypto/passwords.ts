@@ -23,7 +23,8 @@ export async function hashPassword(password: string): Promise<PasswordHash> {
 }
 
 /** Whether `s` has the shape `hashPassword` gives (so a password in clear is never taken for one). */
-export const isPasswordHash = (s: string): boolean => /^scrypt\$[1-9]\d*\$[1-9]\d*\$[1-9]\d*\$[A-Za-z0-9_-]{16,}\$[A-Za-z0-9_-]{32,}$/.test(s);
+export const isPasswordHash = (s: string): boolean =>
+  /^scrypt\$[1-9]\d*\$[1-9]\d*\$[1-9]\d*\$[A-Za-z0-9_-]{16,}\$[A-Za-z0-9_-]{32,}$/.test(s);
 
 /** Constant-time check; a malformed stored hash verifies nothing rather than throwing. */
 export async function verifyPassword(password: string, stored: PasswordHash): Promise<boolean> {

@@ -10,8 +10,14 @@ export type BodyType = 'json' | 'form' | 'text';
 export function bodyType(req: IncomingMessage): BodyType | null {
   const raw = req.headers['content-type'];
   if (raw === undefined) return null;
-  const [essence = '', ...params] = raw.toLowerCase().split(';').map((s) => s.trim());
-  const charset = params.find((p) => p.startsWith('charset='))?.slice(8).replaceAll('"', '');
+  const [essence = '', ...params] = raw
+    .toLowerCase()
+    .split(';')
+    .map((s) => s.trim());
+  const charset = params
+    .find((p) => p.startsWith('charset='))
+    ?.slice(8)
+    .replaceAll('"', '');
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') return null;
   if (essence === 'application/json') return 'json';
   if (essence === 'application/x-www-form-urlencoded') return 'form';
@@ -21,11 +27,16 @@ export function bodyType(req: IncomingMessage): BodyType | null {
 
 const tooLarge = (): HttpError => new HttpError('payload_too_large', 'Request body is too large');
 const busy = (): HttpError =>
-  new HttpError('unavailable', 'The server is reading too many unauthenticated bodies right now; try again shortly, or send the token in the Authorization header', {
-    headers: { 'retry-after': '1' },
-  });
+  new HttpError(
+    'unavailable',
+    'The server is reading too many unauthenticated bodies right now; try again shortly, or send the token in the Authorization header',
+    {
+      headers: { 'retry-after': '1' },
+    },
+  );
 /** A client gone before its body arrived is not a server fault: no stack, logged as 499 (README, API request log). */
-const gone = (): HttpError => new HttpError('client_closed', 'The client closed the connection before sending the whole body');
+const gone = (): HttpError =>
+  new HttpError('client_closed', 'The client closed the connection before sending the whole body');
 
 /** Bodies at least this long whose length is declared are gathered into one buffer made up front. */
 const GATHER_FROM = 16 * 1024;
@@ -106,6 +117,11 @@ export function parseBody(type: BodyType, bytes: Buffer): Fields {
 export const maxBodyBytes = (maxPasteBytes: number): number => maxPasteBytes * 3 + 64 * 1024;
 
 /** Reads and parses a body of a known type, up to `limit` bytes (from `budget`, when given). */
-export async function readFields(req: IncomingMessage, type: BodyType, limit: number, budget?: BodyBudget): Promise<Fields> {
+export async function readFields(
+  req: IncomingMessage,
+  type: BodyType,
+  limit: number,
+  budget?: BodyBudget,
+): Promise<Fields> {
   return parseBody(type, await readBody(req, limit, budget));
 }

@@ -58,7 +58,8 @@ export function parseUrlEncoded(input: string, what: string): Fields {
     if (++count > MAX_FIELDS) throw new HttpError('bad_request', `${what} has more than ${MAX_FIELDS} fields`);
     const { name, value } = decodePair(pair);
     if (name === null || value === null) throw new HttpError('bad_request', `${what} has a malformed percent-encoding`);
-    if (Object.hasOwn(out, name)) throw new HttpError('bad_request', `${what} repeats the field "${name.slice(0, 40)}"`);
+    if (Object.hasOwn(out, name))
+      throw new HttpError('bad_request', `${what} repeats the field "${name.slice(0, 40)}"`);
     out[name] = value;
   }
   return out;

@@ -11,7 +11,15 @@ export type Reply =
    * copied into one buffer. `length`, when the handler knows it: the body's size in bytes
    * (respond measures the pieces otherwise).
    */
-  | { kind: 'bytes'; status: number; contentType: string; body: Buffer | readonly (Buffer | string)[]; headers?: Headers; secretLength?: true; length?: number };
+  | {
+      kind: 'bytes';
+      status: number;
+      contentType: string;
+      body: Buffer | readonly (Buffer | string)[];
+      headers?: Headers;
+      secretLength?: true;
+      length?: number;
+    };
 
 export type Headers = Record<string, string | string[]>;
 
@@ -20,4 +28,8 @@ export const json = (body: unknown, status = 200, headers?: Headers): Reply =>
 export const text = (body: string, status = 200): Reply => ({ kind: 'text', status, body });
 export const html = (body: string, status = 200, headers?: Headers): Reply =>
   headers ? { kind: 'html', status, body, headers } : { kind: 'html', status, body };
-export const redirect = (location: string, status: 301 | 302 | 303 = 302): Reply => ({ kind: 'redirect', status, location });
+export const redirect = (location: string, status: 301 | 302 | 303 = 302): Reply => ({
+  kind: 'redirect',
+  status,
+  location,
+});

@@ -29,17 +29,24 @@ const NO_COOKIES: readonly string[] = [];
  * Content-Type, Content-Length, Location and Connection are respond's own: replies do not
  * set them.
  */
-export function respond(res: ServerResponse, reply: Reply, extra?: Headers, cookies: readonly string[] = NO_COOKIES): void {
+export function respond(
+  res: ServerResponse,
+  reply: Reply,
+  extra?: Headers,
+  cookies: readonly string[] = NO_COOKIES,
+): void {
   if (res.headersSent) return;
   // Name, value, name, value...: Node writes a flat list as it is, where an object would
   // first have to be built (a spread of both) and then walked key by key.
   const head: (string | string[])[] = [];
   const own = reply.headers;
   if (extra !== undefined) {
-    for (const name in extra) if (own === undefined || !Object.hasOwn(own, name)) head.push(name, extra[name] as string | string[]);
+    for (const name in extra)
+      if (own === undefined || !Object.hasOwn(own, name)) head.push(name, extra[name] as string | string[]);
   }
   if (own !== undefined) {
-    for (const name in own) if (cookies.length === 0 || name !== 'set-cookie') head.push(name, own[name] as string | string[]);
+    for (const name in own)
+      if (cookies.length === 0 || name !== 'set-cookie') head.push(name, own[name] as string | string[]);
   }
   if (cookies.length > 0) {
     const mine = own?.['set-cookie'];

@@ -93,7 +93,8 @@ function matchSegments(pattern: Pattern<unknown>, path: string): Record<string, 
     if ((slash === -1) !== (i === last)) return null;
     const end = slash === -1 ? path.length : slash;
     const literal = names[i] === null ? (segments[i] as string) : null;
-    if (literal !== null ? end - start !== literal.length || !path.startsWith(literal, start) : end === start) return null;
+    if (literal !== null ? end - start !== literal.length || !path.startsWith(literal, start) : end === start)
+      return null;
     start = end + 1;
   }
   // A bag of fields (http/fields.ts): nothing inherited, and V8 keeps the object fast.

@@ -9,7 +9,8 @@
 export type TextEncoding = 'latin1' | 'utf8';
 
 /** The encoding that writes `text` as its UTF-8 bytes fastest; `bytes` is its UTF-8 length when known. */
-export const encodingOf = (text: string, bytes: number = Buffer.byteLength(text)): TextEncoding => (bytes === text.length ? 'latin1' : 'utf8');
+export const encodingOf = (text: string, bytes: number = Buffer.byteLength(text)): TextEncoding =>
+  bytes === text.length ? 'latin1' : 'utf8';
 
 /** `text`'s UTF-8 bytes, as `Buffer.from(text)` makes them. */
 export const utf8Bytes = (text: string): Buffer => Buffer.from(text, encodingOf(text));

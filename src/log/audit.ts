@@ -34,7 +34,10 @@ const FILE_RE = /^audit-(\d{4}-\d{2}-\d{2})\.jsonl$/;
 
 /** The audit files of a logs folder, newest day first. */
 async function auditFiles(dir: string): Promise<string[]> {
-  return (await listDir(dir)).filter((n) => FILE_RE.test(n)).sort().reverse();
+  return (await listDir(dir))
+    .filter((n) => FILE_RE.test(n))
+    .sort()
+    .reverse();
 }
 
 /**
@@ -60,10 +63,19 @@ export class AuditLog {
    */
   record(actor: Actor, r: AuditRecord): Promise<void> {
     const at = this.now();
-    const entry: AuditEntry = { time: new Date(at).toISOString(), via: actor.via, user_id: actor.user_id, user: actor.name, ip: actor.ip, ...r };
+    const entry: AuditEntry = {
+      time: new Date(at).toISOString(),
+      via: actor.via,
+      user_id: actor.user_id,
+      user: actor.name,
+      ip: actor.ip,
+      ...r,
+    };
     const line = `${JSON.stringify(entry).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`)}\n`;
     const run = this.#chain.then(() => this.#append(`audit-${entry.time.slice(0, 10)}.jsonl`, line));
-    this.#chain = run.catch((err: unknown) => this.warn(`audit log: ${r.action} ${r.target} was done but could not be recorded: ${describeProblem(err)}`));
+    this.#chain = run.catch((err: unknown) =>
+      this.warn(`audit log: ${r.action} ${r.target} was done but could not be recorded: ${describeProblem(err)}`),
+    );
     return this.#chain;
   }
 
@@ -121,7 +133,13 @@ export class AuditLog {
 function parseEntry(line: string): AuditEntry | null {
   try {
     const e = JSON.parse(line) as Partial<AuditEntry>;
-    return typeof e === 'object' && e !== null && typeof e.time === 'string' && typeof e.action === 'string' && typeof e.target === 'string' ? (e as AuditEntry) : null;
+    return typeof e === 'object' &&
+      e !== null &&
+      typeof e.time === 'string' &&
+      typeof e.action === 'string' &&
+      typeof e.target === 'string'
+      ? (e as AuditEntry)
+      : null;
   } catch {
     return null;
   }

@@ -64,9 +64,10 @@ interface Position {
  * very first line of the log, so the page after it may be empty.
  */
 export async function readLog(dir: string, query: LogQuery, opts: ReadLogOptions = {}): Promise<LogPage> {
-  const limit = query.limit !== undefined && Number.isFinite(query.limit)
-    ? Math.min(MAX_LIMIT, Math.max(1, Math.floor(query.limit)))
-    : DEFAULT_LIMIT;
+  const limit =
+    query.limit !== undefined && Number.isFinite(query.limit)
+      ? Math.min(MAX_LIMIT, Math.max(1, Math.floor(query.limit)))
+      : DEFAULT_LIMIT;
   const resume = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
   const files: { name: string; id: LogFileId }[] = [];
   for (const name of await listDir(dir)) {

@@ -18,7 +18,8 @@ const STD: LogSink = {
 };
 
 /** U+2028 and U+2029 escaped too, so every reader sees one line per event. */
-const oneLine = (value: unknown): string => JSON.stringify(value).replace(/[\u2028\u2029]/g, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
+const oneLine = (value: unknown): string =>
+  JSON.stringify(value).replace(/[\u2028\u2029]/g, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
 
 export class ServerLog {
   constructor(
@@ -63,6 +64,14 @@ export class ServerLog {
       .join('');
     const head = `${new Date(this.now()).toISOString()} ${level.toUpperCase().padEnd(5)} ${id === undefined ? '' : `[${String(id)}] `}${message}${extra}`;
     // Pretty is for people at a terminal: the stack follows, indented.
-    to(typeof stack === 'string' ? `${head}\n${stack.split('\n').slice(1).map((l) => `    ${l.trim()}`).join('\n')}` : head);
+    to(
+      typeof stack === 'string'
+        ? `${head}\n${stack
+            .split('\n')
+            .slice(1)
+            .map((l) => `    ${l.trim()}`)
+            .join('\n')}`
+        : head,
+    );
   }
 }

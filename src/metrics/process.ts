@@ -34,21 +34,37 @@ export function processMetrics(m: Metrics): () => void {
     const u = process.cpuUsage();
     return single((u.user + u.system) / 1e6);
   });
-  m.gauge('process_resident_memory_bytes', 'Resident memory size, in bytes.', [], () => single(process.memoryUsage.rss()));
-  m.gauge('process_start_time_seconds', 'Start time of the process since the Unix epoch, in seconds.', [], () => single(Math.round(started)));
+  m.gauge('process_resident_memory_bytes', 'Resident memory size, in bytes.', [], () =>
+    single(process.memoryUsage.rss()),
+  );
+  m.gauge('process_start_time_seconds', 'Start time of the process since the Unix epoch, in seconds.', [], () =>
+    single(Math.round(started)),
+  );
   m.gauge('process_open_fds', 'Open file descriptors.', [], () => single(openFds()));
   m.gauge('process_max_fds', 'The limit on open file descriptors.', [], () => single(maxFds()));
   m.gauge('nodejs_heap_size_used_bytes', 'V8 heap in use, in bytes.', [], () => single(process.memoryUsage().heapUsed));
-  m.gauge('nodejs_heap_size_total_bytes', 'V8 heap reserved, in bytes.', [], () => single(process.memoryUsage().heapTotal));
-  m.gauge('nodejs_external_memory_bytes', 'Memory of buffers and other objects outside the V8 heap, in bytes.', [], () => single(process.memoryUsage().external));
-  m.gauge('nodejs_eventloop_lag_seconds', 'Event-loop delay since the last scrape: its mean, 99th percentile and max, in seconds.', ['stat'], () => {
-    const out = [
-      [['mean'], Number.isNaN(lag.mean) ? 0 : lag.mean / 1e9],
-      [['p99'], lag.percentile(99) / 1e9],
-      [['max'], lag.max / 1e9],
-    ] as const;
-    lag.reset();
-    return out;
-  });
+  m.gauge('nodejs_heap_size_total_bytes', 'V8 heap reserved, in bytes.', [], () =>
+    single(process.memoryUsage().heapTotal),
+  );
+  m.gauge(
+    'nodejs_external_memory_bytes',
+    'Memory of buffers and other objects outside the V8 heap, in bytes.',
+    [],
+    () => single(process.memoryUsage().external),
+  );
+  m.gauge(
+    'nodejs_eventloop_lag_seconds',
+    'Event-loop delay since the last scrape: its mean, 99th percentile and max, in seconds.',
+    ['stat'],
+    () => {
+      const out = [
+        [['mean'], Number.isNaN(lag.mean) ? 0 : lag.mean / 1e9],
+        [['p99'], lag.percentile(99) / 1e9],
+        [['max'], lag.max / 1e9],
+      ] as const;
+      lag.reset();
+      return out;
+    },
+  );
   return () => lag.disable();
 }

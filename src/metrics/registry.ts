@@ -7,7 +7,8 @@
 type Labels = readonly string[];
 
 /** Series are keyed by their label values joined with NUL, which no label value holds. */
-const keyOf = (labels: Labels): string => (labels.length === 0 ? '' : labels.length === 1 ? (labels[0] as string) : labels.join('\0'));
+const keyOf = (labels: Labels): string =>
+  labels.length === 0 ? '' : labels.length === 1 ? (labels[0] as string) : labels.join('\0');
 
 const escapeLabel = (v: string): string => v.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
 const escapeHelp = (v: string): string => v.replace(/[\\\n]/g, (c) => (c === '\n' ? '\\n' : '\\\\'));
@@ -53,7 +54,8 @@ class Valued implements Family {
   }
 
   lines(): string[] {
-    const series = this.collect !== undefined ? this.collect() : [...this.#series.values()].map((s) => [s.labels, s.value] as const);
+    const series =
+      this.collect !== undefined ? this.collect() : [...this.#series.values()].map((s) => [s.labels, s.value] as const);
     return series.map(([labels, value]) => `${this.name}${labelText(this.labelNames, labels)} ${num(value)}`);
   }
 }
@@ -134,11 +136,21 @@ export class Histogram implements Family {
 export class Metrics {
   readonly #families: Family[] = [];
 
-  counter(name: string, help: string, labelNames: Labels = [], collect?: () => readonly (readonly [Labels, number])[]): Counter {
+  counter(
+    name: string,
+    help: string,
+    labelNames: Labels = [],
+    collect?: () => readonly (readonly [Labels, number])[],
+  ): Counter {
     return this.#add(new Counter(name, help, 'counter', labelNames, collect));
   }
 
-  gauge(name: string, help: string, labelNames: Labels = [], collect?: () => readonly (readonly [Labels, number])[]): Gauge {
+  gauge(
+    name: string,
+    help: string,
+    labelNames: Labels = [],
+    collect?: () => readonly (readonly [Labels, number])[],
+  ): Gauge {
     return this.#add(new Gauge(name, help, 'gauge', labelNames, collect));
   }
 

@@ -36,8 +36,10 @@ const MESSAGES: Record<PasteFailure, string> = {
   not_owner: 'Only the owner of this paste (or an admin) may change it',
   changed: 'The paste has changed since the revision named in If-Match; read it again',
   no_revision: 'This paste has no revision of that number',
-  one_time: 'A one-time paste keeps no revisions and shows no history: reading it (without revision) shows it once and burns it',
-  damaged: "This paste's file on the server is damaged and cannot be read. Its owner or an admin can delete it; the server's log names the file.",
+  one_time:
+    'A one-time paste keeps no revisions and shows no history: reading it (without revision) shows it once and burns it',
+  damaged:
+    "This paste's file on the server is damaged and cannot be read. Its owner or an admin can delete it; the server's log names the file.",
 };
 
 export class PasteError extends Error {

@@ -20,7 +20,11 @@ export interface LineClue {
 }
 
 /** A pattern tried once over the sample, and only when the literal `has` occurs in it. */
-export interface TextClue { readonly has: string; readonly re: RegExp | undefined; readonly weights: Weights }
+export interface TextClue {
+  readonly has: string;
+  readonly re: RegExp | undefined;
+  readonly weights: Weights;
+}
 
 /** A line clue; `heads` are the lowercase first words (or first symbols) it needs. */
 function line(heads: string, re: RegExp, weights: Weights, max = 1): LineClue {
@@ -39,38 +43,63 @@ function has(literal: string, weights: Weights, re?: RegExp): TextClue {
 
 // Every pattern is anchored or gated, and no two adjacent quantifiers can match the same
 // characters, so each test is linear in the line (or sample) it runs on.
-const TAG = 'html|head|body|div|span|p|a|ul|ol|li|table|thead|tbody|tr|td|th|form|input|button|'
-  + 'label|select|option|textarea|img|h[1-6]|nav|header|footer|section|article|main|aside|'
-  + 'script|style|link|meta|br|hr|strong|em|iframe|canvas|svg|small|pre|code';
+const TAG =
+  'html|head|body|div|span|p|a|ul|ol|li|table|thead|tbody|tr|td|th|form|input|button|' +
+  'label|select|option|textarea|img|h[1-6]|nav|header|footer|section|article|main|aside|' +
+  'script|style|link|meta|br|hr|strong|em|iframe|canvas|svg|small|pre|code';
 const SELECTOR = /^[.#:*]?[a-zA-Z*][^{};()=$"']*(?:,|\{(?:\s*[\w-]+\s*:[^;{}]*;)*\s*\}?)$/;
-const CSS_PROPS = 'color background background-color margin padding font font-family font-size '
-  + 'font-weight display border border-radius width height position top left right bottom '
-  + 'z-index transition transform animation line-height align-items justify-content flex gap '
-  + 'grid-template-columns opacity cursor overflow content box-shadow max-width min-height '
-  + 'text-align text-decoration';
-const SHELL = 'cd mkdir rm cp mv ln chmod chown sudo apt apt-get yum dnf brew npm npx yarn pnpm '
-  + 'pip pip3 git curl wget tar docker kubectl make cat grep sed awk find ls touch exit ssh '
-  + 'systemctl journalctl service pg_dump gzip unzip';
+const CSS_PROPS =
+  'color background background-color margin padding font font-family font-size ' +
+  'font-weight display border border-radius width height position top left right bottom ' +
+  'z-index transition transform animation line-height align-items justify-content flex gap ' +
+  'grid-template-columns opacity cursor overflow content box-shadow max-width min-height ' +
+  'text-align text-decoration';
+const SHELL =
+  'cd mkdir rm cp mv ln chmod chown sudo apt apt-get yum dnf brew npm npx yarn pnpm ' +
+  'pip pip3 git curl wget tar docker kubectl make cat grep sed awk find ls touch exit ssh ' +
+  'systemctl journalctl service pg_dump gzip unzip';
 
 export const LINE_CLUES: readonly LineClue[] = [
   line('#', /^#\s*include\s*[<"]/, { c: 3, cpp: 3 }),
-  line('#', /^#include\s*<(?:iostream|vector|string|map|set|memory|algorithm|unordered_map|thread|cstdio|cstdlib|cstring|cmath|array|utility|functional|sstream|fstream|optional|chrono)>/, { cpp: 4 }),
+  line(
+    '#',
+    /^#include\s*<(?:iostream|vector|string|map|set|memory|algorithm|unordered_map|thread|cstdio|cstdlib|cstring|cmath|array|utility|functional|sstream|fstream|optional|chrono)>/,
+    { cpp: 4 },
+  ),
   line('#', /^#include\s*<\w+\.h>/, { c: 1 }),
   line('#', /^#\s*(?:define|ifndef|ifdef|endif|pragma|undef)\b/, { c: 2, cpp: 2 }),
   line('#', /^#!?\[\w+/, { rust: 4 }),
   line('#', /^#{2,6} \S/, { markdown: 3 }),
   line('#', /^# syntax=/, { dockerfile: 4 }),
-  line('# . : * body html a p ul ol li div span img table nav header footer main section article button input form label h1 h2 h3 h4 h5 h6 pre code', SELECTOR, { css: 3 }),
+  line(
+    '# . : * body html a p ul ol li div span img table nav header footer main section article button input form label h1 h2 h3 h4 h5 h6 pre code',
+    SELECTOR,
+    { css: 3 },
+  ),
   line(CSS_PROPS, new RegExp(`^(?:${CSS_PROPS.replaceAll(' ', '|')})\\s*:[^;]*;$`), { css: 1 }, 4),
   line('<', new RegExp(`^</?(?:${TAG})[\\s>/]`), { html: 2 }, 6),
   line('<', new RegExp(`^</?(?!(?:${TAG})[\\s>/])[\\w:.-]+(?:[\\s>/]|$)`), { xml: 1 }, 6),
   line('<', /^<(?:[\w.-]+:[\w.-]+|[A-Z]\w*)(?:[\s>/]|$)/, { xml: 2 }),
   line('@', /^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@/, { diff: 8 }),
   line('@', /^@(?:media|import|keyframes|font-face|supports|layer|tailwind|charset)\b/, { css: 4 }),
-  line('@', /^@(?:Override|Autowired|Service|Component|Repository|Entity|Test|Transactional|RestController|Controller|Bean|Configuration|SuppressWarnings|Deprecated|GetMapping|PostMapping|RequestMapping)\b/, { java: 3, kotlin: 1 }),
-  line('@', /^@(?:State|Published|Binding|main|objc|MainActor|ObservedObject|StateObject|Environment|EnvironmentObject|IBOutlet|IBAction|escaping|discardableResult)\b/, { swift: 4 }),
-  line('@', /^@(?:Component|Injectable|Input|Output|NgModule|Directive|Pipe|HostListener|ViewChild)\(/, { typescript: 4 }),
-  line('@', /^@(?:property|staticmethod|classmethod|dataclass|pytest\.|app\.(?:route|get|post)|functools\.|lru_cache|abstractmethod)/, { python: 3 }),
+  line(
+    '@',
+    /^@(?:Override|Autowired|Service|Component|Repository|Entity|Test|Transactional|RestController|Controller|Bean|Configuration|SuppressWarnings|Deprecated|GetMapping|PostMapping|RequestMapping)\b/,
+    { java: 3, kotlin: 1 },
+  ),
+  line(
+    '@',
+    /^@(?:State|Published|Binding|main|objc|MainActor|ObservedObject|StateObject|Environment|EnvironmentObject|IBOutlet|IBAction|escaping|discardableResult)\b/,
+    { swift: 4 },
+  ),
+  line('@', /^@(?:Component|Injectable|Input|Output|NgModule|Directive|Pipe|HostListener|ViewChild)\(/, {
+    typescript: 4,
+  }),
+  line(
+    '@',
+    /^@(?:property|staticmethod|classmethod|dataclass|pytest\.|app\.(?:route|get|post)|functools\.|lru_cache|abstractmethod)/,
+    { python: 3 },
+  ),
   line('-', /^- \S/, { yaml: 1, markdown: 1 }),
   line('-', /^- [\w-]+: /, { yaml: 3 }),
   line('-', /^--- [\w.\/]/, { diff: 2 }),
@@ -81,7 +110,11 @@ export const LINE_CLUES: readonly LineClue[] = [
   line('+', /^\+\+\+ [\w.\/]/, { diff: 3 }),
   line('"', /^"[^"]*"\s*:/, { json: 1 }, 3),
   line('{', /^\{\s*"[^"]*"\s*:/, { json: 1 }, 3),
-  line('[', /^\[(?:Http\w+|Route|ApiController|Authorize|AllowAnonymous|Serializable|TestMethod|Fact|Theory|Required|JsonProperty|Key|Obsolete|Flags)\b/, { csharp: 3, ini: -3 }),
+  line(
+    '[',
+    /^\[(?:Http\w+|Route|ApiController|Authorize|AllowAnonymous|Serializable|TestMethod|Fact|Theory|Required|JsonProperty|Key|Obsolete|Flags)\b/,
+    { csharp: 3, ini: -3 },
+  ),
   line(';', /^;/, { ini: 2 }),
   line('$', /^\$\w+\s*=/, { php: 3 }),
   line('>', /^> \S/, { markdown: 1 }),
@@ -96,7 +129,11 @@ export const LINE_CLUES: readonly LineClue[] = [
   line('class', /^class \w+(?:\(.*\))?:$/, { python: 3 }),
   line('class', /^class \w+ < [\w:]+$/, { ruby: 4 }),
   line('class', /^class \w+\s*:\s*(?:public|private|protected)\s/, { cpp: 3 }),
-  line('class data sealed open abstract', /^(?:(?:data|sealed|open|abstract|inner|value) )*class \w+(?:<[^>]*>)?\s*\((?:(?:private|internal|protected|public) )?va[lr] /, { kotlin: 4 }),
+  line(
+    'class data sealed open abstract',
+    /^(?:(?:data|sealed|open|abstract|inner|value) )*class \w+(?:<[^>]*>)?\s*\((?:(?:private|internal|protected|public) )?va[lr] /,
+    { kotlin: 4 },
+  ),
   line('data', /^data class \w+/, { kotlin: 4 }),
   line('import', /^import .* from ['"]/, { javascript: 2, typescript: 2 }),
   line('import', /^import type /, { typescript: 4 }),
@@ -107,12 +144,28 @@ export const LINE_CLUES: readonly LineClue[] = [
   line('import', /^import (?:\(|"[\w\/.-]+")$/, { go: 3 }),
   line('from', /^from [\w.]+ import /, { python: 4 }),
   line('from', /^from [\w.]+(?: (?:as )?\w+)?$/i, { sql: 2 }),
-  line('run cmd copy add workdir expose env entrypoint arg label user volume healthcheck shell onbuild stopsignal', /^(?:RUN|CMD|COPY|ADD|WORKDIR|EXPOSE|ENV|ENTRYPOINT|ARG|LABEL|USER|VOLUME|HEALTHCHECK|SHELL|ONBUILD|STOPSIGNAL) \S/, { dockerfile: 1 }, 6),
-  line('from', /^FROM (?:--platform=\S+ )?[\w.-]+(?:\/[\w.-]+)*(?::[\w.-]+)?(?:@sha256:\w+)?(?: AS \w+)?$/, { dockerfile: 2 }),
+  line(
+    'run cmd copy add workdir expose env entrypoint arg label user volume healthcheck shell onbuild stopsignal',
+    /^(?:RUN|CMD|COPY|ADD|WORKDIR|EXPOSE|ENV|ENTRYPOINT|ARG|LABEL|USER|VOLUME|HEALTHCHECK|SHELL|ONBUILD|STOPSIGNAL) \S/,
+    { dockerfile: 1 },
+    6,
+  ),
+  line('from', /^FROM (?:--platform=\S+ )?[\w.-]+(?:\/[\w.-]+)*(?::[\w.-]+)?(?:@sha256:\w+)?(?: AS \w+)?$/, {
+    dockerfile: 2,
+  }),
   line('from', /^FROM (?:--platform=\S+ )?(?=[\w.\/-]*[:\/])[\w.:\/-]+(?: AS \w+)?$/, { dockerfile: 2 }),
   line('select', /^select\s+(?:\*|distinct\b|top\b|[\w.]+(?:\(.*\))?(?:,|\s+as\s+\w+|$))/i, { sql: 3 }),
-  line('insert create alter drop delete update truncate', /^(?:insert\s+into|create\s+(?:or\s+replace\s+)?(?:table|index|view|unique\s+index|database|schema|function|trigger)|alter\s+table|drop\s+(?:table|index|view)|delete\s+from|update\s+[\w.]+\s+set|truncate\s+table)\b/i, { sql: 5 }),
-  line('where group order having limit join left right inner outer full cross union values', /^(?:where|group\s+by|order\s+by|having|limit\s+\d|(?:(?:left|right|inner|full|cross)\s+)?(?:outer\s+)?join|union|values\s*\()\b/i, { sql: 1 }, 4),
+  line(
+    'insert create alter drop delete update truncate',
+    /^(?:insert\s+into|create\s+(?:or\s+replace\s+)?(?:table|index|view|unique\s+index|database|schema|function|trigger)|alter\s+table|drop\s+(?:table|index|view)|delete\s+from|update\s+[\w.]+\s+set|truncate\s+table)\b/i,
+    { sql: 5 },
+  ),
+  line(
+    'where group order having limit join left right inner outer full cross union values',
+    /^(?:where|group\s+by|order\s+by|having|limit\s+\d|(?:(?:left|right|inner|full|cross)\s+)?(?:outer\s+)?join|union|values\s*\()\b/i,
+    { sql: 1 },
+    4,
+  ),
   line('func', /^func (?:\([^)]*\) )?\w+\(/, { go: 3, swift: 2 }),
   line('func', /^func \(\w+ \*?[\w.]+\)/, { go: 3 }),
   line('func', /^func \w+(?:<[^>]*>)?\((?:\w+ )?\w+: /, { swift: 3 }),
@@ -124,7 +177,11 @@ export const LINE_CLUES: readonly LineClue[] = [
   line('use', /^use [A-Z]\w*(?:\\\w+)+;$/, { php: 3 }),
   line('let', /^let mut /, { rust: 4 }),
   line('let var', /^(?:let|var) \w+: [A-Z][\w<>\[\]?]*(?: =|$)/, { swift: 2, typescript: 1 }),
-  line('init convenience required override public private', /^(?:(?:convenience|required|override|public|private) )*init\??\(/, { swift: 3 }),
+  line(
+    'init convenience required override public private',
+    /^(?:(?:convenience|required|override|public|private) )*init\??\(/,
+    { swift: 3 },
+  ),
   line('private public', /^(?:private|public|internal|fileprivate)\(set\) /, { swift: 3 }),
   line('guard if', /^(?:guard|if) let /, { swift: 5 }),
   line('struct', /^struct \w+: [\w, ]+\{$/, { swift: 4 }),
@@ -140,30 +197,95 @@ export const LINE_CLUES: readonly LineClue[] = [
   line('namespace', /^namespace [A-Z][\w.]*\s*\{?$/, { csharp: 3 }),
   line('namespace', /^namespace \w+(?:\\\w+)+;$/, { php: 4 }),
   line('namespace', /^namespace [a-z_]\w*\s*\{$/, { cpp: 3 }),
-  line('public private protected static', /^(?:public |private |protected )?static void main\s*\(\s*String\s*\[\]\s*\w+\s*\)/, { java: 6 }),
-  line('public private protected internal static', /^(?:(?:public|private|protected|internal|static|async) )*(?:void|int|Task) Main\s*\(/, { csharp: 6 }),
+  line(
+    'public private protected static',
+    /^(?:public |private |protected )?static void main\s*\(\s*String\s*\[\]\s*\w+\s*\)/,
+    { java: 6 },
+  ),
+  line(
+    'public private protected internal static',
+    /^(?:(?:public|private|protected|internal|static|async) )*(?:void|int|Task) Main\s*\(/,
+    { csharp: 6 },
+  ),
   line('public private protected', /^(?:private|public|protected) (?:static )?final /, { java: 3 }),
-  line('public private protected internal', /^(?:private|public|protected|internal) (?:static )?readonly [\w<>,\[\]]+ \w+/, { csharp: 3 }),
-  line('public private protected readonly', /^(?:(?:private|public|protected|readonly) )+[\w$]+\??: /, { typescript: 3 }),
-  line('public private protected internal', /^(?:public|private|protected|internal)(?: static| async| override| virtual| abstract)* (?:[A-Z]\w*|string|int|bool|void|decimal|double)(?:<[\w<>, ]+>)?(?:\[\])? [A-Z]\w*\(/, { csharp: 3 }),
-  line('public private protected abstract sealed interface', /^(?:(?:public|private|protected|abstract|sealed|static) )*interface \w+(?:<[^>]*>)?(?: extends [\w<>, .]+)? ?\{$/, { java: 3, csharp: 2 }),
-  line('public private protected internal interface', /^(?:(?:public|private|protected|internal) )?interface I[A-Z]\w*/, { csharp: 2 }),
-  line('public private protected internal', /^(?:(?:public|private|protected|internal|static|sealed|abstract|partial) )*class \w+(?:<[^>]*>)? : [\w<>, .]+$/, { csharp: 3 }),
-  line('public private protected abstract final', /^(?:(?:public|private|protected|abstract|final|static) )*class \w+(?:<[^>]*>)?(?: extends [\w.<>]+)?(?: implements [\w.<>, ]+)? ?\{?$/, { java: 2, csharp: 1, php: 1 }),
-  line('fun suspend override private public internal open inline', /^(?:(?:private|public|internal|protected|override|open|suspend|inline|operator|infix|tailrec) )*fun (?:<[^>]*> )?[\w.]+\(/, { kotlin: 5 }),
-  line('val private public internal override', /^(?:(?:private|public|internal|protected|override|lateinit) )*val \w+/, { kotlin: 3 }),
+  line(
+    'public private protected internal',
+    /^(?:private|public|protected|internal) (?:static )?readonly [\w<>,\[\]]+ \w+/,
+    { csharp: 3 },
+  ),
+  line('public private protected readonly', /^(?:(?:private|public|protected|readonly) )+[\w$]+\??: /, {
+    typescript: 3,
+  }),
+  line(
+    'public private protected internal',
+    /^(?:public|private|protected|internal)(?: static| async| override| virtual| abstract)* (?:[A-Z]\w*|string|int|bool|void|decimal|double)(?:<[\w<>, ]+>)?(?:\[\])? [A-Z]\w*\(/,
+    { csharp: 3 },
+  ),
+  line(
+    'public private protected abstract sealed interface',
+    /^(?:(?:public|private|protected|abstract|sealed|static) )*interface \w+(?:<[^>]*>)?(?: extends [\w<>, .]+)? ?\{$/,
+    { java: 3, csharp: 2 },
+  ),
+  line(
+    'public private protected internal interface',
+    /^(?:(?:public|private|protected|internal) )?interface I[A-Z]\w*/,
+    { csharp: 2 },
+  ),
+  line(
+    'public private protected internal',
+    /^(?:(?:public|private|protected|internal|static|sealed|abstract|partial) )*class \w+(?:<[^>]*>)? : [\w<>, .]+$/,
+    { csharp: 3 },
+  ),
+  line(
+    'public private protected abstract final',
+    /^(?:(?:public|private|protected|abstract|final|static) )*class \w+(?:<[^>]*>)?(?: extends [\w.<>]+)?(?: implements [\w.<>, ]+)? ?\{?$/,
+    { java: 2, csharp: 1, php: 1 },
+  ),
+  line(
+    'fun suspend override private public internal open inline',
+    /^(?:(?:private|public|internal|protected|override|open|suspend|inline|operator|infix|tailrec) )*fun (?:<[^>]*> )?[\w.]+\(/,
+    { kotlin: 5 },
+  ),
+  line(
+    'val private public internal override',
+    /^(?:(?:private|public|internal|protected|override|lateinit) )*val \w+/,
+    { kotlin: 3 },
+  ),
   line('constructor', /^constructor\s*\(/, { javascript: 3, typescript: 3 }),
-  anyLine('{', /^(?!(?:if|for|while|switch|catch|with|function|return)\b)(?:(?:static|get|set|async) )*[a-z_$][\w$]*\s*\([\w$, ]*\)\s*\{$/, { javascript: 1 }, 3),
+  anyLine(
+    '{',
+    /^(?!(?:if|for|while|switch|catch|with|function|return)\b)(?:(?:static|get|set|async) )*[a-z_$][\w$]*\s*\([\w$, ]*\)\s*\{$/,
+    { javascript: 1 },
+    3,
+  ),
   line('export', /^export (?:default )?(?:async )?(?:function|class|const|let)\b/, { javascript: 2, typescript: 2 }),
   line('export', /^export (?:interface|type|enum|declare|abstract class|namespace)\b/, { typescript: 3 }),
   line('export', /^export [A-Z_][A-Z0-9_]*=/, { bash: 3 }),
   line('const let var', /^(?:const|let|var) [\w$]+\s*=\s*require\(/, { javascript: 4 }),
-  line('const let var', /^(?:const|let|var) (?:[\w$]+|\{[^}]*\}|\[[^\]]*\])\s*=.*;$/, { javascript: 2, typescript: 2, rust: 1 }),
-  line('const let var', /^(?:const|let|var) (?:[\w$]+|\{[^}]*\}|\[[^\]]*\])\s*=.*[^;]$/, { javascript: 1, typescript: 1, swift: 1 }),
+  line('const let var', /^(?:const|let|var) (?:[\w$]+|\{[^}]*\}|\[[^\]]*\])\s*=.*;$/, {
+    javascript: 2,
+    typescript: 2,
+    rust: 1,
+  }),
+  line('const let var', /^(?:const|let|var) (?:[\w$]+|\{[^}]*\}|\[[^\]]*\])\s*=.*[^;]$/, {
+    javascript: 1,
+    typescript: 1,
+    swift: 1,
+  }),
   line('const let', /^(?:const|let) [\w$]+: [\w$<>\[\]|, ]+=/, { typescript: 3 }),
-  line('interface export', /^(?:export )?interface \w+(?:<[^>]*>)?(?: extends [\w<>, .]+)? ?\{$/, { typescript: 3, java: 1 }),
-  line('function async export', /^(?:export )?(?:async )?function\*? ?[\w$]*\s*\(.*\{$/, { javascript: 2, typescript: 2 }),
-  line('function public private protected static final abstract', /^(?:(?:public|private|protected|static|final|abstract) )*function &?\w+\s*\(.*\$\w/, { php: 4 }),
+  line('interface export', /^(?:export )?interface \w+(?:<[^>]*>)?(?: extends [\w<>, .]+)? ?\{$/, {
+    typescript: 3,
+    java: 1,
+  }),
+  line('function async export', /^(?:export )?(?:async )?function\*? ?[\w$]*\s*\(.*\{$/, {
+    javascript: 2,
+    typescript: 2,
+  }),
+  line(
+    'function public private protected static final abstract',
+    /^(?:(?:public|private|protected|static|final|abstract) )*function &?\w+\s*\(.*\$\w/,
+    { php: 4 },
+  ),
   line('function local', /^(?:local )?function [\w.:]+\s*\(.*\)$/, { lua: 2 }),
   line('function local', /^(?:local )?function \w+[.:]\w+\s*\(/, { lua: 3 }),
   line('local', /^local (?:function\b|\w+(?:, ?\w+)* = |\w+$)/, { lua: 4 }),
@@ -177,9 +299,18 @@ export const LINE_CLUES: readonly LineClue[] = [
   line('elsif unless until', /^(?:elsif|unless|until) /, { ruby: 3 }),
   line('puts', /^puts /, { ruby: 3 }),
   line('require require_relative', /^require(?:_relative)? ['"][\w\/.-]+['"]$/, { ruby: 3 }),
-  line('attr_accessor attr_reader attr_writer belongs_to has_many has_one validates before_action include extend', /^\w+ :\w/, { ruby: 3 }),
+  line(
+    'attr_accessor attr_reader attr_writer belongs_to has_many has_one validates before_action include extend',
+    /^\w+ :\w/,
+    { ruby: 3 },
+  ),
   line('module', /^module [A-Z]\w*(?:::[A-Z]\w*)*$/, { ruby: 4 }),
-  line('if elif while for with try except else finally', /^(?:if|elif|while|for|with|try|except|else|finally)\b.*:$/, { python: 2 }, 3),
+  line(
+    'if elif while for with try except else finally',
+    /^(?:if|elif|while|for|with|try|except|else|finally)\b.*:$/,
+    { python: 2 },
+    3,
+  ),
   line('echo', /^echo (?:-[neE]+ )?["'$\w]/, { bash: 2 }),
   line('echo print', /^(?:echo|print) .*;$/, { php: 2 }),
   line('printf', /^printf ['"]/, { bash: 2 }),
@@ -187,7 +318,11 @@ export const LINE_CLUES: readonly LineClue[] = [
   line(SHELL, /^[\w-]+(?: |$)/, { bash: 1 }, 5),
   line('print', /^print\(/, { python: 1, lua: 1, swift: 1 }),
   line('println', /^println\(/, { kotlin: 2 }),
-  line('int char void long double float unsigned signed static const struct inline extern size_t bool', /^(?:(?:static|const|unsigned|signed|inline|extern|struct) )*(?:int|char|void|long|double|float|size_t|bool)(?:\s*\*+\s*|\s+)\w+\s*\(/, { c: 2, cpp: 2 }),
+  line(
+    'int char void long double float unsigned signed static const struct inline extern size_t bool',
+    /^(?:(?:static|const|unsigned|signed|inline|extern|struct) )*(?:int|char|void|long|double|float|size_t|bool)(?:\s*\*+\s*|\s+)\w+\s*\(/,
+    { c: 2, cpp: 2 },
+  ),
 ];
 
 export const TEXT_CLUES: readonly TextClue[] = [

@@ -11,9 +11,32 @@ import { GRAM_WORDS, gramSet, gramsOf, mayContain } from './language-grams.ts';
 
 /** Every language the service knows, lowercase; 'text' is plain text. */
 export const LANGUAGES: readonly string[] = Object.freeze([
-  'text', 'javascript', 'typescript', 'python', 'php', 'ruby', 'go', 'rust', 'java', 'c',
-  'cpp', 'csharp', 'bash', 'sql', 'html', 'css', 'json', 'yaml', 'markdown', 'xml',
-  'dockerfile', 'diff', 'ini', 'kotlin', 'swift', 'lua',
+  'text',
+  'javascript',
+  'typescript',
+  'python',
+  'php',
+  'ruby',
+  'go',
+  'rust',
+  'java',
+  'c',
+  'cpp',
+  'csharp',
+  'bash',
+  'sql',
+  'html',
+  'css',
+  'json',
+  'yaml',
+  'markdown',
+  'xml',
+  'dockerfile',
+  'diff',
+  'ini',
+  'kotlin',
+  'swift',
+  'lua',
 ]);
 
 const KNOWN: ReadonlySet<string> = new Set(LANGUAGES);
@@ -24,17 +47,43 @@ export function isLanguage(name: string): boolean {
 
 /** Other names people give the languages above (file extensions, common spellings), lowercase. */
 const ALIASES: ReadonlyMap<string, string> = new Map([
-  ['plain', 'text'], ['plaintext', 'text'], ['txt', 'text'], ['none', 'text'],
-  ['js', 'javascript'], ['jsx', 'javascript'], ['mjs', 'javascript'], ['cjs', 'javascript'], ['node', 'javascript'],
-  ['ts', 'typescript'], ['tsx', 'typescript'],
-  ['py', 'python'], ['python3', 'python'],
-  ['rb', 'ruby'], ['golang', 'go'], ['rs', 'rust'],
-  ['h', 'c'], ['c++', 'cpp'], ['cxx', 'cpp'], ['cc', 'cpp'], ['hpp', 'cpp'],
-  ['cs', 'csharp'], ['c#', 'csharp'],
-  ['sh', 'bash'], ['shell', 'bash'], ['zsh', 'bash'],
-  ['mysql', 'sql'], ['postgresql', 'sql'], ['postgres', 'sql'], ['sqlite', 'sql'],
-  ['htm', 'html'], ['yml', 'yaml'], ['md', 'markdown'], ['svg', 'xml'],
-  ['docker', 'dockerfile'], ['patch', 'diff'], ['kt', 'kotlin'],
+  ['plain', 'text'],
+  ['plaintext', 'text'],
+  ['txt', 'text'],
+  ['none', 'text'],
+  ['js', 'javascript'],
+  ['jsx', 'javascript'],
+  ['mjs', 'javascript'],
+  ['cjs', 'javascript'],
+  ['node', 'javascript'],
+  ['ts', 'typescript'],
+  ['tsx', 'typescript'],
+  ['py', 'python'],
+  ['python3', 'python'],
+  ['rb', 'ruby'],
+  ['golang', 'go'],
+  ['rs', 'rust'],
+  ['h', 'c'],
+  ['c++', 'cpp'],
+  ['cxx', 'cpp'],
+  ['cc', 'cpp'],
+  ['hpp', 'cpp'],
+  ['cs', 'csharp'],
+  ['c#', 'csharp'],
+  ['sh', 'bash'],
+  ['shell', 'bash'],
+  ['zsh', 'bash'],
+  ['mysql', 'sql'],
+  ['postgresql', 'sql'],
+  ['postgres', 'sql'],
+  ['sqlite', 'sql'],
+  ['htm', 'html'],
+  ['yml', 'yaml'],
+  ['md', 'markdown'],
+  ['svg', 'xml'],
+  ['docker', 'dockerfile'],
+  ['patch', 'diff'],
+  ['kt', 'kotlin'],
 ]);
 
 /** The other names taken, for the API's description. */
@@ -59,7 +108,13 @@ const MIN_SCORE = 4;
 type Points = readonly (readonly [number, number])[];
 
 /** A line clue as scored: `id` indexes the count of lines it has matched. */
-interface IndexedLineClue { readonly id: number; readonly re: RegExp; readonly points: Points; readonly max: number; readonly last: string | undefined }
+interface IndexedLineClue {
+  readonly id: number;
+  readonly re: RegExp;
+  readonly points: Points;
+  readonly max: number;
+  readonly last: string | undefined;
+}
 /** A text clue as scored. */
 interface IndexedTextClue {
   readonly has: string;
@@ -92,8 +147,12 @@ for (const [id, { heads, re, weights, max, last }] of LINE_CLUES.entries()) {
   }
 }
 
-const textClues: readonly IndexedTextClue[] = TEXT_CLUES.map(({ has, re, weights }) =>
-  ({ has, re, points: points(weights), grams: gramsOf(has) }));
+const textClues: readonly IndexedTextClue[] = TEXT_CLUES.map(({ has, re, weights }) => ({
+  has,
+  re,
+  points: points(weights),
+  grams: gramsOf(has),
+}));
 
 /** Interpreter names in a `#!` line, which settle the question outright. */
 const SHEBANGS: readonly (readonly [RegExp, string])[] = [

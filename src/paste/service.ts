@@ -117,7 +117,8 @@ export interface PasteServiceDeps {
 }
 
 /** Characters (code points) in a text, as the title limit counts them: a surrogate pair is one. */
-const charactersOf = (text: string): number => text.length - (text.match(/[\ud800-\udbff][\udc00-\udfff]/g)?.length ?? 0);
+const charactersOf = (text: string): number =>
+  text.length - (text.match(/[\ud800-\udbff][\udc00-\udfff]/g)?.length ?? 0);
 
 /** A paste as the audit log shows it: what it is, never its text or password. */
 const pasteFacts = (p: Paste): Record<string, unknown> => ({
@@ -170,9 +171,20 @@ export class PasteService {
   }
 
   /** Records an admin's change to a paste that is not theirs (README, Audit log). */
-  async #audited(viewer: Viewer, actor: Actor | undefined, action: string, before: Paste, after: Paste | null): Promise<void> {
+  async #audited(
+    viewer: Viewer,
+    actor: Actor | undefined,
+    action: string,
+    before: Paste,
+    after: Paste | null,
+  ): Promise<void> {
     if (actor === undefined || this.#audit === undefined || before.owner_id === viewer.userId) return;
-    await this.#audit.record(actor, { action, target: `paste:${before.hash}`, before: pasteFacts(before), after: after === null ? null : pasteFacts(after) });
+    await this.#audit.record(actor, {
+      action,
+      target: `paste:${before.hash}`,
+      before: pasteFacts(before),
+      after: after === null ? null : pasteFacts(after),
+    });
   }
 
   get counts(): { created: number; burned: number; deleted: number } {
@@ -213,7 +225,12 @@ export class PasteService {
     if (p === null || !canSee(viewer, p)) throw new PasteError('not_found');
     if (isExpired(p, this.#now())) throw new PasteError('expired');
     // The owner (and admins) learn from the refusal when and how it was read.
-    if (p.burned) throw new PasteError('burned', undefined, viewer !== null && owns(viewer, p) ? (p.receipt ?? undefined) : undefined);
+    if (p.burned)
+      throw new PasteError(
+        'burned',
+        undefined,
+        viewer !== null && owns(viewer, p) ? (p.receipt ?? undefined) : undefined,
+      );
     return p;
   }
 
@@ -241,7 +258,8 @@ export class PasteService {
 
   #readFound(hash: string, found: Paste | null, viewer: Viewer | null, opts: ReadOptions): Counted | Promise<Counted> {
     const p = this.#visible(found, viewer);
-    if (needsPassword(p, viewer) && opts.proof?.(p) !== true) return this.#unlock(p, opts).then(() => this.#count(hash, p, opts));
+    if (needsPassword(p, viewer) && opts.proof?.(p) !== true)
+      return this.#unlock(p, opts).then(() => this.#count(hash, p, opts));
     return this.#count(hash, p, opts);
   }
 
@@ -249,16 +267,24 @@ export class PasteService {
   async #unlock(p: Paste, { password, client }: ReadOptions): Promise<void> {
     if (password === undefined || password === '') throw new PasteError('password_required');
     const budget = [{ key: `paste-password:${client}:${p.hash}`, limitPerMinute: PASSWORD_GUESSES_PER_MINUTE }];
-    const outcome = await this.#budget.attempt(budget, () => verifyPassword(password, p.password as string), (ok) => !ok);
+    const outcome = await this.#budget.attempt(
+      budget,
+      () => verifyPassword(password, p.password as string),
+      (ok) => !ok,
+    );
     if ('refused' in outcome) {
-      throw new PasteError('too_many_guesses', { perMinute: PASSWORD_GUESSES_PER_MINUTE, retryAfterSec: outcome.refused.retryAfterSec });
+      throw new PasteError('too_many_guesses', {
+        perMinute: PASSWORD_GUESSES_PER_MINUTE,
+        retryAfterSec: outcome.refused.retryAfterSec,
+      });
     }
     if (!outcome.value) throw new PasteError('wrong_password');
   }
 
   /** Counts the view, or burns a one-time paste; a HEAD (`consume` false) or a revision the reader holds does neither. */
   #count(hash: string, p: Paste, { consume, known, reader }: ReadOptions): Counted | Promise<Counted> {
-    if (known !== undefined && known(p)) return { paste: p, viewCount: p.view_count + this.#views.pending(hash, p.view_count), unchanged: true };
+    if (known !== undefined && known(p))
+      return { paste: p, viewCount: p.view_count + this.#views.pending(hash, p.view_count), unchanged: true };
     if (!consume) return { paste: p, viewCount: p.view_count + this.#views.pending(hash, p.view_count) };
     if (p.burn_after_read === 0) return { paste: p, viewCount: p.view_count + this.#views.add(hash, p.view_count) };
     return this.#store.transact(hash, (cur) => {
@@ -268,7 +294,13 @@ export class PasteService {
       const now = this.#now();
       return {
         result: { paste: shown, viewCount: shown.view_count },
-        next: { ...shown, content_json: NO_CONTENT, burned: true, updated_at: now, receipt: { at: now, via: reader?.via ?? 'web', token_id: reader?.tokenId ?? null } },
+        next: {
+          ...shown,
+          content_json: NO_CONTENT,
+          burned: true,
+          updated_at: now,
+          receipt: { at: now, via: reader?.via ?? 'web', token_id: reader?.tokenId ?? null },
+        },
         sweepAt: now + TOMBSTONE_MS,
         onCommit: () => void this.#counts.burned++,
         dropRevisions: true,
@@ -286,7 +318,8 @@ export class PasteService {
     const now = current.paste.revision ?? 1;
     if (revision === now) return current;
     // A kept file that cannot be read is damaged, for whoever may read the paste (README, Data on disk).
-    const kept = revision >= 1 && revision < now ? await this.#store.getRevision(hash, revision).catch(damagedFile) : null;
+    const kept =
+      revision >= 1 && revision < now ? await this.#store.getRevision(hash, revision).catch(damagedFile) : null;
     if (kept === null) throw new PasteError('no_revision');
     return { paste: kept, viewCount: current.viewCount };
   }
@@ -308,7 +341,11 @@ export class PasteService {
    * long as that version is; the texts themselves are not kept. A kept file that cannot be
    * read is listed with no time or size.
    */
-  async history(hash: string, viewer: Viewer | null, opts: ReadOptions): Promise<{ current: Paste; versions: VersionInfo[] }> {
+  async history(
+    hash: string,
+    viewer: Viewer | null,
+    opts: ReadOptions,
+  ): Promise<{ current: Paste; versions: VersionInfo[] }> {
     const current = (await this.#unconsumed(hash, viewer, opts)).paste;
     let versions = this.#histories.get(current);
     if (versions === undefined) {
@@ -329,7 +366,11 @@ export class PasteService {
         throw err;
       });
       if (p === null) continue;
-      out.push(p === undefined ? { revision: n, savedAt: null, bytes: null } : { revision: n, savedAt: p.updated_at, bytes: Buffer.byteLength(contentOf(p)) });
+      out.push(
+        p === undefined
+          ? { revision: n, savedAt: null, bytes: null }
+          : { revision: n, savedAt: p.updated_at, bytes: Buffer.byteLength(contentOf(p)) },
+      );
     }
     out.push({ revision: now, savedAt: current.updated_at, bytes: Buffer.byteLength(contentOf(current)) });
     return out;
@@ -349,7 +390,10 @@ export class PasteService {
     // Charged after the lookup: a crowd behind one address opening links that work is never refused.
     const outcome = await this.#budget.attemptThenCharge(budget, find, (p) => p === null);
     if ('refused' in outcome) {
-      throw new PasteError('too_many_misses', { perMinute: SHORT_LINK_MISSES_PER_MINUTE, retryAfterSec: outcome.refused.retryAfterSec });
+      throw new PasteError('too_many_misses', {
+        perMinute: SHORT_LINK_MISSES_PER_MINUTE,
+        retryAfterSec: outcome.refused.retryAfterSec,
+      });
     }
     if (outcome.value === null) throw new PasteError('not_found');
     return outcome.value;
@@ -360,7 +404,9 @@ export class PasteService {
    * can still be edited (410 when expired or burned); deleting works in any state.
    */
   async owned(hash: string, viewer: Viewer, live: boolean): Promise<Paste> {
-    const p = live ? await this.peek(hash, viewer) : await this.#store.get(hash).catch((err: unknown) => this.#damaged(err, viewer));
+    const p = live
+      ? await this.peek(hash, viewer)
+      : await this.#store.get(hash).catch((err: unknown) => this.#damaged(err, viewer));
     this.#checkOwner(p, viewer);
     return p;
   }
@@ -409,9 +455,17 @@ export class PasteService {
   }
 
   /** The user's own pastes, newest first, that still exist (any state), with pending views counted. */
-  async listOwned(userId: number, offset: number, limit: number, filter: OwnedFilter = {}): Promise<{ pastes: Paste[]; total: number }> {
+  async listOwned(
+    userId: number,
+    offset: number,
+    limit: number,
+    filter: OwnedFilter = {},
+  ): Promise<{ pastes: Paste[]; total: number }> {
     const hashes = await this.#owners.list(userId);
-    const counted = (p: Paste): Paste => ({ ...p, view_count: p.view_count + this.#views.pending(p.hash, p.view_count) });
+    const counted = (p: Paste): Paste => ({
+      ...p,
+      view_count: p.view_count + this.#views.pending(p.hash, p.view_count),
+    });
     if (filter.text === undefined && filter.language === undefined && filter.privacy === undefined) {
       const pastes: Paste[] = [];
       for (const hash of hashes.slice(offset, offset + limit)) {
@@ -429,7 +483,12 @@ export class PasteService {
       if (p === null) continue;
       if (filter.language !== undefined && p.language !== filter.language) continue;
       if (filter.privacy !== undefined && p.privacy !== filter.privacy) continue;
-      if (needle !== undefined && !p.title.toLowerCase().includes(needle) && !contentOf(p).toLowerCase().includes(needle)) continue;
+      if (
+        needle !== undefined &&
+        !p.title.toLowerCase().includes(needle) &&
+        !contentOf(p).toLowerCase().includes(needle)
+      )
+        continue;
       found.push(p);
     }
     return { pastes: found.slice(offset, offset + limit).map(counted), total: found.length };
@@ -443,7 +502,8 @@ export class PasteService {
       // The cache answers at once: twenty-one awaits per home page view were a tenth of it.
       const cached = this.#store.cached(hash);
       const p = cached !== undefined ? cached : await this.#store.get(hash).catch(skipDamaged);
-      if (p === null || p.privacy !== 'public' || p.burned || p.password !== null || isExpired(p, this.#now())) continue;
+      if (p === null || p.privacy !== 'public' || p.burned || p.password !== null || isExpired(p, this.#now()))
+        continue;
       if (skipped++ < offset) continue;
       out.push(p);
       if (out.length === limit) break;
@@ -452,30 +512,42 @@ export class PasteService {
   }
 
   /** Applies an edit: omitted fields keep their value (README, Edit a paste). */
-  async edit(hash: string, input: EditInput, viewer: Viewer, unchangedSince?: Precondition, actor?: Actor): Promise<Paste> {
+  async edit(
+    hash: string,
+    input: EditInput,
+    viewer: Viewer,
+    unchangedSince?: Precondition,
+    actor?: Actor,
+  ): Promise<Paste> {
     const password = input.password === undefined ? undefined : await hashPassword(input.password);
-    const edited = await this.#store.transact(hash, (p) => {
-      const now = this.#now();
-      this.#checkOwner(p, viewer);
-      if (p.burned) throw new PasteError('burned');
-      if (isExpired(p, now)) throw new PasteError('expired');
-      if (unchangedSince !== undefined && !unchangedSince(p)) throw new PasteError('changed');
-      // Each edit's time is later than the last one's, so (hash, updated_at) names a revision (its ETag).
-      const next: { -readonly [K in keyof Paste]: Paste[K] } = { ...p, updated_at: Math.max(now, p.updated_at + 1), revision: (p.revision ?? 1) + 1 };
-      if (input.title !== undefined) next.title = input.title;
-      if (input.content !== undefined) next.content_json = encodeContent(input.content);
-      if (input.privacy !== undefined) next.privacy = input.privacy;
-      if (input.language !== undefined) {
-        next.language = input.language === 'auto' ? detectLanguage(input.content ?? contentOf(p)) : input.language;
-      }
-      if (input.expiry !== 'keep') next.expire_at = expireAt(input.expiry, now);
-      if (input.clear_password === 1) next.password = null;
-      if (password !== undefined) next.password = password;
-      // The version replaced is kept, on disk before the new one (README, Revisions); a
-      // one-time paste keeps none, and loses any an earlier version of the server kept.
-      if (p.burn_after_read === 1) return { result: [p, next] as const, next, dropRevisions: true };
-      return { result: [p, next] as const, next, keep: p };
-    }).catch((err: unknown) => this.#damaged(err, viewer));
+    const edited = await this.#store
+      .transact(hash, (p) => {
+        const now = this.#now();
+        this.#checkOwner(p, viewer);
+        if (p.burned) throw new PasteError('burned');
+        if (isExpired(p, now)) throw new PasteError('expired');
+        if (unchangedSince !== undefined && !unchangedSince(p)) throw new PasteError('changed');
+        // Each edit's time is later than the last one's, so (hash, updated_at) names a revision (its ETag).
+        const next: { -readonly [K in keyof Paste]: Paste[K] } = {
+          ...p,
+          updated_at: Math.max(now, p.updated_at + 1),
+          revision: (p.revision ?? 1) + 1,
+        };
+        if (input.title !== undefined) next.title = input.title;
+        if (input.content !== undefined) next.content_json = encodeContent(input.content);
+        if (input.privacy !== undefined) next.privacy = input.privacy;
+        if (input.language !== undefined) {
+          next.language = input.language === 'auto' ? detectLanguage(input.content ?? contentOf(p)) : input.language;
+        }
+        if (input.expiry !== 'keep') next.expire_at = expireAt(input.expiry, now);
+        if (input.clear_password === 1) next.password = null;
+        if (password !== undefined) next.password = password;
+        // The version replaced is kept, on disk before the new one (README, Revisions); a
+        // one-time paste keeps none, and loses any an earlier version of the server kept.
+        if (p.burn_after_read === 1) return { result: [p, next] as const, next, dropRevisions: true };
+        return { result: [p, next] as const, next, keep: p };
+      })
+      .catch((err: unknown) => this.#damaged(err, viewer));
     const [before, after] = edited;
     await this.#audited(viewer, actor, 'paste.edit', before, after);
     // A paste made public now belongs on the recent list (listRecent re-checks the rest).

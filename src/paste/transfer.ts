@@ -56,7 +56,10 @@ export function exportLine(p: Paste, owner: string, viewCount: number): string {
     expire_at: p.expire_at === null ? null : iso(p.expire_at),
     view_count: viewCount,
     revision: p.revision ?? 1,
-    receipt: p.receipt === null || p.receipt === undefined ? null : { at: iso(p.receipt.at), via: p.receipt.via, token_id: p.receipt.token_id },
+    receipt:
+      p.receipt === null || p.receipt === undefined
+        ? null
+        : { at: iso(p.receipt.at), via: p.receipt.via, token_id: p.receipt.token_id },
   };
   return JSON.stringify(line);
 }
@@ -67,7 +70,8 @@ export class ImportError extends Error {}
 const ISO_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,3})?Z$/;
 
 function time(value: unknown, name: string): number {
-  if (typeof value !== 'string' || !ISO_RE.test(value) || Number.isNaN(Date.parse(value))) throw new ImportError(`"${name}" must be a UTC time like 2026-01-31T14:30:00.000Z`);
+  if (typeof value !== 'string' || !ISO_RE.test(value) || Number.isNaN(Date.parse(value)))
+    throw new ImportError(`"${name}" must be a UTC time like 2026-01-31T14:30:00.000Z`);
   return Date.parse(value);
 }
 
@@ -87,7 +91,8 @@ export function parseExportLine(line: string, maxBytes: number): { paste: Paste;
   if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new ImportError('not a JSON object');
   if (o['v'] !== 1) throw new ImportError('"v" must be 1 (a line written by a newer version?)');
   if (typeof o['owner'] !== 'string' || o['owner'] === '') throw new ImportError('"owner" must be a user name');
-  if (typeof o['language'] !== 'string' || !isLanguage(o['language'])) throw new ImportError('"language" is not a language this service knows');
+  if (typeof o['language'] !== 'string' || !isLanguage(o['language']))
+    throw new ImportError('"language" is not a language this service knows');
   const r = o['receipt'] as Record<string, unknown> | null | undefined;
   const record = {
     ...o,
@@ -104,7 +109,8 @@ export function parseExportLine(line: string, maxBytes: number): { paste: Paste;
   try {
     paste = parseFile(JSON.stringify(record));
   } catch (err) {
-    if (err instanceof DamagedRecord) throw new ImportError(err.reason.replace('the record is malformed: ', 'a field is missing or wrong: '));
+    if (err instanceof DamagedRecord)
+      throw new ImportError(err.reason.replace('the record is malformed: ', 'a field is missing or wrong: '));
     throw err;
   }
   checkLimits(paste, maxBytes);
@@ -116,17 +122,26 @@ function checkLimits(p: Paste, maxBytes: number): void {
   const title = titleProblem(p.title);
   if (title !== null) throw new ImportError(`"title": ${title}`);
   const text = contentOf(p);
-  if (hasLoneSurrogate(p.title) || hasLoneSurrogate(text)) throw new ImportError('"title" and "content" must be valid Unicode text (one holds half of a surrogate pair)');
-  if (p.password !== null && !isPasswordHash(p.password)) throw new ImportError('"password" must be the salted hash an export writes (scrypt$...), never a password in clear');
-  if (p.burned && text !== '') throw new ImportError('"content" must be empty in a burned paste: its text was wiped when it was read');
+  if (hasLoneSurrogate(p.title) || hasLoneSurrogate(text))
+    throw new ImportError('"title" and "content" must be valid Unicode text (one holds half of a surrogate pair)');
+  if (p.password !== null && !isPasswordHash(p.password))
+    throw new ImportError(
+      '"password" must be the salted hash an export writes (scrypt$...), never a password in clear',
+    );
+  if (p.burned && text !== '')
+    throw new ImportError('"content" must be empty in a burned paste: its text was wiped when it was read');
   // A tombstone (burned, or wiped at its expiry, which came before its last change) has no text; any other paste has some.
   const wiped = p.burned || (p.expire_at !== null && p.expire_at <= p.updated_at);
   if (!wiped && text === '') throw new ImportError('"content" must not be empty');
-  if (Buffer.byteLength(text, 'utf8') > maxBytes) throw new ImportError(`"content" exceeds ${maxBytes} bytes (MAX_PASTE_BYTES)`);
+  if (Buffer.byteLength(text, 'utf8') > maxBytes)
+    throw new ImportError(`"content" exceeds ${maxBytes} bytes (MAX_PASTE_BYTES)`);
 }
 
 /** Every stored paste's current file, in no order; `damaged` hears of files that cannot be read. */
-export async function* storedPastes(dataDir: string, damaged: (path: string, reason: string) => void): AsyncGenerator<Paste> {
+export async function* storedPastes(
+  dataDir: string,
+  damaged: (path: string, reason: string) => void,
+): AsyncGenerator<Paste> {
   const root = join(dataDir, 'pastes');
   for (const shard of (await listDir(root)).sort()) {
     for (const name of (await listDir(join(root, shard))).sort()) {
@@ -175,7 +190,10 @@ export interface ImportDeps {
  * short code): then it gets a new one and the report says so. The same paste imported
  * again (same hash, creation time and content) is left as it is.
  */
-export async function importPastes(lines: AsyncIterable<string> | Iterable<string>, deps: ImportDeps): Promise<ImportReport> {
+export async function importPastes(
+  lines: AsyncIterable<string> | Iterable<string>,
+  deps: ImportDeps,
+): Promise<ImportReport> {
   const report: ImportReport = { imported: 0, renamed: [], unchanged: 0, usersAdded: [], refused: [] };
   let n = 0;
   for await (const raw of lines) {
@@ -196,14 +214,22 @@ export async function importPastes(lines: AsyncIterable<string> | Iterable<strin
       try {
         user = await deps.accounts.addUser(owner, 'user', null, deps.actor);
       } catch (err) {
-        report.refused.push([n, `owner "${owner}" cannot be a user here: ${err instanceof Error ? err.message : String(err)}`]);
+        report.refused.push([
+          n,
+          `owner "${owner}" cannot be a user here: ${err instanceof Error ? err.message : String(err)}`,
+        ]);
         continue;
       }
       report.usersAdded.push(user.name);
     }
     const ownerId = user.id;
     const here = HASH_RE.test(paste.hash) ? await deps.store.get(paste.hash).catch(() => null) : null;
-    if (here !== null && here.created_at === paste.created_at && here.content_json === paste.content_json && here.owner_id === ownerId) {
+    if (
+      here !== null &&
+      here.created_at === paste.created_at &&
+      here.content_json === paste.content_json &&
+      here.owner_id === ownerId
+    ) {
       report.unchanged++;
       continue;
     }

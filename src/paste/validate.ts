@@ -40,7 +40,8 @@ export interface EditInput {
 /** What is wrong with a title, or null: too long, or more than one line (README, Create a paste). */
 export function titleProblem(v: string): string | null {
   if ([...v].length > TITLE_MAX_CHARS) return `title must be at most ${TITLE_MAX_CHARS} characters`;
-  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(v)) return 'title must be a single line without control characters';
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(v))
+    return 'title must be a single line without control characters';
   return null;
 }
 
@@ -68,7 +69,10 @@ class Reader {
     // A JSON body can escape half a surrogate pair ("\ud800"), which no UTF-8 can hold: a
     // form body refuses it when it is decoded, and so do these rules for every body.
     if (LONE_SURROGATE.test(v)) {
-      this.problems.push({ field: name, message: `${name} must be valid Unicode text (it holds half of a surrogate pair)` });
+      this.problems.push({
+        field: name,
+        message: `${name} must be valid Unicode text (it holds half of a surrogate pair)`,
+      });
       return undefined;
     }
     return v;
@@ -115,7 +119,8 @@ class Reader {
     const v = this.string('privacy');
     if (v === undefined) return undefined;
     const match = PRIVACIES.find((p) => p === v);
-    if (match === undefined) this.problems.push({ field: 'privacy', message: 'privacy must be public, unlisted or private' });
+    if (match === undefined)
+      this.problems.push({ field: 'privacy', message: 'privacy must be public, unlisted or private' });
     return match;
   }
 

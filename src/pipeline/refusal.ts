@@ -42,10 +42,16 @@ const AUTH_CODES: Record<AuthFailure, ErrorCode> = {
 
 /** A 429's extras: the limit in the body (README, Rate limits) and `Retry-After` (README, Rate limits). */
 const limited = (limit: { perMinute: number; retryAfterSec: number } | undefined): HttpError['extra'] =>
-  limit === undefined ? {} : { body: { limit_per_minute: limit.perMinute }, headers: { 'retry-after': String(limit.retryAfterSec) } };
+  limit === undefined
+    ? {}
+    : { body: { limit_per_minute: limit.perMinute }, headers: { 'retry-after': String(limit.retryAfterSec) } };
 
 /** A burn receipt as the API shows it (README, Burn receipts). */
-const receiptJson = (r: Receipt): Record<string, unknown> => ({ read_at: formatTime(r.at), via: r.via, token_id: r.token_id });
+const receiptJson = (r: Receipt): Record<string, unknown> => ({
+  read_at: formatTime(r.at),
+  via: r.via,
+  token_id: r.token_id,
+});
 
 /**
  * The HTTP error for whatever a step threw. Domain refusals keep their message and get
@@ -55,17 +61,21 @@ const receiptJson = (r: Receipt): Record<string, unknown> => ({ read_at: formatT
 export function toHttpError(err: unknown, logError: (err: unknown) => void, internalMessage: string): HttpError {
   if (err instanceof HttpError) return err;
   if (err instanceof PasteError) {
-    if (err.receipt !== undefined) return new HttpError(PASTE_CODES[err.kind], err.message, { body: { receipt: receiptJson(err.receipt) } });
+    if (err.receipt !== undefined)
+      return new HttpError(PASTE_CODES[err.kind], err.message, { body: { receipt: receiptJson(err.receipt) } });
     return new HttpError(PASTE_CODES[err.kind], err.message, limited(err.limit));
   }
   if (err instanceof AuthError) return new HttpError(AUTH_CODES[err.kind], err.message, limited(err.limit));
   if (err instanceof AccountError) return new HttpError(ACCOUNT_CODES[err.kind], err.message);
   // The disk refused a write: nothing was changed, and the store has told the server's log.
-  if (err instanceof StorageFull) return new HttpError('storage_full', "The server's disk is full, so nothing was saved. Try again later.");
-  if (err instanceof StorageReadOnly) return new HttpError('unavailable', "The server's data folder cannot be written to, so nothing was saved.");
+  if (err instanceof StorageFull)
+    return new HttpError('storage_full', "The server's disk is full, so nothing was saved. Try again later.");
+  if (err instanceof StorageReadOnly)
+    return new HttpError('unavailable', "The server's data folder cannot be written to, so nothing was saved.");
   logError(err);
   return new HttpError('internal', internalMessage);
 }
 
 /** The status a domain refusal answers with, for pages that show it inside a form. */
-export const statusOf = (err: PasteError | AccountError | AuthError): number => toHttpError(err, () => undefined, '').status;
+export const statusOf = (err: PasteError | AccountError | AuthError): number =>
+  toHttpError(err, () => undefined, '').status;

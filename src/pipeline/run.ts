@@ -94,7 +94,14 @@ export class InFlight {
 }
 
 /** A side ready to serve requests. */
-export type Served = (req: IncomingMessage, res: ServerResponse, path: string, rawQuery: string, ip: string, id: string) => void;
+export type Served = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  rawQuery: string,
+  ip: string,
+  id: string,
+) => void;
 
 /** Where unexpected faults go (the server's own log), with the id of the request that met them. */
 export type FaultLog = (err: unknown, requestId?: string) => void;
@@ -163,7 +170,13 @@ export class TurnQueue {
  * `observe` count it (README, Metrics), once. With `turns`, the steps start in the check
  * phase of the turn (TurnQueue); the request counts as in flight from its arrival.
  */
-export function serve<C extends RequestContext>(side: Side<C>, logError: FaultLog, observe?: (ctx: C, reply: Reply) => void, inFlight?: InFlight, turns?: TurnQueue): Served {
+export function serve<C extends RequestContext>(
+  side: Side<C>,
+  logError: FaultLog,
+  observe?: (ctx: C, reply: Reply) => void,
+  inFlight?: InFlight,
+  turns?: TurnQueue,
+): Served {
   return (req, res, path, rawQuery, ip, id) => {
     inFlight?.start();
     const ctx = side.context(req, path, rawQuery, ip, id);

@@ -59,7 +59,11 @@ export class VersionCache<V> {
    */
   getOr<W>(key: string, version: unknown, make: () => V, once: () => W, usable?: (value: V) => boolean): V | W {
     const hit = this.#entries.get(key);
-    if (hit !== undefined && (hit.weak ? (hit.version as WeakRef<object>).deref() : hit.version) === version && (usable === undefined || usable(hit.value))) {
+    if (
+      hit !== undefined &&
+      (hit.weak ? (hit.version as WeakRef<object>).deref() : hit.version) === version &&
+      (usable === undefined || usable(hit.value))
+    ) {
       hit.used = true;
       this.#reused++;
       return hit.value;
@@ -75,7 +79,11 @@ export class VersionCache<V> {
     this.#drop(key);
     const size = this.sizeOf(value, version);
     if (size <= this.maxBytes / 2) {
-      evictSecondChance(this.#entries, () => this.#bytes + size > this.maxBytes, (k) => this.#drop(k));
+      evictSecondChance(
+        this.#entries,
+        () => this.#bytes + size > this.maxBytes,
+        (k) => this.#drop(k),
+      );
       const weak = typeof version === 'object' && version !== null;
       this.#entries.set(key, { version: weak ? new WeakRef(version) : version, weak, value, size, used: false });
       this.#bytes += size;

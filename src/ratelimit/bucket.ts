@@ -110,7 +110,11 @@ export class RateLimiter {
       this.#changes++;
       // A literal, not a spread of the state: spread per request, such objects were promoted
       // out of the young generation (README, Performance).
-      this.#buckets.set(key, { tokens: decision.state.tokens, updatedAt: decision.state.updatedAt, limit: limitPerMinute });
+      this.#buckets.set(key, {
+        tokens: decision.state.tokens,
+        updatedAt: decision.state.updatedAt,
+        limit: limitPerMinute,
+      });
     }
     return decision;
   }

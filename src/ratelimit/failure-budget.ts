@@ -35,7 +35,11 @@ export class FailureBudget {
    * Charges every budget, runs `check`, and gives the charge back unless `failed(result)`.
    * Refused, without running `check`, when a budget is spent.
    */
-  async attempt<T>(budgets: readonly Budget[], check: () => Promise<T>, failed: (result: T) => boolean): Promise<Outcome<T>> {
+  async attempt<T>(
+    budgets: readonly Budget[],
+    check: () => Promise<T>,
+    failed: (result: T) => boolean,
+  ): Promise<Outcome<T>> {
     const live = budgets.filter((b) => b.limitPerMinute > 0);
     const refused = this.#charge(live);
     if (refused !== null) return { refused };
@@ -71,7 +75,11 @@ export class FailureBudget {
    * concurrent failures is so paid for in full before the next attempt is let through,
    * while successes touch no bucket and never refuse each other however many run at once.
    */
-  async attemptThenCharge<T>(budgets: readonly Budget[], check: () => Promise<T>, failed: (result: T) => boolean): Promise<Outcome<T>> {
+  async attemptThenCharge<T>(
+    budgets: readonly Budget[],
+    check: () => Promise<T>,
+    failed: (result: T) => boolean,
+  ): Promise<Outcome<T>> {
     const refused = this.#spent(budgets);
     if (refused !== null) return { refused };
     const value = await check();

@@ -116,7 +116,10 @@ export class AccountStore {
         doc = JSON.parse(text) as AccountsDoc;
       } catch {
         // JSON.parse of a string throws SyntaxError only. Users and tokens cannot be guessed: say so, start nothing.
-        throw new DamagedFile(this.#file, `${text.length === 0 ? 'it is empty' : 'it is not valid JSON (cut short?)'}; restore it from a backup`);
+        throw new DamagedFile(
+          this.#file,
+          `${text.length === 0 ? 'it is empty' : 'it is not valid JSON (cut short?)'}; restore it from a backup`,
+        );
       }
       if (typeof doc !== 'object' || doc === null || !Array.isArray((doc as Partial<AccountsDoc>).users)) {
         throw new DamagedFile(this.#file, 'it does not hold the accounts (no "users" list); restore it from a backup');
@@ -161,7 +164,8 @@ export class AccountStore {
         this.#pendingCheck = null;
         const now = this.clock();
         // Nothing replaced the file since the last stat, though that stat may still be running.
-        if (this.#watcher !== null && !this.#changed && now - this.#checkedAt < RECHECK_MS) return void this.#reloading.then(resolve, reject);
+        if (this.#watcher !== null && !this.#changed && now - this.#checkedAt < RECHECK_MS)
+          return void this.#reloading.then(resolve, reject);
         // Cleared before the stat: a rename reported while it runs marks the file changed again.
         this.#changed = this.#watcher === null;
         this.#checkedAt = now;

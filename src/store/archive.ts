@@ -157,7 +157,13 @@ export class ArchiveWriter {
     const clash = Object.keys(extra).find((k) => MANIFEST_KEYS.has(k));
     if (clash !== undefined) throw new Error(`manifest field ${clash} cannot be set by the caller`);
     // files last: the short fields stay readable at the top of a long manifest.
-    const manifest: Manifest = { format: 'pastebin-backup', version: 1, created_at: new Date().toISOString(), ...extra, files: this.#files };
+    const manifest: Manifest = {
+      format: 'pastebin-backup',
+      version: 1,
+      created_at: new Date().toISOString(),
+      ...extra,
+      files: this.#files,
+    };
     await this.#member(MANIFEST_NAME, Buffer.from(`${JSON.stringify(manifest, null, 1)}\n`), Date.now());
     await this.#write(Buffer.alloc(2 * BLOCK));
     this.#gzip.end();
@@ -241,13 +247,18 @@ interface Member {
 
 /** Parses one header block, its checksum verified. */
 function parseHeader(h: Buffer): Member {
-  if (checksumOf(h) !== parseOctal(h, 148, 8, 'checksum')) throw new ArchiveError('a member header is damaged (checksum mismatch)');
+  if (checksumOf(h) !== parseOctal(h, 148, 8, 'checksum'))
+    throw new ArchiveError('a member header is damaged (checksum mismatch)');
   const magic = h.subarray(257, 263).toString('latin1');
   if (!magic.startsWith('ustar')) throw new ArchiveError('a member header is not a ustar header');
   // Only POSIX ustar has a prefix field; GNU's "ustar  " keeps other data there.
   const prefix = magic === 'ustar\0' ? text(h, 345, 155) : '';
   const base = text(h, 0, 100);
-  return { name: prefix === '' ? base : `${prefix}/${base}`, size: parseOctal(h, 124, 12, 'size'), type: String.fromCharCode(h[156] as number) };
+  return {
+    name: prefix === '' ? base : `${prefix}/${base}`,
+    size: parseOctal(h, 124, 12, 'size'),
+    type: String.fromCharCode(h[156] as number),
+  };
 }
 
 /** The manifest's JSON, its shape checked so that the comparison with the members can trust it. */
@@ -259,12 +270,26 @@ function parseManifest(data: Buffer): Manifest {
     throw new ArchiveError(`${MANIFEST_NAME} is not valid JSON`);
   }
   const m = value as Partial<Manifest> | null;
-  if (typeof m !== 'object' || m === null || m.format !== 'pastebin-backup' || m.version !== 1 || typeof m.created_at !== 'string' || !Array.isArray(m.files)) {
+  if (
+    typeof m !== 'object' ||
+    m === null ||
+    m.format !== 'pastebin-backup' ||
+    m.version !== 1 ||
+    typeof m.created_at !== 'string' ||
+    !Array.isArray(m.files)
+  ) {
     throw new ArchiveError(`${MANIFEST_NAME} is not a manifest this version reads`);
   }
   for (const f of m.files as unknown[]) {
     const e = f as Partial<ManifestEntry> | null;
-    if (typeof e !== 'object' || e === null || typeof e.path !== 'string' || !Number.isSafeInteger(e.size) || typeof e.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(e.sha256)) {
+    if (
+      typeof e !== 'object' ||
+      e === null ||
+      typeof e.path !== 'string' ||
+      !Number.isSafeInteger(e.size) ||
+      typeof e.sha256 !== 'string' ||
+      !/^[0-9a-f]{64}$/.test(e.sha256)
+    ) {
       throw new ArchiveError(`${MANIFEST_NAME} has a malformed entry: ${JSON.stringify(f)}`);
     }
   }
@@ -279,10 +304,12 @@ function checkAgainst(manifest: Manifest, seen: Map<string, ManifestEntry>): voi
     listed.add(f.path);
     const got = seen.get(f.path);
     if (got === undefined) throw new ArchiveError(`${f.path} is in the manifest but not in the archive`);
-    if (got.size !== f.size) throw new ArchiveError(`${f.path} does not match the manifest (size ${got.size}, listed ${f.size})`);
+    if (got.size !== f.size)
+      throw new ArchiveError(`${f.path} does not match the manifest (size ${got.size}, listed ${f.size})`);
     if (got.sha256 !== f.sha256) throw new ArchiveError(`${f.path} does not match the manifest (SHA-256 differs)`);
   }
-  for (const name of seen.keys()) if (!listed.has(name)) throw new ArchiveError(`${name} is in the archive but not in the manifest`);
+  for (const name of seen.keys())
+    if (!listed.has(name)) throw new ArchiveError(`${name} is in the archive but not in the manifest`);
 }
 
 /**
@@ -290,7 +317,10 @@ function checkAgainst(manifest: Manifest, seen: Map<string, ManifestEntry>): voi
  * order (each file's bytes are held whole, never the archive), then checks the manifest:
  * present and last, naming every file once with its size and SHA-256, and nothing else.
  */
-export async function readArchive(path: string, onFile: (name: string, data: Buffer) => Promise<void>): Promise<Manifest> {
+export async function readArchive(
+  path: string,
+  onFile: (name: string, data: Buffer) => Promise<void>,
+): Promise<Manifest> {
   const seen = new Map<string, ManifestEntry>();
   let manifest: Manifest | null = null;
   let ended = false;
@@ -335,7 +365,8 @@ export async function readArchive(path: string, onFile: (name: string, data: Buf
     input.destroy();
     if (err instanceof ArchiveError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'Z_BUF_ERROR' || code === 'Z_DATA_ERROR' || code === 'Z_STREAM_ERROR') throw new ArchiveError('it is not a whole gzip file (cut short or damaged)');
+    if (code === 'Z_BUF_ERROR' || code === 'Z_DATA_ERROR' || code === 'Z_STREAM_ERROR')
+      throw new ArchiveError('it is not a whole gzip file (cut short or damaged)');
     throw err;
   }
   if (!ended) throw new ArchiveError('the tar ends without its end-of-archive blocks (cut short)');

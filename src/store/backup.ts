@@ -77,7 +77,8 @@ export async function writeBackup(dataDir: string, file: string, opts: { withLog
     const format = await readIfThere(join(dataDir, 'format.json'));
     if (format !== null) await add('format.json', format);
     // The format the data is in (a backup before a migration holds the older one); no file: format 1.
-    const dataFormat = format === null ? 1 : Number((JSON.parse(format.toString('utf8')) as { format?: unknown }).format);
+    const dataFormat =
+      format === null ? 1 : Number((JSON.parse(format.toString('utf8')) as { format?: unknown }).format);
     const root = join(dataDir, 'pastes');
     for (const shard of (await listDir(root)).sort()) {
       for (const name of (await listDir(join(root, shard))).sort()) {
@@ -112,7 +113,12 @@ export async function writeBackup(dataDir: string, file: string, opts: { withLog
     }
     const accounts = await readIfThere(join(dataDir, 'accounts.json'));
     if (accounts !== null) await add('accounts.json', accounts);
-    const manifest = await archive.finish({ data_format: dataFormat, pastes, with_logs: opts.withLogs, created_by: 'cli backup' });
+    const manifest = await archive.finish({
+      data_format: dataFormat,
+      pastes,
+      with_logs: opts.withLogs,
+      created_by: 'cli backup',
+    });
     return { manifest, pastes, bytes };
   } catch (err) {
     await archive.abort();
@@ -167,7 +173,10 @@ export async function restoreBackup(file: string, dataDir: string, opts: { force
   try {
     claim = await claimFolder(dataDir, 'restore');
   } catch (err) {
-    if (err instanceof FolderInUse) throw new RestoreError(`the ${err.what} with pid ${err.pid} on ${err.host} is using ${dataDir}; stop it before restoring (nothing was changed)`);
+    if (err instanceof FolderInUse)
+      throw new RestoreError(
+        `the ${err.what} with pid ${err.pid} on ${err.host} is using ${dataDir}; stop it before restoring (nothing was changed)`,
+      );
     throw err;
   }
   const refresh = setInterval(() => void claim.refresh(), 5_000);
@@ -186,7 +195,9 @@ async function restoreHeld(file: string, dataDir: string, opts: { force: boolean
   const staging = join(dataDir, STAGING);
   const present = (await listDir(dataDir)).filter((n) => !STAYS.has(n));
   if (present.length > 0 && !opts.force) {
-    throw new RestoreError(`${dataDir} is not empty (${present.slice(0, 3).join(', ')}${present.length > 3 ? ', …' : ''}); restore into an empty folder, or add --force to replace what is there`);
+    throw new RestoreError(
+      `${dataDir} is not empty (${present.slice(0, 3).join(', ')}${present.length > 3 ? ', …' : ''}); restore into an empty folder, or add --force to replace what is there`,
+    );
   }
   await rm(staging, { recursive: true, force: true });
   await mkdirp(staging);
@@ -197,7 +208,8 @@ async function restoreHeld(file: string, dataDir: string, opts: { force: boolean
   try {
     manifest = await readArchive(file, async (name, data) => {
       const top = name.split('/')[0] ?? '';
-      if (!TOP_LEVEL.has(top) || (top.endsWith('.json') && name !== top)) throw new ArchiveError(`${name} is not part of a backup of this service`);
+      if (!TOP_LEVEL.has(top) || (top.endsWith('.json') && name !== top))
+        throw new ArchiveError(`${name} is not part of a backup of this service`);
       await writeDurably(join(staging, name), data);
       files++;
       if (top === 'pastes' && CURRENT_RE.test(name.split('/').at(-1) ?? '')) {
@@ -211,7 +223,9 @@ async function restoreHeld(file: string, dataDir: string, opts: { force: boolean
     });
     const format = manifest['data_format'];
     if (typeof format === 'number' && format > DATA_FORMAT) {
-      throw new ArchiveError(`the archive holds data format ${format}; this version reads format ${DATA_FORMAT} and older. Restore it with a newer version`);
+      throw new ArchiveError(
+        `the archive holds data format ${format}; this version reads format ${DATA_FORMAT} and older. Restore it with a newer version`,
+      );
     }
   } catch (err) {
     await rm(staging, { recursive: true, force: true });
@@ -310,7 +324,8 @@ async function rebuildIndexes(dir: string, pastes: IndexFacts[]): Promise<number
   }
   await mkdirp(join(dir, 'owners'));
   await mkdirp(join(dir, 'expiry'));
-  for (const p of pastes) if (p.sweepAt !== null) await writeDurably(expiryEntryPath(join(dir, 'expiry'), p.sweepAt, p.hash), '');
+  for (const p of pastes)
+    if (p.sweepAt !== null) await writeDurably(expiryEntryPath(join(dir, 'expiry'), p.sweepAt, p.hash), '');
   const accounts = await readText(join(dir, 'accounts.json')).catch(() => '{"users":[]}');
   let known = new Set<number>();
   try {

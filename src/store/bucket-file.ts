@@ -22,7 +22,11 @@ interface Buckets {
  * many addresses) held every request for 77-203 ms in one go, 8-14 ms so.
  */
 export async function saveBuckets(files: DurableFiles, file: string, limiter: Buckets): Promise<void> {
-  const text = await stateJson(limiter.entries(), (b) => ({ tokens: b.tokens, updatedAt: b.updatedAt, limit: b.limit }));
+  const text = await stateJson(limiter.entries(), (b) => ({
+    tokens: b.tokens,
+    updatedAt: b.updatedAt,
+    limit: b.limit,
+  }));
   await files.writeFile(file, text);
 }
 

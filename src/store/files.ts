@@ -293,7 +293,8 @@ const dropTemp = (tmp: string): Promise<void> => unlink(tmp).catch(() => undefin
 /** Writes all of `data` at the file's position (its end, when opened to append). */
 export async function writeAll(fd: number, data: string | Uint8Array): Promise<void> {
   const bytes = typeof data === 'string' ? utf8Bytes(data) : data;
-  for (let done = 0; done < bytes.length; ) done += (await byFd.write(fd, bytes, done, bytes.length - done, null)).bytesWritten;
+  for (let done = 0; done < bytes.length; )
+    done += (await byFd.write(fd, bytes, done, bytes.length - done, null)).bytesWritten;
 }
 
 /** fsync a folder so that renames, links and unlinks inside it are on disk. */

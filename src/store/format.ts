@@ -14,7 +14,9 @@ export class NewerDataFormat extends Error {
     readonly path: string,
     readonly found: number,
   ) {
-    super(`${path} says data format ${found}, and this version reads format ${DATA_FORMAT} at most: run the newer version that wrote it`);
+    super(
+      `${path} says data format ${found}, and this version reads format ${DATA_FORMAT} at most: run the newer version that wrote it`,
+    );
   }
 }
 
@@ -32,7 +34,8 @@ export async function readDataFormat(dataDir: string): Promise<number | null> {
     throw new DamagedFile(path, 'it is not JSON ({"format": 2})');
   }
   const found = (saved as { format?: unknown } | null)?.format;
-  if (typeof found !== 'number' || !Number.isInteger(found) || found < 1) throw new DamagedFile(path, 'it does not name a data format ({"format": 2})');
+  if (typeof found !== 'number' || !Number.isInteger(found) || found < 1)
+    throw new DamagedFile(path, 'it does not name a data format ({"format": 2})');
   if (found > DATA_FORMAT) throw new NewerDataFormat(path, found);
   return found;
 }

@@ -26,8 +26,13 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 const isRecord = (v: unknown): v is IdempotencyRecord => {
   const r = v as Partial<IdempotencyRecord> | null;
   return (
-    typeof r === 'object' && r !== null && typeof r.endpoint === 'string' && typeof r.fingerprint === 'string' &&
-    typeof r.hash === 'string' && typeof r.done === 'boolean' && typeof r.at === 'number' &&
+    typeof r === 'object' &&
+    r !== null &&
+    typeof r.endpoint === 'string' &&
+    typeof r.fingerprint === 'string' &&
+    typeof r.hash === 'string' &&
+    typeof r.done === 'boolean' &&
+    typeof r.at === 'number' &&
     (r.revision === undefined || typeof r.revision === 'number')
   );
 };

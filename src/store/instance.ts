@@ -17,7 +17,9 @@ export class FolderInUse extends Error {
     readonly host: string,
     readonly what: Holder = 'server',
   ) {
-    super(`${path}: the ${what} with pid ${pid} on ${host} is using this data folder; stop it first (two servers on one folder would undo each other's writes)`);
+    super(
+      `${path}: the ${what} with pid ${pid} on ${host} is using this data folder; stop it first (two servers on one folder would undo each other's writes)`,
+    );
   }
 }
 

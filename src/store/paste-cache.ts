@@ -31,7 +31,11 @@ export class PasteCache {
     this.delete(key);
     const size = stringBytes(paste.content_json) + stringBytes(paste.title) + ENTRY_OVERHEAD;
     if (size > this.maxBytes / 4) return;
-    evictSecondChance(this.#map, () => this.#bytes + size > this.maxBytes, (k) => this.delete(k));
+    evictSecondChance(
+      this.#map,
+      () => this.#bytes + size > this.maxBytes,
+      (k) => this.delete(k),
+    );
     this.#map.set(key, { paste, size, used: false });
     this.#bytes += size;
   }
@@ -42,8 +46,6 @@ export class PasteCache {
     this.#map.delete(key);
     this.#bytes -= old.size;
   }
-
-
 
   get size(): number {
     return this.#map.size;
@@ -68,7 +70,11 @@ export class PasteCache {
  * it next moves: a cache under its bound never moves it, and deleted pastes' text piled up
  * without bound (test/store/paste-cache.test.ts).
  */
-export function evictSecondChance<E extends { used: boolean }>(map: Map<string, E>, over: () => boolean, drop: (key: string) => void): void {
+export function evictSecondChance<E extends { used: boolean }>(
+  map: Map<string, E>,
+  over: () => boolean,
+  drop: (key: string) => void,
+): void {
   for (const [key, entry] of map) {
     if (!over()) return;
     if (entry.used) {

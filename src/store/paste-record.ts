@@ -55,7 +55,13 @@ export interface Receipt {
 
 const isReceipt = (r: unknown): boolean => {
   const o = r as Partial<Receipt> | null;
-  return typeof o === 'object' && o !== null && isTime(o.at) && (o.via === 'web' || o.via === 'api') && (o.token_id === null || typeof o.token_id === 'string');
+  return (
+    typeof o === 'object' &&
+    o !== null &&
+    isTime(o.at) &&
+    (o.via === 'web' || o.via === 'api') &&
+    (o.token_id === null || typeof o.token_id === 'string')
+  );
 };
 
 /**
@@ -88,7 +94,8 @@ export const encodeContent = (text: string): string => JSON.stringify(text);
 /** The JSON literal of the empty text: what a burned or swept paste keeps. */
 export const NO_CONTENT = '""';
 
-export const isExpired = (p: Pick<Paste, 'expire_at'>, now: number): boolean => p.expire_at !== null && p.expire_at <= now;
+export const isExpired = (p: Pick<Paste, 'expire_at'>, now: number): boolean =>
+  p.expire_at !== null && p.expire_at <= now;
 
 /** A paste whose content is gone (burned, or expired and swept): live content is never empty. */
 export const isTombstone = (p: Pick<Paste, 'content_json'>): boolean => p.content_json === NO_CONTENT;
@@ -127,7 +134,8 @@ function wrongField(f: Record<string, unknown>): string | null {
   if (f['expire_at'] !== null && !isTime(f['expire_at'])) return 'expire_at';
   if (!Number.isInteger(f['view_count']) || (f['view_count'] as number) < 0) return 'view_count';
   if (f['receipt'] !== undefined && f['receipt'] !== null && !isReceipt(f['receipt'])) return 'receipt';
-  if (f['revision'] !== undefined && (!Number.isInteger(f['revision']) || (f['revision'] as number) < 1)) return 'revision';
+  if (f['revision'] !== undefined && (!Number.isInteger(f['revision']) || (f['revision'] as number) < 1))
+    return 'revision';
   return null;
 }
 
@@ -149,12 +157,17 @@ export function parseFile(text: string): Paste {
     f = JSON.parse(text) as typeof f;
   } catch {
     // JSON.parse of a string throws SyntaxError only: a torn or overwritten file.
-    throw new DamagedRecord(text.length === 0 ? 'the file is empty' : 'the file is not valid JSON (truncated or overwritten?)', null, null);
+    throw new DamagedRecord(
+      text.length === 0 ? 'the file is empty' : 'the file is not valid JSON (truncated or overwritten?)',
+      null,
+      null,
+    );
   }
   const wrong = typeof f !== 'object' || f === null ? 'not an object' : wrongField(f);
   if (wrong !== null) {
     const owner = typeof f === 'object' && f !== null && Number.isInteger(f.owner_id) ? f.owner_id : null;
-    const hash = typeof f === 'object' && f !== null && typeof f.hash === 'string' && HASH_RE.test(f.hash) ? f.hash : null;
+    const hash =
+      typeof f === 'object' && f !== null && typeof f.hash === 'string' && HASH_RE.test(f.hash) ? f.hash : null;
     throw new DamagedRecord(`the record is malformed: ${wrong}`, hash, owner);
   }
   return {

@@ -4,7 +4,17 @@ import { RandomIds } from '../crypto/random.ts';
 import { isErrno, listDir, readText, type DurableFiles } from './files.ts';
 import { KeyedMutex } from './mutex.ts';
 import { PasteCache } from './paste-cache.ts';
-import { DamagedRecord, fileText, HASH_LENGTH, isExpired, isTombstone, NO_CONTENT, parseFile, shortcodeOf, type Paste } from './paste-record.ts';
+import {
+  DamagedRecord,
+  fileText,
+  HASH_LENGTH,
+  isExpired,
+  isTombstone,
+  NO_CONTENT,
+  parseFile,
+  shortcodeOf,
+  type Paste,
+} from './paste-record.ts';
 
 /** What a transaction asks the store to do with the paste once its callback returns. */
 export interface Txn<T> {
@@ -154,7 +164,8 @@ export class PasteStore {
   async #dropRevisions(code: string): Promise<void> {
     const prefix = `${code}.r`;
     const dir = join(this.#root, code.slice(0, 2));
-    for (const f of await listDir(dir)) if (f.startsWith(prefix) && f.endsWith('.json')) await this.files.removeFile(join(dir, f));
+    for (const f of await listDir(dir))
+      if (f.startsWith(prefix) && f.endsWith('.json')) await this.files.removeFile(join(dir, f));
   }
 
   /**
@@ -299,7 +310,10 @@ export class PasteStore {
         // (An imported tombstone is listed for the day it is removed: sweepTimeOf.)
         const due = sweepTimeOf(paste);
         if (due !== null) await this.#index(due, paste.hash);
-        const [file, entry] = await Promise.allSettled([this.files.createFile(path, fileText(paste)), listing?.add(paste)]);
+        const [file, entry] = await Promise.allSettled([
+          this.files.createFile(path, fileText(paste)),
+          listing?.add(paste),
+        ]);
         const made = file.status === 'fulfilled' && file.value;
         if (entry.status === 'rejected') {
           if (made) {
@@ -350,11 +364,13 @@ export class PasteStore {
       const current = await this.get(hash);
       const txn = await fn(current);
       if (txn.dropRevisions === true) await this.#dropRevisions(code);
-      if (txn.keep !== undefined) await this.files.writeFile(this.#revisionPath(code, txn.keep.revision ?? 1), fileText(txn.keep));
+      if (txn.keep !== undefined)
+        await this.files.writeFile(this.#revisionPath(code, txn.keep.revision ?? 1), fileText(txn.keep));
       if (txn.next === 'delete') {
         await this.#removing(code, () => this.files.removeFile(this.#path(code)));
       } else if (txn.next !== undefined) {
-        if (txn.next.expire_at !== null && txn.next.expire_at !== current?.expire_at) await this.#index(txn.next.expire_at, hash);
+        if (txn.next.expire_at !== null && txn.next.expire_at !== current?.expire_at)
+          await this.#index(txn.next.expire_at, hash);
         if (txn.sweepAt !== undefined) await this.#index(txn.sweepAt, hash);
         this.#invalidate(code);
         try {
@@ -393,9 +409,17 @@ export class PasteStore {
         if (hash === undefined || Number(at) > now) continue;
         const done = await this.transact(hash, (p): Txn<'wiped' | 'removed' | null> => {
           if (p === null) return { result: null };
-          if (isTombstone(p)) return now >= p.updated_at + TOMBSTONE_MS ? { result: 'removed', next: 'delete', dropRevisions: true } : { result: null };
+          if (isTombstone(p))
+            return now >= p.updated_at + TOMBSTONE_MS
+              ? { result: 'removed', next: 'delete', dropRevisions: true }
+              : { result: null };
           if (!isExpired(p, now)) return { result: null };
-          return { result: 'wiped', next: { ...p, title: '', content_json: NO_CONTENT, password: null, updated_at: now }, sweepAt: now + TOMBSTONE_MS, dropRevisions: true };
+          return {
+            result: 'wiped',
+            next: { ...p, title: '', content_json: NO_CONTENT, password: null, updated_at: now },
+            sweepAt: now + TOMBSTONE_MS,
+            dropRevisions: true,
+          };
         }).catch((err: unknown) => {
           // A damaged file is reported when found and waits for its owner or an admin; the sweep goes on.
           if (err instanceof CorruptPaste) return null;
@@ -433,7 +457,8 @@ const HOUR_MS = 3_600_000;
 export const TOMBSTONE_MS = 30 * 86_400_000;
 
 /** Where the expiry index lists `hash` as due at `at`, under the index's root folder. */
-export const expiryEntryPath = (root: string, at: number, hash: string): string => join(root, String(Math.floor(at / HOUR_MS)), `${at}-${hash}`);
+export const expiryEntryPath = (root: string, at: number, hash: string): string =>
+  join(root, String(Math.floor(at / HOUR_MS)), `${at}-${hash}`);
 
 /**
  * When the sweep must next visit a paste, or null for never: a tombstone (burned or wiped)

@@ -3,7 +3,8 @@ import { NewerDataFormat } from './format.ts';
 
 const ERRNO_WORDS: Record<string, string> = {
   EACCES: 'permission denied: the data folder and everything in it must be writable by the user the service runs as',
-  EPERM: 'operation not permitted: the data folder and everything in it must be writable by the user the service runs as',
+  EPERM:
+    'operation not permitted: the data folder and everything in it must be writable by the user the service runs as',
   EROFS: 'read-only file system: the data folder must be on a writable disk',
   ENOSPC: 'the disk is full',
   EDQUOT: 'the disk quota is used up',
@@ -19,14 +20,24 @@ const ERRNO_WORDS: Record<string, string> = {
  * or a stack that named neither.
  */
 export function describeProblem(err: unknown): string {
-  if (err instanceof DamagedFile || err instanceof StorageFull || err instanceof StorageReadOnly || err instanceof NewerDataFormat) return err.message;
+  if (
+    err instanceof DamagedFile ||
+    err instanceof StorageFull ||
+    err instanceof StorageReadOnly ||
+    err instanceof NewerDataFormat
+  )
+    return err.message;
   if (err instanceof Error) {
     const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
-    if (e.code === 'EADDRINUSE') return `port ${e.port ?? ''} on ${e.address ?? ''} is already in use by another program (EADDRINUSE)`;
+    if (e.code === 'EADDRINUSE')
+      return `port ${e.port ?? ''} on ${e.address ?? ''} is already in use by another program (EADDRINUSE)`;
     if (e.code === 'EADDRNOTAVAIL') return `${e.address ?? 'HOST'} is not an address of this machine (EADDRNOTAVAIL)`;
-    if ((e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') && e.syscall === 'getaddrinfo') return `HOST ${(e as { hostname?: string }).hostname ?? ''} is not a name this machine can resolve (${e.code})`;
-    if (e.code === 'EEXIST' && e.syscall === 'mkdir' && e.path !== undefined) return `${e.path}: a file is in the way where a folder should be (EEXIST)`;
-    if (e.syscall === 'listen' && e.code === 'EACCES') return `port ${e.port ?? ''} needs privileges to listen on (EACCES); use a port above 1023`;
+    if ((e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') && e.syscall === 'getaddrinfo')
+      return `HOST ${(e as { hostname?: string }).hostname ?? ''} is not a name this machine can resolve (${e.code})`;
+    if (e.code === 'EEXIST' && e.syscall === 'mkdir' && e.path !== undefined)
+      return `${e.path}: a file is in the way where a folder should be (EEXIST)`;
+    if (e.syscall === 'listen' && e.code === 'EACCES')
+      return `port ${e.port ?? ''} needs privileges to listen on (EACCES); use a port above 1023`;
     const words = e.code === undefined ? undefined : ERRNO_WORDS[e.code];
     if (words !== undefined && e.path !== undefined) return `${e.path}: ${words} (${e.code})`;
     return (err.message.split('\n')[0] ?? '').trim() || err.name;

@@ -34,7 +34,8 @@ export class RecentPastes {
 
   async load(): Promise<void> {
     const saved = await readStateFile(this.file);
-    if (Array.isArray(saved)) this.#hashes = saved.filter((h): h is string => typeof h === 'string').slice(0, this.capacity);
+    if (Array.isArray(saved))
+      this.#hashes = saved.filter((h): h is string => typeof h === 'string').slice(0, this.capacity);
   }
 
   async save(): Promise<void> {

@@ -72,7 +72,13 @@ export class SessionStore {
   async create(userId: number): Promise<Session> {
     const id = newSessionId();
     const now = this.now();
-    const record: SessionRecord = { v: 1, user_id: userId, csrf: randomBytes(32).toString('base64url'), created_at: now, last_seen: now };
+    const record: SessionRecord = {
+      v: 1,
+      user_id: userId,
+      csrf: randomBytes(32).toString('base64url'),
+      created_at: now,
+      last_seen: now,
+    };
     const key = sessionKey(id);
     await this.#locks.run(key, async () => {
       await this.files.writeFile(this.#path(key), JSON.stringify(record));

@@ -31,7 +31,8 @@ export class TokenUsage {
     this.#dirty = true;
     const hour = Math.floor(now / HOUR_MS);
     let h = this.#hourly.get(tokenId);
-    if (h === undefined) this.#hourly.set(tokenId, (h = { hours: new Array<number>(24).fill(-1), counts: new Array<number>(24).fill(0) }));
+    if (h === undefined)
+      this.#hourly.set(tokenId, (h = { hours: new Array<number>(24).fill(-1), counts: new Array<number>(24).fill(0) }));
     const slot = hour % 24;
     if (h.hours[slot] !== hour) {
       h.hours[slot] = hour;
@@ -46,7 +47,8 @@ export class TokenUsage {
     if (h === undefined) return 0;
     const hour = Math.floor(now / HOUR_MS);
     let sum = 0;
-    for (let i = 0; i < 24; i++) if ((h.hours[i] as number) > hour - 24 && (h.hours[i] as number) <= hour) sum += h.counts[i] as number;
+    for (let i = 0; i < 24; i++)
+      if ((h.hours[i] as number) > hour - 24 && (h.hours[i] as number) <= hour) sum += h.counts[i] as number;
     return sum;
   }
 
@@ -73,7 +75,8 @@ export class TokenUsage {
     for (const [id, at] of this.#lastUsed) used[id] = [at, this.#lastIp.get(id) ?? null];
     // Only the hours that counted something: [[hour, count], ...] per token.
     const hours: Record<string, [number, number][]> = {};
-    for (const [id, h] of this.#hourly) hours[id] = h.hours.flatMap((hour, i) => (hour >= 0 ? [[hour, h.counts[i] as number] as [number, number]] : []));
+    for (const [id, h] of this.#hourly)
+      hours[id] = h.hours.flatMap((hour, i) => (hour >= 0 ? [[hour, h.counts[i] as number] as [number, number]] : []));
     await this.files.writeFile(this.file, JSON.stringify({ v: 2, used, hours }));
   }
 }
@@ -82,7 +85,9 @@ export class TokenUsage {
  * The saved times and addresses; a missing or unreadable file is an empty one (it is only a
  * convenience). Version 2 holds `[time, ip]` per token; before it, the time alone.
  */
-async function readUsageFile(file: string): Promise<{ used: Record<string, number>; ips: Record<string, string>; hourly: Map<string, Hourly> }> {
+async function readUsageFile(
+  file: string,
+): Promise<{ used: Record<string, number>; ips: Record<string, string>; hourly: Map<string, Hourly> }> {
   const saved = await readStateFile(file);
   const used: Record<string, number> = {};
   const ips: Record<string, string> = {};

@@ -12,7 +12,8 @@ interface Pending {
 }
 
 /** The views of `e` that a file counting `fileCount` does not hold yet. */
-const beyond = (e: Pending, fileCount: number): number => (e.base === null ? e.delta : Math.max(0, e.base + e.delta - fileCount));
+const beyond = (e: Pending, fileCount: number): number =>
+  e.base === null ? e.delta : Math.max(0, e.base + e.delta - fileCount);
 
 /**
  * View counts are batched (README, Data on disk and durability): a read only bumps a number

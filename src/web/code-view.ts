@@ -30,7 +30,10 @@ export const hasBidiControls = (text: string): boolean => BIDI.test(text);
  * the controls are all in text.
  */
 const markBidi = (line: string): string =>
-  line.replace(BIDI_ALL, (c) => `<span class="bidi" data-cp="U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}">${c}</span>`);
+  line.replace(
+    BIDI_ALL,
+    (c) => `<span class="bidi" data-cp="U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}">${c}</span>`,
+  );
 
 /** The content's lines as escaped HTML: highlighted when the paste asks for it, plain otherwise. */
 export function contentLines(p: Code): string[] {

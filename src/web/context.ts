@@ -21,7 +21,10 @@ import type { SessionRecords } from './session.ts';
 
 /** What the web side needs, built once by server.ts. */
 export interface WebDeps {
-  config: Pick<Config, 'baseUrl' | 'maxPasteBytes' | 'openRegistration' | 'sessionIdleMs' | 'defaultTokenRatePerMinute'>;
+  config: Pick<
+    Config,
+    'baseUrl' | 'maxPasteBytes' | 'openRegistration' | 'sessionIdleMs' | 'defaultTokenRatePerMinute'
+  >;
   /** Bytes for forms sent without a session (README, Security and durability). */
   preAuth: BodyBudget;
   /** The API log's folder, for the admin's API Logs page. */
@@ -41,7 +44,11 @@ export interface WebDeps {
   sessions: SessionRecords;
   pastes: PasteService;
   /** When each token was last used, for the token lists. */
-  tokenUsage: { get(tokenId: string): number | undefined; ip(tokenId: string): string | undefined; lastDay(tokenId: string, now: number): number };
+  tokenUsage: {
+    get(tokenId: string): number | undefined;
+    ip(tokenId: string): string | undefined;
+    lastDay(tokenId: string, now: number): number;
+  };
   /** Registrations per address. */
   limiter: Pick<RateLimiter, 'consume'>;
   now: () => number;

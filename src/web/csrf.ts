@@ -53,5 +53,10 @@ export function csrfMatches(expected: string, given: string): boolean {
 }
 
 export function anonCsrfCookie(token: string, secure: boolean): string {
-  return serializeCookie(anonCsrfCookieName(secure), token, { maxAge: ANON_COOKIE_MAX_AGE_S, httpOnly: true, secure, sameSite: 'Lax' });
+  return serializeCookie(anonCsrfCookieName(secure), token, {
+    maxAge: ANON_COOKIE_MAX_AGE_S,
+    httpOnly: true,
+    secure,
+    sameSite: 'Lax',
+  });
 }

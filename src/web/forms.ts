@@ -2,7 +2,8 @@ import { CSRF_FIELD } from './csrf.ts';
 import { html, type SafeHtml } from './html.ts';
 
 /** The hidden CSRF field every state-changing form carries. */
-export const csrfInput = (token: string | SafeHtml): SafeHtml => html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`;
+export const csrfInput = (token: string | SafeHtml): SafeHtml =>
+  html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`;
 
 /**
  * The `maxlength` for a field the server limits to `codePoints`: browsers count UTF-16

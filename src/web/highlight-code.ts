@@ -25,14 +25,34 @@ export interface CodeState {
   ahead: { open: number; semi: number; close: number };
 }
 
-export const newCodeState = (): CodeState =>
-  ({ open: undefined, heredoc: undefined, braces: 0, ahead: { open: -1, semi: -1, close: -1 } });
+export const newCodeState = (): CodeState => ({
+  open: undefined,
+  heredoc: undefined,
+  braces: 0,
+  ahead: { open: -1, semi: -1, close: -1 },
+});
 
 const NUMBER = /(?:0[xX][\da-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d+)?)[\w%]*/y;
 const HEREDOC = /<<([-~]?)[ \t]*(['"]?)([A-Za-z_]\w*)\2/y;
 /** Keywords after which the next word is the name being declared. */
-const DECLARES = new Set(['class', 'def', 'fn', 'func', 'function', 'fun', 'struct', 'interface',
-  'enum', 'trait', 'type', 'module', 'impl', 'record', 'protocol', 'extension']);
+const DECLARES = new Set([
+  'class',
+  'def',
+  'fn',
+  'func',
+  'function',
+  'fun',
+  'struct',
+  'interface',
+  'enum',
+  'trait',
+  'type',
+  'module',
+  'impl',
+  'record',
+  'protocol',
+  'extension',
+]);
 
 /** Lexes one line (or, inside `<script>`, part of one) of a code language. */
 export function codeLine(line: string, rules: CodeRules, st: CodeState, out: LineWriter): void {
@@ -123,8 +143,10 @@ export function codeLine(line: string, rules: CodeRules, st: CodeState, out: Lin
     if (rules.word.test(line)) {
       const end = rules.word.lastIndex;
       const word = line.slice(i, end);
-      const kind = rules.stringPrefix?.test(word) === true && stringAt(line, end, rules) !== undefined
-        ? 'str' : wordKind(word, rules, st, line, end, wasDeclaring);
+      const kind =
+        rules.stringPrefix?.test(word) === true && stringAt(line, end, rules) !== undefined
+          ? 'str'
+          : wordKind(word, rules, st, line, end, wasDeclaring);
       out.to(kind, end);
       declaring = kind === 'kw' && DECLARES.has(word);
       operand = kind !== 'kw';
@@ -159,8 +181,14 @@ function lineStart(line: string, rules: CodeRules, out: LineWriter): number {
   return 0;
 }
 
-function wordKind(word: string, rules: CodeRules, st: CodeState, line: string, end: number,
-  declared: boolean): Kind | undefined {
+function wordKind(
+  word: string,
+  rules: CodeRules,
+  st: CodeState,
+  line: string,
+  end: number,
+  declared: boolean,
+): Kind | undefined {
   if (isKey(line, end, rules, st)) return 'attr';
   // After a `.` it is a member (`app.get(...)`), whatever it is called.
   const member = line.charAt(end - word.length - 1) === '.';
@@ -202,8 +230,14 @@ function isKey(line: string, end: number, rules: CodeRules, st: CodeState): bool
 }
 
 /** Emits a string starting at `i`; one left open at the end of the line is kept in `st`. */
-function openString(line: string, i: number, rule: StringRule, rules: CodeRules, st: CodeState,
-  out: LineWriter): number {
+function openString(
+  line: string,
+  i: number,
+  rule: StringRule,
+  rules: CodeRules,
+  st: CodeState,
+  out: LineWriter,
+): number {
   const end = stringEnd(line, i + rule.open.length, rule);
   if (end < 0) {
     if (rule.multiline) st.open = { kind: 'str', rule, nest: undefined, depth: 1 };
@@ -222,7 +256,7 @@ function resume(line: string, i: number, st: CodeState, out: LineWriter): number
   if (open.nest === undefined) {
     end = stringEnd(line, i, open.rule);
   } else {
-    for (let j = i; j < line.length;) {
+    for (let j = i; j < line.length; ) {
       if (line.startsWith(open.rule.close, j)) {
         j += open.rule.close.length;
         if (--open.depth === 0) {

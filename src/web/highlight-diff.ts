@@ -3,7 +3,8 @@ import type { Class, LineWriter } from './highlight-writer.ts';
 /** The lexer for unified diffs, which classes whole lines. */
 
 const HUNK = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/;
-const DIFF_META = /^(?:\\ |diff |index |--- |\+\+\+ |new file mode|deleted file mode|old mode|new mode|similarity index|rename from|rename to|Binary files|Index: |={3,}$)/;
+const DIFF_META =
+  /^(?:\\ |diff |index |--- |\+\+\+ |new file mode|deleted file mode|old mode|new mode|similarity index|rename from|rename to|Binary files|Index: |={3,}$)/;
 
 /**
  * Classes a whole diff line. Inside a hunk the line counts in its `@@` header say where it

@@ -19,8 +19,7 @@ export interface MarkupState {
   raw: { readonly end: string; readonly rules: CodeRules; readonly state: CodeState } | undefined;
 }
 
-export const newMarkupState = (): MarkupState =>
-  ({ mode: 'text', quote: '', tag: '', value: false, raw: undefined });
+export const newMarkupState = (): MarkupState => ({ mode: 'text', quote: '', tag: '', value: false, raw: undefined });
 
 const TAG_OPEN = /<(\/?|[!?])([A-Za-z][\w:.-]*)/y;
 const ENTITY = /&(?:#\d+|#x[\da-fA-F]+|\w+);/y;
@@ -31,7 +30,7 @@ const RAW: Readonly<Record<string, string>> = { script: 'javascript', style: 'cs
 /** Lexes one line of HTML or XML, updating `st` with whatever is left open. */
 export function markupLine(line: string, st: MarkupState, out: LineWriter): void {
   let lower: string | undefined;
-  for (let i = 0; i < line.length;) {
+  for (let i = 0; i < line.length; ) {
     // Once the writer has no spans left, the rest of the line is plain text.
     if (out.spansLeft <= 0) {
       out.to(undefined, line.length);
@@ -66,7 +65,10 @@ function textToken(line: string, i: number, st: MarkupState, out: LineWriter): n
     out.to(undefined, j);
     return j;
   }
-  for (const [open, mode] of [['<!--', 'comment'], ['<![CDATA[', 'cdata']] as const) {
+  for (const [open, mode] of [
+    ['<!--', 'comment'],
+    ['<![CDATA[', 'cdata'],
+  ] as const) {
     if (!line.startsWith(open, i)) continue;
     st.mode = mode;
     out.to(mode === 'comment' ? 'com' : 'str', i + open.length);

@@ -22,9 +22,15 @@ export function escape(text: string): string {
 }
 
 const OPENERS: Readonly<Record<Class, string>> = {
-  kw: '<span class="tk-kw">', str: '<span class="tk-str">', com: '<span class="tk-com">',
-  num: '<span class="tk-num">', fn: '<span class="tk-fn">', attr: '<span class="tk-attr">',
-  op: '<span class="tk-op">', add: '<span class="tk-add">', del: '<span class="tk-del">',
+  kw: '<span class="tk-kw">',
+  str: '<span class="tk-str">',
+  com: '<span class="tk-com">',
+  num: '<span class="tk-num">',
+  fn: '<span class="tk-fn">',
+  attr: '<span class="tk-attr">',
+  op: '<span class="tk-op">',
+  add: '<span class="tk-add">',
+  del: '<span class="tk-del">',
   hunk: '<span class="tk-hunk">',
 };
 

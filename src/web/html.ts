@@ -22,12 +22,23 @@ export function escapeHtml(s: string): string {
   for (let i = first; i < s.length; i++) {
     let entity: string;
     switch (s.charCodeAt(i)) {
-      case 38: entity = '&amp;'; break;
-      case 60: entity = '&lt;'; break;
-      case 62: entity = '&gt;'; break;
-      case 34: entity = '&quot;'; break;
-      case 39: entity = '&#39;'; break;
-      default: continue;
+      case 38:
+        entity = '&amp;';
+        break;
+      case 60:
+        entity = '&lt;';
+        break;
+      case 62:
+        entity = '&gt;';
+        break;
+      case 34:
+        entity = '&quot;';
+        break;
+      case 39:
+        entity = '&#39;';
+        break;
+      default:
+        continue;
     }
     if (from !== i) out += s.slice(from, i);
     out += entity;
@@ -56,7 +67,8 @@ function render(v: Value | undefined): string {
 export const DIRECTION_CONTROL_RE = /[\u202a-\u202e\u2066-\u2069]/;
 
 /** `s` without direction controls, for places that cannot hold a `<bdi>` (the document title). */
-export const withoutDirectionControls = (s: string): string => s.replace(new RegExp(DIRECTION_CONTROL_RE.source, 'g'), '');
+export const withoutDirectionControls = (s: string): string =>
+  s.replace(new RegExp(DIRECTION_CONTROL_RE.source, 'g'), '');
 
 /**
  * Text a user chose (a title, a user name, a token label), isolated in `<bdi>`: its own

@@ -1,10 +1,32 @@
 import { LANGUAGES } from '../paste/language.ts';
 
 const LABELS: Record<string, string> = {
-  text: 'Plain text', javascript: 'JavaScript', typescript: 'TypeScript', python: 'Python', php: 'PHP',
-  ruby: 'Ruby', go: 'Go', rust: 'Rust', java: 'Java', c: 'C', cpp: 'C++', csharp: 'C#', bash: 'Bash',
-  sql: 'SQL', html: 'HTML', css: 'CSS', json: 'JSON', yaml: 'YAML', markdown: 'Markdown', xml: 'XML',
-  dockerfile: 'Dockerfile', diff: 'Diff', ini: 'INI', kotlin: 'Kotlin', swift: 'Swift', lua: 'Lua',
+  text: 'Plain text',
+  javascript: 'JavaScript',
+  typescript: 'TypeScript',
+  python: 'Python',
+  php: 'PHP',
+  ruby: 'Ruby',
+  go: 'Go',
+  rust: 'Rust',
+  java: 'Java',
+  c: 'C',
+  cpp: 'C++',
+  csharp: 'C#',
+  bash: 'Bash',
+  sql: 'SQL',
+  html: 'HTML',
+  css: 'CSS',
+  json: 'JSON',
+  yaml: 'YAML',
+  markdown: 'Markdown',
+  xml: 'XML',
+  dockerfile: 'Dockerfile',
+  diff: 'Diff',
+  ini: 'INI',
+  kotlin: 'Kotlin',
+  swift: 'Swift',
+  lua: 'Lua',
 };
 
 /** How a language name reads to people; unknown names are shown as they are. */

@@ -77,7 +77,10 @@ function editScript(a: Int32Array, b: Int32Array, maxEdits: number): DiffLine['o
   for (let d = 0; d <= max && found < 0; d++) {
     trace.push(v.slice(offset - d, offset + d + 1));
     for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && (v[offset + k - 1] as number) < (v[offset + k + 1] as number)) ? (v[offset + k + 1] as number) : (v[offset + k - 1] as number) + 1;
+      let x =
+        k === -d || (k !== d && (v[offset + k - 1] as number) < (v[offset + k + 1] as number))
+          ? (v[offset + k + 1] as number)
+          : (v[offset + k - 1] as number) + 1;
       let y = x - k;
       const from = x;
       while (x < n && y < m && a[x] === b[y]) {

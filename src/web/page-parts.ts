@@ -25,7 +25,8 @@ interface HomePage {
 const samePastes = (refs: readonly WeakRef<Paste>[], pastes: readonly Paste[]): boolean =>
   refs.length === pastes.length && refs.every((r, i) => r.deref() === pastes[i]);
 
-const sameNames = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameNames = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** Pages of the home page's list kept whole: the recent list holds ten (README, Web pages). */
 const HOME_PAGES = 10;
@@ -86,12 +87,17 @@ export class PageParts {
 
   /** The QR code of a short link, as an SVG document. */
   qr(link: string, label: string): string {
-    return qrSvgOf(this.#qrs.get(link, LINK, () => qrModules(link)), label);
+    return qrSvgOf(
+      this.#qrs.get(link, LINK, () => qrModules(link)),
+      label,
+    );
   }
 
   /** The code block of one version of a paste; `text` decodes its content (called only when it must be made). */
   code(id: string, p: Paste, text: () => string): CodeView {
-    return this.#code.get(`${id}:${p.hash}`, p, () => codeView(id, { content: text(), language: p.language, highlight: p.highlight }));
+    return this.#code.get(`${id}:${p.hash}`, p, () =>
+      codeView(id, { content: text(), language: p.language, highlight: p.highlight }),
+    );
   }
 
   /**
@@ -103,7 +109,13 @@ export class PageParts {
    * `fill`; a page not kept (yet: see `keepFirst` in pipeline/version-cache.ts) is written with
    * `fill` in place, as one string.
    */
-  page(kind: 'paste' | 'warning', p: Paste, minute: number, fill: SafeHtml, render: (part: SafeHtml) => string): readonly (Buffer | string)[] {
+  page(
+    kind: 'paste' | 'warning',
+    p: Paste,
+    minute: number,
+    fill: SafeHtml,
+    render: (part: SafeHtml) => string,
+  ): readonly (Buffer | string)[] {
     const make = (): PageAround => {
       // One allocation for the page, head and tail views of it: in UTF-8 a zero byte is only
       // ever a NUL, so the first one is the slot.
@@ -112,7 +124,13 @@ export class PageParts {
       if (slot === -1) throw new Error('a cached page must hold PAGE_SLOT');
       return { head: bytes.subarray(0, slot), tail: bytes.subarray(slot + 1), minute };
     };
-    const kept = this.#pages.getOr(`${kind}:${p.hash}`, p, make, () => null, (page) => page.minute === minute);
+    const kept = this.#pages.getOr(
+      `${kind}:${p.hash}`,
+      p,
+      make,
+      () => null,
+      (page) => page.minute === minute,
+    );
     return kept === null ? [render(fill)] : [kept.head, fill.value, kept.tail];
   }
 
@@ -122,22 +140,39 @@ export class PageParts {
    * differs from the last time. The pastes are held weakly, so the page never keeps a
    * paste (whose text may be a megabyte) in memory beyond the store's own cache.
    */
-  home(pageNo: number, pastes: readonly Paste[], names: readonly string[], minute: number, render: () => string): Buffer {
+  home(
+    pageNo: number,
+    pastes: readonly Paste[],
+    names: readonly string[],
+    minute: number,
+    render: () => string,
+  ): Buffer {
     const kept = this.#home.get(pageNo);
-    if (kept !== undefined && kept.minute === minute && samePastes(kept.pastes, pastes) && sameNames(kept.names, names)) {
+    if (
+      kept !== undefined &&
+      kept.minute === minute &&
+      samePastes(kept.pastes, pastes) &&
+      sameNames(kept.names, names)
+    ) {
       this.#homeReused++;
       return kept.body;
     }
     this.#homeMade++;
     const body = ownedUtf8Bytes(render());
-    if (pageNo <= HOME_PAGES) this.#home.set(pageNo, { pastes: pastes.map((p) => new WeakRef(p)), names, minute, body });
+    if (pageNo <= HOME_PAGES)
+      this.#home.set(pageNo, { pastes: pastes.map((p) => new WeakRef(p)), names, minute, body });
     return body;
   }
 
   /** How often each part was made, and how often it was answered from what was made before (README, Metrics). */
   get counts(): Record<PagePart, { made: number; reused: number }> {
     const of = (c: { made: number; reused: number }) => ({ made: c.made, reused: c.reused });
-    return { qr: of(this.#qrs), code: of(this.#code), page: of(this.#pages), home: { made: this.#homeMade, reused: this.#homeReused } };
+    return {
+      qr: of(this.#qrs),
+      code: of(this.#code),
+      page: of(this.#pages),
+      home: { made: this.#homeMade, reused: this.#homeReused },
+    };
   }
 
   get bytes(): number {

@@ -55,7 +55,8 @@ export function formToFields(form: Fields, flags: readonly string[], keep: reado
   return out;
 }
 
-export const problemMessages = (problems: readonly Problem[]): string[] => problems.map((p) => p.message.charAt(0).toUpperCase() + p.message.slice(1) + '.');
+export const problemMessages = (problems: readonly Problem[]): string[] =>
+  problems.map((p) => p.message.charAt(0).toUpperCase() + p.message.slice(1) + '.');
 
 /**
  * Title, content, and the language / privacy / expiry selects shared by create and edit;
@@ -63,7 +64,11 @@ export const problemMessages = (problems: readonly Problem[]): string[] => probl
  * The newline after `<textarea>` is eaten by the HTML parser, so content that itself starts
  * with a newline keeps it.
  */
-export function pasteFields(v: PasteFormValues, expiryChoices: readonly (readonly [string, string])[], extra: SafeHtml): SafeHtml {
+export function pasteFields(
+  v: PasteFormValues,
+  expiryChoices: readonly (readonly [string, string])[],
+  extra: SafeHtml,
+): SafeHtml {
   return html`<div class="field"><label for="title">Title <span class="muted small">(optional)</span></label><input type="text" id="title" name="title" value="${v.title}" maxlength="${inputMaxLength(TITLE_MAX_CHARS)}" placeholder="Untitled paste"></div>
 <div class="field"><label for="content">Content</label><textarea id="content" name="content" class="code-input" rows="14" spellcheck="false" autocapitalize="off" required placeholder="Paste your text or code here">
 ${v.content}</textarea></div>

@@ -11,7 +11,8 @@ import { timeTag } from './time.ts';
 
 export const pasteTitle = (p: Pick<Paste, 'title'>): string => (p.title === '' ? 'Untitled paste' : p.title);
 
-export const shortUrl = (ctx: WebContext, p: Pick<Paste, 'hash'>): string => `${ctx.deps.config.baseUrl}/s/${shortcodeOf(p.hash)}`;
+export const shortUrl = (ctx: WebContext, p: Pick<Paste, 'hash'>): string =>
+  `${ctx.deps.config.baseUrl}/s/${shortcodeOf(p.hash)}`;
 
 /** Small labels for a paste's language, privacy and special behaviour. */
 export function pasteBadges(p: Paste, now: number): SafeHtml {
@@ -58,7 +59,11 @@ function sizeLabel(bytes: number): string {
  * The page of a paste being read. `burnedNow` marks the one showing of a one-time paste:
  * there is no raw link or short link then, since both already lead to nothing.
  */
-export function pasteView(ctx: WebContext, { paste: p, viewCount }: Omit<Counted, 'viewCount'> & { viewCount: number | SafeHtml }, burnedNow: boolean): string {
+export function pasteView(
+  ctx: WebContext,
+  { paste: p, viewCount }: Omit<Counted, 'viewCount'> & { viewCount: number | SafeHtml },
+  burnedNow: boolean,
+): string {
   const now = ctx.deps.now();
   const owner = ctx.deps.accounts.user(p.owner_id)?.name ?? 'a former user';
   const mine = owns(ctx.viewer, p);

@@ -11,7 +11,12 @@ export const sessionCookieName = (secure: boolean): string => hostCookieName(SES
  * Max-Age follows the idle limit, and is renewed whenever the session's last use is.
  */
 export function sessionCookie(id: string, idleMs: number, secure: boolean): string {
-  return serializeCookie(sessionCookieName(secure), id, { maxAge: idleMs / 1000, httpOnly: true, secure, sameSite: 'Lax' });
+  return serializeCookie(sessionCookieName(secure), id, {
+    maxAge: idleMs / 1000,
+    httpOnly: true,
+    secure,
+    sameSite: 'Lax',
+  });
 }
 
 export function clearSessionCookie(secure: boolean): string {

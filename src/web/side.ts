@@ -37,7 +37,8 @@ const origin: Step<WebContext> = (ctx) => {
   if (ctx.method !== 'POST') return undefined;
   const sent = ctx.req.headers.origin;
   const ours = new URL(ctx.deps.config.baseUrl).origin;
-  if (sent !== undefined && sent !== ours) throw new HttpError('forbidden', `${CROSS_SITE} Use this service at ${ctx.deps.config.baseUrl}.`);
+  if (sent !== undefined && sent !== ours)
+    throw new HttpError('forbidden', `${CROSS_SITE} Use this service at ${ctx.deps.config.baseUrl}.`);
   return undefined;
 };
 
@@ -48,7 +49,8 @@ const origin: Step<WebContext> = (ctx) => {
  */
 const form: Step<WebContext> = (ctx) => {
   if (ctx.method !== 'POST') return undefined;
-  if (bodyType(ctx.req) !== 'form') throw new HttpError('unsupported_media_type', 'Forms must be sent as application/x-www-form-urlencoded.');
+  if (bodyType(ctx.req) !== 'form')
+    throw new HttpError('unsupported_media_type', 'Forms must be sent as application/x-www-form-urlencoded.');
   const budget = ctx.user === null ? ctx.deps.preAuth : undefined;
   return readFields(ctx.req, 'form', maxBodyBytes(ctx.deps.config.maxPasteBytes), budget).then((fields) => {
     ctx.form = fields;
@@ -69,7 +71,10 @@ const csrf: Step<WebContext> = (ctx) => {
 const access: Step<WebContext> = (ctx) => {
   const need = routeOf(ctx).access;
   if (need !== undefined && ctx.user === null) {
-    const back = ctx.method === 'GET' || ctx.method === 'HEAD' ? ctx.path + (ctx.rawQuery === '' ? '' : `?${ctx.rawQuery}`) : ctx.path;
+    const back =
+      ctx.method === 'GET' || ctx.method === 'HEAD'
+        ? ctx.path + (ctx.rawQuery === '' ? '' : `?${ctx.rawQuery}`)
+        : ctx.path;
     return redirect(`/login?next=${encodeURIComponent(back)}`, ctx.method === 'POST' ? 303 : 302);
   }
   if (need === 'admin' && ctx.user?.role !== 'admin') throw new HttpError('forbidden', 'This page is for admins only.');

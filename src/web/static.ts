@@ -43,7 +43,13 @@ export function staticAsset(req: IncomingMessage, path: string, query: string): 
   const a = ASSETS.get(path);
   if (a === undefined) return null;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    return { kind: 'bytes', status: 405, contentType: 'text/plain; charset=utf-8', body: Buffer.alloc(0), headers: { allow: 'GET, HEAD' } };
+    return {
+      kind: 'bytes',
+      status: 405,
+      contentType: 'text/plain; charset=utf-8',
+      body: Buffer.alloc(0),
+      headers: { allow: 'GET, HEAD' },
+    };
   }
   const immutable = query === `v=${a.etag.slice(1, 9)}`;
   const headers = {

@@ -21,13 +21,16 @@ export function tokenFormProblems(form: Fields, allowed: readonly Scope[], withL
   const problems: string[] = [];
   const scopes = scopesFrom(form);
   if (scopes.length === 0) problems.push('Choose at least one scope.');
-  if (scopes.some((s) => !allowed.includes(s))) problems.push('The admin scope can only be held by tokens of admin users.');
-  if (!/^\d{1,9}$/.test(field(form, 'rate').trim() || '0')) problems.push(`The rate limit must be a whole number from 0 to ${RATE_MAX} (0 = unlimited).`);
+  if (scopes.some((s) => !allowed.includes(s)))
+    problems.push('The admin scope can only be held by tokens of admin users.');
+  if (!/^\d{1,9}$/.test(field(form, 'rate').trim() || '0'))
+    problems.push(`The rate limit must be a whole number from 0 to ${RATE_MAX} (0 = unlimited).`);
   if (withLabel) {
     const label = field(form, 'label');
     if ([...label].length > TOKEN_LABEL_MAX) problems.push(`The label must be at most ${TOKEN_LABEL_MAX} characters.`);
     if (LINE_BREAKING.test(label)) problems.push('The label must be a single line, without control characters.');
-    if (DIRECTION_CONTROL_RE.test(label)) problems.push('The label must not contain text-direction controls (U+202A–U+202E, U+2066–U+2069).');
+    if (DIRECTION_CONTROL_RE.test(label))
+      problems.push('The label must not contain text-direction controls (U+202A–U+202E, U+2066–U+2069).');
   }
   return problems;
 }
@@ -37,7 +40,8 @@ export const rateFrom = (form: Fields): number => Number(field(form, 'rate').tri
 /** One checkbox per scope the token may hold. */
 export function scopeBoxes(allowed: readonly Scope[], selected: readonly Scope[], idPrefix: string): SafeHtml {
   return html`${allowed.map(
-    (s) => html`<label class="check" for="${idPrefix}-${s}" title="${SCOPE_HELP[s]}"><input type="checkbox" id="${idPrefix}-${s}" name="scope_${s}" value="1"${selected.includes(s) ? html` checked` : ''}> ${s}</label>`,
+    (s) =>
+      html`<label class="check" for="${idPrefix}-${s}" title="${SCOPE_HELP[s]}"><input type="checkbox" id="${idPrefix}-${s}" name="scope_${s}" value="1"${selected.includes(s) ? html` checked` : ''}> ${s}</label>`,
   )}`;
 }
 

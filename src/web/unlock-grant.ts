@@ -9,13 +9,15 @@ const PURPOSE = 'unlock';
 const VALUE_RE = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
 
 /** One cookie per unlocked paste, so that each grant expires on its own. */
-export const unlockCookieName = (hash: string, secure: boolean): string => hostCookieName(`paste_unlock_${hash}`, secure);
+export const unlockCookieName = (hash: string, secure: boolean): string =>
+  hostCookieName(`paste_unlock_${hash}`, secure);
 
 /*
  * The signature covers the stored password hash too: changing or removing the password
  * voids every grant handed out for the old one, without the server keeping a list.
  */
-const signed = (p: Pick<Paste, 'hash' | 'password'>, expSec: number): string => `${p.hash}\0${expSec}\0${p.password ?? ''}`;
+const signed = (p: Pick<Paste, 'hash' | 'password'>, expSec: number): string =>
+  `${p.hash}\0${expSec}\0${p.password ?? ''}`;
 
 /**
  * The Set-Cookie for a short-lived grant to read `p` without its password, handed out when
@@ -25,11 +27,21 @@ const signed = (p: Pick<Paste, 'hash' | 'password'>, expSec: number): string => 
 export function unlockCookie(key: Buffer, p: Pick<Paste, 'hash' | 'password'>, now: number, secure: boolean): string {
   const expSec = Math.floor((now + UNLOCK_GRANT_MS) / 1000);
   const value = `${expSec}.${sign(key, PURPOSE, signed(p, expSec))}`;
-  return serializeCookie(unlockCookieName(p.hash, secure), value, { maxAge: UNLOCK_GRANT_MS / 1000, httpOnly: true, secure, sameSite: 'Lax' });
+  return serializeCookie(unlockCookieName(p.hash, secure), value, {
+    maxAge: UNLOCK_GRANT_MS / 1000,
+    httpOnly: true,
+    secure,
+    sameSite: 'Lax',
+  });
 }
 
 /** Whether a presented cookie value is a live grant for `p` as it is now. */
-export function hasUnlockGrant(key: Buffer, p: Pick<Paste, 'hash' | 'password'>, value: string | undefined, now: number): boolean {
+export function hasUnlockGrant(
+  key: Buffer,
+  p: Pick<Paste, 'hash' | 'password'>,
+  value: string | undefined,
+  now: number,
+): boolean {
   const m = VALUE_RE.exec(value ?? '');
   if (m === null) return false;
   const expSec = Number(m[1]);

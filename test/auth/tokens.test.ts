@@ -27,7 +27,15 @@ test('tokenMatches accepts the secret its hash was made from, and nothing else',
   assert.equal(tokenMatches(SECRET, stored.replace(/a/g, '\u0161')), !stored.includes('a'));
   // The buffers it compares in are reused: a match after a mismatch, and the other way round.
   const other = hashToken(`${SECRET}2`);
-  assert.deepEqual([tokenMatches(SECRET, other), tokenMatches(SECRET, stored), tokenMatches(`${SECRET}2`, stored), tokenMatches(`${SECRET}2`, other)], [false, true, false, true]);
+  assert.deepEqual(
+    [
+      tokenMatches(SECRET, other),
+      tokenMatches(SECRET, stored),
+      tokenMatches(`${SECRET}2`, stored),
+      tokenMatches(`${SECRET}2`, other),
+    ],
+    [false, true, false, true],
+  );
 });
 
 test('tokenIdOf reads the id of a well-formed secret only', () => {
@@ -41,7 +49,14 @@ test('secretBytes keeps only what could be one of our secrets: 45 characters, al
   assert.deepEqual(kept, Buffer.from(SECRET, 'latin1'));
   // In memory of its own, not a slice of Node's shared pool that other buffers keep alive.
   assert.equal(kept?.buffer.byteLength, SECRET.length);
-  for (const not of ['', `${SECRET}x`, SECRET.slice(0, -1), `${SECRET.slice(0, -1)}\u00e1`, `${SECRET.slice(0, -1)}\u0179`, `${SECRET.slice(0, -2)}\ud83d\ude00`]) {
+  for (const not of [
+    '',
+    `${SECRET}x`,
+    SECRET.slice(0, -1),
+    `${SECRET.slice(0, -1)}\u00e1`,
+    `${SECRET.slice(0, -1)}\u0179`,
+    `${SECRET.slice(0, -2)}\ud83d\ude00`,
+  ]) {
     assert.equal(secretBytes(not), null, not);
   }
 });
@@ -54,10 +69,16 @@ test('sameSecret is string equality over secrets of our shape, and a character o
   assert.equal(sameSecret(`${SECRET.slice(0, -2)}\u00e1`, known), false);
   // 45 UTF-16 units whose UTF-8 would fill exactly 45 bytes of a shorter buffer: 43 ASCII, then two 2-byte letters.
   assert.equal(sameSecret(`${SECRET.slice(0, 43)}\u00e1\u00e1`, known), false);
-  const ascii = fc.string({ unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)), minLength: 45, maxLength: 45 });
+  const ascii = fc.string({
+    unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)),
+    minLength: 45,
+    maxLength: 45,
+  });
   const any = fc.string({ unit: 'binary', minLength: 40, maxLength: 50 });
   // Near misses: one unit of the secret replaced by any other (ASCII or not, a surrogate half included).
-  const nearMiss = fc.tuple(ascii, fc.nat(44), fc.integer({ min: 0, max: 0xffff })).map(([a, i, c]) => [a, `${a.slice(0, i)}${String.fromCharCode(c)}${a.slice(i + 1)}`] as const);
+  const nearMiss = fc
+    .tuple(ascii, fc.nat(44), fc.integer({ min: 0, max: 0xffff }))
+    .map(([a, i, c]) => [a, `${a.slice(0, i)}${String.fromCharCode(c)}${a.slice(i + 1)}`] as const);
   fc.assert(
     fc.property(nearMiss, ([a, b]) => {
       const bytes = secretBytes(a);

@@ -20,7 +20,14 @@ before(async () => {
   server = await spawnServer();
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   context = await browser.newContext({ viewport: VIEWPORTS.desktop, baseURL: server.url, reducedMotion: 'reduce' });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
@@ -58,7 +65,10 @@ async function shoot(p: Page, name: string): Promise<void> {
   await p.emulateMedia({ colorScheme: 'light' });
 }
 
-async function apiCreate(token: string, body: Record<string, unknown>): Promise<{ hash: string; short_url: string; url: string }> {
+async function apiCreate(
+  token: string,
+  body: Record<string, unknown>,
+): Promise<{ hash: string; short_url: string; url: string }> {
   const r = await fetch(`${server.url}/api/v1/paste_create.php`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -82,7 +92,7 @@ test('register, create a token, use it, open the paste by its short link, burn a
   await page.fill('#confirm', 'correct horse battery');
   await page.click('button[type=submit]');
   await page.waitForURL(`${server.url}/`);
-  assert.match(await page.textContent('.nav') ?? '', /Admin/);
+  assert.match((await page.textContent('.nav')) ?? '', /Admin/);
 
   await page.goto('/api_keys.php');
   await page.fill('#label', 'e2e script');
@@ -98,10 +108,11 @@ test('register, create a token, use it, open the paste by its short link, burn a
   await page.screenshot({ path: join(ARTIFACTS, 'api-keys-secret-desktop-light.png'), fullPage: true });
   await page.goto('/api_keys.php');
   assert.ok(!(await page.content()).includes(secret), 'the secret is shown only once');
-  assert.match(await page.textContent('table') ?? '', /e2e script/);
+  assert.match((await page.textContent('table')) ?? '', /e2e script/);
   await shoot(page, 'api-keys');
 
-  const code = 'import { readFile } from "node:fs/promises";\n\n// Count the lines of a file.\nexport async function lines(path: string): Promise<number> {\n  const text = await readFile(path, "utf8");\n  return text.split("\\n").length;\n}\n';
+  const code =
+    'import { readFile } from "node:fs/promises";\n\n// Count the lines of a file.\nexport async function lines(path: string): Promise<number> {\n  const text = await readFile(path, "utf8");\n  return text.split("\\n").length;\n}\n';
   const created = await apiCreate(secret, { title: 'Line counter <in TS>', content: code, language: 'typescript' });
   await page.goto(created.short_url);
   assert.equal(page.url(), created.url);
@@ -110,7 +121,10 @@ test('register, create a token, use it, open the paste by its short link, burn a
   const qr = page.locator('.qr img');
   await qr.waitFor();
   await page.waitForFunction('document.querySelector(".qr img").complete');
-  assert.ok(await page.evaluate<boolean>('document.querySelector(".qr img").naturalWidth > 0'), 'the QR image loaded (same-origin, allowed by the CSP)');
+  assert.ok(
+    await page.evaluate<boolean>('document.querySelector(".qr img").naturalWidth > 0'),
+    'the QR image loaded (same-origin, allowed by the CSP)',
+  );
   const box = await qr.boundingBox();
   assert.ok(box !== null && box.width >= 100 && box.height >= 100, 'the QR code is drawn at a scannable size');
   assert.equal(await page.textContent('#short-url'), created.short_url);
@@ -128,16 +142,16 @@ test('register, create a token, use it, open the paste by its short link, burn a
   assert.ok(!(await page.content()).includes('hunter2-but-longer'));
   await shoot(page, 'burn-warning');
   await page.click('button:has-text("Show it and burn it")');
-  assert.match(await page.textContent('pre.code') ?? '', /hunter2-but-longer/);
-  assert.match(await page.textContent('.alert') ?? '', /burned/);
+  assert.match((await page.textContent('pre.code')) ?? '', /hunter2-but-longer/);
+  assert.match((await page.textContent('.alert')) ?? '', /burned/);
   const again = await page.goto(once.url);
   assert.equal(again?.status(), 410);
-  assert.match(await page.textContent('main') ?? '', /burned/);
+  assert.match((await page.textContent('main')) ?? '', /burned/);
 
   await page.goto('/my');
   await shoot(page, 'my-pastes');
   await page.goto('/admin/logs');
-  assert.match(await page.textContent('table') ?? '', /paste_create\.php/);
+  assert.match((await page.textContent('table')) ?? '', /paste_create\.php/);
   await shoot(page, 'admin-logs');
   await page.goto('/admin/tokens');
   await shoot(page, 'admin-tokens');
@@ -156,7 +170,12 @@ test('a long unbroken title wraps on every page instead of overflowing it', asyn
   await page.click('form[action="/"] button[type=submit]');
   await page.waitForURL(/\/p\/[A-Za-z0-9]{10}$/);
   const hash = new URL(page.url()).pathname.slice(3);
-  for (const [path, inner] of [['/my', '.table-wrap'], [`/p/${hash}`, '.paste-head'], [`/p/${hash}/delete`, '.card'], ['/', '.columns']] as const) {
+  for (const [path, inner] of [
+    ['/my', '.table-wrap'],
+    [`/p/${hash}`, '.paste-head'],
+    [`/p/${hash}/delete`, '.card'],
+    ['/', '.columns'],
+  ] as const) {
     for (const size of Object.values(VIEWPORTS)) {
       await page.setViewportSize(size);
       await page.goto(path);
@@ -183,7 +202,7 @@ test('after unlocking a password paste, its Raw button opens without asking agai
   assert.equal(gate?.status(), 401);
   await visitor.fill('#password', 'e2e-pass-word');
   await visitor.click('button:has-text("Unlock")');
-  assert.match(await visitor.textContent('pre.code') ?? '', /behind the password/);
+  assert.match((await visitor.textContent('pre.code')) ?? '', /behind the password/);
   assert.ok(!(await visitor.content()).includes('e2e-pass-word'), 'the page does not carry the password');
   const [raw] = await Promise.all([visitor.waitForNavigation(), visitor.click('a:has-text("Raw")')]);
   assert.equal(raw?.status(), 200);
@@ -242,13 +261,19 @@ test('links to lines, the wrap toggle, Download, New from this and Ctrl+Enter wo
   assert.equal(await page.locator('#paste-code .l.hl').count(), 5);
   assert.equal(await page.locator('#paste-code .l.hl').first().textContent(), 'line 5 xxxxx');
   // A click on a line number links that line.
-  await page.locator('#paste-code .l').nth(2).click({ position: { x: 8, y: 6 } });
+  await page
+    .locator('#paste-code .l')
+    .nth(2)
+    .click({ position: { x: 8, y: 6 } });
   const clicked = await page.evaluate<string>('location.hash');
   assert.equal(clicked, '#L3');
   assert.equal(await page.locator('#paste-code .l.hl').count(), 1);
 
   // Wrap: the long line fits once wrapped, and the choice is remembered.
-  const overflows = (): Promise<boolean> => page.evaluate<boolean>('(() => { const p = document.getElementById("paste-code"); return p.scrollWidth > p.clientWidth; })()');
+  const overflows = (): Promise<boolean> =>
+    page.evaluate<boolean>(
+      '(() => { const p = document.getElementById("paste-code"); return p.scrollWidth > p.clientWidth; })()',
+    );
   assert.equal(await overflows(), true);
   await page.click('button[data-wrap]');
   assert.equal(await overflows(), false);
@@ -320,19 +345,19 @@ test('the Users page adds a user with a temporary password that logs in, disable
   // Disabled: their next page sends them to log in.
   await page.goto('/admin/users');
   await page.click('#user-tempuser button:has-text("Disable")');
-  assert.match(await page.textContent('.alert') ?? '', /tempuser is disabled/);
-  assert.match(await page.textContent('#user-tempuser') ?? '', /disabled/);
+  assert.match((await page.textContent('.alert')) ?? '', /tempuser is disabled/);
+  assert.match((await page.textContent('#user-tempuser')) ?? '', /disabled/);
   await theirs.goto('/my');
   assert.equal(new URL(theirs.url()).pathname, '/login');
   await other.close();
   await page.click('#user-tempuser button:has-text("Enable")');
-  assert.match(await page.textContent('.alert') ?? '', /tempuser is enabled again/);
+  assert.match((await page.textContent('.alert')) ?? '', /tempuser is enabled again/);
 
   await page.goto('/admin/audit');
   const actions = await page.locator('td[data-label="Action"]').allTextContents();
   assert.deepEqual(actions.slice(0, 3), ['user.enable', 'user.disable', 'user.add']);
   await shoot(page, 'admin-audit');
   await page.goto('/admin/tokens?q=tempuser');
-  assert.match(await page.textContent('main') ?? '', /No token matches/);
+  assert.match((await page.textContent('main')) ?? '', /No token matches/);
   assert.deepEqual(problems, [], 'no console errors or CSP violations');
 });

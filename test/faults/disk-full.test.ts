@@ -36,7 +36,10 @@ test('a full disk: 507 and nothing changed, reads go on, writes recover, and a c
       else if (line.startsWith('-')) live.delete(line.slice(1));
     }
     assert.deepEqual([...live], [kept]);
-    const edit = await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash: kept, content: 'changed' } });
+    const edit = await req(server, 'POST', '/api/v1/paste_edit.php', {
+      token,
+      body: { hash: kept, content: 'changed' },
+    });
     assert.equal(edit.status, 507);
     assert.deepEqual(await readdir(join(disk.dir, 'tmp')), [], 'no temp file is left behind');
     const read = await req(server, 'GET', `/api/v1/raw.php?hash=${kept}`, { token });
@@ -46,7 +49,10 @@ test('a full disk: 507 and nothing changed, reads go on, writes recover, and a c
     await disk.free();
     const again = await create('written after space came back');
     assert.equal(again.status, 200);
-    assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${String(again.json['hash'])}`, { token })).text, 'written after space came back');
+    assert.equal(
+      (await req(server, 'GET', `/api/v1/raw.php?hash=${String(again.json['hash'])}`, { token })).text,
+      'written after space came back',
+    );
 
     // Full again when the server is told to stop: it still stops cleanly, and says what it could not save.
     for (let i = 0; i < 30; i++) await req(server, 'GET', `/api/v1/raw.php?hash=${kept}`, { token });
@@ -60,9 +66,18 @@ test('a full disk: 507 and nothing changed, reads go on, writes recover, and a c
     assert.match(out, /shutdown complete/);
     const said = events(out);
     const warnings = said.filter((e) => e.level === 'warn').map((e) => e.message);
-    assert.ok(warnings.some((w) => /^could not save the pending view counts: the disk is full/.test(w)), out);
-    assert.ok(warnings.some((w) => /^\d+ API log lines could not be written/.test(w)), out);
-    assert.ok(said.every((e) => e['stack'] === undefined), 'no fault, no stack');
+    assert.ok(
+      warnings.some((w) => /^could not save the pending view counts: the disk is full/.test(w)),
+      out,
+    );
+    assert.ok(
+      warnings.some((w) => /^\d+ API log lines could not be written/.test(w)),
+      out,
+    );
+    assert.ok(
+      said.every((e) => e['stack'] === undefined),
+      'no fault, no stack',
+    );
     assert.equal(out.match(/storage: the disk is full/g)?.length ?? 0, 1, 'the refusals were reported once');
 
     // Every line of the API log is whole.

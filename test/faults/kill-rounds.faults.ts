@@ -30,9 +30,12 @@ interface Totals {
   checked: number;
 }
 
-const text = (client: number, n: number): string => `client ${client} #${n} ${randomBytes(randomInt(16, 1500)).toString('base64')}\n✓ ü\t"q"`;
+const text = (client: number, n: number): string =>
+  `client ${client} #${n} ${randomBytes(randomInt(16, 1500)).toString('base64')}\n✓ ü\t"q"`;
 
-test(`kill -9 during parallel writes, ${ROUNDS} rounds: every acknowledged write survives, nothing is torn, nothing burns twice`, { timeout: 15 * 60_000 }, async () => {
+test(`kill -9 during parallel writes, ${ROUNDS} rounds: every acknowledged write survives, nothing is torn, nothing burns twice`, {
+  timeout: 15 * 60_000,
+}, async () => {
   const dataDir = await tempDataDir();
   const token = await makeToken(dataDir);
   /** Each client's own pastes (only it edits or deletes them, so their history is sequential). */
@@ -79,7 +82,10 @@ test(`kill -9 during parallel writes, ${ROUNDS} rounds: every acknowledged write
         if (roll < 35 || pick === undefined) {
           const content = text(c, n);
           const burn = roll % 7 === 0;
-          const r = await req(s, 'POST', '/api/v1/paste_create.php', { token, body: { content, burn_after_read: burn ? 1 : 0 } });
+          const r = await req(s, 'POST', '/api/v1/paste_create.php', {
+            token,
+            body: { content, burn_after_read: burn ? 1 : 0 },
+          });
           assert.equal(r.status, 200, r.text);
           const hash = String(r.json['hash']);
           totals.creates++;
@@ -104,7 +110,9 @@ test(`kill -9 during parallel writes, ${ROUNDS} rounds: every acknowledged write
         } else if (roll < 80 && unread.size > 0) {
           // Two readers race for a one-time paste: at most one may get it.
           const hash = [...unread][randomInt(unread.size)] as string;
-          const got = await Promise.all([0, 1].map(() => req(s, 'GET', `/api/v1/raw.php?hash=${hash}`, { token }).catch(() => null)));
+          const got = await Promise.all(
+            [0, 1].map(() => req(s, 'GET', `/api/v1/raw.php?hash=${hash}`, { token }).catch(() => null)),
+          );
           const winners = got.filter((r) => r?.status === 200).length;
           assert.ok(winners <= 1, `one-time paste ${hash} was given to ${winners} readers`);
           if (winners === 1) {
@@ -135,7 +143,10 @@ test(`kill -9 during parallel writes, ${ROUNDS} rounds: every acknowledged write
       for (const [hash, possible] of mine) {
         const r = await req(s, 'GET', `/api/v1/raw.php?hash=${hash}`, { token });
         const now = r.status === 404 ? null : r.status === 200 ? r.text : undefined;
-        assert.ok(now !== undefined && possible.has(now), `paste ${hash}: ${r.status} ${r.text.slice(0, 60)} is not among its ${possible.size} possible states`);
+        assert.ok(
+          now !== undefined && possible.has(now),
+          `paste ${hash}: ${r.status} ${r.text.slice(0, 60)} is not among its ${possible.size} possible states`,
+        );
         mine.set(hash, new Set([now]));
         totals.checked++;
       }
@@ -145,7 +156,8 @@ test(`kill -9 during parallel writes, ${ROUNDS} rounds: every acknowledged write
       assert.equal(r.status, 410, `one-time paste ${hash} was read, yet answers ${r.status}`);
     }
     for (const shard of await readdir(join(dataDir, 'pastes'))) {
-      for (const f of await readdir(join(dataDir, 'pastes', shard))) parseFile(await readFile(join(dataDir, 'pastes', shard, f), 'utf8'));
+      for (const f of await readdir(join(dataDir, 'pastes', shard)))
+        parseFile(await readFile(join(dataDir, 'pastes', shard, f), 'utf8'));
     }
     // Temp files are named after the writing process: the new server may be writing one now, but
     // none may be left from a process before it.

@@ -9,7 +9,9 @@ import { cleanup, startServer } from '../helpers/server.ts';
  * request headers in, a line a second, is answered 408 and cut off within a second or two
  * of headersTimeout (README, Configuration), not when Node's default 30 s check comes round.
  */
-test('request headers trickled in a line a second are cut off soon after headersTimeout', { timeout: 60_000 }, async () => {
+test('request headers trickled in a line a second are cut off soon after headersTimeout', {
+  timeout: 60_000,
+}, async () => {
   const server = await startServer();
   try {
     const socket = connect(server.port, '127.0.0.1');

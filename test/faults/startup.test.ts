@@ -7,7 +7,12 @@ import { describe, test } from 'node:test';
 import { cleanup, events, makeToken, req, ROOT, spawnServer, tempDataDir } from '../helpers/server.ts';
 
 /** Runs `src/main.ts` or `src/cli.ts` to its end; answers its exit code and what it printed. */
-function run(script: 'main' | 'cli', env: Record<string, string>, args: string[] = [], uid?: number): Promise<{ code: number | null; out: string }> {
+function run(
+  script: 'main' | 'cli',
+  env: Record<string, string>,
+  args: string[] = [],
+  uid?: number,
+): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
     const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, `src/${script}.ts`), ...args], {
       cwd: ROOT,
@@ -49,7 +54,12 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
       await writeFile(join(dir, 'accounts.json'), '{"version":1,"next_user_id":2,"users":[{"id":1,"na');
       const server = await run('main', { DATA_DIR: dir });
       assert.equal(server.code, 1);
-      oneEvent(server.out, new RegExp(`^cannot start: ${join(dir, 'accounts.json')} is damaged: it is not valid JSON \\(cut short\\?\\); restore it from a backup$`));
+      oneEvent(
+        server.out,
+        new RegExp(
+          `^cannot start: ${join(dir, 'accounts.json')} is damaged: it is not valid JSON \\(cut short\\?\\); restore it from a backup$`,
+        ),
+      );
       const cli = await run('cli', { DATA_DIR: dir }, ['user', 'list']);
       assert.equal(cli.code, 1);
       oneLine(cli.out, new RegExp(`^error: ${join(dir, 'accounts.json')} is damaged: `));
@@ -82,7 +92,10 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
     assert.equal(server.code, 2);
     const cli = await run('cli', env, ['user', 'list']);
     assert.equal(cli.code, 2);
-    oneLine(cli.out, /^error: invalid configuration: PORT must be an integer from 0 to 65535, got "abc"; AUTH_FAIL_LIMIT_PER_MINUTE must be an integer/);
+    oneLine(
+      cli.out,
+      /^error: invalid configuration: PORT must be an integer from 0 to 65535, got "abc"; AUTH_FAIL_LIMIT_PER_MINUTE must be an integer/,
+    );
   });
 
   test('one server per data folder: a second is refused, and so is a restore, while the first runs; a crashed one’s claim is stale', async () => {
@@ -93,14 +106,26 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
       assert.match(claim, new RegExp(`^${first.proc.pid} \\S+\\n$`));
       const second = await run('main', { DATA_DIR: dir });
       assert.equal(second.code, 1);
-      oneEvent(second.out, new RegExp(`^cannot start: ${join(dir, 'server.pid')}: the server with pid ${first.proc.pid} on \\S+ is using this data folder; stop it first`));
+      oneEvent(
+        second.out,
+        new RegExp(
+          `^cannot start: ${join(dir, 'server.pid')}: the server with pid ${first.proc.pid} on \\S+ is using this data folder; stop it first`,
+        ),
+      );
       const token = await makeToken(dir);
-      assert.equal((await req(first, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token })).status, 404, 'the first serves on');
+      assert.equal(
+        (await req(first, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token })).status,
+        404,
+        'the first serves on',
+      );
       const archive = join(dir, '..', `${dir.split('/').at(-1) ?? 'x'}.tar.gz`);
       assert.equal((await run('cli', { DATA_DIR: dir }, ['backup', archive])).code, 0);
       const restore = await run('cli', { DATA_DIR: dir }, ['restore', archive, '--force']);
       assert.equal(restore.code, 1);
-      oneLine(restore.out, new RegExp(`^error: the server with pid ${first.proc.pid} on \\S+ is using ${dir}; stop it before restoring`));
+      oneLine(
+        restore.out,
+        new RegExp(`^error: the server with pid ${first.proc.pid} on \\S+ is using ${dir}; stop it before restoring`),
+      );
       await rm(archive, { force: true });
     } finally {
       await first.stop();
@@ -123,7 +148,8 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
     await mkdir(dir);
     let uid: number | undefined;
     // Root writes anywhere but on a read-only mount; without one, run as an unprivileged user.
-    const mounted = process.getuid?.() === 0 && spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m,ro', 'tmpfs', dir]).status === 0;
+    const mounted =
+      process.getuid?.() === 0 && spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m,ro', 'tmpfs', dir]).status === 0;
     if (!mounted) {
       await chmod(dir, 0o555);
       await chmod(parent, 0o755);
@@ -132,7 +158,12 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
     try {
       const server = await run('main', { DATA_DIR: dir }, [], uid);
       assert.equal(server.code, 1);
-      oneEvent(server.out, new RegExp(`^cannot start: ${dir} cannot be written \\((EROFS: read-only file system|EACCES: permission denied)\\)$`));
+      oneEvent(
+        server.out,
+        new RegExp(
+          `^cannot start: ${dir} cannot be written \\((EROFS: read-only file system|EACCES: permission denied)\\)$`,
+        ),
+      );
       const cli = await run('cli', { DATA_DIR: dir }, ['user', 'add', 'zed'], uid);
       assert.equal(cli.code, 1);
       oneLine(cli.out, new RegExp(`^error: ${dir}.* cannot be written`));
@@ -149,7 +180,12 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
       await writeFile(join(dir, 'format.json'), '{"format":99}');
       const server = await run('main', { DATA_DIR: dir });
       assert.equal(server.code, 1);
-      oneEvent(server.out, new RegExp(`^cannot start: ${join(dir, 'format.json')} says data format 99, and this version reads format 2 at most: run the newer version that wrote it$`));
+      oneEvent(
+        server.out,
+        new RegExp(
+          `^cannot start: ${join(dir, 'format.json')} says data format 99, and this version reads format 2 at most: run the newer version that wrote it$`,
+        ),
+      );
       const cli = await run('cli', { DATA_DIR: dir }, ['token', 'list']);
       assert.equal(cli.code, 1);
       oneLine(cli.out, /^error: .*format\.json says data format 99/);
@@ -157,7 +193,11 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
       const fresh = await spawnServer({ dataDir: dir });
       await fresh.stop();
       assert.deepEqual(JSON.parse(await readFile(join(dir, 'format.json'), 'utf8')), { format: 2 });
-      assert.deepEqual(await readdir(dir).then((n) => n.includes('backups')), false, 'a new folder has nothing to back up');
+      assert.deepEqual(
+        await readdir(dir).then((n) => n.includes('backups')),
+        false,
+        'a new folder has nothing to back up',
+      );
     } finally {
       await cleanup(dir);
     }
@@ -168,11 +208,19 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
     try {
       const unknown = await run('main', { DATA_DIR: dir, HOST: 'no-such-host.invalid' });
       assert.equal(unknown.code, 1);
-      oneEvent(unknown.out, /^cannot start: HOST no-such-host\.invalid is not a name this machine can resolve \((ENOTFOUND|EAI_AGAIN)\)$/);
+      oneEvent(
+        unknown.out,
+        /^cannot start: HOST no-such-host\.invalid is not a name this machine can resolve \((ENOTFOUND|EAI_AGAIN)\)$/,
+      );
       await writeFile(join(dir, 'a-file'), 'x');
       const file = await run('main', { DATA_DIR: join(dir, 'a-file') });
       assert.equal(file.code, 1);
-      oneEvent(file.out, new RegExp(`^cannot start: ${join(dir, 'a-file')}: a file is in the way where a folder should be \\(EEXIST\\)$`));
+      oneEvent(
+        file.out,
+        new RegExp(
+          `^cannot start: ${join(dir, 'a-file')}: a file is in the way where a folder should be \\(EEXIST\\)$`,
+        ),
+      );
     } finally {
       await cleanup(dir);
     }
@@ -186,7 +234,12 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
       // Its own data folder: the same one would be refused first, as in use.
       const second = await run('main', { DATA_DIR: other, PORT: String(first.port) });
       assert.equal(second.code, 1);
-      oneEvent(second.out, new RegExp(`^cannot start: port ${first.port} on 127\\.0\\.0\\.1 is already in use by another program \\(EADDRINUSE\\)$`));
+      oneEvent(
+        second.out,
+        new RegExp(
+          `^cannot start: port ${first.port} on 127\\.0\\.0\\.1 is already in use by another program \\(EADDRINUSE\\)$`,
+        ),
+      );
     } finally {
       await first.stop();
       await cleanup(dir);
@@ -203,11 +256,17 @@ describe('a log folder that cannot be written', () => {
     const server = await spawnServer({ dataDir: dir });
     try {
       const token = await makeToken(dir);
-      for (let i = 0; i < 12; i++) assert.equal((await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token })).status, 404);
+      for (let i = 0; i < 12; i++)
+        assert.equal((await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token })).status, 404);
       assert.equal(await server.stop('SIGTERM'), 0);
       const out = server.output();
       assert.match(out, /shutdown complete/);
-      assert.match(out, new RegExp(`"level":"warn","message":"12 API log lines could not be written to ${join(dir, 'logs')} and are lost`));
+      assert.match(
+        out,
+        new RegExp(
+          `"level":"warn","message":"12 API log lines could not be written to ${join(dir, 'logs')} and are lost`,
+        ),
+      );
     } finally {
       await cleanup(dir);
     }

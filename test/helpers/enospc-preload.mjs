@@ -8,7 +8,8 @@ import { syncBuiltinESMExports } from 'node:module';
 // full disk. Plain JavaScript: it loads before tsx.
 const flag = process.env.ENOSPC_FLAG;
 const full = () => flag !== undefined && existsSync(flag);
-const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+const enospc = () =>
+  Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
 
 const write = fs.write;
 fs.write = function (fd, buffer, ...rest) {

@@ -24,7 +24,9 @@ export interface SmallDisk {
 export async function smallDisk(mb = 4): Promise<SmallDisk> {
   const dir = await mkdtemp(join(tmpdir(), 'paste-disk-'));
   // PASTE_TEST_DISK=injected tries the fallback where mounting would work.
-  const mounted = process.env['PASTE_TEST_DISK'] !== 'injected' && spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${mb}m`, 'tmpfs', dir]).status === 0;
+  const mounted =
+    process.env['PASTE_TEST_DISK'] !== 'injected' &&
+    spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${mb}m`, 'tmpfs', dir]).status === 0;
   const filler = join(dir, 'filler');
   if (mounted) {
     return {

@@ -6,7 +6,11 @@ import assert from 'node:assert/strict';
  * bag's own keys, and no bag can be used to change what the others inherit.
  */
 export function assertInheritsNothing(o: object): void {
-  for (let p: object | null = Object.getPrototypeOf(o) as object | null; p !== null; p = Object.getPrototypeOf(p) as object | null) {
+  for (
+    let p: object | null = Object.getPrototypeOf(o) as object | null;
+    p !== null;
+    p = Object.getPrototypeOf(p) as object | null
+  ) {
     assert.deepEqual(Reflect.ownKeys(p), [], 'a prototype of the bag has properties');
     assert.ok(Object.isFrozen(p), 'a prototype of the bag can be changed');
   }

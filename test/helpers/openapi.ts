@@ -18,7 +18,8 @@ const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false
 ajv.addSchema({ ...doc, $id: DOC_ID });
 const compiled = new Map<string, ValidateFunction>();
 
-const pointer = (...parts: string[]): string => `${DOC_ID}#/${parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`;
+const pointer = (...parts: string[]): string =>
+  `${DOC_ID}#/${parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`;
 
 function validator(ref: string): ValidateFunction {
   let v = compiled.get(ref);
@@ -62,7 +63,13 @@ export function checkApiAnswer(method: string, pathAndQuery: string, answer: Ans
     const listed = (op['responses'] as Json)[String(answer.status)] as Json | undefined;
     assert.ok(listed !== undefined, `${where}: status ${answer.status} is not documented for this operation`);
     const { at } = deref(listed);
-    responseAt = at ?? ['paths', path, method === 'HEAD' ? 'get' : method.toLowerCase(), 'responses', String(answer.status)];
+    responseAt = at ?? [
+      'paths',
+      path,
+      method === 'HEAD' ? 'get' : method.toLowerCase(),
+      'responses',
+      String(answer.status),
+    ];
   }
   let response: unknown = doc;
   for (const p of responseAt) response = (response as Json)[p];
@@ -82,7 +89,10 @@ export function checkApiAnswer(method: string, pathAndQuery: string, answer: Ans
   if (method === 'HEAD' || content === undefined) return;
   const type = String(answer.headers['content-type'] ?? '');
   const media = Object.keys(content).find((m) => m.split(';')[0] === type.split(';')[0]);
-  assert.ok(media !== undefined, `${where}: Content-Type ${type} is not documented (${Object.keys(content).join(', ')})`);
+  assert.ok(
+    media !== undefined,
+    `${where}: Content-Type ${type} is not documented (${Object.keys(content).join(', ')})`,
+  );
   if (!media.startsWith('application/json')) return;
   let body: unknown;
   try {

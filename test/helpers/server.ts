@@ -62,7 +62,9 @@ after(async () => {
  * Starts the app in this process on a free port, with its own data folder and clock, the
  * way `npm start` builds it (src/server.ts) from the same environment variables.
  */
-export async function startServer(opts: { dataDir?: string; env?: Record<string, string>; clock?: TestClock } = {}): Promise<AppServer> {
+export async function startServer(
+  opts: { dataDir?: string; env?: Record<string, string>; clock?: TestClock } = {},
+): Promise<AppServer> {
   const dataDir = opts.dataDir ?? (await tempDataDir());
   const clock = opts.clock ?? new TestClock();
   const config = parseConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...opts.env });
@@ -88,7 +90,9 @@ export async function startServer(opts: { dataDir?: string; env?: Record<string,
 }
 
 /** Starts `src/main.ts` as its own process on a free port, as `npm start` would. */
-export async function spawnServer(opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<ProcessServer> {
+export async function spawnServer(
+  opts: { dataDir?: string; env?: Record<string, string> } = {},
+): Promise<ProcessServer> {
   const dataDir = opts.dataDir ?? (await tempDataDir());
   const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts')], {
     cwd: ROOT,
@@ -144,7 +148,8 @@ export function events(out: string): LogEvent[] {
     .filter((line) => line !== '' && !line.startsWith('>') && !line.startsWith('npm '))
     .map((line) => {
       const e = JSON.parse(line) as LogEvent;
-      if (typeof e.time !== 'string' || typeof e.level !== 'string' || typeof e.message !== 'string') throw new Error(`not a log event: ${line}`);
+      if (typeof e.time !== 'string' || typeof e.level !== 'string' || typeof e.message !== 'string')
+        throw new Error(`not a log event: ${line}`);
       return e;
     });
 }
@@ -167,7 +172,16 @@ export async function makeToken(
   } catch (err) {
     if (!(err instanceof Error && err.message.includes('already exists'))) throw err;
   }
-  return cli(dataDir, ['token', 'create', '--user', user, '--scopes', opts.scopes ?? 'read,write', '--rate', String(opts.rate ?? 0)]);
+  return cli(dataDir, [
+    'token',
+    'create',
+    '--user',
+    user,
+    '--scopes',
+    opts.scopes ?? 'read,write',
+    '--rate',
+    String(opts.rate ?? 0),
+  ]);
 }
 
 export interface Res {
@@ -186,7 +200,12 @@ export function req(
   server: { port: number },
   method: string,
   path: string,
-  opts: { token?: string; headers?: Record<string, string>; body?: string | Buffer | Record<string, unknown>; form?: boolean } = {},
+  opts: {
+    token?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer | Record<string, unknown>;
+    form?: boolean;
+  } = {},
 ): Promise<Res> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token !== undefined) headers['authorization'] = `Bearer ${opts.token}`;
@@ -194,7 +213,9 @@ export function req(
   if (typeof opts.body === 'string' || Buffer.isBuffer(opts.body)) payload = opts.body;
   else if (opts.body !== undefined) {
     if (opts.form) {
-      payload = new URLSearchParams(Object.entries(opts.body).map(([k, v]): [string, string] => [k, String(v)])).toString();
+      payload = new URLSearchParams(
+        Object.entries(opts.body).map(([k, v]): [string, string] => [k, String(v)]),
+      ).toString();
       headers['content-type'] ??= 'application/x-www-form-urlencoded';
     } else {
       payload = JSON.stringify(opts.body);
@@ -228,7 +249,9 @@ export function req(
     });
     r.on('error', reject);
     // An answer that stops short of its Content-Length would leave a test waiting for good.
-    r.setTimeout(REQUEST_TIMEOUT_MS, () => r.destroy(new Error(`no complete answer to ${method} ${path} within ${REQUEST_TIMEOUT_MS} ms`)));
+    r.setTimeout(REQUEST_TIMEOUT_MS, () =>
+      r.destroy(new Error(`no complete answer to ${method} ${path} within ${REQUEST_TIMEOUT_MS} ms`)),
+    );
     r.end(payload);
   });
 }
@@ -243,7 +266,11 @@ export const cleanup = (dir: string): Promise<void> => rm(dir, { recursive: true
  * until it is all sent or the server closes the connection. Answers what the server sent
  * back and how many body bytes went out before it closed.
  */
-export function uploadUntilClosed(port: number, head: string, declared: number): Promise<{ head: string; sent: number }> {
+export function uploadUntilClosed(
+  port: number,
+  head: string,
+  declared: number,
+): Promise<{ head: string; sent: number }> {
   return new Promise((resolve) => {
     let sent = 0;
     let received = '';

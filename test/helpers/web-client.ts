@@ -23,7 +23,12 @@ export class WebClient {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   }
 
-  async request(method: string, path: string, fields?: Record<string, string>, headers: Record<string, string> = {}): Promise<WebRes> {
+  async request(
+    method: string,
+    path: string,
+    fields?: Record<string, string>,
+    headers: Record<string, string> = {},
+  ): Promise<WebRes> {
     const h: Record<string, string> = { ...headers };
     if (this.cookies.size > 0) h['cookie'] = this.cookieHeader();
     const opts = fields === undefined ? { headers: h } : { headers: h, body: fields, form: true };

@@ -5,14 +5,18 @@ import { describe, test } from 'node:test';
 import { makeToken, req, startServer, type AppServer } from '../helpers/server.ts';
 import { registerAll, WebClient } from '../helpers/web-client.ts';
 
-const fileOf = (server: AppServer, hash: string): string => join(server.dataDir, 'pastes', hash.slice(0, 2), `${hash.slice(0, 6)}.json`);
+const fileOf = (server: AppServer, hash: string): string =>
+  join(server.dataDir, 'pastes', hash.slice(0, 2), `${hash.slice(0, 6)}.json`);
 
 /** Ways a paste file gets damaged, from its good text. */
 const DAMAGE: Record<string, { of: (good: string) => string; ownerKnown: boolean }> = {
   truncated: { of: (good) => good.slice(0, Math.floor(good.length / 2)), ownerKnown: false },
   garbage: { of: () => '\u0000\u00ff garbage \u0007', ownerKnown: false },
   'an empty object': { of: () => '{}', ownerKnown: false },
-  'a field of the wrong type': { of: (good) => good.replace(/"view_count":\d+/, '"view_count":"many"'), ownerKnown: true },
+  'a field of the wrong type': {
+    of: (good) => good.replace(/"view_count":\d+/, '"view_count":"many"'),
+    ownerKnown: true,
+  },
   // Another paste's file copied over it: its short link must not lead to that other paste.
   "another paste's record": { of: (good) => good.replace(/"hash":"\w{6}/, '"hash":"Zz9Zz9'), ownerKnown: false },
 };
@@ -26,7 +30,14 @@ describe('a damaged paste file costs only that paste', () => {
       const bobToken = await makeToken(first.dataDir, { user: 'bob' });
       const adminToken = await makeToken(first.dataDir, { user: 'root', scopes: 'read,write,admin' });
       const make = async (title: string): Promise<string> =>
-        String((await req(first, 'POST', '/api/v1/paste_create.php', { token: aliceToken, body: { title, content: `${title} text` } })).json['hash']);
+        String(
+          (
+            await req(first, 'POST', '/api/v1/paste_create.php', {
+              token: aliceToken,
+              body: { title, content: `${title} text` },
+            })
+          ).json['hash'],
+        );
       const kept = await make('Kept paste');
       const broken = await make('Broken paste');
       await first.stop();
@@ -55,20 +66,30 @@ describe('a damaged paste file costs only that paste', () => {
         assert.doesNotMatch(r.text, /pastes\//, 'the path is for the log, not the client');
         assert.equal((await req(server, 'GET', path, { token: bobToken })).status, 404);
       }
-      const edit = await req(server, 'POST', '/api/v1/paste_edit.php', { token: told, body: { hash: broken, content: 'x' } });
+      const edit = await req(server, 'POST', '/api/v1/paste_edit.php', {
+        token: told,
+        body: { hash: broken, content: 'x' },
+      });
       assert.equal(edit.json['code'], 'paste_damaged');
       assert.equal((await req(server, 'GET', `/p/${broken}`)).status, 404, 'anonymous page');
       assert.equal((await req(server, 'GET', `/s/${broken.slice(0, 6)}`)).status, 404, 'short link');
 
       // Reported once, naming the file, however often it was asked for.
-      const reports = server.output().split('\n').filter((l) => l.includes(fileOf(server, broken)));
+      const reports = server
+        .output()
+        .split('\n')
+        .filter((l) => l.includes(fileOf(server, broken)));
       assert.equal(reports.length, 1, server.output());
       assert.match(reports[0] ?? '', /is damaged: /);
-      if (kind === 'a field of the wrong type') assert.match(reports[0] ?? '', new RegExp(`^paste ${broken}: .*view_count`));
+      if (kind === 'a field of the wrong type')
+        assert.match(reports[0] ?? '', new RegExp(`^paste ${broken}: .*view_count`));
       assert.doesNotMatch(server.output(), /\n\s+at /, 'no stack trace');
 
       // Bob may not delete it; its owner (or, when the file no longer says whose it is, an admin) may.
-      assert.equal((await req(server, 'POST', '/api/v1/paste_delete.php', { token: bobToken, body: { hash: broken } })).status, 404);
+      assert.equal(
+        (await req(server, 'POST', '/api/v1/paste_delete.php', { token: bobToken, body: { hash: broken } })).status,
+        404,
+      );
       const deleted = await req(server, 'POST', '/api/v1/paste_delete.php', { token: told, body: { hash: broken } });
       assert.equal(deleted.status, 200, deleted.text);
       await assert.rejects(access(fileOf(server, broken)), /ENOENT/);
@@ -81,7 +102,9 @@ describe('a damaged paste file costs only that paste', () => {
     const first = await startServer();
     const token = await makeToken(first.dataDir);
     const make = async (expiry: string): Promise<string> =>
-      String((await req(first, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'x', expiry } })).json['hash']);
+      String(
+        (await req(first, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'x', expiry } })).json['hash'],
+      );
     const [broken, fine, expiring] = [await make('10m'), await make('never'), await make('10m')];
     await first.stop();
     await writeFile(fileOf(first, broken), '{"half":');
@@ -96,6 +119,10 @@ describe('a damaged paste file costs only that paste', () => {
     await server.stop();
     const again = await startServer({ dataDir: first.dataDir });
     const after = await req(again, 'GET', `/api/v1/paste.php?hash=${fine}`, { token });
-    assert.equal((after.json['paste'] as Record<string, number>)['view_count'], 3, 'the count was folded despite the damaged file');
+    assert.equal(
+      (after.json['paste'] as Record<string, number>)['view_count'],
+      3,
+      'the count was folded despite the damaged file',
+    );
   });
 });

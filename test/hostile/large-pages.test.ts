@@ -17,13 +17,17 @@ test('1 MiB pastes: proportionate pages, and /healthz keeps answering while they
   const parts = async (): Promise<Record<string, number>> => {
     const text = (await req(server, 'GET', '/metrics', { token: 'metrics-token-for-test' })).text;
     const out: Record<string, number> = {};
-    for (const m of text.matchAll(/^paste_page_parts_(made|reused)_total\{part="(\w+)"\} (\d+)$/gm)) out[`${m[2]} ${m[1]}`] = Number(m[3]);
+    for (const m of text.matchAll(/^paste_page_parts_(made|reused)_total\{part="(\w+)"\} (\d+)$/gm))
+      out[`${m[2]} ${m[1]}`] = Number(m[3]);
     return out;
   };
   try {
     const token = await makeToken(server.dataDir);
     const create = async (content: string, language: string, burn = 0): Promise<string> => {
-      const r = await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content, language, burn_after_read: burn } });
+      const r = await req(server, 'POST', '/api/v1/paste_create.php', {
+        token,
+        body: { content, language, burn_after_read: burn },
+      });
       assert.equal(r.status, 200, r.text);
       return String(r.json['hash']);
     };

@@ -10,7 +10,8 @@ async function logLines(server: TestServer): Promise<Record<string, unknown>[]> 
   const dir = join(server.dataDir, 'logs');
   const lines: Record<string, unknown>[] = [];
   for (const f of await readdir(dir)) {
-    for (const line of (await readFile(join(dir, f), 'utf8')).split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of (await readFile(join(dir, f), 'utf8')).split('\n'))
+      if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
   }
   return lines;
 }
@@ -103,7 +104,9 @@ describe('bodies read before authentication share one budget', () => {
     const hogs: Socket[] = [];
     for (let i = 0; i < 5; i++) {
       const socket = await opened(server.port);
-      socket.write(`POST /api/v1/paste_create.php HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 3000000\r\n\r\n`);
+      socket.write(
+        `POST /api/v1/paste_create.php HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 3000000\r\n\r\n`,
+      );
       socket.write(Buffer.alloc(2_900_000, 'a'));
       hogs.push(socket);
     }
@@ -111,14 +114,20 @@ describe('bodies read before authentication share one budget', () => {
     const declared = (path: string, type: string): string =>
       `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: ${type}\r\nContent-Length: 3000000\r\n\r\n`;
     const apiUpload = declared('/api/v1/paste_create.php', 'application/json');
-    await eventually(async () => (await headOnly(server, apiUpload)).status === 503, 'a tokenless 3 MB upload is refused while the budget is held');
+    await eventually(
+      async () => (await headOnly(server, apiUpload)).status === 503,
+      'a tokenless 3 MB upload is refused while the budget is held',
+    );
     const busy = await headOnly(server, apiUpload);
     assert.match(busy.head, /\r\nretry-after: 1\r\n/);
     assert.match(busy.head, /\r\nconnection: close\r\n/, 'the unread body is not waited for');
     // A web form without a session draws on the same budget.
     assert.equal((await headOnly(server, declared('/login', 'application/x-www-form-urlencoded'))).status, 503);
     // A token in the header needs no budget: its body is read after authentication.
-    const created = await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'x'.repeat(1_000_000) } });
+    const created = await req(server, 'POST', '/api/v1/paste_create.php', {
+      token,
+      body: { content: 'x'.repeat(1_000_000) },
+    });
     assert.equal(created.status, 200);
     // When the hogs leave, their bytes come back.
     for (const socket of hogs) socket.destroy();
@@ -126,7 +135,9 @@ describe('bodies read before authentication share one budget', () => {
       const r = await req(server, 'POST', '/api/v1/paste_create.php', { body: { content: 'y'.repeat(2_900_000) } });
       return r.status === 401;
     }, 'a tokenless upload is read again (and refused for its missing token)');
-    const inBody = await req(server, 'POST', '/api/v1/paste_create.php', { body: { token, content: 'token in the body' } });
+    const inBody = await req(server, 'POST', '/api/v1/paste_create.php', {
+      body: { token, content: 'token in the body' },
+    });
     assert.equal(inBody.status, 200);
   });
 });
@@ -146,13 +157,19 @@ describe('Expect: 100-continue', () => {
     const server = await startServer();
     const token = await makeToken(server.dataDir);
     const big = 'Content-Type: application/json\r\nContent-Length: 5000000\r\nExpect: 100-continue\r\n\r\n';
-    const withToken = await ask(server, `POST /api/v1/paste_create.php HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n${big}`);
+    const withToken = await ask(
+      server,
+      `POST /api/v1/paste_create.php HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n${big}`,
+    );
     assert.match(withToken, /^HTTP\/1\.1 413 /);
     assert.doesNotMatch(withToken, /100 Continue/);
     const without = await ask(server, `POST /api/v1/paste_create.php HTTP/1.1\r\nHost: x\r\n${big}`);
     assert.match(without, /^HTTP\/1\.1 401 /);
     assert.doesNotMatch(without, /100 Continue/);
-    const badToken = await ask(server, `POST /api/v1/paste_create.php HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer pst_nope\r\nContent-Type: application/json\r\nContent-Length: 20\r\nExpect: 100-continue\r\n\r\n`);
+    const badToken = await ask(
+      server,
+      `POST /api/v1/paste_create.php HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer pst_nope\r\nContent-Type: application/json\r\nContent-Length: 20\r\nExpect: 100-continue\r\n\r\n`,
+    );
     assert.match(badToken, /^HTTP\/1\.1 401 /, 'a bad header token is refused before the body is invited');
   });
 
@@ -165,7 +182,9 @@ describe('Expect: 100-continue', () => {
     ] as const) {
       const socket = await opened(server.port);
       try {
-        socket.write(`POST /api/v1/paste_create.php HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`);
+        socket.write(
+          `POST /api/v1/paste_create.php HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
+        );
         const interim = await received(socket, (t) => t.includes('\r\n\r\n'));
         assert.match(interim, /^HTTP\/1\.1 100 Continue\r\n\r\n$/);
         socket.write(body);

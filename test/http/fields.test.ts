@@ -25,7 +25,10 @@ describe('parseUrlEncoded', () => {
   });
   for (const bad of ['a=%', 'a=%zz', 'a=%E0%A4%A', 'a=1&a=2']) {
     test(`refuses "${bad}" with 400`, () => {
-      assert.throws(() => parseUrlEncoded(bad, 'q'), (e: unknown) => e instanceof HttpError && e.status === 400);
+      assert.throws(
+        () => parseUrlEncoded(bad, 'q'),
+        (e: unknown) => e instanceof HttpError && e.status === 400,
+      );
     });
   }
   test(`refuses more than ${MAX_FIELDS} fields`, () => {
@@ -46,9 +49,21 @@ describe('parseJsonObject', () => {
     assert.equal(f['b'], NESTED);
     assert.equal(f['d'], 'x');
   });
-  for (const bad of ['', 'nope', '[]', '"s"', '1', 'null', '['.repeat(10000), `{"a":${'['.repeat(9)}${']'.repeat(9)}}`]) {
+  for (const bad of [
+    '',
+    'nope',
+    '[]',
+    '"s"',
+    '1',
+    'null',
+    '['.repeat(10000),
+    `{"a":${'['.repeat(9)}${']'.repeat(9)}}`,
+  ]) {
     test(`refuses ${JSON.stringify(bad.slice(0, 20))} with 400`, () => {
-      assert.throws(() => parseJsonObject(bad), (e: unknown) => e instanceof HttpError && e.status === 400);
+      assert.throws(
+        () => parseJsonObject(bad),
+        (e: unknown) => e instanceof HttpError && e.status === 400,
+      );
     });
   }
   test('measures depth outside strings only', () => {

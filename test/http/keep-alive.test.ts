@@ -55,7 +55,10 @@ describe('keep-alive', () => {
         assert.match(head, /^HTTP\/1\.1 200 /, r);
         assert.doesNotMatch(head, /\r\nconnection: close/i, r);
       }
-      const last = await exchange(socket, `GET /api/v1/raw.php?hash=${hash} HTTP/1.1\r\n${host}Authorization: Bearer ${token}\r\n\r\n`);
+      const last = await exchange(
+        socket,
+        `GET /api/v1/raw.php?hash=${hash} HTTP/1.1\r\n${host}Authorization: Bearer ${token}\r\n\r\n`,
+      );
       assert.equal(last.body, 'kept alive');
       await new Promise((r) => setTimeout(r, 50));
       assert.equal(closed, false, 'the server kept the connection open');

@@ -6,7 +6,11 @@ import type { Headers, Reply } from '../../src/http/reply.ts';
 import { respond } from '../../src/http/respond.ts';
 
 /** The status and headers of what `respond` writes for these arguments, over a real socket. */
-async function answer(reply: Reply, extra?: Headers, cookies?: string[]): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+async function answer(
+  reply: Reply,
+  extra?: Headers,
+  cookies?: string[],
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
   const server = createServer((_req, res) => respond(res, reply, extra, cookies));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
@@ -43,8 +47,16 @@ test("respond: the reply's headers replace extra's of the same name; the request
 });
 
 test('respond: cookies alone, or a reply cookie alone, each go out once', async () => {
-  assert.deepEqual((await answer({ kind: 'html', status: 200, body: '<p>x</p>' }, undefined, ['a=1', 'd=4'])).headers['set-cookie'], ['a=1', 'd=4']);
-  assert.deepEqual((await answer({ kind: 'json', status: 200, body: { ok: true }, headers: { 'set-cookie': 'b=2' } })).headers['set-cookie'], ['b=2']);
+  assert.deepEqual(
+    (await answer({ kind: 'html', status: 200, body: '<p>x</p>' }, undefined, ['a=1', 'd=4'])).headers['set-cookie'],
+    ['a=1', 'd=4'],
+  );
+  assert.deepEqual(
+    (await answer({ kind: 'json', status: 200, body: { ok: true }, headers: { 'set-cookie': 'b=2' } })).headers[
+      'set-cookie'
+    ],
+    ['b=2'],
+  );
   assert.equal((await answer({ kind: 'json', status: 200, body: { ok: true } })).headers['set-cookie'], undefined);
 });
 
@@ -55,7 +67,13 @@ test('respond: pieces go out whole, measured when no length is given and with th
   assert.equal(measured.headers['content-length'], String(Buffer.byteLength('{"a":"é✓"}')));
   // A handler that knows the size says so, and respond takes its word without measuring
   // again: told a wrong one, it sends it (read off the raw head, as no client would accept it).
-  const told = await rawHead({ kind: 'bytes', status: 200, contentType: 'application/json', body: ['{"a":', '1}'], length: 5 });
+  const told = await rawHead({
+    kind: 'bytes',
+    status: 200,
+    contentType: 'application/json',
+    body: ['{"a":', '1}'],
+    length: 5,
+  });
   assert.match(told, /\r\ncontent-length: 5\r\n/i);
 });
 
@@ -66,7 +84,9 @@ async function rawHead(reply: Reply): Promise<string> {
   try {
     const { port } = server.address() as AddressInfo;
     return await new Promise((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1', () => socket.write('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+      );
       let got = '';
       socket.setEncoding('latin1');
       socket.on('data', (c: string) => {
@@ -90,14 +110,24 @@ test('respond: text bodies of every shape arrive as their UTF-8, ASCII or not (A
     for (const reply of [
       { kind: 'text', status: 200, body: s },
       { kind: 'html', status: 200, body: s },
-      { kind: 'bytes', status: 200, contentType: 'text/plain', body: [s, '|', s], length: 1 + 2 * Buffer.byteLength(s) },
+      {
+        kind: 'bytes',
+        status: 200,
+        contentType: 'text/plain',
+        body: [s, '|', s],
+        length: 1 + 2 * Buffer.byteLength(s),
+      },
       { kind: 'bytes', status: 200, contentType: 'text/plain', body: [s, Buffer.from('|'), s] },
     ] satisfies Reply[]) {
       const got = await answer(reply);
       const want = reply.kind === 'bytes' ? `${s}|${s}` : s;
       // A lone surrogate goes out as U+FFFD, as Buffer.from writes it.
       assert.equal(got.body, Buffer.from(want).toString('utf8'), `${reply.kind} ${JSON.stringify(s)}`);
-      assert.equal(got.headers['content-length'], String(Buffer.byteLength(want)), `${reply.kind} ${JSON.stringify(s)}`);
+      assert.equal(
+        got.headers['content-length'],
+        String(Buffer.byteLength(want)),
+        `${reply.kind} ${JSON.stringify(s)}`,
+      );
     }
   }
   const json = await answer({ kind: 'json', status: 200, body: { a: 'naïve ✓', b: 'ascii' } });

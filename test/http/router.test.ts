@@ -30,9 +30,17 @@ test('matches parameters by segment', () => {
 });
 
 test('answers 405 data with the allowed methods, HEAD going with GET', () => {
-  assert.deepEqual(router.match('DELETE', '/a'), { kind: 'method_not_allowed', allow: ['GET', 'POST', 'HEAD'], pattern: '/a' });
+  assert.deepEqual(router.match('DELETE', '/a'), {
+    kind: 'method_not_allowed',
+    allow: ['GET', 'POST', 'HEAD'],
+    pattern: '/a',
+  });
   assert.equal((router.match('HEAD', '/a') as { data: string }).data, 'get-a');
-  assert.deepEqual(router.match('PUT', '/p/x/raw'), { kind: 'method_not_allowed', allow: ['GET', 'HEAD'], pattern: '/p/:hash/raw' });
+  assert.deepEqual(router.match('PUT', '/p/x/raw'), {
+    kind: 'method_not_allowed',
+    allow: ['GET', 'HEAD'],
+    pattern: '/p/:hash/raw',
+  });
 });
 
 test('unknown paths are not found', () => {
@@ -40,8 +48,22 @@ test('unknown paths are not found', () => {
 });
 
 test('refuses duplicate routes when built', () => {
-  assert.throws(() => new Router([{ method: 'GET', path: '/x', data: 1 }, { method: 'GET', path: '/x', data: 2 }]), /duplicate/);
-  assert.throws(() => new Router([{ method: 'GET', path: '/x/:a', data: 1 }, { method: 'GET', path: '/x/:a', data: 2 }]), /duplicate/);
+  assert.throws(
+    () =>
+      new Router([
+        { method: 'GET', path: '/x', data: 1 },
+        { method: 'GET', path: '/x', data: 2 },
+      ]),
+    /duplicate/,
+  );
+  assert.throws(
+    () =>
+      new Router([
+        { method: 'GET', path: '/x/:a', data: 1 },
+        { method: 'GET', path: '/x/:a', data: 2 },
+      ]),
+    /duplicate/,
+  );
 });
 
 test('a pattern matches exactly the paths whose segments, split at every /, fit it', () => {
@@ -54,7 +76,12 @@ test('a pattern matches exactly the paths whose segments, split at every /, fit 
       const segs = pattern.split('/');
       if (segs.length !== parts.length) continue;
       const params: Record<string, string> = {};
-      if (segs.every((s, i) => (s.startsWith(':') ? parts[i] !== '' && ((params[s.slice(1)] = parts[i] as string), true) : s === parts[i]))) return { data: pattern, params };
+      if (
+        segs.every((s, i) =>
+          s.startsWith(':') ? parts[i] !== '' && ((params[s.slice(1)] = parts[i] as string), true) : s === parts[i],
+        )
+      )
+        return { data: pattern, params };
     }
     return null;
   };

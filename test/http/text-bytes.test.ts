@@ -5,10 +5,12 @@ import { encodingOf, ownedUtf8Bytes, utf8Bytes } from '../../src/http/text-bytes
 
 /** Any UTF-16 code units, lone surrogates included, weighted towards ASCII. */
 const units = fc.string({
-  unit: fc.oneof(
-    { weight: 3, arbitrary: fc.integer({ min: 0, max: 0x7f }) },
-    { weight: 1, arbitrary: fc.integer({ min: 0x80, max: 0xffff }) },
-  ).map((c) => String.fromCharCode(c)),
+  unit: fc
+    .oneof(
+      { weight: 3, arbitrary: fc.integer({ min: 0, max: 0x7f }) },
+      { weight: 1, arbitrary: fc.integer({ min: 0x80, max: 0xffff }) },
+    )
+    .map((c) => String.fromCharCode(c)),
   maxLength: 300,
 });
 const text = fc.oneof(units, fc.string({ unit: 'binary', maxLength: 300 }));
@@ -16,7 +18,8 @@ const text = fc.oneof(units, fc.string({ unit: 'binary', maxLength: 300 }));
 test('encodingOf: Latin-1 exactly for ASCII text, which it writes as the same bytes as UTF-8', () => {
   assert.equal(encodingOf(''), 'latin1');
   assert.equal(encodingOf('plain ASCII {"a":1}\n\u0000\u007f'), 'latin1');
-  for (const not of ['é', '\u0080', '\u00ff', '✓', '𝄞', '\ud800', 'a\udc00b']) assert.equal(encodingOf(`abc${not}`), 'utf8', not);
+  for (const not of ['é', '\u0080', '\u00ff', '✓', '𝄞', '\ud800', 'a\udc00b'])
+    assert.equal(encodingOf(`abc${not}`), 'utf8', not);
   fc.assert(
     fc.property(text, (s) => {
       const ascii = [...s].every((c) => c.charCodeAt(0) < 0x80);

@@ -50,7 +50,10 @@ describe('LogAppender', () => {
   it('append buffers in memory and flush writes parseable lines in order', async () => {
     const dir = freshDir();
     const log = new LogAppender({ dir, now: () => T0, ...quiet });
-    const written = [entry(T0, 1, { token_id: null, user_id: null }), entry(T0 + 1, 2, { status: 500, error: 'boom\n"quoted"\u2028' })];
+    const written = [
+      entry(T0, 1, { token_id: null, user_id: null }),
+      entry(T0 + 1, 2, { status: 500, error: 'boom\n"quoted"\u2028' }),
+    ];
     for (const e of written) log.append(e);
     assert.equal(log.buffered, 2);
     assert.deepEqual(await readdir(dir).catch(() => []), []);
@@ -111,8 +114,14 @@ describe('LogAppender', () => {
     log.append(entry(midnight - 2, 3)); // a late finisher from the day before
     await log.flush();
     assert.deepEqual((await readdir(dir)).sort(), ['api-2024-03-10.jsonl', 'api-2024-03-11.jsonl']);
-    assert.deepEqual((await lines(join(dir, 'api-2024-03-10.jsonl'))).map((e) => e.duration_ms), [1, 3]);
-    assert.deepEqual((await lines(join(dir, 'api-2024-03-11.jsonl'))).map((e) => e.duration_ms), [2]);
+    assert.deepEqual(
+      (await lines(join(dir, 'api-2024-03-10.jsonl'))).map((e) => e.duration_ms),
+      [1, 3],
+    );
+    assert.deepEqual(
+      (await lines(join(dir, 'api-2024-03-11.jsonl'))).map((e) => e.duration_ms),
+      [2],
+    );
   });
 
   it('an entry time with an offset is filed by its UTC date; an unparsable one by the clock', async () => {
@@ -145,7 +154,10 @@ describe('LogAppender', () => {
     restarted.append(entry(T0, 17));
     restarted.append(entry(T0, 18));
     await restarted.close();
-    assert.deepEqual((await lines(join(dir, 'api-2024-03-10.2.jsonl'))).map((e) => e.duration_ms), [16, 17, 18]);
+    assert.deepEqual(
+      (await lines(join(dir, 'api-2024-03-10.2.jsonl'))).map((e) => e.duration_ms),
+      [16, 17, 18],
+    );
     assert.equal((await readdir(dir)).length, 3);
   });
 
@@ -159,7 +171,13 @@ describe('LogAppender', () => {
     log.append(entry(T0, 12));
     await log.close();
     const text = (await readFile(file, 'utf8')).split('\n');
-    assert.deepEqual(text, [JSON.stringify(entry(T0, 10)), '{"time":"2024-03-10T12:0', JSON.stringify(entry(T0, 11)), JSON.stringify(entry(T0, 12)), '']);
+    assert.deepEqual(text, [
+      JSON.stringify(entry(T0, 10)),
+      '{"time":"2024-03-10T12:0',
+      JSON.stringify(entry(T0, 11)),
+      JSON.stringify(entry(T0, 12)),
+      '',
+    ]);
   });
 
   it('a line longer than maxFileBytes gets a file of its own', async () => {
@@ -204,7 +222,10 @@ describe('LogAppender', () => {
     log.append(entry(T0, 3));
     await log.flush();
     assert.equal(log.buffered, 0);
-    assert.deepEqual((await lines(join(dir, 'api-2024-03-10.jsonl'))).map((e) => e.duration_ms), [1, 2, 3]);
+    assert.deepEqual(
+      (await lines(join(dir, 'api-2024-03-10.jsonl'))).map((e) => e.duration_ms),
+      [1, 2, 3],
+    );
     assert.equal(warnings.length, 2);
     assert.match(warnings[1] ?? '', /writing again$/);
   });
@@ -222,7 +243,10 @@ describe('LogAppender', () => {
 
     await rm(dir);
     await log.flush();
-    assert.deepEqual((await lines(join(dir, 'api-2024-03-10.jsonl'))).map((e) => e.duration_ms), [3, 4, 5]);
+    assert.deepEqual(
+      (await lines(join(dir, 'api-2024-03-10.jsonl'))).map((e) => e.duration_ms),
+      [3, 4, 5],
+    );
     assert.match(warnings.at(-1) ?? '', /3 lines were dropped/);
   });
 
@@ -242,8 +266,14 @@ describe('LogAppender', () => {
 
     await rm(dir);
     await log.flush();
-    assert.deepEqual((await lines(join(dir, 'api-2024-03-10.jsonl'))).map((e) => e.duration_ms), [1, 2, 3, 4]);
-    assert.deepEqual((await lines(join(dir, 'api-2024-03-11.jsonl'))).map((e) => e.duration_ms), [9]);
+    assert.deepEqual(
+      (await lines(join(dir, 'api-2024-03-10.jsonl'))).map((e) => e.duration_ms),
+      [1, 2, 3, 4],
+    );
+    assert.deepEqual(
+      (await lines(join(dir, 'api-2024-03-11.jsonl'))).map((e) => e.duration_ms),
+      [9],
+    );
   });
 
   it('while writes fail, the earliest day loses its lines first', async () => {
@@ -251,13 +281,25 @@ describe('LogAppender', () => {
     await writeFile(dir, 'blocker');
     const log = new LogAppender({ dir, now: () => T0, maxBufferedLines: 3, ...quiet });
     const nextDay = T0 + 86_400_000;
-    for (const [time, n] of [[nextDay, 7], [T0, 1], [T0, 2], [nextDay, 8]] as const) log.append(entry(time, n));
+    for (const [time, n] of [
+      [nextDay, 7],
+      [T0, 1],
+      [T0, 2],
+      [nextDay, 8],
+    ] as const)
+      log.append(entry(time, n));
     assert.equal(log.dropped, 1);
 
     await rm(dir);
     await log.flush();
-    assert.deepEqual((await lines(join(dir, 'api-2024-03-10.jsonl'))).map((e) => e.duration_ms), [2]);
-    assert.deepEqual((await lines(join(dir, 'api-2024-03-11.jsonl'))).map((e) => e.duration_ms), [7, 8]);
+    assert.deepEqual(
+      (await lines(join(dir, 'api-2024-03-10.jsonl'))).map((e) => e.duration_ms),
+      [2],
+    );
+    assert.deepEqual(
+      (await lines(join(dir, 'api-2024-03-11.jsonl'))).map((e) => e.duration_ms),
+      [7, 8],
+    );
   });
 
   it('a failure after a rotation keeps only the unwritten lines, and the retry starts on a fresh line', async () => {
@@ -277,8 +319,14 @@ describe('LogAppender', () => {
     await rm(join(dir, 'api-2024-03-10.1.jsonl'), { recursive: true });
     await log.flush();
     assert.equal(log.buffered, 0);
-    assert.deepEqual((await lines(join(dir, 'api-2024-03-10.1.jsonl'))).map((e) => e.duration_ms), [12, 13]);
-    assert.deepEqual((await lines(join(dir, 'api-2024-03-11.jsonl'))).map((e) => e.duration_ms), [99]);
+    assert.deepEqual(
+      (await lines(join(dir, 'api-2024-03-10.1.jsonl'))).map((e) => e.duration_ms),
+      [12, 13],
+    );
+    assert.deepEqual(
+      (await lines(join(dir, 'api-2024-03-11.jsonl'))).map((e) => e.duration_ms),
+      [99],
+    );
   });
 
   it('after a failed write the next write to that file begins with a newline', async () => {
@@ -370,7 +418,17 @@ describe('LogAppender', () => {
 });
 
 test('a line escapes U+2028 and U+2029, so every reader sees one line per entry', () => {
-  const line = jsonLine({ time: '2026-01-01T00:00:00.000Z', token_id: null, user_id: null, method: 'GET', endpoint: '/api/v1/x\u2028y\u2029z', status: 404, ip: '::1', duration_ms: 1, error: 'a\u2028b' });
+  const line = jsonLine({
+    time: '2026-01-01T00:00:00.000Z',
+    token_id: null,
+    user_id: null,
+    method: 'GET',
+    endpoint: '/api/v1/x\u2028y\u2029z',
+    status: 404,
+    ip: '::1',
+    duration_ms: 1,
+    error: 'a\u2028b',
+  });
   assert.doesNotMatch(line, /[\u2028\u2029\n\r]/);
   assert.equal((JSON.parse(line) as { endpoint: string }).endpoint, '/api/v1/x\u2028y\u2029z');
   assert.equal(line.split(/\r\n|[\n\r\u2028\u2029]/).length, 1);
@@ -388,7 +446,10 @@ test('a line holds exactly the entry, fields in the README order, as JSON.string
       status: fc.integer({ min: 100, max: 599 }),
       ip: text,
       // Durations are rounded to hundredths of a ms: those above all, and any other number.
-      duration_ms: fc.oneof(fc.integer({ min: 0, max: 3_000_000_000 }).map((h) => h / 100), fc.double({ noNaN: true, noDefaultInfinity: true })),
+      duration_ms: fc.oneof(
+        fc.integer({ min: 0, max: 3_000_000_000 }).map((h) => h / 100),
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+      ),
       request_id: text,
       error: text,
     },
@@ -400,11 +461,30 @@ test('a line holds exactly the entry, fields in the README order, as JSON.string
       assert.doesNotMatch(line, /[\u2028\u2029\n\r]/);
       assert.deepEqual(JSON.parse(line), JSON.parse(JSON.stringify(e)));
       // The same text as stringifying the entry with its keys in order, but for the two escapes.
-      const ordered = ['time', 'token_id', 'user_id', 'method', 'endpoint', 'status', 'ip', 'duration_ms', 'request_id', 'error'].filter((k) => k in e);
-      assert.equal(line, JSON.stringify(e, ordered).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029'));
+      const ordered = [
+        'time',
+        'token_id',
+        'user_id',
+        'method',
+        'endpoint',
+        'status',
+        'ip',
+        'duration_ms',
+        'request_id',
+        'error',
+      ].filter((k) => k in e);
+      assert.equal(
+        line,
+        JSON.stringify(e, ordered)
+          .replace(/\u2028/g, '\\u2028')
+          .replace(/\u2029/g, '\\u2029'),
+      );
     }),
     { numRuns: 5_000 },
   );
   // Numbers JSON cannot hold are written as null, as JSON.stringify does.
-  assert.equal((JSON.parse(jsonLine({ ...entry(T0), duration_ms: Number.NaN })) as { duration_ms: unknown }).duration_ms, null);
+  assert.equal(
+    (JSON.parse(jsonLine({ ...entry(T0), duration_ms: Number.NaN })) as { duration_ms: unknown }).duration_ms,
+    null,
+  );
 });

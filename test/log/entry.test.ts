@@ -11,5 +11,6 @@ test('IsoTimes.of is toISOString, also when asked for the same or an earlier mil
 test('dayOf reads the UTC day off toISOString() output and refuses any other shape', () => {
   assert.equal(dayOf('2024-03-10T23:59:59.999Z'), '2024-03-10');
   assert.equal(dayOf('2024-03-10T00:00:00Z'), '2024-03-10');
-  for (const other of ['2024-03-10T23:00:00-05:00', '2024-03-10', 'yesterday', '']) assert.equal(dayOf(other), undefined, other);
+  for (const other of ['2024-03-10T23:00:00-05:00', '2024-03-10', 'yesterday', ''])
+    assert.equal(dayOf(other), undefined, other);
 });

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { LineBuffer } from '../../src/log/line-buffer.ts';
 
 /** Every line held, decoded. */
-const linesOf = (b: LineBuffer): string[] => Array.from({ length: b.length }, (_, i) => b.bytes(i, i + 1).toString('utf8'));
+const linesOf = (b: LineBuffer): string[] =>
+  Array.from({ length: b.length }, (_, i) => b.bytes(i, i + 1).toString('utf8'));
 
 describe('LineBuffer', () => {
   it('keeps lines as UTF-8 bytes, each with its own size', () => {
@@ -11,7 +12,10 @@ describe('LineBuffer', () => {
     for (const line of ['a\n', 'é✓\n', '😀 four bytes\n', '']) b.push(line);
     assert.equal(b.length, 4);
     assert.deepEqual(linesOf(b), ['a\n', 'é✓\n', '😀 four bytes\n', '']);
-    assert.deepEqual([0, 1, 2, 3].map((i) => b.size(i)), [2, 6, 16, 0]);
+    assert.deepEqual(
+      [0, 1, 2, 3].map((i) => b.size(i)),
+      [2, 6, 16, 0],
+    );
     assert.equal(b.byteLength, 24);
     assert.equal(b.bytes(1, 3).toString('utf8'), 'é✓\n😀 four bytes\n');
   });

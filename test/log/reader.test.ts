@@ -132,7 +132,8 @@ describe('readLog', () => {
     {
       name: 'token, user, endpoint and status together',
       query: { token_id: 'tok1', user_id: 0, endpoint: '/api/v1/paste', statusClass: 4 },
-      keep: (e) => e.token_id === 'tok1' && e.user_id === 0 && e.endpoint === '/api/v1/paste' && e.status >= 400 && e.status < 500,
+      keep: (e) =>
+        e.token_id === 'tok1' && e.user_id === 0 && e.endpoint === '/api/v1/paste' && e.status >= 400 && e.status < 500,
     },
     { name: 'a filter nothing matches', query: { token_id: 'nobody' }, keep: () => false },
   ];
@@ -173,7 +174,14 @@ describe('readLog', () => {
   });
 
   it('the page limit defaults to 50 and is clamped to 1..500', async () => {
-    for (const [limit, size] of [[undefined, 50], [10_000, 500], [0, 1], [-5, 1], [2.9, 2], [Number.NaN, 50]] as const) {
+    for (const [limit, size] of [
+      [undefined, 50],
+      [10_000, 500],
+      [0, 1],
+      [-5, 1],
+      [2.9, 2],
+      [Number.NaN, 50],
+    ] as const) {
       const page = await readLog(big, limit === undefined ? {} : { limit });
       assert.equal(page.entries.length, size, `limit ${limit}`);
     }
@@ -252,7 +260,9 @@ describe('readLog', () => {
 
     it('a cursor past the end of a file that shrank reads the file from its end', async () => {
       const file = join(dir, 'api-2024-03-10.jsonl');
-      const cursor = Buffer.from(JSON.stringify(['api-2024-03-10.jsonl', (await stat(file)).size + 1000])).toString('base64url');
+      const cursor = Buffer.from(JSON.stringify(['api-2024-03-10.jsonl', (await stat(file)).size + 1000])).toString(
+        'base64url',
+      );
       const page = await readLog(dir, { limit: 2, cursor });
       assert.deepEqual(ids(page.entries), [11, 10]);
     });

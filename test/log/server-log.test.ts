@@ -9,7 +9,13 @@ import { cleanup, events, makeToken, req, spawnServer } from '../helpers/server.
 function captured(format: 'json' | 'pretty'): { log: ServerLog; out: string[]; err: string[] } {
   const out: string[] = [];
   const err: string[] = [];
-  return { log: new ServerLog(format, { out: (l) => out.push(l), err: (l) => err.push(l) }, () => Date.UTC(2026, 10, 24, 1, 2, 3)), out, err };
+  return {
+    log: new ServerLog(format, { out: (l) => out.push(l), err: (l) => err.push(l) }, () =>
+      Date.UTC(2026, 10, 24, 1, 2, 3),
+    ),
+    out,
+    err,
+  };
 }
 
 describe('the server log', () => {
@@ -19,10 +25,17 @@ describe('the server log', () => {
     log.warn('disk\u2028full', { path: '/x' });
     log.fault(new TypeError('boom'), 'req-7');
     log.fault('a plain string');
-    assert.deepEqual(out, ['{"time":"2026-11-24T01:02:03.000Z","level":"info","message":"listening on http://127.0.0.1:8080"}']);
+    assert.deepEqual(out, [
+      '{"time":"2026-11-24T01:02:03.000Z","level":"info","message":"listening on http://127.0.0.1:8080"}',
+    ]);
     assert.equal(err.length, 3);
     for (const line of err) assert.ok(!/[\n\u2028\u2029]/.test(line), 'one line each');
-    assert.deepEqual(JSON.parse(err[0] ?? ''), { time: '2026-11-24T01:02:03.000Z', level: 'warn', message: 'disk\u2028full', path: '/x' });
+    assert.deepEqual(JSON.parse(err[0] ?? ''), {
+      time: '2026-11-24T01:02:03.000Z',
+      level: 'warn',
+      message: 'disk\u2028full',
+      path: '/x',
+    });
     const fault = JSON.parse(err[1] ?? '') as Record<string, string>;
     assert.equal(fault['level'], 'error');
     assert.equal(fault['message'], 'boom');
@@ -45,14 +58,19 @@ describe('the server log', () => {
   test("a real server: every line it prints is an event, and a fault's event names its request", async () => {
     const server = await spawnServer();
     const token = await makeToken(server.dataDir);
-    const hash = String((await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'x' } })).json['hash']);
+    const hash = String(
+      (await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'x' } })).json['hash'],
+    );
     await server.stop();
     const file = join(server.dataDir, 'pastes', hash.slice(0, 2), `${hash.slice(0, 6)}.json`);
     await rm(file);
     await mkdir(file);
     const again = await spawnServer({ dataDir: server.dataDir });
     try {
-      const r = await req(again, 'GET', `/api/v1/paste.php?hash=${hash}`, { token, headers: { 'x-request-id': 'trace-fault-1' } });
+      const r = await req(again, 'GET', `/api/v1/paste.php?hash=${hash}`, {
+        token,
+        headers: { 'x-request-id': 'trace-fault-1' },
+      });
       assert.equal(r.status, 500);
       assert.equal(await again.stop(), 0);
       const fault = events(again.output()).find((e) => e.level === 'error');

@@ -1023,12 +1023,36 @@ Next step: Bo will write the announcement (draft by Thursday).`,
   },
 ];
 
-const REQUIRED = ['text', 'javascript', 'typescript', 'python', 'php', 'ruby', 'go', 'rust', 'java',
-  'c', 'cpp', 'csharp', 'bash', 'sql', 'html', 'css', 'json', 'yaml', 'markdown', 'xml',
-  'dockerfile', 'diff', 'ini', 'kotlin', 'swift', 'lua'];
+const REQUIRED = [
+  'text',
+  'javascript',
+  'typescript',
+  'python',
+  'php',
+  'ruby',
+  'go',
+  'rust',
+  'java',
+  'c',
+  'cpp',
+  'csharp',
+  'bash',
+  'sql',
+  'html',
+  'css',
+  'json',
+  'yaml',
+  'markdown',
+  'xml',
+  'dockerfile',
+  'diff',
+  'ini',
+  'kotlin',
+  'swift',
+  'lua',
+];
 
-const fill = (text: string, size: number): string =>
-  text.repeat(Math.ceil(size / text.length)).slice(0, size);
+const fill = (text: string, size: number): string => text.repeat(Math.ceil(size / text.length)).slice(0, size);
 
 describe('LANGUAGES', () => {
   it('LANGUAGES lists every required language once, lowercase', () => {
@@ -1044,8 +1068,22 @@ describe('LANGUAGES', () => {
   it('every sample language has at least one sample, and the confusable ones two or more', () => {
     const count = (lang: string): number => SAMPLES.filter((s) => s.language === lang).length;
     for (const lang of LANGUAGES.filter((l) => l !== 'text')) assert.ok(count(lang) >= 1, lang);
-    for (const lang of ['javascript', 'typescript', 'c', 'cpp', 'java', 'csharp', 'kotlin', 'json',
-      'html', 'xml', 'yaml', 'ini', 'bash', 'python']) {
+    for (const lang of [
+      'javascript',
+      'typescript',
+      'c',
+      'cpp',
+      'java',
+      'csharp',
+      'kotlin',
+      'json',
+      'html',
+      'xml',
+      'yaml',
+      'ini',
+      'bash',
+      'python',
+    ]) {
       assert.ok(count(lang) >= 2, lang);
     }
   });
@@ -1147,9 +1185,18 @@ describe('detectLanguage', () => {
   // Speed is the benchmark's business; this only guards against catastrophic backtracking,
   // which would turn these calls from microseconds into minutes and trip the timeout.
   it('detectLanguage answers for hostile 16 KB lines that once backtracked', { timeout: 30_000 }, () => {
-    const hostile = ['k: ' + ': '.repeat(8000), `"${'\\('.repeat(8000)}`, 'a ' + 'a'.repeat(16000),
-      'interface X extends ' + ' '.repeat(16000) + 'x', 'int' + ' '.repeat(16000) + '(', 'FROM ' + '/'.repeat(16000) + ' x',
-      '<a' + ' b'.repeat(8000), 'def ' + '('.repeat(16000), '[' + '['.repeat(16000), '*'.repeat(16384)];
+    const hostile = [
+      'k: ' + ': '.repeat(8000),
+      `"${'\\('.repeat(8000)}`,
+      'a ' + 'a'.repeat(16000),
+      'interface X extends ' + ' '.repeat(16000) + 'x',
+      'int' + ' '.repeat(16000) + '(',
+      'FROM ' + '/'.repeat(16000) + ' x',
+      '<a' + ' b'.repeat(8000),
+      'def ' + '('.repeat(16000),
+      '[' + '['.repeat(16000),
+      '*'.repeat(16384),
+    ];
     for (const input of hostile) assert.ok(LANGUAGES.includes(detectLanguage(input)), input.slice(0, 30));
   });
 });

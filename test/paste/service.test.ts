@@ -27,8 +27,15 @@ const owner: Viewer = { userId: 1, isAdmin: false };
 const other: Viewer = { userId: 2, isAdmin: false };
 
 const input = (over: Partial<CreateInput> = {}): CreateInput => ({
-  title: '', content: 'hello', language: 'text', privacy: 'public', expiry: 'never',
-  password: null, highlight: 1, burn_after_read: 0, ...over,
+  title: '',
+  content: 'hello',
+  language: 'text',
+  privacy: 'public',
+  expiry: 'never',
+  password: null,
+  highlight: 1,
+  burn_after_read: 0,
+  ...over,
 });
 
 async function open(): Promise<void> {
@@ -40,18 +47,30 @@ async function open(): Promise<void> {
   owners = new OwnerIndex(dir, files);
   await owners.init();
   recent = new RecentPastes(files, join(dir, 'recent.json'), 3);
-  service = new PasteService({ store, views, owners, recent, budget: new FailureBudget(new RateLimiter(() => now)), now: () => now });
+  service = new PasteService({
+    store,
+    views,
+    owners,
+    recent,
+    budget: new FailureBudget(new RateLimiter(() => now)),
+    now: () => now,
+  });
 }
 
 /** A counted read by `viewer` (no password), as the API's GET does it. */
-const read = (hash: string, viewer: Viewer | null): Promise<Counted> => Promise.resolve(service.read(hash, viewer, { client: '127.0.0.1', consume: true }));
+const read = (hash: string, viewer: Viewer | null): Promise<Counted> =>
+  Promise.resolve(service.read(hash, viewer, { client: '127.0.0.1', consume: true }));
 /** The text a read returned. */
-const text = async (hash: string, viewer: Viewer | null): Promise<string> => contentOf((await read(hash, viewer)).paste);
+const text = async (hash: string, viewer: Viewer | null): Promise<string> =>
+  contentOf((await read(hash, viewer)).paste);
 
 const HTTP_KIND: Record<number, PasteFailure[]> = { 404: ['not_found'], 410: ['expired', 'burned'] };
 /** The promise is refused with a paste refusal of the kind the status stands for. */
 const status = (p: Promise<unknown> | unknown, code: number) =>
-  assert.rejects(Promise.resolve(p), (e: unknown) => e instanceof PasteError && (HTTP_KIND[code] ?? []).includes(e.kind));
+  assert.rejects(
+    Promise.resolve(p),
+    (e: unknown) => e instanceof PasteError && (HTTP_KIND[code] ?? []).includes(e.kind),
+  );
 
 const dirs: string[] = [];
 after(() => Promise.all(dirs.map(cleanup)));
@@ -65,9 +84,9 @@ beforeEach(async () => {
 describe('the paste cache never serves stale data', () => {
   test('after an edit the next read shows the new content', async () => {
     const p = await service.create(input(), 1);
-    assert.equal((await text(p.hash, other)), 'hello');
+    assert.equal(await text(p.hash, other), 'hello');
     await service.edit(p.hash, { content: 'changed', expiry: 'keep', clear_password: 0 }, owner);
-    assert.equal((await text(p.hash, other)), 'changed');
+    assert.equal(await text(p.hash, other), 'changed');
   });
 
   test('after a delete the next read is 404', async () => {
@@ -88,7 +107,7 @@ describe('the paste cache never serves stale data', () => {
 
   test('after a burn every read is 410', async () => {
     const p = await service.create(input({ burn_after_read: 1 }), 1);
-    assert.equal((await text(p.hash, other)), 'hello');
+    assert.equal(await text(p.hash, other), 'hello');
     await status(read(p.hash, other), 410);
     await status(read(p.hash, owner), 410);
   });
@@ -105,7 +124,10 @@ describe('the paste cache never serves stale data', () => {
 
 describe('expiry sweep', () => {
   test('wipes expired pastes to tombstones that answer 410, then deletes them after 30 days', async () => {
-    const short = await service.create(input({ content: 'secret-short', title: 'T', password: 'pw-12345', expiry: '10m' }), 1);
+    const short = await service.create(
+      input({ content: 'secret-short', title: 'T', password: 'pw-12345', expiry: '10m' }),
+      1,
+    );
     const long = await service.create(input({ expiry: '1d' }), 1);
     const forever = await service.create(input(), 1);
     const file = join(dir, 'pastes', short.hash.slice(0, 2), `${short.hash.slice(0, 6)}.json`);
@@ -124,7 +146,8 @@ describe('expiry sweep', () => {
     assert.equal(await store.get(short.hash), null);
     assert.equal(await store.get(long.hash), null);
     assert.notEqual(await store.get(forever.hash), null);
-    for (const bucket of await readdir(join(dir, 'expiry'))) assert.deepEqual(await readdir(join(dir, 'expiry', bucket)), []);
+    for (const bucket of await readdir(join(dir, 'expiry')))
+      assert.deepEqual(await readdir(join(dir, 'expiry', bucket)), []);
   });
 
   test('a burned paste stays a 410 tombstone for 30 days, then is deleted', async () => {
@@ -205,7 +228,7 @@ describe('visibility', () => {
     const p = await service.create(input({ privacy: 'private' }), 1);
     await status(read(p.hash, other), 404);
     await status(read(p.hash, null), 404);
-    assert.equal((await text(p.hash, owner)), 'hello');
+    assert.equal(await text(p.hash, owner), 'hello');
     assert.equal(await text(p.hash, { userId: 9, isAdmin: true }), 'hello');
   });
 });
@@ -220,12 +243,21 @@ describe('owner index and recent list', () => {
     await service.delete(a.hash, owner);
     await read(b.hash, owner);
     const { pastes, total } = await service.listOwned(1, 0, 10);
-    assert.deepEqual(pastes.map((p) => p.hash), [c.hash, b.hash]);
+    assert.deepEqual(
+      pastes.map((p) => p.hash),
+      [c.hash, b.hash],
+    );
     assert.equal(pastes[1]?.view_count, 1, 'pending views are included');
     assert.equal(total, 2);
-    assert.deepEqual((await service.listOwned(1, 1, 1)).pastes.map((p) => p.hash), [b.hash]);
+    assert.deepEqual(
+      (await service.listOwned(1, 1, 1)).pastes.map((p) => p.hash),
+      [b.hash],
+    );
     await open();
-    assert.deepEqual((await service.listOwned(1, 0, 10)).pastes.map((p) => p.hash), [c.hash, b.hash]);
+    assert.deepEqual(
+      (await service.listOwned(1, 0, 10)).pastes.map((p) => p.hash),
+      [c.hash, b.hash],
+    );
   });
 
   test('recent lists public, readable pastes only, newest first, bounded, across a save and load', async () => {
@@ -235,14 +267,23 @@ describe('owner index and recent list', () => {
     await service.create(input({ content: 'b', burn_after_read: 1 }), 1);
     const pub2 = await service.create(input({ content: '2', password: 'pw-protected' }), 1);
     const pub3 = await service.create(input({ content: '3' }), 1);
-    assert.deepEqual((await service.listRecent(10)).map((p) => p.hash), [pub3.hash, pub1.hash]);
+    assert.deepEqual(
+      (await service.listRecent(10)).map((p) => p.hash),
+      [pub3.hash, pub1.hash],
+    );
     assert.equal(recent.list().includes(pub2.hash), true);
     await service.edit(pub3.hash, { privacy: 'private', expiry: 'keep', clear_password: 0 }, owner);
-    assert.deepEqual((await service.listRecent(10)).map((p) => p.hash), [pub1.hash]);
+    assert.deepEqual(
+      (await service.listRecent(10)).map((p) => p.hash),
+      [pub1.hash],
+    );
     await recent.save();
     await open();
     await recent.load();
-    assert.deepEqual((await service.listRecent(1)).map((p) => p.hash), [pub1.hash]);
+    assert.deepEqual(
+      (await service.listRecent(1)).map((p) => p.hash),
+      [pub1.hash],
+    );
     for (let i = 0; i < 5; i++) await service.create(input({ content: String(i) }), 1);
     assert.equal(recent.list().length, 3);
     const unlisted = await service.create(input({ content: 'later public', privacy: 'unlisted' }), 1);
@@ -267,7 +308,10 @@ describe('read', () => {
     assert.doesNotThrow(() => (refusal = service.read(hidden.hash, other, opts)));
     assert.ok(refusal instanceof Promise);
     await status(refusal, 404);
-    await status(Promise.resolve().then(() => service.read('AAAAAAAAAA', owner, opts)), 404);
+    await status(
+      Promise.resolve().then(() => service.read('AAAAAAAAAA', owner, opts)),
+      404,
+    );
   });
 });
 
@@ -286,14 +330,28 @@ describe('history', () => {
     };
     const opts = { client: '127.0.0.1', consume: false };
     const first = await service.history(p.hash, null, opts);
-    assert.deepEqual(first.versions.map((v) => [v.revision, v.bytes]), [[1, 3], [2, 4], [3, 5], [4, 7]]);
-    assert.deepEqual(first.versions.map((v) => v.savedAt), [0, 1000, 2000, 3000].map((t) => first.versions[0]!.savedAt! + t));
+    assert.deepEqual(
+      first.versions.map((v) => [v.revision, v.bytes]),
+      [
+        [1, 3],
+        [2, 4],
+        [3, 5],
+        [4, 7],
+      ],
+    );
+    assert.deepEqual(
+      first.versions.map((v) => v.savedAt),
+      [0, 1000, 2000, 3000].map((t) => first.versions[0]!.savedAt! + t),
+    );
     assert.equal(reads, 3);
     await Promise.all(Array.from({ length: 5 }, () => service.history(p.hash, other, opts)));
     assert.equal(reads, 3, 'asked again, the list is not read again');
     // An edit is a new version of the paste: its list is worked out again.
     await service.edit(p.hash, { content: 'five', expiry: 'keep', clear_password: 0 }, owner);
-    assert.deepEqual((await service.history(p.hash, null, opts)).versions.map((v) => v.revision), [1, 2, 3, 4, 5]);
+    assert.deepEqual(
+      (await service.history(p.hash, null, opts)).versions.map((v) => v.revision),
+      [1, 2, 3, 4, 5],
+    );
     assert.equal(reads, 7);
   });
 });

@@ -3,20 +3,38 @@ import { describe, test } from 'node:test';
 import type { Fields } from '../../src/http/fields.ts';
 import { validateCreate, validateEdit } from '../../src/paste/validate.ts';
 
-const fields = (o: Record<string, string | number | boolean | null>): Fields => Object.assign(Object.create(null) as Fields, o);
+const fields = (o: Record<string, string | number | boolean | null>): Fields =>
+  Object.assign(Object.create(null) as Fields, o);
 
 describe('validateCreate', () => {
   test('fills the contract defaults', () => {
     const v = validateCreate(fields({ content: 'x' }), 100);
     assert.deepEqual(v, {
       ok: true,
-      value: { title: '', content: 'x', language: 'auto', privacy: 'public', expiry: 'never', password: null, highlight: 1, burn_after_read: 0 },
+      value: {
+        title: '',
+        content: 'x',
+        language: 'auto',
+        privacy: 'public',
+        expiry: 'never',
+        password: null,
+        highlight: 1,
+        burn_after_read: 0,
+      },
     });
   });
   test('reports every problem, naming each field', () => {
     const v = validateCreate(fields({ title: 5, privacy: 'x', expiry: 'x', highlight: 'x', burn_after_read: 3 }), 100);
     assert.equal(v.ok, false);
-    if (!v.ok) assert.deepEqual(v.problems.map((p) => p.field).sort(), ['burn_after_read', 'content', 'expiry', 'highlight', 'privacy', 'title']);
+    if (!v.ok)
+      assert.deepEqual(v.problems.map((p) => p.field).sort(), [
+        'burn_after_read',
+        'content',
+        'expiry',
+        'highlight',
+        'privacy',
+        'title',
+      ]);
   });
   test('marks oversized content as tooLarge', () => {
     const v = validateCreate(fields({ content: 'ab' }), 1);
@@ -29,14 +47,26 @@ describe('validateCreate', () => {
   });
 
   test('takes the common other names of the languages it knows, stored under the one name', () => {
-    for (const [given, stored] of [['js', 'javascript'], ['C++', 'cpp'], ['sh', 'bash'], ['YML', 'yaml'], ['plaintext', 'text'], ['c#', 'csharp'], ['md', 'markdown']] as [string, string][]) {
+    for (const [given, stored] of [
+      ['js', 'javascript'],
+      ['C++', 'cpp'],
+      ['sh', 'bash'],
+      ['YML', 'yaml'],
+      ['plaintext', 'text'],
+      ['c#', 'csharp'],
+      ['md', 'markdown'],
+    ] as [string, string][]) {
       const v = validateCreate(fields({ content: 'x', language: given }), 100);
       assert.ok(v.ok, given);
       assert.equal(v.value.language, stored, given);
       const e = validateEdit(fields({ hash: 'aaaaaaaaaa', language: given }), 100);
       assert.ok(e.ok && e.value.language === stored, `edit ${given}`);
     }
-    assert.equal(validateCreate(fields({ content: 'x', language: 'perl' }), 100).ok, false, 'an alias only of a language it knows');
+    assert.equal(
+      validateCreate(fields({ content: 'x', language: 'perl' }), 100).ok,
+      false,
+      'an alias only of a language it knows',
+    );
   });
   test('refuses control characters in a title', () => {
     assert.equal(validateCreate(fields({ content: 'x', title: 'a\nb' }), 100).ok, false);
@@ -45,7 +75,10 @@ describe('validateCreate', () => {
 
 describe('validateEdit', () => {
   test('leaves out what was not sent and keeps expiry by default', () => {
-    assert.deepEqual(validateEdit(fields({ hash: 'x' }), 100), { ok: true, value: { expiry: 'keep', clear_password: 0 } });
+    assert.deepEqual(validateEdit(fields({ hash: 'x' }), 100), {
+      ok: true,
+      value: { expiry: 'keep', clear_password: 0 },
+    });
   });
   test('accepts keep and the durations, refuses others', () => {
     assert.equal(validateEdit(fields({ expiry: 'keep' }), 100).ok, true);
@@ -73,6 +106,7 @@ describe('text that no UTF-8 can hold, and titles that break lines', () => {
   });
 
   test('a title with U+0085, U+2028 or U+2029 is not one line', () => {
-    for (const c of ['\u0085', '\u2028', '\u2029']) assert.equal(validateCreate(fields({ content: 'x', title: `a${c}b` }), 1000).ok, false);
+    for (const c of ['\u0085', '\u2028', '\u2029'])
+      assert.equal(validateCreate(fields({ content: 'x', title: `a${c}b` }), 1000).ok, false);
   });
 });

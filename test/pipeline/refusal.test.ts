@@ -32,14 +32,23 @@ describe('domain refusals become HTTP errors in one table', () => {
   });
 
   const account: [AccountFailure, number][] = [
-    ['invalid_name', 400], ['no_such_user', 403], ['name_taken', 400], ['registration_closed', 403],
-    ['scope_not_allowed', 403], ['too_many_tokens', 400], ['no_such_token', 404],
+    ['invalid_name', 400],
+    ['no_such_user', 403],
+    ['name_taken', 400],
+    ['registration_closed', 403],
+    ['scope_not_allowed', 403],
+    ['too_many_tokens', 400],
+    ['no_such_token', 404],
   ];
   for (const [kind, status] of account) {
     test(`account ${kind} → ${status}`, () => assert.equal(statusOf(new AccountError(kind, 'm')), status));
   }
 
-  const auth: [AuthFailure, number][] = [['token_required', 401], ['token_invalid', 401], ['too_many_failures', 429]];
+  const auth: [AuthFailure, number][] = [
+    ['token_required', 401],
+    ['token_invalid', 401],
+    ['too_many_failures', 429],
+  ];
   for (const [kind, status] of auth) {
     test(`auth ${kind} → ${status}`, () => assert.equal(statusOf(new AuthError(kind, 'm')), status));
   }

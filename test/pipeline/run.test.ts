@@ -29,8 +29,14 @@ function side(steps: Step<Ctx>[]): Side<Ctx> {
   };
 }
 
-const mark = (name: string): Step<Ctx> => (ctx) => void ctx.trail.push(name);
-const later = (name: string): Step<Ctx> => async (ctx) => void ctx.trail.push(name);
+const mark =
+  (name: string): Step<Ctx> =>
+  (ctx) =>
+    void ctx.trail.push(name);
+const later =
+  (name: string): Step<Ctx> =>
+  async (ctx) =>
+    void ctx.trail.push(name);
 const answer = (ctx: Ctx): Reply => json({ trail: ctx.trail });
 
 describe('runSide', () => {
@@ -110,7 +116,10 @@ describe('TurnQueue', () => {
     });
     await new Promise<void>((resolve) => setImmediate(resolve));
     assert.deepEqual(seen, ['after the fault']);
-    assert.deepEqual(faults.map((e) => (e as Error).message), ['boom']);
+    assert.deepEqual(
+      faults.map((e) => (e as Error).message),
+      ['boom'],
+    );
     await new Promise<void>((resolve) => setImmediate(resolve));
     assert.deepEqual(seen, ['after the fault', 'queued while draining']);
   });
@@ -127,7 +136,10 @@ describe('TurnQueue', () => {
     queueWorkWithAFailingWrite(turns, seen);
     await new Promise<void>((resolve) => setImmediate(resolve));
     assert.deepEqual(seen, ['outside a drain: at once', 'work 1', 'work 2', 'write 1', 'write 2']);
-    assert.deepEqual(faults.map((e) => (e as Error).message), ['write failed']);
+    assert.deepEqual(
+      faults.map((e) => (e as Error).message),
+      ['write failed'],
+    );
     turns.afterWork(() => seen.push('after the drain: at once'));
     assert.equal(seen.at(-1), 'after the drain: at once');
   });
@@ -177,9 +189,11 @@ describe('serve', () => {
   test('a side whose refusal itself fails still answers 500, logs the fault with the request id, and leaves the in-flight count', async () => {
     const faults: [string, string | undefined][] = [];
     const broken: Side<Ctx> = {
-      ...side([() => {
-        throw new Error('step failed');
-      }]),
+      ...side([
+        () => {
+          throw new Error('step failed');
+        },
+      ]),
       refuse: () => {
         throw new Error('refusal failed');
       },
@@ -189,7 +203,10 @@ describe('serve', () => {
       const served = serve(broken, (err, id) => faults.push([(err as Error).message, id]), undefined, inFlight, turns);
       assert.equal(await once(served), 500);
     }
-    assert.deepEqual(faults, [['refusal failed', 'req-7'], ['refusal failed', 'req-7']]);
+    assert.deepEqual(faults, [
+      ['refusal failed', 'req-7'],
+      ['refusal failed', 'req-7'],
+    ]);
     assert.equal(inFlight.size, 0, 'nothing is left in flight');
   });
 
@@ -197,23 +214,40 @@ describe('serve', () => {
     const faults: [string, string | undefined][] = [];
     const inFlight = new InFlight();
     for (const turns of [undefined, new TurnQueue(() => faults.push(['no id', undefined]))]) {
-      const served = serve(side([() => json({ ok: true })]), (err, id) => faults.push([(err as Error).message, id]), () => {
-        throw new Error('count failed');
-      }, inFlight, turns);
+      const served = serve(
+        side([() => json({ ok: true })]),
+        (err, id) => faults.push([(err as Error).message, id]),
+        () => {
+          throw new Error('count failed');
+        },
+        inFlight,
+        turns,
+      );
       assert.equal(await once(served), 200);
     }
-    assert.deepEqual(faults, [['count failed', 'req-7'], ['count failed', 'req-7']]);
+    assert.deepEqual(faults, [
+      ['count failed', 'req-7'],
+      ['count failed', 'req-7'],
+    ]);
     assert.equal(inFlight.size, 0);
   });
 
   test('with a TurnQueue an answer is written once all the work its turn queued has run', async () => {
     const seen: string[] = [];
     const turns = new TurnQueue(() => undefined);
-    const s = side([() => {
-      seen.push('steps');
-      return json({ ok: true });
-    }]);
-    const served = serve(s, () => undefined, () => seen.push('written'), undefined, turns);
+    const s = side([
+      () => {
+        seen.push('steps');
+        return json({ ok: true });
+      },
+    ]);
+    const served = serve(
+      s,
+      () => undefined,
+      () => seen.push('written'),
+      undefined,
+      turns,
+    );
     assert.equal(await once(served, () => turns.run(() => seen.push('later work of the turn'))), 200);
     assert.deepEqual(seen, ['steps', 'later work of the turn', 'written']);
   });
@@ -223,10 +257,12 @@ describe('serve', () => {
       let returned = false;
       let startedLate: boolean | undefined;
       const s: Side<Ctx> = {
-        ...side([() => {
-          startedLate = returned;
-          return json({ ok: true });
-        }]),
+        ...side([
+          () => {
+            startedLate = returned;
+            return json({ ok: true });
+          },
+        ]),
         waitsForCheckPhase: () => waits,
       };
       const served = serve(s, () => undefined, undefined, undefined, new TurnQueue(() => undefined));

@@ -15,13 +15,59 @@ import { detectLanguage, LANGUAGES } from '../../src/paste/language.ts';
 const RUNS = { numRuns: 250 };
 
 const ENTITIES: Record<string, string> = { lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' };
-const textOf = (html: string): string => html.replace(/<[^>]*>/g, '').replace(/&(lt|gt|quot|#39|amp);/g, (_, e: string) => ENTITIES[e] ?? '');
+const textOf = (html: string): string =>
+  html.replace(/<[^>]*>/g, '').replace(/&(lt|gt|quot|#39|amp);/g, (_, e: string) => ENTITIES[e] ?? '');
 
 /** Text that looks like code: the punctuation every lexer treats specially, in any order. */
 const codeLike = fc.string({
   unit: fc.oneof(
-    fc.constantFrom('"', "'", '`', '/', '*', '#', '<', '>', '&', '-', '!', '\\', '\n', '\r', '\t', ' ', '$', '{', '}', '(', ')', ';', '=', '?', '[', ']', '@', '%'),
-    fc.constantFrom('if', 'def', 'function', '<script>', '</script>', '<!--', '-->', '/*', '*/', '"""', '0x1F', '1e9', '@@ -1 +1 @@', '+++', '---'),
+    fc.constantFrom(
+      '"',
+      "'",
+      '`',
+      '/',
+      '*',
+      '#',
+      '<',
+      '>',
+      '&',
+      '-',
+      '!',
+      '\\',
+      '\n',
+      '\r',
+      '\t',
+      ' ',
+      '$',
+      '{',
+      '}',
+      '(',
+      ')',
+      ';',
+      '=',
+      '?',
+      '[',
+      ']',
+      '@',
+      '%',
+    ),
+    fc.constantFrom(
+      'if',
+      'def',
+      'function',
+      '<script>',
+      '</script>',
+      '<!--',
+      '-->',
+      '/*',
+      '*/',
+      '"""',
+      '0x1F',
+      '1e9',
+      '@@ -1 +1 @@',
+      '+++',
+      '---',
+    ),
     fc.string({ unit: 'grapheme', maxLength: 3 }),
   ),
   maxLength: 80,
@@ -30,7 +76,10 @@ const anyText = fc.oneof(codeLike, fc.string({ unit: 'binary', maxLength: 200 })
 
 describe('the language detector', () => {
   test('any text gives one of the known languages', () => {
-    fc.assert(fc.property(anyText, (s) => LANGUAGES.includes(detectLanguage(s))), RUNS);
+    fc.assert(
+      fc.property(anyText, (s) => LANGUAGES.includes(detectLanguage(s))),
+      RUNS,
+    );
   });
 });
 
@@ -64,29 +113,49 @@ describe('the highlighter', () => {
   });
 
   test('the code view, bidi marks included, keeps the text too', () => {
-    const withBidi = fc.string({ unit: fc.oneof(fc.constantFrom('\u202e', '\u2066', '\u2069', '\u200f', 'a', '"', '<', '\n', '\r'), fc.string({ maxLength: 2 })), maxLength: 60 });
+    const withBidi = fc.string({
+      unit: fc.oneof(
+        fc.constantFrom('\u202e', '\u2066', '\u2069', '\u200f', 'a', '"', '<', '\n', '\r'),
+        fc.string({ maxLength: 2 }),
+      ),
+      maxLength: 60,
+    });
     fc.assert(
-      fc.property(withBidi, fc.constantFrom(0, 1) as fc.Arbitrary<0 | 1>, fc.constantFrom('text', 'javascript', 'html'), (s, hl, language) => {
-        const lines = contentLines({ content: s, language, highlight: hl });
-        // Plain text splits on \n and \r\n; the highlighter drops a \r at any line's end.
-        const expected = hl === 0 ? s.split(/\r?\n/) : s.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
-        if (expected.length > 1 && expected.at(-1) === '') expected.pop();
-        assert.deepEqual(lines.map(textOf), expected);
-      }),
+      fc.property(
+        withBidi,
+        fc.constantFrom(0, 1) as fc.Arbitrary<0 | 1>,
+        fc.constantFrom('text', 'javascript', 'html'),
+        (s, hl, language) => {
+          const lines = contentLines({ content: s, language, highlight: hl });
+          // Plain text splits on \n and \r\n; the highlighter drops a \r at any line's end.
+          const expected =
+            hl === 0 ? s.split(/\r?\n/) : s.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+          if (expected.length > 1 && expected.at(-1) === '') expected.pop();
+          assert.deepEqual(lines.map(textOf), expected);
+        },
+      ),
       RUNS,
     );
   });
 });
 
 describe('escaping', () => {
-  const naive = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  const naive = (s: string): string =>
+    s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
   test('escape and escapeHtml turn exactly the five specials into entities, short strings and long', () => {
     // Short strings take a loop, long ones a regular expression: both paths, with and without specials.
     fc.assert(
-      fc.property(fc.oneof(codeLike, fc.string({ maxLength: 40 }), fc.string({ unit: fc.constantFrom('a', ' ', '&', '<', '>', '"', "'"), maxLength: 40 })), (s) => {
-        assert.equal(escape(s), naive(s));
-        assert.equal(escapeHtml(s), naive(s));
-      }),
+      fc.property(
+        fc.oneof(
+          codeLike,
+          fc.string({ maxLength: 40 }),
+          fc.string({ unit: fc.constantFrom('a', ' ', '&', '<', '>', '"', "'"), maxLength: 40 }),
+        ),
+        (s) => {
+          assert.equal(escape(s), naive(s));
+          assert.equal(escapeHtml(s), naive(s));
+        },
+      ),
       { numRuns: 1000 },
     );
   });

@@ -29,17 +29,48 @@ const refusesOnly = (f: () => unknown): boolean => {
 /** Strings with what breaks parsers: %, +, &, =, quotes, braces, lone surrogates. */
 const hostile = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 200 }),
-  fc.string({ unit: fc.constantFrom('%', '+', '&', '=', 'a', '2', 'F', '"', '{', '}', '[', ']', ':', ',', '\\', 'u', '\ud800', '0'), maxLength: 120 }),
+  fc.string({
+    unit: fc.constantFrom(
+      '%',
+      '+',
+      '&',
+      '=',
+      'a',
+      '2',
+      'F',
+      '"',
+      '{',
+      '}',
+      '[',
+      ']',
+      ':',
+      ',',
+      '\\',
+      'u',
+      '\ud800',
+      '0',
+    ),
+    maxLength: 120,
+  }),
 );
 
 describe('form and query parsing', () => {
   test('any input gives fields or a 400, never another error', () => {
-    fc.assert(fc.property(hostile, (s) => refusesOnly(() => parseUrlEncoded(s, 'form body'))), RUNS);
-    fc.assert(fc.property(hostile, (s) => typeof parseUrlEncodedLenient(s) === 'object'), RUNS);
+    fc.assert(
+      fc.property(hostile, (s) => refusesOnly(() => parseUrlEncoded(s, 'form body'))),
+      RUNS,
+    );
+    fc.assert(
+      fc.property(hostile, (s) => typeof parseUrlEncodedLenient(s) === 'object'),
+      RUNS,
+    );
   });
 
   test('what URLSearchParams encodes decodes to the same fields, __proto__ included', () => {
-    const key = fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom('__proto__', 'constructor', 'toString'));
+    const key = fc.oneof(
+      fc.string({ minLength: 1, maxLength: 12 }),
+      fc.constantFrom('__proto__', 'constructor', 'toString'),
+    );
     const fields = fc.dictionary(key, fc.string({ unit: 'grapheme', maxLength: 40 }), { maxKeys: MAX_FIELDS });
     fc.assert(
       fc.property(fields, (f) => {
@@ -54,22 +85,36 @@ describe('form and query parsing', () => {
 
 describe('JSON body parsing', () => {
   test('any text gives fields or a 400', () => {
-    fc.assert(fc.property(hostile, (s) => refusesOnly(() => parseJsonObject(s))), RUNS);
-    fc.assert(fc.property(fc.json({ maxDepth: 12 }), (s) => refusesOnly(() => parseJsonObject(s))), RUNS);
+    fc.assert(
+      fc.property(hostile, (s) => refusesOnly(() => parseJsonObject(s))),
+      RUNS,
+    );
+    fc.assert(
+      fc.property(fc.json({ maxDepth: 12 }), (s) => refusesOnly(() => parseJsonObject(s))),
+      RUNS,
+    );
   });
 
   test('a flat object of strings comes back as it was', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string({ minLength: 1, maxLength: 10 }), fc.string({ maxLength: 30 }), { maxKeys: 20 }), (o) => {
-        assert.deepEqual({ ...parseJsonObject(JSON.stringify(o)) }, { ...o });
-      }),
+      fc.property(
+        fc.dictionary(fc.string({ minLength: 1, maxLength: 10 }), fc.string({ maxLength: 30 }), { maxKeys: 20 }),
+        (o) => {
+          assert.deepEqual({ ...parseJsonObject(JSON.stringify(o)) }, { ...o });
+        },
+      ),
       RUNS,
     );
   });
 
   test('any bytes in any accepted body type give fields or a 400', () => {
     const bytes = fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a));
-    fc.assert(fc.property(fc.constantFrom('json', 'form', 'text') as fc.Arbitrary<'json' | 'form' | 'text'>, bytes, (type, b) => refusesOnly(() => parseBody(type, b))), RUNS);
+    fc.assert(
+      fc.property(fc.constantFrom('json', 'form', 'text') as fc.Arbitrary<'json' | 'form' | 'text'>, bytes, (type, b) =>
+        refusesOnly(() => parseBody(type, b)),
+      ),
+      RUNS,
+    );
   });
 });
 
@@ -78,12 +123,19 @@ describe('route matching', () => {
   const api = new Router(apiV1Routes);
   const words = { notFound: 'nothing', notAllowed: () => 'not allowed' };
   const method = fc.constantFrom('GET', 'POST', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'PATCH', 'get', 'X');
-  const path = fc.oneof(hostile, fc.webPath(), fc.string({ unit: fc.constantFrom('/', 'p', 's', ':', 'hash', 'raw', 'edit', '.', '%2F'), maxLength: 30 }));
+  const path = fc.oneof(
+    hostile,
+    fc.webPath(),
+    fc.string({ unit: fc.constantFrom('/', 'p', 's', ':', 'hash', 'raw', 'edit', '.', '%2F'), maxLength: 30 }),
+  );
 
   test('any method and path find a route, or refuse with 404 or 405', () => {
     fc.assert(
       fc.property(method, path, (m, p) => {
-        for (const resolve of [(seen: { pattern: string }) => resolveRoute(web, m, p, words, seen), (seen: { pattern: string }) => resolveRoute(api, m, p, words, seen)]) {
+        for (const resolve of [
+          (seen: { pattern: string }) => resolveRoute(web, m, p, words, seen),
+          (seen: { pattern: string }) => resolveRoute(api, m, p, words, seen),
+        ]) {
           const seen = { pattern: 'unmatched' };
           try {
             assert.equal(resolve(seen).pattern, seen.pattern);

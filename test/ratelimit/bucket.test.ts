@@ -133,7 +133,12 @@ describe('take', () => {
 
   it('take counts time elapsed since the stored state (downtime refills)', () => {
     const d = take({ tokens: 0, updatedAt: T0 }, 60, T0 + 10 * HOUR);
-    assert.deepEqual(d, { allowed: true, remaining: 59, retryAfterSec: 0, state: { tokens: 59, updatedAt: T0 + 10 * HOUR } });
+    assert.deepEqual(d, {
+      allowed: true,
+      remaining: 59,
+      retryAfterSec: 0,
+      state: { tokens: 59, updatedAt: T0 + 10 * HOUR },
+    });
   });
 
   it('take refills exactly limit tokens a minute despite float drift (limit 7, a take every ms)', () => {

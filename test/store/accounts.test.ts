@@ -16,7 +16,15 @@ async function stores(dir: string): Promise<{ server: AccountStore; other: Accou
 
 const addToken = (store: AccountStore, id: string): Promise<void> =>
   store.mutate((doc) => {
-    doc.tokens.push({ id, user_id: 1, label: '', scopes: ['read'], rate_limit_per_minute: 0, hash: 'x'.repeat(64), created_at: 0 });
+    doc.tokens.push({
+      id,
+      user_id: 1,
+      label: '',
+      scopes: ['read'],
+      rate_limit_per_minute: 0,
+      hash: 'x'.repeat(64),
+      created_at: 0,
+    });
   });
 const removeToken = (store: AccountStore, id: string): Promise<void> =>
   store.mutate((doc) => {
@@ -42,7 +50,9 @@ for (const watching of [true, false]) {
       }
       // Requests arriving in one turn share one check, and all see the change.
       await addToken(other, 'shared00');
-      const seen = await Promise.all(Array.from({ length: 5 }, () => server.fresh().then(() => server.token('shared00') !== undefined)));
+      const seen = await Promise.all(
+        Array.from({ length: 5 }, () => server.fresh().then(() => server.token('shared00') !== undefined)),
+      );
       assert.deepEqual(seen, [true, true, true, true, true]);
     } finally {
       server.unwatch();

@@ -25,7 +25,8 @@ before(async () => {
   members.set('big/one-mebibyte.bin', randomBytes(1024 * 1024));
   members.set(LONG, Buffer.from('a long path'));
   members.set('ünïcode/ファイル.json', Buffer.from('{"ok":true}'));
-  for (let i = 0; i < 45; i++) members.set(`pastes/${String(i).padStart(2, '0')}/p${i}.json`, Buffer.from(`paste ${i}\n`.repeat(i)));
+  for (let i = 0; i < 45; i++)
+    members.set(`pastes/${String(i).padStart(2, '0')}/p${i}.json`, Buffer.from(`paste ${i}\n`.repeat(i)));
   const w = await ArchiveWriter.create(file);
   for (const [name, data] of members) await w.add(name, data, MTIME);
   await w.finish({ pastes: 45 });
@@ -83,11 +84,14 @@ async function altered(name: string, edit: (tar: Buffer) => Buffer): Promise<str
 const headerAt = (tar: Buffer, name: string): number => tar.indexOf(Buffer.from(`${name}\0`));
 
 async function refused(path: string, message: RegExp): Promise<void> {
-  await assert.rejects(readArchive(path, async () => undefined), (err: unknown) => {
-    assert.ok(err instanceof ArchiveError, `not an ArchiveError: ${String(err)}`);
-    assert.match(err.message, message);
-    return true;
-  });
+  await assert.rejects(
+    readArchive(path, async () => undefined),
+    (err: unknown) => {
+      assert.ok(err instanceof ArchiveError, `not an ArchiveError: ${String(err)}`);
+      assert.match(err.message, message);
+      return true;
+    },
+  );
 }
 
 test('a truncated archive is refused', async () => {
@@ -96,7 +100,10 @@ test('a truncated archive is refused', async () => {
   await writeFile(cut, bytes.subarray(0, Math.floor(bytes.length / 2)));
   await refused(cut, /not a whole gzip file \(cut short or damaged\)/);
   // A whole gzip around a tar cut inside a member.
-  await refused(await altered('cut-tar.tar.gz', (t) => t.subarray(0, headerAt(t, 'binary.bin') + 700)), /ends without its end-of-archive blocks \(cut short\)/);
+  await refused(
+    await altered('cut-tar.tar.gz', (t) => t.subarray(0, headerAt(t, 'binary.bin') + 700)),
+    /ends without its end-of-archive blocks \(cut short\)/,
+  );
 });
 
 test('a changed byte in a file’s data is refused as a SHA-256 mismatch', async () => {
@@ -110,7 +117,9 @@ test('a changed byte in a file’s data is refused as a SHA-256 mismatch', async
 
 test('an archive without MANIFEST.json is refused', async () => {
   // The end blocks moved up over the manifest.
-  const path = await altered('no-manifest.tar.gz', (t) => Buffer.concat([t.subarray(0, headerAt(t, 'MANIFEST.json')), Buffer.alloc(1024)]));
+  const path = await altered('no-manifest.tar.gz', (t) =>
+    Buffer.concat([t.subarray(0, headerAt(t, 'MANIFEST.json')), Buffer.alloc(1024)]),
+  );
   await refused(path, /has no MANIFEST\.json/);
 });
 
@@ -118,7 +127,8 @@ test('a file the manifest does not list, or a listed file missing, is refused', 
   const src = join(dir, 'extra');
   await mkdir(join(src, 'sub'), { recursive: true });
   await writeFile(join(src, 'sub', 'stray.txt'), 'not listed');
-  const manifest = (files: unknown[]): string => JSON.stringify({ format: 'pastebin-backup', version: 1, created_at: 'x', files });
+  const manifest = (files: unknown[]): string =>
+    JSON.stringify({ format: 'pastebin-backup', version: 1, created_at: 'x', files });
   const plain = join(dir, 'plain.tar.gz');
   await writeFile(join(src, 'MANIFEST.json'), manifest([]));
   execFileSync('tar', ['-czf', plain, '-C', src, 'sub/stray.txt', 'MANIFEST.json']);
@@ -204,9 +214,14 @@ test('writing refuses unsafe, duplicate and too long names, and manifest fields 
 });
 
 test('reading a missing file fails with its error instead of waiting', async () => {
-  await assert.rejects(readArchive(join(dir, 'no-such.tar.gz'), async () => undefined), { code: 'ENOENT' });
+  await assert.rejects(
+    readArchive(join(dir, 'no-such.tar.gz'), async () => undefined),
+    { code: 'ENOENT' },
+  );
 });
 
 test('creating an archive in a missing folder fails, naming the folder', async () => {
-  await assert.rejects(ArchiveWriter.create(join(dir, 'missing', 'c.tar.gz')), { message: `${join(dir, 'missing')} does not exist: create the folder first` });
+  await assert.rejects(ArchiveWriter.create(join(dir, 'missing', 'c.tar.gz')), {
+    message: `${join(dir, 'missing')} does not exist: create the folder first`,
+  });
 });

@@ -84,7 +84,14 @@ describe('bucket persistence', () => {
     await bf.save(rl);
     await absent();
     // A refund, a charge, a prune each count as a change.
-    for (const change of [() => rl.refund('ip:10.0.0.1', 2), () => rl.charge('ip:10.0.0.2', 1), () => { now += 120_000; rl.prune(); }]) {
+    for (const change of [
+      () => rl.refund('ip:10.0.0.1', 2),
+      () => rl.charge('ip:10.0.0.2', 1),
+      () => {
+        now += 120_000;
+        rl.prune();
+      },
+    ]) {
       await bf.save(rl);
       await unlink(file).catch(() => undefined);
       change();
@@ -120,7 +127,9 @@ describe('bucket persistence', () => {
   it('BucketFile saves asked for at once run one after the other, the newest last', async () => {
     // A disk whose writes finish when the test says so.
     const writes: { text: string; done: () => void }[] = [];
-    const disk = { writeFile: (_file: string, text: string) => new Promise<void>((done) => writes.push({ text, done })) } as unknown as DurableFiles;
+    const disk = {
+      writeFile: (_file: string, text: string) => new Promise<void>((done) => writes.push({ text, done })),
+    } as unknown as DurableFiles;
     const rl = new RateLimiter(() => T0);
     rl.consume('ip:a', 5);
     const bf = new BucketFile(disk, join(dir, 'never-written.json'));
@@ -217,7 +226,19 @@ describe('stateJson', () => {
   });
 
   it('keeps odd keys as plain keys, and writes {} for nothing', async () => {
-    assert.deepEqual(JSON.parse(await stateJson([['__proto__', 1], ['constructor', 2], ['a"b\\', 3]], (v) => v)), JSON.parse('{"__proto__":1,"constructor":2,"a\\"b\\\\":3}'));
+    assert.deepEqual(
+      JSON.parse(
+        await stateJson(
+          [
+            ['__proto__', 1],
+            ['constructor', 2],
+            ['a"b\\', 3],
+          ],
+          (v) => v,
+        ),
+      ),
+      JSON.parse('{"__proto__":1,"constructor":2,"a\\"b\\\\":3}'),
+    );
     assert.equal(await stateJson([], (v) => v), '{}');
   });
 });

@@ -7,8 +7,21 @@ import { ENTRY_OVERHEAD as O, PasteCache } from '../../src/store/paste-cache.ts'
 import { encodeContent, type Paste } from '../../src/store/paste-record.ts';
 
 const paste = (hash: string, content: string): Paste => ({
-  v: 1, hash, title: '', content_json: encodeContent(content), language: 'text', privacy: 'public', highlight: 1, burn_after_read: 0, burned: false,
-  password: null, owner_id: 1, created_at: 0, updated_at: 0, expire_at: null, view_count: 0,
+  v: 1,
+  hash,
+  title: '',
+  content_json: encodeContent(content),
+  language: 'text',
+  privacy: 'public',
+  highlight: 1,
+  burn_after_read: 0,
+  burned: false,
+  password: null,
+  owner_id: 1,
+  created_at: 0,
+  updated_at: 0,
+  expire_at: null,
+  view_count: 0,
 });
 
 describe('PasteCache', () => {
@@ -88,7 +101,11 @@ describe('PasteCache', () => {
         this.bytes += size;
       }
     }
-    const op = fc.tuple(fc.constantFrom('get', 'get', 'set', 'set', 'delete'), fc.integer({ min: 0, max: 11 }), fc.integer({ min: 0, max: 110 }));
+    const op = fc.tuple(
+      fc.constantFrom('get', 'get', 'set', 'set', 'delete'),
+      fc.integer({ min: 0, max: 11 }),
+      fc.integer({ min: 0, max: 110 }),
+    );
     fc.assert(
       fc.property(fc.array(op, { minLength: 20, maxLength: 300, size: 'max' }), (ops) => {
         const cache = new PasteCache(max);

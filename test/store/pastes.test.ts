@@ -20,8 +20,21 @@ async function inDataDir(fn: (dir: string, files: DurableFiles) => Promise<void>
 }
 
 const record = (hash: string, content: string): Paste => ({
-  v: 1, hash, title: '', content_json: encodeContent(content), language: 'text', privacy: 'public', highlight: 1, burn_after_read: 0, burned: false,
-  password: null, owner_id: 1, created_at: 0, updated_at: 0, expire_at: null, view_count: 0,
+  v: 1,
+  hash,
+  title: '',
+  content_json: encodeContent(content),
+  language: 'text',
+  privacy: 'public',
+  highlight: 1,
+  burn_after_read: 0,
+  burned: false,
+  password: null,
+  owner_id: 1,
+  created_at: 0,
+  updated_at: 0,
+  expire_at: null,
+  view_count: 0,
 });
 
 test('PasteStore.create never overwrites a taken shortcode, on disk or in cache, and draws again', async () => {
@@ -86,15 +99,20 @@ test('PasteStore: a read from the disk fills the cache while other pastes are be
       }
     })();
     // Four readers, each reading its share one after another, so the reads span many creates.
-    await Promise.all([0, 1, 2, 3].map(async (lane) => {
-      for (let i = lane; i < hashes.length; i += 4) await store.get(hashes[i] as string);
-    }));
+    await Promise.all(
+      [0, 1, 2, 3].map(async (lane) => {
+        for (let i = lane; i < hashes.length; i += 4) await store.get(hashes[i] as string);
+      }),
+    );
     const createdWhileReading = created;
     reading = false;
     await writer;
     assert.ok(createdWhileReading > 0, 'creates landed while the pastes were read');
     // A commit to another paste says nothing about these: every one read is now in memory.
-    assert.deepEqual(hashes.filter((h) => store.cached(h) === undefined), []);
+    assert.deepEqual(
+      hashes.filter((h) => store.cached(h) === undefined),
+      [],
+    );
     assert.equal(store.cacheStats.entries, hashes.length);
   });
 });
@@ -162,15 +180,25 @@ test('PasteStore.create: when the paste or its listing cannot be written, the ot
     const store = new PasteStore(dir, files);
     await store.init();
     const fileOf = (hash: string): string => join(dir, 'pastes', hash.slice(0, 2), `${hash.slice(0, 6)}.json`);
-    const exists = (path: string): Promise<boolean> => readdir(join(path, '..')).then((names) => names.includes(path.split('/').at(-1) as string), () => false);
+    const exists = (path: string): Promise<boolean> =>
+      readdir(join(path, '..')).then(
+        (names) => names.includes(path.split('/').at(-1) as string),
+        () => false,
+      );
     const withdrawn: string[] = [];
     const listed: string[] = [];
-    const listing = { add: async (p: Paste) => void listed.push(p.hash), withdraw: async (p: Paste) => void withdrawn.push(p.hash) };
+    const listing = {
+      add: async (p: Paste) => void listed.push(p.hash),
+      withdraw: async (p: Paste) => void withdrawn.push(p.hash),
+    };
 
     // A listing that cannot be written refuses the create, and the paste's file goes again.
     let refused = '';
     await assert.rejects(
-      store.create((h) => record((refused = h), 'refused'), { ...listing, add: () => Promise.reject(new Error('disk full')) }),
+      store.create((h) => record((refused = h), 'refused'), {
+        ...listing,
+        add: () => Promise.reject(new Error('disk full')),
+      }),
       /disk full/,
     );
     assert.equal(await exists(fileOf(refused)), false);
@@ -184,7 +212,10 @@ test('PasteStore.create: when the paste or its listing cannot be written, the ot
     }
     const full = new PasteStore(dir, new FullDisk(join(dir, 'tmp')));
     let failed = '';
-    await assert.rejects(full.create((h) => record((failed = h), 'x'), listing), /no space/);
+    await assert.rejects(
+      full.create((h) => record((failed = h), 'x'), listing),
+      /no space/,
+    );
     assert.deepEqual(withdrawn, [failed]);
 
     // A taken name: the entry for the hash that was not made is withdrawn, the next draw listed.
@@ -210,7 +241,10 @@ test('PasteStore: a file holding a paste whose short code differs only in case (
     assert.notEqual(swapped, code, 'a code with letters');
     // What such a disk would open for the swapped code, copied to where this disk looks.
     await mkdir(join(dir, 'pastes', swapped.slice(0, 2)), { recursive: true });
-    await copyFile(join(dir, 'pastes', code.slice(0, 2), `${code}.json`), join(dir, 'pastes', swapped.slice(0, 2), `${swapped}.json`));
+    await copyFile(
+      join(dir, 'pastes', code.slice(0, 2), `${code}.json`),
+      join(dir, 'pastes', swapped.slice(0, 2), `${swapped}.json`),
+    );
     assert.equal(await store.getByShortcode(swapped), null);
     assert.deepEqual(damaged, []);
   });

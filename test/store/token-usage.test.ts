@@ -18,7 +18,10 @@ test("a token's last use and address are saved and read back; the older file (ti
     await usage.save();
     const again = new TokenUsage(files, file);
     await again.load();
-    assert.deepEqual([again.get('tok1'), again.ip('tok1'), again.get('tok2'), again.ip('tok2')], [1_000, '10.0.0.7', 2_000, undefined]);
+    assert.deepEqual(
+      [again.get('tok1'), again.ip('tok1'), again.get('tok2'), again.ip('tok2')],
+      [1_000, '10.0.0.7', 2_000, undefined],
+    );
     assert.deepEqual(await readUsage(file), { tok1: 1_000, tok2: 2_000 });
     await writeFile(file, '{"old":3000}');
     const old = new TokenUsage(files, file);

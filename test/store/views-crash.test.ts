@@ -23,13 +23,21 @@ test('view counts of 250 pastes survive kill -9 a tick after the reads, and a ki
     const token = await makeToken(server.dataDir);
     const hashes: string[] = [];
     // More pastes than one upkeep tick folds into their files (100): the rest must be saved.
-    for (let i = 0; i < 250; i++) hashes.push(String((await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: `p${i}` } })).json['hash']));
+    for (let i = 0; i < 250; i++)
+      hashes.push(
+        String(
+          (await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: `p${i}` } })).json['hash'],
+        ),
+      );
     const expected = hashes.map((_, i) => (i % 4) + 1);
     // 625 reads, eight clients at a time.
     const reads = hashes.flatMap((hash, i) => Array.from({ length: expected[i] ?? 0 }, () => hash));
-    await Promise.all(Array.from({ length: 8 }, async (_, c) => {
-      for (let k = c; k < reads.length; k += 8) await req(server, 'GET', `/api/v1/raw.php?hash=${reads[k]}`, { token });
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, c) => {
+        for (let k = c; k < reads.length; k += 8)
+          await req(server, 'GET', `/api/v1/raw.php?hash=${reads[k]}`, { token });
+      }),
+    );
     await sleep(TICK_MS);
     server.proc.kill('SIGKILL');
     await server.stop();

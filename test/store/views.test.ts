@@ -52,7 +52,13 @@ describe('the saved view counts', () => {
   });
 
   test('a count of nothing, or over an unknown base, is dropped at load; one over no base is kept', async () => {
-    await writeFile(file(), JSON.stringify({ v: 2, pending: { [hashOf(1)]: [7, 3], [hashOf(2)]: [null, 4], [hashOf(3)]: [1, 0], [hashOf(4)]: ['x', 2] } }));
+    await writeFile(
+      file(),
+      JSON.stringify({
+        v: 2,
+        pending: { [hashOf(1)]: [7, 3], [hashOf(2)]: [null, 4], [hashOf(3)]: [1, 0], [hashOf(4)]: ['x', 2] },
+      }),
+    );
     const views = counter();
     await views.load();
     assert.equal(views.size, 2);

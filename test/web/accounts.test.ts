@@ -8,7 +8,10 @@ import { login, register, WebClient } from '../helpers/web-client.ts';
 
 const servers: TestServer[] = [];
 async function server(env: Record<string, string> = {}, dataDir?: string): Promise<TestServer> {
-  const s = await startServer({ env: { AUTH_FAIL_LIMIT_PER_MINUTE: '1000', ...env }, ...(dataDir === undefined ? {} : { dataDir }) });
+  const s = await startServer({
+    env: { AUTH_FAIL_LIMIT_PER_MINUTE: '1000', ...env },
+    ...(dataDir === undefined ? {} : { dataDir }),
+  });
   servers.push(s);
   return s;
 }
@@ -18,7 +21,9 @@ after(async () => {
 });
 
 async function accounts(dataDir: string): Promise<{ users: { name: string; role: string; password: string }[] }> {
-  return JSON.parse(await readFile(join(dataDir, 'accounts.json'), 'utf8')) as { users: { name: string; role: string; password: string }[] };
+  return JSON.parse(await readFile(join(dataDir, 'accounts.json'), 'utf8')) as {
+    users: { name: string; role: string; password: string }[];
+  };
 }
 
 describe('registration with OPEN_REGISTRATION off', () => {
@@ -99,7 +104,8 @@ describe('login and logout', () => {
   let s: TestServer;
   before(async () => {
     s = await server({ OPEN_REGISTRATION: '1' });
-    for (const name of ['alice', 'bob', 'carol', 'dave', 'erin', 'frank']) await register(new WebClient(s), name, `${name}-password`);
+    for (const name of ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'])
+      await register(new WebClient(s), name, `${name}-password`);
   });
 
   test('a wrong password and an unknown user get the same 401 answer', async () => {
@@ -184,13 +190,15 @@ describe('login and logout', () => {
     const sid = c.cookies.get('paste_sid') ?? '';
     const names = await readdir(join(s.dataDir, 'sessions'));
     assert.ok(names.includes(`${createHash('sha256').update(sid).digest('hex')}.json`));
-    for (const name of names) assert.doesNotMatch(await readFile(join(s.dataDir, 'sessions', name), 'utf8'), new RegExp(sid));
+    for (const name of names)
+      assert.doesNotMatch(await readFile(join(s.dataDir, 'sessions', name), 'utf8'), new RegExp(sid));
   });
 
   test('ten login attempts per account per minute, then 429 even with the right password', async () => {
     const c = new WebClient(s);
     await c.get('/login');
-    for (let i = 0; i < 10; i++) assert.equal((await c.post('/login', { name: 'target', password: `guess-${i}-xx` })).status, 401);
+    for (let i = 0; i < 10; i++)
+      assert.equal((await c.post('/login', { name: 'target', password: `guess-${i}-xx` })).status, 401);
     const r = await c.post('/login', { name: 'target', password: 'anything-at-all' });
     assert.equal(r.status, 429);
     assert.match(String(r.headers['retry-after']), /^\d+$/);
@@ -205,7 +213,8 @@ describe('login rate limit per address', () => {
     const s = await server({ AUTH_FAIL_LIMIT_PER_MINUTE: '3' });
     const c = new WebClient(s);
     await c.get('/login');
-    for (const name of ['a', 'b', 'c']) assert.equal((await c.post('/login', { name, password: 'password123' })).status, 401);
+    for (const name of ['a', 'b', 'c'])
+      assert.equal((await c.post('/login', { name, password: 'password123' })).status, 401);
     assert.equal((await c.post('/login', { name: 'd', password: 'password123' })).status, 429);
   });
 });
@@ -221,7 +230,9 @@ describe('sessions across restarts', () => {
 
     // Age the second session on disk by 15 days (the default idle limit is 14).
     const dir = join(s.dataDir, 'sessions');
-    const key = createHash('sha256').update(idle.cookies.get('paste_sid') ?? '').digest('hex');
+    const key = createHash('sha256')
+      .update(idle.cookies.get('paste_sid') ?? '')
+      .digest('hex');
     const rec = JSON.parse(await readFile(join(dir, `${key}.json`), 'utf8')) as { last_seen: number };
     rec.last_seen -= 15 * 86_400_000;
     await writeFile(join(dir, `${key}.json`), JSON.stringify(rec));
@@ -259,16 +270,26 @@ describe('sessions across restarts', () => {
     const s = await server({ BASE_URL: 'https://paste.example' });
     const c = new WebClient(s);
     const form = await c.get('/register');
-    assert.match(String(form.headers['set-cookie']), /^__Host-paste_csrf=[^;]+; Path=\/; Max-Age=604800; HttpOnly; Secure; SameSite=Lax$/);
+    assert.match(
+      String(form.headers['set-cookie']),
+      /^__Host-paste_csrf=[^;]+; Path=\/; Max-Age=604800; HttpOnly; Secure; SameSite=Lax$/,
+    );
     const r = await c.post('/register', { name: 'tls', password: 'password123', confirm: 'password123' });
-    assert.match(String(r.headers['set-cookie']), /^__Host-paste_sid=[^;]+; Path=\/; Max-Age=1209600; HttpOnly; Secure; SameSite=Lax$/);
+    assert.match(
+      String(r.headers['set-cookie']),
+      /^__Host-paste_sid=[^;]+; Path=\/; Max-Age=1209600; HttpOnly; Secure; SameSite=Lax$/,
+    );
     assert.equal((await c.get('/my')).status, 200, 'the prefixed session cookie logs in');
     // The same values under the plain names, as a sibling host could plant them, count for nothing.
     const planted = new WebClient(s);
     planted.cookies.set('paste_sid', c.cookies.get('__Host-paste_sid') ?? '');
     assert.equal((await planted.get('/my')).status, 302);
     planted.cookies.set('paste_csrf', c.cookies.get('__Host-paste_csrf') ?? '');
-    const post = await planted.request('POST', '/login', { _csrf: c.cookies.get('__Host-paste_csrf') ?? '', name: 'tls', password: 'password123' });
+    const post = await planted.request('POST', '/login', {
+      _csrf: c.cookies.get('__Host-paste_csrf') ?? '',
+      name: 'tls',
+      password: 'password123',
+    });
     assert.equal(post.status, 403);
   });
 });

@@ -50,7 +50,10 @@ describe('API Tokens', () => {
     assert.equal(r.status, 303);
     // A browser drops the #fragment before asking; so does this client.
     assert.match((await admin.get((r.location ?? '').split('#')[0] ?? '')).text, /was updated/);
-    const api = await req(s, 'POST', '/api/v1/paste_create.php', { token: aliceToken, body: { content: 'now allowed' } });
+    const api = await req(s, 'POST', '/api/v1/paste_create.php', {
+      token: aliceToken,
+      body: { content: 'now allowed' },
+    });
     assert.equal(api.status, 200);
     assert.equal(api.headers['x-ratelimit-limit'], '2');
     const list = await admin.get('/admin/tokens');
@@ -63,7 +66,10 @@ describe('API Tokens', () => {
     assert.equal(r.status, 400);
     assert.match(r.text, /admin scope can only be held/);
     assert.equal((await admin.post('/admin/tokens', { id: idOf(aliceToken), rate: '0' })).status, 400);
-    assert.equal((await admin.post('/admin/tokens', { id: idOf(aliceToken), scope_read: '1', rate: 'lots' })).status, 400);
+    assert.equal(
+      (await admin.post('/admin/tokens', { id: idOf(aliceToken), scope_read: '1', rate: 'lots' })).status,
+      400,
+    );
     const missing = await admin.post('/admin/tokens', { id: 'nosuchid', scope_read: '1', rate: '0' });
     assert.equal(missing.status, 404);
     assert.match(missing.text, /There is no such token\./);
@@ -125,7 +131,9 @@ describe('API Logs', () => {
     const past = await admin.get('/admin/logs?to=2000-01-01');
     assert.match(past.text, /No log entries match/);
     const now = new Date(Date.now() + 60_000).toISOString().slice(0, 16);
-    assert.ok(((await admin.get(`/admin/logs?to=${now}&user=${encodeURIComponent('2')}`)).text.match(/<tr>/g)?.length ?? 0) > 1);
+    assert.ok(
+      ((await admin.get(`/admin/logs?to=${now}&user=${encodeURIComponent('2')}`)).text.match(/<tr>/g)?.length ?? 0) > 1,
+    );
   });
 
   test('reports unusable filters and refuses a forged cursor with 400', async () => {

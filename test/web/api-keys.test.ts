@@ -21,7 +21,8 @@ async function create(c: WebClient, fields: Record<string, string>): Promise<Web
   const r = await c.post('/api_keys.php', { action: 'create', label: '', rate: '60', ...fields });
   return r.status === 303 && r.location !== undefined ? c.get(r.location) : r;
 }
-const secretOf = (r: WebRes): string => /id="new-secret" class="copyable" value="(pst_[A-Za-z0-9_]+)"/.exec(r.text)?.[1] ?? '';
+const secretOf = (r: WebRes): string =>
+  /id="new-secret" class="copyable" value="(pst_[A-Za-z0-9_]+)"/.exec(r.text)?.[1] ?? '';
 
 describe('a new token, POST-redirect-GET', () => {
   test('the secret is shown on the page the create redirects to, once: reloading it shows no secret and makes no token', async () => {
@@ -46,10 +47,18 @@ describe('a new token, POST-redirect-GET', () => {
     const made = await create(bob, { label: 'to revoke', scope_read: '1' });
     const id = /pst_([A-Za-z0-9]{8})_/.exec(secretOf(made))?.[1] ?? '';
     const list = await bob.get('/api_keys.php');
-    assert.match(list.text, new RegExp(`<a class="btn btn-sm btn-ghost" href="/api_keys.php\\?revoke=${id}#revoke">Revoke</a>`));
+    assert.match(
+      list.text,
+      new RegExp(`<a class="btn btn-sm btn-ghost" href="/api_keys.php\\?revoke=${id}#revoke">Revoke</a>`),
+    );
     const ask = await bob.get(`/api_keys.php?revoke=${id}`);
     assert.match(ask.text, /Revoke “[^”]*to revoke[^”]*”\?<\/strong> Every script using it stops working at once/);
-    assert.match(ask.text, new RegExp(`<input type="hidden" name="id" value="${id}"><button class="btn btn-danger" type="submit">Revoke it</button>`));
+    assert.match(
+      ask.text,
+      new RegExp(
+        `<input type="hidden" name="id" value="${id}"><button class="btn btn-danger" type="submit">Revoke it</button>`,
+      ),
+    );
     assert.doesNotMatch((await alice.get(`/api_keys.php?revoke=${id}`)).text, /Revoke it/, "not someone else's");
   });
 });
@@ -64,7 +73,10 @@ describe('the rate of a new token', () => {
       assert.match(r.text, /The rate limit must be from 1 to 60 requests a minute; an admin can raise it/);
     }
     assert.equal((await create(alice, { scope_read: '1', rate: '5' })).status, 200);
-    assert.match((await admin.get('/api_keys.php')).text, /id="rate" name="rate" min="0" max="999999999" step="1" value="60"/);
+    assert.match(
+      (await admin.get('/api_keys.php')).text,
+      /id="rate" name="rate" min="0" max="999999999" step="1" value="60"/,
+    );
     assert.equal((await create(admin, { scope_read: '1', rate: '0' })).status, 200);
   });
 });
@@ -91,7 +103,10 @@ describe('My API Keys', () => {
     assert.ok(!list.text.includes(secret), 'the list never shows the secret');
     assert.match(list.text, /CI &lt;bot&gt;/);
     assert.match(list.text, /60 \/ min/);
-    assert.match(list.text, /<span class="badge badge-accent">read<\/span><span class="badge badge-accent">write<\/span>/);
+    assert.match(
+      list.text,
+      /<span class="badge badge-accent">read<\/span><span class="badge badge-accent">write<\/span>/,
+    );
     assert.ok(!(await readFile(join(s.dataDir, 'accounts.json'), 'utf8')).includes(secret), 'only a hash is stored');
 
     // The token works on the API at once, and the page then shows when it was last used.
@@ -134,7 +149,11 @@ describe('My API Keys', () => {
     ['a label with a C1 control', { scope_read: '1', label: 'a\u0085b' }, /single line/],
     ['a label with a line separator', { scope_read: '1', label: 'a\u2028b' }, /single line/],
     ['a label with a paragraph separator', { scope_read: '1', label: 'a\u2029b' }, /single line/],
-    ['a label with a right-to-left override', { scope_read: '1', label: 'invoice\u202Egpj.exe' }, /text-direction controls/],
+    [
+      'a label with a right-to-left override',
+      { scope_read: '1', label: 'invoice\u202Egpj.exe' },
+      /text-direction controls/,
+    ],
     ['a label with a bidi embedding', { scope_read: '1', label: '\u202Ax' }, /text-direction controls/],
     ['a label with a bidi isolate', { scope_read: '1', label: 'x\u2066y\u2069' }, /text-direction controls/],
   ];

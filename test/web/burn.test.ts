@@ -14,7 +14,11 @@ before(async () => {
 
 describe('burn after read on the web', () => {
   test('GET (and HEAD, and the short link) only shows the warning page; nothing burns', async () => {
-    const hash = await createViaForm(owner, { title: 'Launch codes', content: 'top-secret-0000', burn_after_read: '1' });
+    const hash = await createViaForm(owner, {
+      title: 'Launch codes',
+      content: 'top-secret-0000',
+      burn_after_read: '1',
+    });
     const visitor = new WebClient(s);
     for (let i = 0; i < 3; i++) {
       const r = await visitor.get(`/p/${hash}`);

@@ -17,11 +17,15 @@ const contrast = (a: string, b: string): number => {
 
 test('line numbers and placeholders reach 4.5:1 against their background, light and dark', () => {
   // The light theme's variables come first, the dark theme's (prefers-color-scheme) second.
-  const all = (name: string): string[] => [...CSS_BASE.matchAll(new RegExp(`--${name}: (#[0-9a-f]{6})`, 'g'))].map((m) => m[1] ?? '');
+  const all = (name: string): string[] =>
+    [...CSS_BASE.matchAll(new RegExp(`--${name}: (#[0-9a-f]{6})`, 'g'))].map((m) => m[1] ?? '');
   const [ln, codeBg, muted, surface] = [all('ln'), all('code-bg'), all('muted'), all('surface')];
   assert.equal(ln.length, 2);
   for (const theme of [0, 1]) {
-    assert.ok(contrast(ln[theme] ?? '', codeBg[theme] ?? '') >= 4.5, `line numbers, theme ${theme}: ${contrast(ln[theme] ?? '', codeBg[theme] ?? '').toFixed(2)}`);
+    assert.ok(
+      contrast(ln[theme] ?? '', codeBg[theme] ?? '') >= 4.5,
+      `line numbers, theme ${theme}: ${contrast(ln[theme] ?? '', codeBg[theme] ?? '').toFixed(2)}`,
+    );
     assert.ok(contrast(muted[theme] ?? '', surface[theme] ?? '') >= 4.5, `placeholders, theme ${theme}`);
   }
   assert.match(CSS_BASE, /::placeholder \{ color: var\(--muted\); opacity: 1; \}/);

@@ -1,22 +1,40 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, test } from 'node:test';
-import { anonCsrfCookie, csrfMatches, isAnonCsrfToken, isCsrfToken, newAnonCsrfToken, newCsrfToken } from '../../src/web/csrf.ts';
+import {
+  anonCsrfCookie,
+  csrfMatches,
+  isAnonCsrfToken,
+  isCsrfToken,
+  newAnonCsrfToken,
+  newCsrfToken,
+} from '../../src/web/csrf.ts';
 import { clearSessionCookie, sessionCookie } from '../../src/web/session-cookies.ts';
 import { hostCookieName, parseCookies, serializeCookie } from '../../src/http/cookies.ts';
 
-const withCookie = (cookie?: string): IncomingMessage => ({ headers: cookie === undefined ? {} : { cookie } }) as IncomingMessage;
+const withCookie = (cookie?: string): IncomingMessage =>
+  ({ headers: cookie === undefined ? {} : { cookie } }) as IncomingMessage;
 
 describe('cookies', () => {
   test('parseCookies reads pairs, strips quotes, skips junk, keeps the first of a name', () => {
     const m = parseCookies(withCookie('a=1; b="two"; junk; =x; a=3; c='));
-    assert.deepEqual([...m], [['a', '1'], ['b', 'two'], ['c', '']]);
+    assert.deepEqual(
+      [...m],
+      [
+        ['a', '1'],
+        ['b', 'two'],
+        ['c', ''],
+      ],
+    );
     assert.equal(parseCookies(withCookie()).size, 0);
   });
 
   test('serializeCookie writes the attributes and refuses what would need quoting', () => {
     assert.equal(serializeCookie('s', 'v'), 's=v; Path=/');
-    assert.equal(serializeCookie('s', 'v', { maxAge: 1.9, httpOnly: true, secure: true, sameSite: 'Strict' }), 's=v; Path=/; Max-Age=1; HttpOnly; Secure; SameSite=Strict');
+    assert.equal(
+      serializeCookie('s', 'v', { maxAge: 1.9, httpOnly: true, secure: true, sameSite: 'Strict' }),
+      's=v; Path=/; Max-Age=1; HttpOnly; Secure; SameSite=Strict',
+    );
     assert.throws(() => serializeCookie('a b', 'v'), TypeError);
     assert.throws(() => serializeCookie('a', 'v; Domain=evil'), TypeError);
   });
@@ -25,7 +43,10 @@ describe('cookies', () => {
     assert.equal(hostCookieName('x', false), 'x');
     assert.equal(hostCookieName('x', true), '__Host-x');
     assert.throws(() => serializeCookie('__Host-x', 'v', { secure: false }), /must be Secure/);
-    assert.match(sessionCookie('id', 1000, true), /^__Host-paste_sid=id; Path=\/; Max-Age=1; HttpOnly; Secure; SameSite=Lax$/);
+    assert.match(
+      sessionCookie('id', 1000, true),
+      /^__Host-paste_sid=id; Path=\/; Max-Age=1; HttpOnly; Secure; SameSite=Lax$/,
+    );
     assert.match(clearSessionCookie(true), /^__Host-paste_sid=; Path=\/; Max-Age=0;/);
     assert.match(anonCsrfCookie('t', true), /^__Host-paste_csrf=t; Path=\/;/);
     assert.match(sessionCookie('id', 1000, false), /^paste_sid=id; Path=\/;/);

@@ -35,7 +35,11 @@ const forms = (): [string, string, Record<string, string>][] => [
   ['create a token', '/api_keys.php', { action: 'create', label: 'evil', scope_read: '1', rate: '0' }],
   ['revoke a token', '/api_keys.php', { action: 'revoke', id: tokenId }],
   ['edit a token as admin', '/admin/tokens', { id: tokenId, scope_read: '1', scope_write: '1', rate: '5' }],
-  ['edit a paste', `/p/${hash}/edit`, { title: 'pwned', content: 'pwned', language: 'text', privacy: 'public', expiry: 'keep' }],
+  [
+    'edit a paste',
+    `/p/${hash}/edit`,
+    { title: 'pwned', content: 'pwned', language: 'text', privacy: 'public', expiry: 'keep' },
+  ],
   ['delete a paste', `/p/${hash}/delete`, {}],
   ['burn a one-time paste', `/p/${burnHash}`, {}],
   ['unlock a password paste', `/p/${pwHash}`, { password: 'secret-pass' }],
@@ -46,11 +50,16 @@ const forms = (): [string, string, Record<string, string>][] => [
 ];
 
 describe('CSRF protection', () => {
-  for (const [what, , ] of forms()) {
+  for (const [what, ,] of forms()) {
     test(`the form to ${what} is refused with 403 without a token, with a wrong one, or with another session's`, async () => {
       const [, path, fields] = forms().find((f) => f[0] === what) ?? ['', '', {}];
       const before = await accountsText();
-      const cases: Record<string, string | undefined> = { missing: undefined, wrong: 'A'.repeat(43), foreign: other.csrf, empty: '' };
+      const cases: Record<string, string | undefined> = {
+        missing: undefined,
+        wrong: 'A'.repeat(43),
+        foreign: other.csrf,
+        empty: '',
+      };
       for (const [name, token] of Object.entries(cases)) {
         const body = token === undefined ? fields : { ...fields, _csrf: token };
         const r = await admin.request('POST', path, body);
@@ -102,7 +111,12 @@ describe('CSRF protection', () => {
     const visitor = new WebClient(s);
     await visitor.get('/login');
     const fields = { _csrf: visitor.csrf, name: 'nobody', password: 'password123' };
-    for (const origin of ['https://evil.example', 'null', `${s.url}.evil.example`, s.url.replace('localhost', '127.0.0.1')]) {
+    for (const origin of [
+      'https://evil.example',
+      'null',
+      `${s.url}.evil.example`,
+      s.url.replace('localhost', '127.0.0.1'),
+    ]) {
       const r = await visitor.request('POST', '/login', fields, { origin });
       assert.equal(r.status, 403, origin);
       assert.match(r.text, /sent from another site/);
@@ -110,10 +124,19 @@ describe('CSRF protection', () => {
     }
     await admin.get('/');
     const before = await accountsText();
-    const evil = await admin.request('POST', '/api_keys.php', { _csrf: admin.csrf, action: 'create', label: 'evil', scope_read: '1', rate: '0' }, { origin: 'https://evil.example' });
+    const evil = await admin.request(
+      'POST',
+      '/api_keys.php',
+      { _csrf: admin.csrf, action: 'create', label: 'evil', scope_read: '1', rate: '0' },
+      { origin: 'https://evil.example' },
+    );
     assert.equal(evil.status, 403);
     assert.equal(await accountsText(), before, 'no token was created');
-    assert.equal((await visitor.request('POST', '/login', fields, { origin: s.url })).status, 401, 'our own origin passes');
+    assert.equal(
+      (await visitor.request('POST', '/login', fields, { origin: s.url })).status,
+      401,
+      'our own origin passes',
+    );
     assert.equal((await visitor.request('POST', '/login', fields)).status, 401, 'no Origin passes');
   });
 
@@ -127,7 +150,10 @@ describe('CSRF protection', () => {
   });
 
   test('forms must be form-urlencoded: anything else is 415', async () => {
-    const r = await req(s, 'POST', '/', { headers: { cookie: admin.cookieHeader() }, body: { _csrf: admin.csrf, content: 'x' } });
+    const r = await req(s, 'POST', '/', {
+      headers: { cookie: admin.cookieHeader() },
+      body: { _csrf: admin.csrf, content: 'x' },
+    });
     assert.equal(r.status, 415);
   });
 });

@@ -13,10 +13,19 @@ describe('the web side, for daily use', () => {
     const hash = await createViaForm(alice, { content: '#!/bin/sh\r\necho hi\r\n' });
     assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token })).text, '#!/bin/sh\necho hi\n');
     const form = await alice.get(`/p/${hash}/edit`);
-    const edited = await alice.post(`/p/${hash}/edit`, { _csrf: form.csrf ?? '', title: '', content: 'one\r\ntwo\r\n', language: 'text', privacy: 'public', expiry: 'keep' });
+    const edited = await alice.post(`/p/${hash}/edit`, {
+      _csrf: form.csrf ?? '',
+      title: '',
+      content: 'one\r\ntwo\r\n',
+      language: 'text',
+      privacy: 'public',
+      expiry: 'keep',
+    });
     assert.ok(edited.status === 303 || edited.status === 200, String(edited.status));
     assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token })).text, 'one\ntwo\n');
-    const viaApi = String((await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'a\r\nb' } })).json['hash']);
+    const viaApi = String(
+      (await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'a\r\nb' } })).json['hash'],
+    );
     assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${viaApi}`, { token })).text, 'a\r\nb');
   });
 
@@ -34,11 +43,20 @@ describe('My pastes: search and filters', () => {
     const server = await startServer({ env: { OPEN_REGISTRATION: '1' } });
     const [alice, bob] = await registerAll(server, 'alice', 'bob');
     await createViaForm(alice, { title: 'Deploy notes', content: 'kubectl apply -f app.yaml', language: 'bash' });
-    await createViaForm(alice, { title: 'Groceries', content: 'milk, eggs, NEEDLE', language: 'text', privacy: 'unlisted' });
+    await createViaForm(alice, {
+      title: 'Groceries',
+      content: 'milk, eggs, NEEDLE',
+      language: 'text',
+      privacy: 'unlisted',
+    });
     await createViaForm(alice, { title: 'Script', content: 'print("hi")', language: 'python', privacy: 'private' });
     await createViaForm(bob, { title: 'needle of bob', content: 'x' });
     const titles = async (query: string): Promise<string[]> =>
-      [...(await alice.get(`/my?${query}`)).text.matchAll(/class="title-cell" href="\/p\/[A-Za-z0-9]{10}"><bdi>([^<]*)<\/bdi>/g)].map((m) => m[1] ?? '');
+      [
+        ...(await alice.get(`/my?${query}`)).text.matchAll(
+          /class="title-cell" href="\/p\/[A-Za-z0-9]{10}"><bdi>([^<]*)<\/bdi>/g,
+        ),
+      ].map((m) => m[1] ?? '');
     assert.deepEqual(await titles('q=needle'), ['Groceries'], 'the text, case-insensitively, and only her own');
     assert.deepEqual(await titles('q=deploy'), ['Deploy notes']);
     assert.deepEqual(await titles('language=python'), ['Script']);
@@ -55,13 +73,20 @@ describe('recent pastes', () => {
     await registerAll(server, 'alice');
     const token = await makeToken(server.dataDir, { user: 'alice' });
     for (let i = 1; i <= 25; i++) {
-      await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { title: `recent ${i}`, content: `x = ${i}`, language: 'python' } });
+      await req(server, 'POST', '/api/v1/paste_create.php', {
+        token,
+        body: { title: `recent ${i}`, content: `x = ${i}`, language: 'python' },
+      });
     }
     const first = await req(server, 'GET', '/');
-    const titles = (text: string): string[] => [...text.matchAll(/<span class="item-title"><bdi>(recent \d+)<\/bdi>/g)].map((m) => m[1] ?? '');
+    const titles = (text: string): string[] =>
+      [...text.matchAll(/<span class="item-title"><bdi>(recent \d+)<\/bdi>/g)].map((m) => m[1] ?? '');
     assert.equal(titles(first.text).length, 20);
     assert.equal(titles(first.text)[0], 'recent 25');
-    assert.match(first.text, /<span class="badge badge-accent">Python<\/span><span class="muted small">by <bdi>alice<\/bdi><\/span>/);
+    assert.match(
+      first.text,
+      /<span class="badge badge-accent">Python<\/span><span class="muted small">by <bdi>alice<\/bdi><\/span>/,
+    );
     assert.match(first.text, /href="\/\?page=2" rel="next">Older →<\/a>/);
     const second = await req(server, 'GET', '/?page=2');
     assert.deepEqual(titles(second.text), ['recent 5', 'recent 4', 'recent 3', 'recent 2', 'recent 1']);
@@ -79,10 +104,13 @@ describe('the API Logs filters', () => {
       assert.equal((await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token })).status, 404);
       await new Promise((r) => setTimeout(r, 1_500));
       const dir = join(server.dataDir, 'logs');
-      const line = JSON.parse((await readFile(join(dir, (await readdir(dir))[0] ?? ''), 'utf8')).split('\n')[0] ?? '{}') as { time: string };
+      const line = JSON.parse(
+        (await readFile(join(dir, (await readdir(dir))[0] ?? ''), 'utf8')).split('\n')[0] ?? '{}',
+      ) as { time: string };
       const minute = line.time.slice(0, 16);
       const next = new Date(Date.parse(`${minute}Z`) + 60_000).toISOString().slice(0, 16);
-      const rows = async (query: string): Promise<number> => ((await admin.get(`/admin/logs?${query}`)).text.match(/<td data-label="Time \(UTC\)"/g) ?? []).length;
+      const rows = async (query: string): Promise<number> =>
+        ((await admin.get(`/admin/logs?${query}`)).text.match(/<td data-label="Time \(UTC\)"/g) ?? []).length;
       assert.equal(await rows(`from=${minute}`), 1);
       assert.equal(await rows(`from=${next}`), 0);
       assert.equal(await rows(`to=${next}`), 1);

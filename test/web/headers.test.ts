@@ -31,10 +31,20 @@ describe('security headers', () => {
   test('every page, error page and redirect carries them', async () => {
     const anon = new WebClient(s);
     const pages: [WebClient, string, number][] = [
-      [anon, '/', 200], [anon, '/login', 200], [anon, '/register', 200], [anon, `/p/${hash}`, 200],
-      [anon, '/p/AAAAAAAAAA', 404], [anon, '/nowhere', 404], [anon, '/my', 302], [anon, `/s/${hash.slice(0, 6)}`, 302],
-      [user, '/my', 200], [user, '/api_keys.php', 200], [user, '/admin/tokens', 200], [user, '/admin/logs', 200],
-      [user, `/p/${hash}/edit`, 200], [user, `/p/${hash}/raw`, 200],
+      [anon, '/', 200],
+      [anon, '/login', 200],
+      [anon, '/register', 200],
+      [anon, `/p/${hash}`, 200],
+      [anon, '/p/AAAAAAAAAA', 404],
+      [anon, '/nowhere', 404],
+      [anon, '/my', 302],
+      [anon, `/s/${hash.slice(0, 6)}`, 302],
+      [user, '/my', 200],
+      [user, '/api_keys.php', 200],
+      [user, '/admin/tokens', 200],
+      [user, '/admin/logs', 200],
+      [user, `/p/${hash}/edit`, 200],
+      [user, `/p/${hash}/raw`, 200],
     ];
     for (const [c, path, status] of pages) {
       const r = await c.get(path);
@@ -70,7 +80,13 @@ describe('security headers', () => {
   });
 
   test('pages read the query leniently: a malformed escape or a repeated name is no 400', async () => {
-    for (const path of ['/?a=%zz', `/p/${hash}?a=%ZZ`, '/?x=1&x=2', `/p/${hash}/raw?%E0=1&b`, `/my?${'k=v&'.repeat(100)}`]) {
+    for (const path of [
+      '/?a=%zz',
+      `/p/${hash}?a=%ZZ`,
+      '/?x=1&x=2',
+      `/p/${hash}/raw?%E0=1&b`,
+      `/my?${'k=v&'.repeat(100)}`,
+    ]) {
       const r = await user.get(path);
       assert.equal(r.status, 200, path);
     }
@@ -86,7 +102,11 @@ describe('static assets', () => {
     const css = /href="(\/static\/app\.css\?v=[\w-]+)"/.exec(home.text)?.[1] ?? '';
     const js = /src="(\/static\/app\.js\?v=[\w-]+)"/.exec(home.text)?.[1] ?? '';
     const icon = /href="(\/static\/icon\.svg\?v=[\w-]+)"/.exec(home.text)?.[1] ?? '';
-    for (const [path, type] of [[css, 'text/css'], [js, 'text/javascript'], [icon, 'image/svg+xml']] as const) {
+    for (const [path, type] of [
+      [css, 'text/css'],
+      [js, 'text/javascript'],
+      [icon, 'image/svg+xml'],
+    ] as const) {
       const r = await req(s, 'GET', path);
       assert.equal(r.status, 200, path);
       assert.ok(String(r.headers['content-type']).startsWith(type), path);

@@ -7,8 +7,12 @@ const CLASSES = ['kw', 'str', 'com', 'num', 'fn', 'attr', 'op', 'add', 'del', 'h
 const TAG = new RegExp(`<span class="tk-(?:${CLASSES.join('|')})">|</span>`, 'g');
 
 function unescape(html: string): string {
-  return html.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+  return html
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 }
 
 /** The line's text with the highlighting taken off again. */
@@ -40,14 +44,45 @@ function assertSafe(code: string, language: string): string[] {
   return out;
 }
 
-const PAYLOADS = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', '&amp;',
-  `'&quot;&#39;<>\\ </span><span class="tk-kw">`];
+const PAYLOADS = [
+  '<script>alert(1)</script>',
+  '"><img src=x onerror=alert(1)>',
+  '&amp;',
+  `'&quot;&#39;<>\\ </span><span class="tk-kw">`,
+];
 
 /** Places a payload can land: plain code, strings, comments, tags, and tokens that span lines. */
-const CONTEXTS = ['P', '"P"', "'P'", '`P`', 'x = "P"; // P', '# P', '-- P', '/* P */', '<!-- P -->',
-  '<a title="P">P</a>', '<P', 'key: P', '"key": "P"', '[P]', '+P', '-P', '@@ -1 +1 @@ P', '**P** `P`',
-  's = """\nP\n"""', '/* start\nP\nend */', '<!--\nP\n-->', '<script>\nP\n</script>', '<style>\nP\n</style>',
-  '<a title="\nP\n">', 'cat <<EOF\nP\nEOF', 'x = `\nP\n`', '--[[\nP\n]]', '```\nP\n```', 'r = /P/g; y = a / P'];
+const CONTEXTS = [
+  'P',
+  '"P"',
+  "'P'",
+  '`P`',
+  'x = "P"; // P',
+  '# P',
+  '-- P',
+  '/* P */',
+  '<!-- P -->',
+  '<a title="P">P</a>',
+  '<P',
+  'key: P',
+  '"key": "P"',
+  '[P]',
+  '+P',
+  '-P',
+  '@@ -1 +1 @@ P',
+  '**P** `P`',
+  's = """\nP\n"""',
+  '/* start\nP\nend */',
+  '<!--\nP\n-->',
+  '<script>\nP\n</script>',
+  '<style>\nP\n</style>',
+  '<a title="\nP\n">',
+  'cat <<EOF\nP\nEOF',
+  'x = `\nP\n`',
+  '--[[\nP\n]]',
+  '```\nP\n```',
+  'r = /P/g; y = a / P',
+];
 
 describe('highlight escaping', () => {
   for (const language of [...LANGUAGES, 'no-such-language']) {
@@ -81,21 +116,53 @@ describe('highlight lines', () => {
   it('highlight closes and reopens a block comment on every line it spans', () => {
     const out = assertSafe('int a; /* one\ntwo\nthree */ int b;', 'c');
     assert.deepEqual(out.map(tokens), [
-      [['kw', 'int'], ['com', '/* one']],
+      [
+        ['kw', 'int'],
+        ['com', '/* one'],
+      ],
       [['com', 'two']],
-      [['com', 'three */'], ['kw', 'int']],
+      [
+        ['com', 'three */'],
+        ['kw', 'int'],
+      ],
     ]);
   });
 
   it('highlight closes and reopens multi-line strings, template literals and raw strings', () => {
-    assert.deepEqual(assertSafe('s = """a\nb"""\nt = 1', 'python').map(tokens),
-      [[['op', '='], ['str', '"""a']], [['str', 'b"""']], [['op', '='], ['num', '1']]]);
-    assert.deepEqual(assertSafe('const t = `a\n${b}`;', 'javascript').map(tokens),
-      [[['kw', 'const'], ['op', '='], ['str', '`a']], [['str', '${b}`']]]);
-    assert.deepEqual(assertSafe('s := `a\nb`', 'go').map(tokens),
-      [[['op', ':='], ['str', '`a']], [['str', 'b`']]]);
-    assert.deepEqual(assertSafe('var s = @"a\nb";', 'csharp').map(tokens),
-      [[['kw', 'var'], ['op', '='], ['str', '@"a']], [['str', 'b"']]]);
+    assert.deepEqual(assertSafe('s = """a\nb"""\nt = 1', 'python').map(tokens), [
+      [
+        ['op', '='],
+        ['str', '"""a'],
+      ],
+      [['str', 'b"""']],
+      [
+        ['op', '='],
+        ['num', '1'],
+      ],
+    ]);
+    assert.deepEqual(assertSafe('const t = `a\n${b}`;', 'javascript').map(tokens), [
+      [
+        ['kw', 'const'],
+        ['op', '='],
+        ['str', '`a'],
+      ],
+      [['str', '${b}`']],
+    ]);
+    assert.deepEqual(assertSafe('s := `a\nb`', 'go').map(tokens), [
+      [
+        ['op', ':='],
+        ['str', '`a'],
+      ],
+      [['str', 'b`']],
+    ]);
+    assert.deepEqual(assertSafe('var s = @"a\nb";', 'csharp').map(tokens), [
+      [
+        ['kw', 'var'],
+        ['op', '='],
+        ['str', '@"a'],
+      ],
+      [['str', 'b"']],
+    ]);
   });
 
   it('highlight keeps nested block comments open until the outer one closes', () => {
@@ -106,8 +173,16 @@ describe('highlight lines', () => {
   });
 
   it('highlight ends an unterminated one-line string at the end of its line', () => {
-    assert.deepEqual(assertSafe('x = "open\ny = 2', 'c').map(tokens),
-      [[['op', '='], ['str', '"open']], [['op', '='], ['num', '2']]]);
+    assert.deepEqual(assertSafe('x = "open\ny = 2', 'c').map(tokens), [
+      [
+        ['op', '='],
+        ['str', '"open'],
+      ],
+      [
+        ['op', '='],
+        ['num', '2'],
+      ],
+    ]);
   });
 
   it('highlight treats the language name case-insensitively', () => {
@@ -116,145 +191,361 @@ describe('highlight lines', () => {
 });
 
 describe('highlight classes', () => {
-  const first = (code: string, language: string): [string, string][] =>
-    tokens(highlight(code, language)[0] ?? '');
+  const first = (code: string, language: string): [string, string][] => tokens(highlight(code, language)[0] ?? '');
 
   it('highlight marks JavaScript keywords, strings, comments, calls and regular expressions', () => {
-    assert.deepEqual(first('const x = "s"; // note', 'javascript'),
-      [['kw', 'const'], ['op', '='], ['str', '"s"'], ['com', '// note']]);
-    assert.deepEqual(first('app.get(re.test(s) ? /a\\/[/]b/gi : n / 2 / d)', 'javascript'),
-      [['fn', 'get'], ['fn', 'test'], ['op', '?'], ['str', '/a\\/[/]b/gi'], ['op', ':'], ['op', '/'], ['num', '2'], ['op', '/']]);
-    assert.deepEqual(first('class Cache extends Map {}', 'javascript'),
-      [['kw', 'class'], ['fn', 'Cache'], ['kw', 'extends']]);
-    assert.deepEqual(first('x = a / (b', 'javascript'), [['op', '='], ['op', '/']]);
-    assert.deepEqual(first('x = [1] / 2; y = / unclosed', 'javascript'),
-      [['op', '='], ['num', '1'], ['op', '/'], ['num', '2'], ['op', '='], ['op', '/']]);
+    assert.deepEqual(first('const x = "s"; // note', 'javascript'), [
+      ['kw', 'const'],
+      ['op', '='],
+      ['str', '"s"'],
+      ['com', '// note'],
+    ]);
+    assert.deepEqual(first('app.get(re.test(s) ? /a\\/[/]b/gi : n / 2 / d)', 'javascript'), [
+      ['fn', 'get'],
+      ['fn', 'test'],
+      ['op', '?'],
+      ['str', '/a\\/[/]b/gi'],
+      ['op', ':'],
+      ['op', '/'],
+      ['num', '2'],
+      ['op', '/'],
+    ]);
+    assert.deepEqual(first('class Cache extends Map {}', 'javascript'), [
+      ['kw', 'class'],
+      ['fn', 'Cache'],
+      ['kw', 'extends'],
+    ]);
+    assert.deepEqual(first('x = a / (b', 'javascript'), [
+      ['op', '='],
+      ['op', '/'],
+    ]);
+    assert.deepEqual(first('x = [1] / 2; y = / unclosed', 'javascript'), [
+      ['op', '='],
+      ['num', '1'],
+      ['op', '/'],
+      ['num', '2'],
+      ['op', '='],
+      ['op', '/'],
+    ]);
   });
 
   it('highlight marks a JavaScript shebang line as a comment', () => {
-    assert.deepEqual(highlight('#!/usr/bin/env node\nx = /re/;', 'javascript').map(tokens),
-      [[['com', '#!/usr/bin/env node']], [['op', '='], ['str', '/re/']]]);
+    assert.deepEqual(highlight('#!/usr/bin/env node\nx = /re/;', 'javascript').map(tokens), [
+      [['com', '#!/usr/bin/env node']],
+      [
+        ['op', '='],
+        ['str', '/re/'],
+      ],
+    ]);
   });
 
   it('highlight marks TypeScript types and decorators', () => {
-    assert.deepEqual(first('@Input() name: string;', 'typescript'),
-      [['fn', '@Input'], ['op', ':'], ['kw', 'string']]);
+    assert.deepEqual(first('@Input() name: string;', 'typescript'), [
+      ['fn', '@Input'],
+      ['op', ':'],
+      ['kw', 'string'],
+    ]);
   });
 
   it('highlight marks Python definitions, prefixed strings, decorators and comments', () => {
-    assert.deepEqual(first('def f(): return rb"x" + f\'{y}\'  # done', 'python'),
-      [['kw', 'def'], ['fn', 'f'], ['op', ':'], ['kw', 'return'], ['str', 'rb"x"'], ['op', '+'], ['str', "f'{y}'"], ['com', '# done']]);
-    assert.deepEqual(first('@app.route("/")', 'python'), [['fn', '@app.route'], ['str', '"/"']]);
+    assert.deepEqual(first('def f(): return rb"x" + f\'{y}\'  # done', 'python'), [
+      ['kw', 'def'],
+      ['fn', 'f'],
+      ['op', ':'],
+      ['kw', 'return'],
+      ['str', 'rb"x"'],
+      ['op', '+'],
+      ['str', "f'{y}'"],
+      ['com', '# done'],
+    ]);
+    assert.deepEqual(first('@app.route("/")', 'python'), [
+      ['fn', '@app.route'],
+      ['str', '"/"'],
+    ]);
   });
 
   it('highlight marks C preprocessor lines, numbers and pointers', () => {
     assert.deepEqual(first('#include <stdio.h>', 'c'), [['kw', '#include <stdio.h>']]);
-    assert.deepEqual(first('char *s = L"w"; int n = 0x1F;', 'c'),
-      [['kw', 'char'], ['op', '*'], ['op', '='], ['str', 'L"w"'], ['kw', 'int'], ['op', '='], ['num', '0x1F']]);
+    assert.deepEqual(first('char *s = L"w"; int n = 0x1F;', 'c'), [
+      ['kw', 'char'],
+      ['op', '*'],
+      ['op', '='],
+      ['str', 'L"w"'],
+      ['kw', 'int'],
+      ['op', '='],
+      ['num', '0x1F'],
+    ]);
   });
 
   it('highlight tells Rust char literals from lifetimes and marks macros and attributes', () => {
     assert.deepEqual(first("#[derive(Debug)] fn f<'a>(s: &'a str) -> char { println!(\"{}\", '\\n') }", 'rust'), [
-      ['attr', '#[derive(Debug)]'], ['kw', 'fn'], ['fn', 'f'], ['op', '<'], ['attr', "'a"], ['op', '>'], ['op', ':'],
-      ['op', '&'], ['attr', "'a"], ['kw', 'str'], ['op', '->'], ['kw', 'char'], ['fn', 'println!'], ['str', '"{}"'], ['str', "'\\n'"],
+      ['attr', '#[derive(Debug)]'],
+      ['kw', 'fn'],
+      ['fn', 'f'],
+      ['op', '<'],
+      ['attr', "'a"],
+      ['op', '>'],
+      ['op', ':'],
+      ['op', '&'],
+      ['attr', "'a"],
+      ['kw', 'str'],
+      ['op', '->'],
+      ['kw', 'char'],
+      ['fn', 'println!'],
+      ['str', '"{}"'],
+      ['str', "'\\n'"],
     ]);
   });
 
   it('highlight marks SQL keywords in any case, comments and doubled quotes', () => {
-    assert.deepEqual(first("select 'it''s' FROM t -- why", 'sql'),
-      [['kw', 'select'], ['str', "'it''s'"], ['kw', 'FROM'], ['com', '-- why']]);
-    assert.deepEqual(first('SELECT COUNT(*) FROM users', 'sql'),
-      [['kw', 'SELECT'], ['fn', 'COUNT'], ['op', '*'], ['kw', 'FROM']]);
+    assert.deepEqual(first("select 'it''s' FROM t -- why", 'sql'), [
+      ['kw', 'select'],
+      ['str', "'it''s'"],
+      ['kw', 'FROM'],
+      ['com', '-- why'],
+    ]);
+    assert.deepEqual(first('SELECT COUNT(*) FROM users', 'sql'), [
+      ['kw', 'SELECT'],
+      ['fn', 'COUNT'],
+      ['op', '*'],
+      ['kw', 'FROM'],
+    ]);
   });
 
   it('highlight marks shell variables, builtins and comments only after a space', () => {
-    assert.deepEqual(first('echo "$HOME" $1 ${PATH:-x} a#b # c', 'bash'),
-      [['fn', 'echo'], ['str', '"$HOME"'], ['attr', '$1'], ['attr', '${PATH:-x}'], ['com', '# c']]);
+    assert.deepEqual(first('echo "$HOME" $1 ${PATH:-x} a#b # c', 'bash'), [
+      ['fn', 'echo'],
+      ['str', '"$HOME"'],
+      ['attr', '$1'],
+      ['attr', '${PATH:-x}'],
+      ['com', '# c'],
+    ]);
   });
 
   it('highlight keeps a shell here-document a string up to its terminator', () => {
     const out = assertSafe('cat <<-EOF > f\n\tif $x\n\tEOF\nif true; then :; fi', 'bash');
     assert.deepEqual(out.map(tokens), [
-      [['str', '<<-EOF'], ['op', '>']],
+      [
+        ['str', '<<-EOF'],
+        ['op', '>'],
+      ],
       [['str', '\tif $x']],
       [['str', '\tEOF']],
-      [['kw', 'if'], ['kw', 'then'], ['op', ':'], ['kw', 'fi']],
+      [
+        ['kw', 'if'],
+        ['kw', 'then'],
+        ['op', ':'],
+        ['kw', 'fi'],
+      ],
     ]);
   });
 
   it('highlight marks PHP tags and variables, and Ruby symbols and instance variables', () => {
-    assert.deepEqual(first('<?php $x = $this->name; ?>', 'php'),
-      [['kw', '<?php'], ['attr', '$x'], ['op', '='], ['attr', '$this'], ['op', '->'], ['kw', '?>']]);
-    assert.deepEqual(first('has_many :items; @count = 0; puts "#{x}"', 'ruby'),
-      [['attr', ':items'], ['attr', '@count'], ['op', '='], ['num', '0'], ['fn', 'puts'], ['str', '"#{x}"']]);
+    assert.deepEqual(first('<?php $x = $this->name; ?>', 'php'), [
+      ['kw', '<?php'],
+      ['attr', '$x'],
+      ['op', '='],
+      ['attr', '$this'],
+      ['op', '->'],
+      ['kw', '?>'],
+    ]);
+    assert.deepEqual(first('has_many :items; @count = 0; puts "#{x}"', 'ruby'), [
+      ['attr', ':items'],
+      ['attr', '@count'],
+      ['op', '='],
+      ['num', '0'],
+      ['fn', 'puts'],
+      ['str', '"#{x}"'],
+    ]);
   });
 
   it('highlight marks HTML tags, attributes, values, entities and comments', () => {
     assert.deepEqual(first('<!DOCTYPE html><a href="/x" id=top data-x>&amp; &copy</a><!-- c -->', 'html'), [
-      ['op', '<!'], ['kw', 'DOCTYPE'], ['attr', 'html'], ['op', '><'], ['fn', 'a'], ['attr', 'href'], ['op', '='],
-      ['str', '"/x"'], ['attr', 'id'], ['op', '='], ['str', 'top'], ['attr', 'data-x'], ['op', '>'], ['num', '&amp;'],
-      ['op', '</'], ['fn', 'a'], ['op', '>'], ['com', '<!-- c -->'],
+      ['op', '<!'],
+      ['kw', 'DOCTYPE'],
+      ['attr', 'html'],
+      ['op', '><'],
+      ['fn', 'a'],
+      ['attr', 'href'],
+      ['op', '='],
+      ['str', '"/x"'],
+      ['attr', 'id'],
+      ['op', '='],
+      ['str', 'top'],
+      ['attr', 'data-x'],
+      ['op', '>'],
+      ['num', '&amp;'],
+      ['op', '</'],
+      ['fn', 'a'],
+      ['op', '>'],
+      ['com', '<!-- c -->'],
     ]);
   });
 
   it('highlight lexes HTML script and style bodies as JavaScript and CSS', () => {
     const out = assertSafe('<script>\nif (a < b) f("</p>");\n</script><style>p { color: red }</style>', 'html');
     assert.deepEqual(out.map(tokens), [
-      [['op', '<'], ['fn', 'script'], ['op', '>']],
-      [['kw', 'if'], ['op', '<'], ['fn', 'f'], ['str', '"</p>"']],
-      [['op', '</'], ['fn', 'script'], ['op', '><'], ['fn', 'style'], ['op', '>'], ['fn', 'p'], ['attr', 'color'],
-        ['op', ':'], ['op', '</'], ['fn', 'style'], ['op', '>']],
+      [
+        ['op', '<'],
+        ['fn', 'script'],
+        ['op', '>'],
+      ],
+      [
+        ['kw', 'if'],
+        ['op', '<'],
+        ['fn', 'f'],
+        ['str', '"</p>"'],
+      ],
+      [
+        ['op', '</'],
+        ['fn', 'script'],
+        ['op', '><'],
+        ['fn', 'style'],
+        ['op', '>'],
+        ['fn', 'p'],
+        ['attr', 'color'],
+        ['op', ':'],
+        ['op', '</'],
+        ['fn', 'style'],
+        ['op', '>'],
+      ],
     ]);
   });
 
   it('highlight marks XML prologs, CDATA and attribute values that span lines', () => {
     const out = assertSafe('<?xml version="1.0"?>\n<a:b x:y="1\n2"/><![CDATA[<raw>\n]]>', 'xml');
     assert.deepEqual(out.map(tokens), [
-      [['op', '<?'], ['kw', 'xml'], ['attr', 'version'], ['op', '='], ['str', '"1.0"'], ['op', '?>']],
-      [['op', '<'], ['fn', 'a:b'], ['attr', 'x:y'], ['op', '='], ['str', '"1']],
-      [['str', '2"'], ['op', '/>'], ['str', '<![CDATA[<raw>']],
+      [
+        ['op', '<?'],
+        ['kw', 'xml'],
+        ['attr', 'version'],
+        ['op', '='],
+        ['str', '"1.0"'],
+        ['op', '?>'],
+      ],
+      [
+        ['op', '<'],
+        ['fn', 'a:b'],
+        ['attr', 'x:y'],
+        ['op', '='],
+        ['str', '"1'],
+      ],
+      [
+        ['str', '2"'],
+        ['op', '/>'],
+        ['str', '<![CDATA[<raw>'],
+      ],
       [['str', ']]>']],
     ]);
   });
 
   it('highlight marks CSS selectors, properties, colours, at-rules and !important', () => {
     assert.deepEqual(first('@media print { #main a:hover { color: #abc !important; margin: -2px } }', 'css'), [
-      ['kw', '@media'], ['fn', 'print'], ['fn', '#main'], ['fn', 'a'], ['op', ':'], ['fn', 'hover'], ['attr', 'color'], ['op', ':'], ['num', '#abc'],
-      ['kw', '!important'], ['attr', 'margin'], ['op', ':'], ['op', '-'], ['num', '2px'],
+      ['kw', '@media'],
+      ['fn', 'print'],
+      ['fn', '#main'],
+      ['fn', 'a'],
+      ['op', ':'],
+      ['fn', 'hover'],
+      ['attr', 'color'],
+      ['op', ':'],
+      ['num', '#abc'],
+      ['kw', '!important'],
+      ['attr', 'margin'],
+      ['op', ':'],
+      ['op', '-'],
+      ['num', '2px'],
     ]);
-    assert.deepEqual(first('#main, .a { --gap: 1em; }', 'css'),
-      [['fn', '#main'], ['fn', 'a'], ['attr', '--gap'], ['op', ':'], ['num', '1em']]);
+    assert.deepEqual(first('#main, .a { --gap: 1em; }', 'css'), [
+      ['fn', '#main'],
+      ['fn', 'a'],
+      ['attr', '--gap'],
+      ['op', ':'],
+      ['num', '1em'],
+    ]);
   });
 
   it('highlight marks JSON keys apart from string values', () => {
     assert.deepEqual(first('{"a": "b", "n": -1.5e3, "ok": true, "x": null}', 'json'), [
-      ['attr', '"a"'], ['op', ':'], ['str', '"b"'], ['attr', '"n"'], ['op', ':'], ['op', '-'], ['num', '1.5e3'],
-      ['attr', '"ok"'], ['op', ':'], ['kw', 'true'], ['attr', '"x"'], ['op', ':'], ['kw', 'null'],
+      ['attr', '"a"'],
+      ['op', ':'],
+      ['str', '"b"'],
+      ['attr', '"n"'],
+      ['op', ':'],
+      ['op', '-'],
+      ['num', '1.5e3'],
+      ['attr', '"ok"'],
+      ['op', ':'],
+      ['kw', 'true'],
+      ['attr', '"x"'],
+      ['op', ':'],
+      ['kw', 'null'],
     ]);
   });
 
   it('highlight marks YAML keys, list items, anchors and comments', () => {
     assert.deepEqual(highlight('- name: web # first\n  url: http://x#y\n  base: &b yes', 'yaml').map(tokens), [
-      [['op', '-'], ['attr', 'name'], ['op', ':'], ['com', '# first']],
-      [['attr', 'url'], ['op', ':'], ['op', '://']],
-      [['attr', 'base'], ['op', ':'], ['kw', '&b'], ['kw', 'yes']],
+      [
+        ['op', '-'],
+        ['attr', 'name'],
+        ['op', ':'],
+        ['com', '# first'],
+      ],
+      [
+        ['attr', 'url'],
+        ['op', ':'],
+        ['op', '://'],
+      ],
+      [
+        ['attr', 'base'],
+        ['op', ':'],
+        ['kw', '&b'],
+        ['kw', 'yes'],
+      ],
     ]);
   });
 
   it('highlight marks INI sections, keys and comments, and Dockerfile instructions', () => {
     assert.deepEqual(highlight('[server]\nport = 8080 ; main\nName With Spaces=on', 'ini').map(tokens), [
-      [['kw', '[server]']], [['attr', 'port'], ['num', '8080'], ['com', '; main']], [['attr', 'Name With Spaces'], ['kw', 'on']],
+      [['kw', '[server]']],
+      [
+        ['attr', 'port'],
+        ['num', '8080'],
+        ['com', '; main'],
+      ],
+      [
+        ['attr', 'Name With Spaces'],
+        ['kw', 'on'],
+      ],
     ]);
     assert.deepEqual(highlight('FROM node:20 AS build\n# c\nRUN echo $HOME', 'dockerfile').map(tokens), [
-      [['kw', 'FROM'], ['num', '20'], ['kw', 'AS']], [['com', '# c']], [['kw', 'RUN'], ['attr', '$HOME']],
+      [
+        ['kw', 'FROM'],
+        ['num', '20'],
+        ['kw', 'AS'],
+      ],
+      [['com', '# c']],
+      [
+        ['kw', 'RUN'],
+        ['attr', '$HOME'],
+      ],
     ]);
   });
 
   it('highlight marks Markdown headings, code, emphasis, links, lists and quotes', () => {
-    const out = assertSafe('# Title\n- *em* __strong__ `code` [a](b)\n> quote\n```js\nx = 1\n```\n1) end\n---', 'markdown');
+    const out = assertSafe(
+      '# Title\n- *em* __strong__ `code` [a](b)\n> quote\n```js\nx = 1\n```\n1) end\n---',
+      'markdown',
+    );
     assert.deepEqual(out.map(tokens), [
       [['kw', '# Title']],
-      [['op', '-'], ['attr', '*em*'], ['attr', '__strong__'], ['str', '`code`'], ['fn', '[a](b)']],
+      [
+        ['op', '-'],
+        ['attr', '*em*'],
+        ['attr', '__strong__'],
+        ['str', '`code`'],
+        ['fn', '[a](b)'],
+      ],
       [['com', '> quote']],
       [['str', '```js']],
       [['str', 'x = 1']],
@@ -265,17 +556,36 @@ describe('highlight classes', () => {
   });
 
   it('highlight marks Lua long comments and long strings across lines', () => {
-    assert.deepEqual(assertSafe('--[[ a\nb ]] local s = [[x\ny]]', 'lua').map(tokens),
-      [[['com', '--[[ a']], [['com', 'b ]]'], ['kw', 'local'], ['op', '='], ['str', '[[x']], [['str', 'y]]']]]);
+    assert.deepEqual(assertSafe('--[[ a\nb ]] local s = [[x\ny]]', 'lua').map(tokens), [
+      [['com', '--[[ a']],
+      [
+        ['com', 'b ]]'],
+        ['kw', 'local'],
+        ['op', '='],
+        ['str', '[[x'],
+      ],
+      [['str', 'y]]']],
+    ]);
   });
 
   it('highlight classes whole diff lines, counting hunk lines to tell content from headers', () => {
-    const diff = 'diff --git a/x b/x\nindex 1..2\n--- a/x\n+++ b/x\n@@ -1,3 +1,2 @@ ctx\n keep\n--- old sql comment\n-gone\n'
-      + '+++ new\n\\ No newline at end of file\n+loose\n-loose\nplain';
+    const diff =
+      'diff --git a/x b/x\nindex 1..2\n--- a/x\n+++ b/x\n@@ -1,3 +1,2 @@ ctx\n keep\n--- old sql comment\n-gone\n' +
+      '+++ new\n\\ No newline at end of file\n+loose\n-loose\nplain';
     assert.deepEqual(assertSafe(diff, 'diff').map(tokens), [
-      [['com', 'diff --git a/x b/x']], [['com', 'index 1..2']], [['com', '--- a/x']], [['com', '+++ b/x']],
-      [['hunk', '@@ -1,3 +1,2 @@ ctx']], [], [['del', '--- old sql comment']], [['del', '-gone']], [['add', '+++ new']],
-      [['com', '\\ No newline at end of file']], [['add', '+loose']], [['del', '-loose']], [],
+      [['com', 'diff --git a/x b/x']],
+      [['com', 'index 1..2']],
+      [['com', '--- a/x']],
+      [['com', '+++ b/x']],
+      [['hunk', '@@ -1,3 +1,2 @@ ctx']],
+      [],
+      [['del', '--- old sql comment']],
+      [['del', '-gone']],
+      [['add', '+++ new']],
+      [['com', '\\ No newline at end of file']],
+      [['add', '+loose']],
+      [['del', '-loose']],
+      [],
     ]);
   });
 });
@@ -288,9 +598,22 @@ describe('highlight on hostile input', { timeout: 60_000 }, () => {
 
   it('highlight renders 1 MiB of hostile single-line input losslessly', () => {
     // Each repeats a token start that never completes, or completes a token every few bytes.
-    const hostile: readonly (readonly [string, string])[] = [['"', 'javascript'], ["'", 'rust'],
-      ['=/[', 'javascript'], ['/*', 'css'], ['#[', 'rust'], ['${', 'bash'], ['<<A ', 'bash'], ['[', 'markdown'],
-      ['![a', 'markdown'], ['<a b=', 'html'], ['&', 'html'], ['a: ', 'yaml'], ['<', 'xml'], ['\\', 'python']];
+    const hostile: readonly (readonly [string, string])[] = [
+      ['"', 'javascript'],
+      ["'", 'rust'],
+      ['=/[', 'javascript'],
+      ['/*', 'css'],
+      ['#[', 'rust'],
+      ['${', 'bash'],
+      ['<<A ', 'bash'],
+      ['[', 'markdown'],
+      ['![a', 'markdown'],
+      ['<a b=', 'html'],
+      ['&', 'html'],
+      ['a: ', 'yaml'],
+      ['<', 'xml'],
+      ['\\', 'python'],
+    ];
     for (const [unit, language] of hostile) {
       const input = fill(unit);
       const lines = highlight(input, language);
@@ -305,8 +628,12 @@ describe('the span budget', () => {
 
   it(`gives a text at most ${MAX_SPANS} spans, then the rest of it as plain escaped text`, () => {
     // CSS makes two spans of every `&a` (an operator, a selector); markup and code lexers the same way.
-    for (const [text, language] of [['&a'.repeat(50_000), 'css'], ['<a>&amp;'.repeat(20_000), 'html'], ['x = 1;\n'.repeat(30_000), 'python'],
-      [`<script>${'a+b;'.repeat(30_000)}</script>`, 'html']] as const) {
+    for (const [text, language] of [
+      ['&a'.repeat(50_000), 'css'],
+      ['<a>&amp;'.repeat(20_000), 'html'],
+      ['x = 1;\n'.repeat(30_000), 'python'],
+      [`<script>${'a+b;'.repeat(30_000)}</script>`, 'html'],
+    ] as const) {
       const lines = highlight(text, language);
       const n = spans(lines);
       assert.ok(n >= MAX_SPANS - 1 && n <= MAX_SPANS + 1, `${language}: ${n} spans`);

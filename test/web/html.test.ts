@@ -10,7 +10,10 @@ describe('user text in pages', () => {
   });
 
   test('direction controls are dropped where no <bdi> can go, such as the document title', () => {
-    assert.equal(withoutDirectionControls('a\u202Ab\u202Bc\u202Cd\u202De\u202Ef\u2066g\u2067h\u2068i\u2069j'), 'abcdefghij');
+    assert.equal(
+      withoutDirectionControls('a\u202Ab\u202Bc\u202Cd\u202De\u202Ef\u2066g\u2067h\u2068i\u2069j'),
+      'abcdefghij',
+    );
     assert.equal(withoutDirectionControls('עברית\u200F'), 'עברית\u200F', 'marks and letters stay');
     const doc = page({ user: null, path: '/', csrf: () => '' }, 'invoice\u202Egpj.exe', html``);
     assert.ok(doc.includes('<title>invoicegpj.exe</title>'));

@@ -38,17 +38,23 @@ describe('the per-account login limit', () => {
   test('successful logins spend nothing: the owner may log in more than ten times a minute', async () => {
     for (let i = 0; i < 12; i++) {
       const c = await loginForm(s);
-      assert.equal((await c.post('/login', { name: 'owner', password: 'owner-password' })).status, 303, `login ${i + 1}`);
+      assert.equal(
+        (await c.post('/login', { name: 'owner', password: 'owner-password' })).status,
+        303,
+        `login ${i + 1}`,
+      );
     }
     // And the failures budget is still whole afterwards.
     const c = await loginForm(s);
-    for (let i = 0; i < 10; i++) assert.equal((await c.post('/login', { name: 'owner', password: `wrong-${i}` })).status, 401);
+    for (let i = 0; i < 10; i++)
+      assert.equal((await c.post('/login', { name: 'owner', password: `wrong-${i}` })).status, 401);
     assert.equal((await c.post('/login', { name: 'owner', password: 'owner-password' })).status, 429);
   });
 
   test('ten failures lock the account for a while, whoever guesses; other accounts are unaffected', async () => {
     const guesser = await loginForm(s);
-    for (let i = 0; i < 10; i++) assert.equal((await guesser.post('/login', { name: 'VICTIM', password: `guess-${i}` })).status, 401);
+    for (let i = 0; i < 10; i++)
+      assert.equal((await guesser.post('/login', { name: 'VICTIM', password: `guess-${i}` })).status, 401);
     const owner = await loginForm(s);
     const r = await owner.post('/login', { name: 'victim', password: 'victim-password' });
     assert.equal(r.status, 429, 'the name is matched in any case');
@@ -57,7 +63,9 @@ describe('the per-account login limit', () => {
 
   test('a burst of concurrent guesses cannot overrun the budget before failures are counted', async () => {
     const c = await loginForm(s);
-    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => c.post('/login', { name: 'burst', password: `guess-${i}-x` })));
+    const results = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => c.post('/login', { name: 'burst', password: `guess-${i}-x` })),
+    );
     const statuses = results.map((r) => r.status);
     assert.equal(statuses.filter((x) => x === 401).length, 10, statuses.join(','));
     assert.equal(statuses.filter((x) => x === 429).length, 15);
@@ -88,9 +96,14 @@ describe('login names and the rate-limit file', () => {
   test('the per-address limit counts failures only, too', async () => {
     const s = await server({ AUTH_FAIL_LIMIT_PER_MINUTE: '3' });
     await register(new WebClient(s), 'regular', 'regular-password');
-    for (let i = 0; i < 5; i++) assert.equal((await (await loginForm(s)).post('/login', { name: 'regular', password: 'regular-password' })).status, 303);
+    for (let i = 0; i < 5; i++)
+      assert.equal(
+        (await (await loginForm(s)).post('/login', { name: 'regular', password: 'regular-password' })).status,
+        303,
+      );
     const c = await loginForm(s);
-    for (const name of ['a', 'b', 'c']) assert.equal((await c.post('/login', { name, password: 'password123' })).status, 401);
+    for (const name of ['a', 'b', 'c'])
+      assert.equal((await c.post('/login', { name, password: 'password123' })).status, 401);
     assert.equal((await c.post('/login', { name: 'regular', password: 'regular-password' })).status, 429);
   });
 });

@@ -24,7 +24,10 @@ describe('My pastes', () => {
     const empty = await bob.get('/my');
     assert.match(empty.text, /You have no pastes yet/);
     const hashes: string[] = [];
-    for (let i = 1; i <= 21; i++) hashes.push(await createViaForm(bob, { title: `bob ${i}`, content: `n${i}`, privacy: i % 2 ? 'private' : 'unlisted' }));
+    for (let i = 1; i <= 21; i++)
+      hashes.push(
+        await createViaForm(bob, { title: `bob ${i}`, content: `n${i}`, privacy: i % 2 ? 'private' : 'unlisted' }),
+      );
     await createViaForm(alice, { title: 'not bob', content: 'x' });
     const first = await bob.get('/my');
     assert.match(first.text, /21 pastes in all/);
@@ -44,7 +47,12 @@ describe('My pastes', () => {
 
 describe('editing', () => {
   test('the edit form is filled with the paste; a POST applies the API edit rules', async () => {
-    const hash = await createViaForm(alice, { title: 'Before', content: 'old text', language: 'text', password: 'pw-123456' });
+    const hash = await createViaForm(alice, {
+      title: 'Before',
+      content: 'old text',
+      language: 'text',
+      password: 'pw-123456',
+    });
     const form = await alice.get(`/p/${hash}/edit`);
     assert.equal(form.status, 200);
     assert.match(form.text, /value="Before"/);
@@ -52,7 +60,14 @@ describe('editing', () => {
     assert.match(form.text, /<option value="text" selected>/);
     assert.match(form.text, /<option value="keep" selected>Keep: never expires<\/option>/);
     assert.match(form.text, /name="clear_password"/);
-    const r = await alice.post(`/p/${hash}/edit`, { title: 'After', content: 'new text', language: 'text', privacy: 'unlisted', expiry: '1h', clear_password: '1' });
+    const r = await alice.post(`/p/${hash}/edit`, {
+      title: 'After',
+      content: 'new text',
+      language: 'text',
+      privacy: 'unlisted',
+      expiry: '1h',
+      clear_password: '1',
+    });
     assert.equal(r.status, 303);
     assert.equal(r.location, `/p/${hash}`);
     const page = await new WebClient(s).get(`/p/${hash}`);
@@ -66,7 +81,13 @@ describe('editing', () => {
   test('a clear_password value other than 1 or 0 is refused, and the password stays', async () => {
     const hash = await createViaForm(alice, { content: 'locked', password: 'pw-123456' });
     await alice.get(`/p/${hash}/edit`);
-    const r = await alice.post(`/p/${hash}/edit`, { content: 'locked', language: 'text', privacy: 'public', expiry: 'keep', clear_password: 'on' });
+    const r = await alice.post(`/p/${hash}/edit`, {
+      content: 'locked',
+      language: 'text',
+      privacy: 'public',
+      expiry: 'keep',
+      clear_password: 'on',
+    });
     assert.equal(r.status, 400);
     assert.match(r.text, /clear_password must be 0 or 1/i);
     assert.equal((await new WebClient(s).get(`/p/${hash}`)).status, 401, 'still asks for the password');
@@ -75,7 +96,19 @@ describe('editing', () => {
   test('a new password can be set, and an empty title clears it', async () => {
     const hash = await createViaForm(alice, { title: 'Named', content: 'x' });
     await alice.get(`/p/${hash}/edit`);
-    assert.equal((await alice.post(`/p/${hash}/edit`, { title: '', content: 'x', language: 'text', privacy: 'public', expiry: 'keep', password: 'fresh-pass' })).status, 303);
+    assert.equal(
+      (
+        await alice.post(`/p/${hash}/edit`, {
+          title: '',
+          content: 'x',
+          language: 'text',
+          privacy: 'public',
+          expiry: 'keep',
+          password: 'fresh-pass',
+        })
+      ).status,
+      303,
+    );
     const anon = new WebClient(s);
     assert.equal((await anon.get(`/p/${hash}`)).status, 401);
     assert.match((await alice.get(`/p/${hash}`)).text, /Untitled paste/);
@@ -84,7 +117,13 @@ describe('editing', () => {
   test('problems re-render the form with 400 and change nothing', async () => {
     const hash = await createViaForm(alice, { content: 'stay' });
     await alice.get(`/p/${hash}/edit`);
-    const r = await alice.post(`/p/${hash}/edit`, { title: 'T', content: '', language: 'text', privacy: 'public', expiry: 'keep' });
+    const r = await alice.post(`/p/${hash}/edit`, {
+      title: 'T',
+      content: '',
+      language: 'text',
+      privacy: 'public',
+      expiry: 'keep',
+    });
     assert.equal(r.status, 400);
     assert.match(r.text, /Content must not be empty/);
     assert.equal((await req(s, 'GET', `/p/${hash}/raw`)).text, 'stay');
@@ -101,7 +140,18 @@ describe('editing', () => {
     assert.equal((await bob.get('/p/bad/edit')).status, 404);
     assert.equal((await admin.get(`/p/${priv}/edit`)).status, 200);
     await admin.get('/my');
-    assert.equal((await admin.post(`/p/${pub}/edit`, { content: 'by admin', language: 'text', privacy: 'public', expiry: 'keep', title: '' })).status, 303);
+    assert.equal(
+      (
+        await admin.post(`/p/${pub}/edit`, {
+          content: 'by admin',
+          language: 'text',
+          privacy: 'public',
+          expiry: 'keep',
+          title: '',
+        })
+      ).status,
+      303,
+    );
     assert.equal((await req(s, 'GET', `/p/${pub}/raw`)).text, 'by admin');
     assert.equal((await new WebClient(s).get(`/p/${pub}/edit`)).status, 302, 'anonymous visitors are sent to log in');
   });

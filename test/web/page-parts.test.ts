@@ -11,8 +11,21 @@ import { createViaForm, register, WebClient } from '../helpers/web-client.ts';
 import { startServer } from '../helpers/server.ts';
 
 const paste = (content: string): Paste => ({
-  v: 1, hash: 'a000000000', title: '', content_json: encodeContent(content), language: 'javascript', privacy: 'public', highlight: 1,
-  burn_after_read: 0, burned: false, password: null, owner_id: 1, created_at: 0, updated_at: 0, expire_at: null, view_count: 0,
+  v: 1,
+  hash: 'a000000000',
+  title: '',
+  content_json: encodeContent(content),
+  language: 'javascript',
+  privacy: 'public',
+  highlight: 1,
+  burn_after_read: 0,
+  burned: false,
+  password: null,
+  owner_id: 1,
+  created_at: 0,
+  updated_at: 0,
+  expire_at: null,
+  view_count: 0,
 });
 
 describe('VersionCache', () => {
@@ -44,16 +57,35 @@ describe('VersionCache', () => {
     const v = {};
     for (const k of ['a', 'b', 'c']) cache.get(k, v, () => k.repeat(10));
     for (const k of ['a', 'b', 'c']) cache.get(k, v, () => 'remade');
-    assert.equal(cache.get('d', v, () => 'd'.repeat(10)), 'd'.repeat(10));
+    assert.equal(
+      cache.get('d', v, () => 'd'.repeat(10)),
+      'd'.repeat(10),
+    );
     assert.equal(cache.bytes, 30);
-    assert.equal(cache.get('d', v, () => 'remade'), 'd'.repeat(10), 'd was kept');
-    assert.equal(cache.get('b', v, () => 'remade'), 'b'.repeat(10), 'b stayed');
-    assert.equal(cache.get('a', v, () => 'remade'), 'remade', 'a, the oldest, went');
+    assert.equal(
+      cache.get('d', v, () => 'remade'),
+      'd'.repeat(10),
+      'd was kept',
+    );
+    assert.equal(
+      cache.get('b', v, () => 'remade'),
+      'b'.repeat(10),
+      'b stayed',
+    );
+    assert.equal(
+      cache.get('a', v, () => 'remade'),
+      'remade',
+      'a, the oldest, went',
+    );
   });
   test('given keepFirst, keeps a value the first time only for the versions it names; the others once their key is asked for again', () => {
     const cheap = { dear: false };
     const dear = { dear: true };
-    const cache = new VersionCache<string>(1000, (v) => v.length, (version) => (version as { dear: boolean }).dear);
+    const cache = new VersionCache<string>(
+      1000,
+      (v) => v.length,
+      (version) => (version as { dear: boolean }).dear,
+    );
     let made = 0;
     const make = (v: string) => () => (made++, v);
     assert.equal(cache.get('c', cheap, make('cheap')), 'cheap');
@@ -70,25 +102,67 @@ describe('VersionCache', () => {
     assert.deepEqual([cache.made, cache.reused, made], [4, 2, 4]);
   });
   test('keeps a key that has an entry at another version at once, however long ago it was first asked for', () => {
-    const cache = new VersionCache<string>(1 << 20, (v) => v.length, () => false);
+    const cache = new VersionCache<string>(
+      1 << 20,
+      (v) => v.length,
+      () => false,
+    );
     const v1 = {};
     cache.get('k', v1, () => 'one');
-    assert.equal(cache.get('k', v1, () => 'one'), 'one');
+    assert.equal(
+      cache.get('k', v1, () => 'one'),
+      'one',
+    );
     const kept = cache.bytes;
     // Each asked for once, so none is kept, and SeenOnce forgets k.
     for (let i = 0; i < 2_100; i++) cache.get(`other${i}`, v1, () => 'x');
     assert.equal(cache.bytes, kept);
     const v2 = {};
-    assert.equal(cache.get('k', v2, () => 'two'), 'two');
-    assert.equal(cache.get('k', v2, () => 'again'), 'two', 'kept the first time at the new version');
+    assert.equal(
+      cache.get('k', v2, () => 'two'),
+      'two',
+    );
+    assert.equal(
+      cache.get('k', v2, () => 'again'),
+      'two',
+      'kept the first time at the new version',
+    );
   });
   test('getOr makes a value that would not be kept with `once`, and counts it as made', () => {
-    const cache = new VersionCache<string>(1000, (v) => v.length, () => false);
+    const cache = new VersionCache<string>(
+      1000,
+      (v) => v.length,
+      () => false,
+    );
     const v = {};
-    assert.equal(cache.getOr('k', v, () => 'kept', () => 42), 42);
+    assert.equal(
+      cache.getOr(
+        'k',
+        v,
+        () => 'kept',
+        () => 42,
+      ),
+      42,
+    );
     assert.equal(cache.bytes, 0);
-    assert.equal(cache.getOr('k', v, () => 'kept', () => 43), 'kept');
-    assert.equal(cache.getOr('k', v, () => 'again', () => 44), 'kept');
+    assert.equal(
+      cache.getOr(
+        'k',
+        v,
+        () => 'kept',
+        () => 43,
+      ),
+      'kept',
+    );
+    assert.equal(
+      cache.getOr(
+        'k',
+        v,
+        () => 'again',
+        () => 44,
+      ),
+      'kept',
+    );
     assert.deepEqual([cache.made, cache.reused], [2, 1]);
   });
   test('SeenOnce remembers a key while one generation of others passes, and forgets it in two', () => {
@@ -122,7 +196,10 @@ describe('VersionCache and memory', () => {
     const cache = new VersionCache<string>(1 << 20, (v) => v.length);
     const kept = paste('kept');
     cache.get('k', kept, () => 'made');
-    assert.equal(cache.get('k', kept, () => 'again'), 'made');
+    assert.equal(
+      cache.get('k', kept, () => 'again'),
+      'made',
+    );
     assert.ok(
       await collectable((register) => {
         const big = paste('x'.repeat(1_000_000));
@@ -131,11 +208,22 @@ describe('VersionCache and memory', () => {
       }),
       'a cache entry must not keep its paste alive',
     );
-    assert.equal(cache.get('k', kept, () => 'again'), 'made', 'a live version still answers');
-    assert.equal(cache.get('big', paste('y'), () => 'new'), 'new');
+    assert.equal(
+      cache.get('k', kept, () => 'again'),
+      'made',
+      'a live version still answers',
+    );
+    assert.equal(
+      cache.get('big', paste('y'), () => 'new'),
+      'new',
+    );
     const link = Symbol('a link');
     cache.get('s', link, () => 'by symbol');
-    assert.equal(cache.get('s', link, () => 'again'), 'by symbol', 'a version that is no object is held as it is');
+    assert.equal(
+      cache.get('s', link, () => 'again'),
+      'by symbol',
+      'a version that is no object is held as it is',
+    );
   });
 });
 
@@ -145,7 +233,11 @@ describe('PageParts', () => {
     const qr = parts.qr('http://x/s/abcdef', 'label');
     const kept = parts.bytes;
     assert.equal(parts.qr('http://x/s/abcdef', 'label'), qr);
-    assert.equal(parts.qr('http://x/s/abcdef', 'label'), qrSvg('http://x/s/abcdef', 'label'), 'drawn from the kept modules, the same code');
+    assert.equal(
+      parts.qr('http://x/s/abcdef', 'label'),
+      qrSvg('http://x/s/abcdef', 'label'),
+      'drawn from the kept modules, the same code',
+    );
     assert.equal(parts.bytes, kept, 'nothing more is kept for the same link');
     assert.notEqual(parts.qr('http://x/s/abcdeg', 'label'), qr);
     assert.ok(parts.bytes > kept, 'another link is kept beside it');
@@ -156,7 +248,7 @@ describe('PageParts', () => {
     const first = parts.code('paste-code', v1, text('let a = 1;\n'));
     assert.equal(parts.bytes, qrBytes, 'made once: not kept');
     const code = parts.code('paste-code', v1, text('let a = 1;\n'));
-    assert.notEqual(code, first, 'a short paste\'s block is kept only when asked for again');
+    assert.notEqual(code, first, "a short paste's block is kept only when asked for again");
     assert.ok(parts.bytes > qrBytes);
     assert.equal(parts.code('paste-code', v1, text('let a = 1;\n')), code);
     assert.equal(decoded, 2, 'the text is decoded only to make the block');
@@ -172,7 +264,7 @@ describe('PageParts', () => {
     assert.equal(decoded, 4);
   });
 
-  test('writes a short paste\'s page whole the first time, then once around its slot, then never again in that minute', () => {
+  test("writes a short paste's page whole the first time, then once around its slot, then never again in that minute", () => {
     const parts = new PageParts(1 << 20);
     const p = paste('short');
     const given: string[] = [];
@@ -181,7 +273,10 @@ describe('PageParts', () => {
     assert.deepEqual(given, ['1'], 'written with its count in place, as one string');
     const second = parts.page('paste', p, 7, raw('2'), render);
     assert.deepEqual(given, ['1', PAGE_SLOT.value], 'then written once around the slot');
-    assert.deepEqual(second.map((x) => x.toString()), ['<p>views ', '2', '</p>\n<pre>é</pre>']);
+    assert.deepEqual(
+      second.map((x) => x.toString()),
+      ['<p>views ', '2', '</p>\n<pre>é</pre>'],
+    );
     assert.ok(Buffer.isBuffer(second[0]) && Buffer.isBuffer(second[2]));
     const third = parts.page('paste', p, 7, raw('3'), render);
     assert.equal(given.length, 2, 'and not written again');
@@ -200,14 +295,22 @@ describe('PageParts', () => {
     const b = paste('b');
     assert.equal(parts.home(1, [a, b], ['alice', 'bob'], 7, render).toString(), 'page 1');
     assert.equal(parts.home(1, [a, b], ['alice', 'bob'], 7, render).toString(), 'page 1');
-    assert.equal(parts.home(1, [a, paste('b')], ['alice', 'bob'], 7, render).toString(), 'page 2', 'another version of a paste');
+    assert.equal(
+      parts.home(1, [a, paste('b')], ['alice', 'bob'], 7, render).toString(),
+      'page 2',
+      'another version of a paste',
+    );
     assert.equal(parts.home(1, [a], ['alice'], 7, render).toString(), 'page 3', 'a paste fewer');
     assert.equal(parts.home(1, [a], ['carol'], 7, render).toString(), 'page 4', 'another name');
     assert.equal(parts.home(1, [a], ['carol'], 8, render).toString(), 'page 5', 'another minute');
     assert.equal(parts.home(2, [a], ['carol'], 8, render).toString(), 'page 6', 'each page number its own');
     assert.equal(parts.home(1, [a], ['carol'], 8, render).toString(), 'page 5');
     assert.equal(parts.home(11, [], [], 8, render).toString(), 'page 7');
-    assert.equal(parts.home(11, [], [], 8, render).toString(), 'page 8', 'beyond the ten pages of the list, nothing is kept');
+    assert.equal(
+      parts.home(11, [], [], 8, render).toString(),
+      'page 8',
+      'beyond the ten pages of the list, nothing is kept',
+    );
     // A paste shown on a kept page can still be collected: the page holds it weakly.
     assert.ok(
       await collectable((register) => {
@@ -238,7 +341,18 @@ describe('the paste page', () => {
     assert.match(first, /^<svg [^>]*data-modules/);
     assert.equal(await qr(), first);
     await alice.get(`/p/${hash}/edit`);
-    assert.equal((await alice.post(`/p/${hash}/edit`, { title: 'Cached', content: 'const second = 2;\n', language: 'javascript', privacy: 'public', expiry: 'keep' })).status, 303);
+    assert.equal(
+      (
+        await alice.post(`/p/${hash}/edit`, {
+          title: 'Cached',
+          content: 'const second = 2;\n',
+          language: 'javascript',
+          privacy: 'public',
+          expiry: 'keep',
+        })
+      ).status,
+      303,
+    );
     const three = await anon.get(`/p/${hash}`);
     assert.match(three.text, /second/);
     assert.doesNotMatch(three.text, /first/);
@@ -254,7 +368,8 @@ describe('an anonymous visitor’s page, written once a minute', () => {
     const hash = await createViaForm(alice, { content: 'counted' });
     const anon = new WebClient(s);
     const views = [];
-    for (let i = 0; i < 3; i++) views.push(/<dt>Views<\/dt><dd>(\d+)<\/dd>/.exec((await anon.get(`/p/${hash}`)).text)?.[1]);
+    for (let i = 0; i < 3; i++)
+      views.push(/<dt>Views<\/dt><dd>(\d+)<\/dd>/.exec((await anon.get(`/p/${hash}`)).text)?.[1]);
     assert.deepEqual(views, ['1', '2', '3']);
     assert.match((await anon.get(`/p/${hash}`)).text, /<dt>Created<\/dt><dd><time[^>]*>just now<\/time>/);
     s.clock.advance(5 * 60_000);
@@ -286,7 +401,10 @@ describe('an anonymous visitor’s page, as bytes', () => {
       assert.match(r.text, /bär ✓ 𝄞/);
       pages.push(r.text);
     }
-    assert.deepEqual(pages.map((p) => /<dt>Views<\/dt><dd>(\d+)<\/dd>/.exec(p)?.[1]), ['1', '2', '3']);
+    assert.deepEqual(
+      pages.map((p) => /<dt>Views<\/dt><dd>(\d+)<\/dd>/.exec(p)?.[1]),
+      ['1', '2', '3'],
+    );
     // Written once: the second and third views are the first with another count.
     assert.equal(pages[1], pages[0]?.replace('<dt>Views</dt><dd>1</dd>', '<dt>Views</dt><dd>2</dd>'));
     assert.equal(pages[2], pages[0]?.replace('<dt>Views</dt><dd>1</dd>', '<dt>Views</dt><dd>3</dd>'));
@@ -300,7 +418,12 @@ describe('the pages of an ASCII paste', () => {
     await register(alice, 'alice');
     const plain = await createViaForm(alice, { title: 'Plain', content: 'just ASCII\n', language: 'text' });
     const code = await createViaForm(alice, { title: 'Code', content: 'const a = "<b>";\n', language: 'javascript' });
-    const flat = await createViaForm(alice, { title: 'Flat', content: 'let b = 1;\n', language: 'javascript', highlight: '0' });
+    const flat = await createViaForm(alice, {
+      title: 'Flat',
+      content: 'let b = 1;\n',
+      language: 'javascript',
+      highlight: '0',
+    });
     const once = await createViaForm(alice, { content: 'once only', burn_after_read: '1' });
     const anon = new WebClient(s);
     const pages = [
@@ -330,12 +453,16 @@ describe('the page of a large paste', () => {
     const first = await anon.get(`/p/${hash}`);
     assert.equal(first.status, 200);
     assert.ok(first.text.length < 4_000_000, `${first.text.length} characters for a 1 MB paste`);
-    assert.match(first.text, /the page shows only its first 97\.7 KiB \(1 of 1 line\)\. <a href="\/p\/[A-Za-z0-9]{10}\/raw">Raw<\/a> has all of it/);
+    assert.match(
+      first.text,
+      /the page shows only its first 97\.7 KiB \(1 of 1 line\)\. <a href="\/p\/[A-Za-z0-9]{10}\/raw">Raw<\/a> has all of it/,
+    );
     assert.doesNotMatch(first.text, /data-copy="paste-code"/, 'no Copy button for a part');
     // Ten views at once, and a health check among them: the pages come from the one rendering.
     const views = Array.from({ length: 10 }, () => anon.get(`/p/${hash}`));
     assert.equal((await fetch(`${s.url}/healthz`)).status, 200);
-    for (const v of await Promise.all(views)) assert.ok(Math.abs(v.text.length - first.text.length) < 10, "the same page but its view count");
+    for (const v of await Promise.all(views))
+      assert.ok(Math.abs(v.text.length - first.text.length) < 10, 'the same page but its view count');
     assert.equal((await anon.get(`/p/${hash}/raw`)).text.length, 1_000_000, 'Raw has all of it');
   });
 });
@@ -375,9 +502,23 @@ describe('the home page of a visitor who is not logged in, written once', () => 
     assert.equal((await anon.get('/')).text, one.text, 'the same page again');
     const second = await createViaForm(alice, { title: 'Second one', content: 'b' });
     const two = await anon.get('/');
-    assert.ok(two.text.indexOf('Second one') !== -1 && two.text.indexOf('Second one') < two.text.indexOf('First one'), 'a new paste shows at once, first');
+    assert.ok(
+      two.text.indexOf('Second one') !== -1 && two.text.indexOf('Second one') < two.text.indexOf('First one'),
+      'a new paste shows at once, first',
+    );
     await alice.get(`/p/${first}/edit`);
-    assert.equal((await alice.post(`/p/${first}/edit`, { title: 'First, renamed', content: 'a', language: 'text', privacy: 'public', expiry: 'keep' })).status, 303);
+    assert.equal(
+      (
+        await alice.post(`/p/${first}/edit`, {
+          title: 'First, renamed',
+          content: 'a',
+          language: 'text',
+          privacy: 'public',
+          expiry: 'keep',
+        })
+      ).status,
+      303,
+    );
     assert.match((await anon.get('/')).text, /First, renamed/, 'an edit shows at once');
     await alice.get(`/p/${second}/delete`);
     await alice.post(`/p/${second}/delete`, {});

@@ -44,20 +44,38 @@ describe('creating a paste from the home page', () => {
     const hash = await createViaForm(alice, { title: '😀'.repeat(200), content: 'x' });
     assert.ok((await alice.get(`/p/${hash}`)).text.includes(`<bdi>${'😀'.repeat(200)}</bdi>`));
     await alice.get('/');
-    assert.equal((await alice.post('/', { title: '😀'.repeat(201), content: 'x' })).status, 400, 'the server still counts code points');
+    assert.equal(
+      (await alice.post('/', { title: '😀'.repeat(201), content: 'x' })).status,
+      400,
+      'the server still counts code points',
+    );
   });
 
   test('the form offers every field the API takes on create', async () => {
     const home = await alice.get('/');
-    for (const name of ['title', 'content', 'language', 'privacy', 'expiry', 'password', 'highlight', 'burn_after_read']) {
+    for (const name of [
+      'title',
+      'content',
+      'language',
+      'privacy',
+      'expiry',
+      'password',
+      'highlight',
+      'burn_after_read',
+    ]) {
       assert.match(home.text, new RegExp(`name="${name}"`), name);
     }
     assert.match(home.text, /<option value="auto" selected>Auto-detect<\/option>/);
-    for (const e of ['never', '10m', '1h', '1d', '1w', '1m']) assert.match(home.text, new RegExp(`<option value="${e}"`));
+    for (const e of ['never', '10m', '1h', '1d', '1w', '1m'])
+      assert.match(home.text, new RegExp(`<option value="${e}"`));
   });
 
   test('a valid form creates the paste and shows it; the language is detected', async () => {
-    const hash = await createViaForm(alice, { title: 'Greeting', content: '#!/usr/bin/env python3\nprint("hi")\n', expiry: '1d' });
+    const hash = await createViaForm(alice, {
+      title: 'Greeting',
+      content: '#!/usr/bin/env python3\nprint("hi")\n',
+      expiry: '1d',
+    });
     const page = await alice.get(`/p/${hash}`);
     assert.equal(page.status, 200);
     assert.match(page.text, /<title>Greeting<\/title>/);
@@ -70,7 +88,13 @@ describe('creating a paste from the home page', () => {
 
   test('problems re-render the form with 400, the typed content kept', async () => {
     await alice.get('/');
-    const r = await alice.post('/', { title: 'x'.repeat(201), content: 'keep <this> text', privacy: 'nope', expiry: '2y', language: 'klingon' });
+    const r = await alice.post('/', {
+      title: 'x'.repeat(201),
+      content: 'keep <this> text',
+      privacy: 'nope',
+      expiry: '2y',
+      language: 'klingon',
+    });
     assert.equal(r.status, 400);
     assert.match(r.text, /Title must be at most 200 characters/);
     assert.match(r.text, /Privacy must be public, unlisted or private/);
@@ -81,7 +105,11 @@ describe('creating a paste from the home page', () => {
 
   test('a box sent with a value other than 1 or 0 is refused with 400, never taken for 0', async () => {
     await alice.get('/');
-    for (const [name, value] of [['burn_after_read', 'true'], ['burn_after_read', '2'], ['highlight', 'yes']] as const) {
+    for (const [name, value] of [
+      ['burn_after_read', 'true'],
+      ['burn_after_read', '2'],
+      ['highlight', 'yes'],
+    ] as const) {
       const r = await alice.post('/', { content: `flag ${name}=${value}`, [name]: value });
       assert.equal(r.status, 400, `${name}=${value}`);
       assert.match(r.text, new RegExp(`${name} must be 0 or 1`, 'i'));
@@ -108,12 +136,20 @@ describe('creating a paste from the home page', () => {
 describe('escaping', () => {
   test('a hostile title and content are inert on every page that shows them', async () => {
     const hash = await createViaForm(alice, { title: HOSTILE_TITLE, content: HOSTILE_CONTENT, language: 'html' });
-    const plain = await createViaForm(alice, { title: HOSTILE_TITLE, content: HOSTILE_CONTENT, language: 'text', highlight: '0' });
+    const plain = await createViaForm(alice, {
+      title: HOSTILE_TITLE,
+      content: HOSTILE_CONTENT,
+      language: 'text',
+      highlight: '0',
+    });
     for (const path of [`/p/${hash}`, `/p/${plain}`, '/', '/my', `/p/${hash}/edit`, `/p/${hash}/delete`]) {
       const r = await alice.get(path);
       assert.equal(r.status, 200, path);
       assertInert(r);
-      assert.ok(r.text.includes('&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;'), `${path} shows the title escaped`);
+      assert.ok(
+        r.text.includes('&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;'),
+        `${path} shows the title escaped`,
+      );
     }
     const page = await alice.get(`/p/${plain}`);
     assert.ok(page.text.includes('&lt;/code&gt;&lt;/pre&gt;&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;'));
@@ -139,7 +175,11 @@ describe('text direction', () => {
 describe('the paste page', () => {
   test('highlights when highlight is 1 and shows plain escaped text when 0', async () => {
     const on = await createViaForm(alice, { content: 'const answer = 42;\nreturn answer;', language: 'javascript' });
-    const off = await createViaForm(alice, { content: 'const answer = 42;\nreturn answer;', language: 'javascript', highlight: '0' });
+    const off = await createViaForm(alice, {
+      content: 'const answer = 42;\nreturn answer;',
+      language: 'javascript',
+      highlight: '0',
+    });
     const a = await alice.get(`/p/${on}`);
     assert.match(a.text, /<span class="l"><span class="tk-kw">const<\/span>/);
     assert.equal(a.text.match(/<span class="l">/g)?.length, 2);
@@ -154,8 +194,16 @@ describe('the paste page', () => {
     const first = await anon.get(`/p/${hash}`);
     const short = `${s.url}/s/${hash.slice(0, 6)}`;
     // It may wrap only before its /s/ part, never inside the host.
-    assert.ok(first.text.includes(`<a class="shortlink-text" id="short-url" href="${short}">${s.url}<wbr>/s/${hash.slice(0, 6)}</a>`));
-    assert.ok(first.text.includes(`<span class="qr"><img src="/p/${hash}/qr.svg" width="134" height="134" alt="QR code for ${short}"></span>`));
+    assert.ok(
+      first.text.includes(
+        `<a class="shortlink-text" id="short-url" href="${short}">${s.url}<wbr>/s/${hash.slice(0, 6)}</a>`,
+      ),
+    );
+    assert.ok(
+      first.text.includes(
+        `<span class="qr"><img src="/p/${hash}/qr.svg" width="134" height="134" alt="QR code for ${short}"></span>`,
+      ),
+    );
     assert.match(first.text, /href="\/p\/[A-Za-z0-9]{10}\/raw">Raw<\/a>/);
     assert.match(first.text, /data-copy="paste-code"/);
     assert.doesNotMatch(first.text, /\/edit"/, 'no edit link for a stranger');
@@ -177,7 +225,11 @@ describe('the paste page', () => {
     assert.ok(r.text.includes(`<title>QR code for ${short}</title>`));
     // The three finder patterns begin with a 7-module run at the corners of the quiet zone.
     const n = Number(/data-modules="(\d+)"/.exec(r.text)?.[1]);
-    assert.ok(r.text.includes('M2 2h7v1h-7z') && r.text.includes(`M${n - 5} 2h7v1h-7z`) && r.text.includes(`M2 ${n - 5}h7v1h-7z`));
+    assert.ok(
+      r.text.includes('M2 2h7v1h-7z') &&
+        r.text.includes(`M${n - 5} 2h7v1h-7z`) &&
+        r.text.includes(`M2 ${n - 5}h7v1h-7z`),
+    );
     assert.doesNotMatch(r.text, /<script|style=/);
     assert.equal(scanQrSvg(r.text), short, 'a phone reads the short link from it');
     const etag = String(r.headers['etag']);
@@ -186,7 +238,11 @@ describe('the paste page', () => {
     assert.equal(again.status, 304);
     assert.equal(again.text, '');
     assert.equal((await anon.get(`/p/${hash}/qr.svg`, { 'if-none-match': '"qr-other"' })).status, 200);
-    assert.match((await anon.get(`/p/${hash}`)).text, /<dt>Views<\/dt><dd>1<\/dd>/, 'fetching the QR code counts no view');
+    assert.match(
+      (await anon.get(`/p/${hash}`)).text,
+      /<dt>Views<\/dt><dd>1<\/dd>/,
+      'fetching the QR code counts no view',
+    );
     const priv = await createViaForm(alice, { content: 'priv', privacy: 'private' });
     assert.equal((await anon.get(`/p/${priv}/qr.svg`)).status, 404);
     assert.equal((await bob.get(`/p/${priv}/qr.svg`)).status, 404);
@@ -207,11 +263,21 @@ describe('the paste page', () => {
   test('a private paste, a missing one and a malformed hash all show the same 404 page', async () => {
     const hash = await createViaForm(alice, { title: 'Secret plans', content: 'private stuff', privacy: 'private' });
     const bodies: string[] = [];
-    for (const [who, path] of [[anon, `/p/${hash}`], [bob, `/p/${hash}`], [anon, '/p/ZZZZZZZZZZ'], [anon, '/p/bad!'], [bob, `/p/${hash}/raw`]] as const) {
+    for (const [who, path] of [
+      [anon, `/p/${hash}`],
+      [bob, `/p/${hash}`],
+      [anon, '/p/ZZZZZZZZZZ'],
+      [anon, '/p/bad!'],
+      [bob, `/p/${hash}/raw`],
+    ] as const) {
       const r = await who.get(path);
       assert.equal(r.status, 404, path);
       assert.doesNotMatch(r.text, /Secret plans|private stuff/);
-      bodies.push(r.text.replace(/name="_csrf" value="[^"]*"/g, '').replace(/<span class="who">\w+<\/span>|Log out|\/my|\/api_keys\.php/g, ''));
+      bodies.push(
+        r.text
+          .replace(/name="_csrf" value="[^"]*"/g, '')
+          .replace(/<span class="who">\w+<\/span>|Log out|\/my|\/api_keys\.php/g, ''),
+      );
     }
     assert.equal(new Set(bodies.map((b) => b.replace(/<nav class="nav">[^]*?<\/nav>/, ''))).size, 1);
     assert.match(bodies[0] ?? '', /A paste may never have existed at this address/);
@@ -282,7 +348,8 @@ describe('password-protected pastes', () => {
     const target = await createViaForm(alice, { content: 'x', password: 'right-one' });
     const guesser = new WebClient(s);
     await guesser.get(`/p/${target}`);
-    for (let i = 0; i < 10; i++) assert.equal((await guesser.post(`/p/${target}`, { password: `wrong${i}` })).status, 403);
+    for (let i = 0; i < 10; i++)
+      assert.equal((await guesser.post(`/p/${target}`, { password: `wrong${i}` })).status, 403);
     const r = await guesser.post(`/p/${target}`, { password: 'right-one' });
     assert.equal(r.status, 429);
     assert.match(String(r.headers['retry-after']), /^\d+$/);

@@ -7,7 +7,7 @@ describe('qrSvg', () => {
   test('draws one rectangle run per row segment of dark modules, inside the quiet zone', () => {
     const svg = qrSvg('https://paste.example/s/AbCdEf', 'QR code');
     assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" /, 'an SVG document of its own');
-    assert.match(svg, /<rect fill="#fff" [^>]*\/><path fill="#000" d="/, 'dark on white, whatever the page\'s colours');
+    assert.match(svg, /<rect fill="#fff" [^>]*\/><path fill="#000" d="/, "dark on white, whatever the page's colours");
     const n = Number(/data-modules="(\d+)"/.exec(svg)?.[1]);
     assert.ok(n >= 21 && (n - 17) % 4 === 0, 'a valid QR version size');
     assert.match(svg, new RegExp(`viewBox="0 0 ${n + 4} ${n + 4}"`));
@@ -19,7 +19,11 @@ describe('qrSvg', () => {
   });
 
   test('scans back to the text it encodes, short links of every length a BASE_URL gives', () => {
-    for (const text of ['http://localhost:8080/s/AbCdEf', 'https://paste.example/s/Zz09aB', `https://${'sub.'.repeat(20)}example.org/s/q1W2e3`]) {
+    for (const text of [
+      'http://localhost:8080/s/AbCdEf',
+      'https://paste.example/s/Zz09aB',
+      `https://${'sub.'.repeat(20)}example.org/s/q1W2e3`,
+    ]) {
       assert.equal(scanQrSvg(qrSvg(text, 'QR code')), text);
     }
     assert.equal(scanQrSvg(qrSvg('x', 'QR code').replace(/d="[^"]*"/, 'd=""')), null, 'a blank image scans to nothing');

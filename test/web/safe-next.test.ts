@@ -13,5 +13,6 @@ describe('safeNext', () => {
     ['/a b', '/'],
     ['/\u0000', '/'],
   ];
-  for (const [input, expected] of cases) test(`${JSON.stringify(input)} → ${expected}`, () => assert.equal(safeNext(input), expected));
+  for (const [input, expected] of cases)
+    test(`${JSON.stringify(input)} → ${expected}`, () => assert.equal(safeNext(input), expected));
 });

@@ -17,7 +17,11 @@ describe('server key', () => {
     const files = new DurableFiles(join(dir, 'tmp'));
     await files.init();
     const path = join(dir, 'server.key');
-    const keys = await Promise.all([loadServerKey(files, path), loadServerKey(files, path), loadServerKey(files, path)]);
+    const keys = await Promise.all([
+      loadServerKey(files, path),
+      loadServerKey(files, path),
+      loadServerKey(files, path),
+    ]);
     for (const k of keys) assert.deepEqual(k, keys[0]);
     assert.equal(await readFile(path, 'utf8'), keys[0]?.toString('hex'));
   });
@@ -55,7 +59,10 @@ describe('server key', () => {
     assert.ok(!verify(key, 'unlock', 'nonce', mac), 'another purpose');
     assert.ok(!verify(key, 'csrf', 'nonce2', mac), 'other data');
     assert.ok(!verify(key, 'csrf', 'nonce', mac.slice(1)), 'a truncated MAC');
-    assert.ok(!verify(key, 'csrf', 'nonce', `${mac.slice(0, -1)}é`), 'a MAC of the same length in characters, not bytes');
+    assert.ok(
+      !verify(key, 'csrf', 'nonce', `${mac.slice(0, -1)}é`),
+      'a MAC of the same length in characters, not bytes',
+    );
   });
 
   test('verifying the same message again, often and among many others, answers the same', () => {

@@ -9,7 +9,14 @@ describe('short links that lead nowhere', () => {
     const server = await startServer({ env: { TRUST_PROXY: '1' } });
     const token = await makeToken(server.dataDir);
     const create = async (privacy: string): Promise<string> =>
-      String((await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: `an ${privacy} paste`, privacy } })).json['hash']);
+      String(
+        (
+          await req(server, 'POST', '/api/v1/paste_create.php', {
+            token,
+            body: { content: `an ${privacy} paste`, privacy },
+          })
+        ).json['hash'],
+      );
     const unlisted = await create('unlisted');
     const hidden = await create('private');
     const codeOf = (hash: string): string => hash.slice(0, 6);
@@ -18,11 +25,13 @@ describe('short links that lead nowhere', () => {
     const guess = (i: number): string => `Zz${String(i).padStart(4, '0')}`;
 
     // Links that work cost nothing, however many.
-    for (let i = 0; i < SHORT_LINK_MISSES_PER_MINUTE + 5; i++) assert.equal((await guesser.get(`/s/${codeOf(unlisted)}`, from('198.51.100.7'))).status, 302);
+    for (let i = 0; i < SHORT_LINK_MISSES_PER_MINUTE + 5; i++)
+      assert.equal((await guesser.get(`/s/${codeOf(unlisted)}`, from('198.51.100.7'))).status, 302);
 
     // A private paste's link counts as a miss for whoever may not see it, as a missing one does.
     assert.equal((await guesser.get(`/s/${codeOf(hidden)}`, from('198.51.100.7'))).status, 404);
-    for (let i = 1; i < SHORT_LINK_MISSES_PER_MINUTE; i++) assert.equal((await guesser.get(`/s/${guess(i)}`, from('198.51.100.7'))).status, 404, `miss ${i}`);
+    for (let i = 1; i < SHORT_LINK_MISSES_PER_MINUTE; i++)
+      assert.equal((await guesser.get(`/s/${guess(i)}`, from('198.51.100.7'))).status, 404, `miss ${i}`);
 
     const refused = await guesser.get(`/s/${guess(0)}`, from('198.51.100.7'));
     assert.equal(refused.status, 429);
@@ -46,15 +55,30 @@ describe('short links that lead nowhere', () => {
     const n = SHORT_LINK_MISSES_PER_MINUTE * 2;
     // Pastes just created are not in the cache: every lookup below waits for the disk.
     const hashes = await Promise.all(
-      Array.from({ length: n }, async (_, i) => String((await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: `paste ${i}` } })).json['hash'])),
+      Array.from({ length: n }, async (_, i) =>
+        String(
+          (await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: `paste ${i}` } })).json[
+            'hash'
+          ],
+        ),
+      ),
     );
     const office = { 'x-forwarded-for': '192.0.2.10' };
     const opened = await Promise.all(hashes.map((h) => new WebClient(server).get(`/s/${h.slice(0, 6)}`, office)));
-    assert.deepEqual(opened.map((r) => r.status), hashes.map(() => 302));
+    assert.deepEqual(
+      opened.map((r) => r.status),
+      hashes.map(() => 302),
+    );
 
     const guesser = { 'x-forwarded-for': '192.0.2.66' };
-    const burst = await Promise.all(Array.from({ length: n }, (_, i) => new WebClient(server).get(`/s/Yy${String(i).padStart(4, '0')}`, guesser)));
-    assert.deepEqual(burst.map((r) => r.status), hashes.map(() => 404), 'each was looked at before any was charged');
+    const burst = await Promise.all(
+      Array.from({ length: n }, (_, i) => new WebClient(server).get(`/s/Yy${String(i).padStart(4, '0')}`, guesser)),
+    );
+    assert.deepEqual(
+      burst.map((r) => r.status),
+      hashes.map(() => 404),
+      'each was looked at before any was charged',
+    );
     // 30 - 60 = -30: 31 tokens, 62 s at 30 a minute, before the next try.
     const refused = await new WebClient(server).get(`/s/${(hashes[0] ?? '').slice(0, 6)}`, guesser);
     assert.equal(refused.status, 429);

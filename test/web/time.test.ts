@@ -15,20 +15,33 @@ describe('relative times', () => {
     [86_400_000 * 31, 'in 1 month'],
     [-86_400_000 * 800, '2 years ago'],
   ];
-  for (const [delta, expected] of cases) test(`${delta} ms → ${expected}`, () => assert.equal(relative(now + delta, now), expected));
+  for (const [delta, expected] of cases)
+    test(`${delta} ms → ${expected}`, () => assert.equal(relative(now + delta, now), expected));
 
   test('timeTag carries the exact UTC time for machines and on hover', () => {
-    assert.equal(timeTag(now - 7_200_000, now).value, '<time datetime="2026-01-09T22:00:00.000Z" title="2026-01-09 22:00:00 UTC">2 hours ago</time>');
+    assert.equal(
+      timeTag(now - 7_200_000, now).value,
+      '<time datetime="2026-01-09T22:00:00.000Z" title="2026-01-09 22:00:00 UTC">2 hours ago</time>',
+    );
   });
 
   test('a moment drawn again keeps its exact time and gets a new relative one, also after 5,000 others', () => {
     const at = now - 7_200_000;
     timeTag(at, now);
-    assert.equal(timeTag(at, now + 3_600_000).value, '<time datetime="2026-01-09T22:00:00.000Z" title="2026-01-09 22:00:00 UTC">3 hours ago</time>');
+    assert.equal(
+      timeTag(at, now + 3_600_000).value,
+      '<time datetime="2026-01-09T22:00:00.000Z" title="2026-01-09 22:00:00 UTC">3 hours ago</time>',
+    );
     for (let i = 1; i <= 5_000; i++) {
       const ms = at + i * 1_000;
-      assert.equal(timeTag(ms, ms).value, `<time datetime="${new Date(ms).toISOString()}" title="${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC">just now</time>`);
+      assert.equal(
+        timeTag(ms, ms).value,
+        `<time datetime="${new Date(ms).toISOString()}" title="${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC">just now</time>`,
+      );
     }
-    assert.equal(timeTag(at, now).value, '<time datetime="2026-01-09T22:00:00.000Z" title="2026-01-09 22:00:00 UTC">2 hours ago</time>');
+    assert.equal(
+      timeTag(at, now).value,
+      '<time datetime="2026-01-09T22:00:00.000Z" title="2026-01-09 22:00:00 UTC">2 hours ago</time>',
+    );
   });
 });

@@ -12,8 +12,14 @@ const valueOf = (cookie: string): string => /^[^=]+=([^;]*)/.exec(cookie)?.[1] ?
 describe('unlock grants', () => {
   test('are a signed expiry, live for ten minutes, for one paste and its current password', () => {
     const cookie = unlockCookie(KEY, P, NOW, false);
-    assert.match(cookie, /^paste_unlock_AbCdEf1234=\d+\.[A-Za-z0-9_-]{43}; Path=\/; Max-Age=600; HttpOnly; SameSite=Lax$/);
-    assert.match(unlockCookie(KEY, P, NOW, true), /^__Host-paste_unlock_AbCdEf1234=[^;]+; Path=\/; Max-Age=600; HttpOnly; Secure; SameSite=Lax$/);
+    assert.match(
+      cookie,
+      /^paste_unlock_AbCdEf1234=\d+\.[A-Za-z0-9_-]{43}; Path=\/; Max-Age=600; HttpOnly; SameSite=Lax$/,
+    );
+    assert.match(
+      unlockCookie(KEY, P, NOW, true),
+      /^__Host-paste_unlock_AbCdEf1234=[^;]+; Path=\/; Max-Age=600; HttpOnly; Secure; SameSite=Lax$/,
+    );
     const v = valueOf(cookie);
     assert.ok(!v.includes('scrypt'), 'nothing of the password is in it');
     assert.ok(hasUnlockGrant(KEY, P, v, NOW));
@@ -50,7 +56,10 @@ describe('an unlocked password paste', () => {
     assert.equal(page.status, 200);
     assert.ok(!page.text.includes('open sesame'), 'the password is not in the page');
     assert.match(page.text, new RegExp(`<a class="btn btn-sm" href="/p/${hash}/raw">Raw</a>`));
-    assert.match(String(page.headers['set-cookie']), new RegExp(`paste_unlock_${hash}=[^;]+; Path=/; Max-Age=600; HttpOnly; SameSite=Lax`));
+    assert.match(
+      String(page.headers['set-cookie']),
+      new RegExp(`paste_unlock_${hash}=[^;]+; Path=/; Max-Age=600; HttpOnly; SameSite=Lax`),
+    );
     const raw = await v.get(`/p/${hash}/raw`);
     assert.equal(raw.status, 200);
     assert.equal(raw.text, 'the treasure');
@@ -89,7 +98,14 @@ describe('an unlocked password paste', () => {
     v.cookies.set(`paste_unlock_${other}`, grant);
     assert.equal((await v.get(`/p/${other}/raw`)).status, 401);
     await alice.get(`/p/${hash}/edit`);
-    const edited = await alice.post(`/p/${hash}/edit`, { title: 'Guarded', content: 'the treasure', language: 'text', privacy: 'public', expiry: 'keep', password: 'new secret' });
+    const edited = await alice.post(`/p/${hash}/edit`, {
+      title: 'Guarded',
+      content: 'the treasure',
+      language: 'text',
+      privacy: 'public',
+      expiry: 'keep',
+      password: 'new secret',
+    });
     assert.equal(edited.status, 303);
     assert.equal((await v.get(`/p/${hash}/raw`)).status, 401);
   });
@@ -101,7 +117,13 @@ describe('an unlocked password paste', () => {
     await v.post(`/p/${secret}`, { password: 'open sesame' });
     assert.equal((await v.get(`/p/${secret}/raw`)).text, 'soon private');
     await alice.get(`/p/${secret}/edit`);
-    const edited = await alice.post(`/p/${secret}/edit`, { title: '', content: 'soon private', language: 'text', privacy: 'private', expiry: 'keep' });
+    const edited = await alice.post(`/p/${secret}/edit`, {
+      title: '',
+      content: 'soon private',
+      language: 'text',
+      privacy: 'private',
+      expiry: 'keep',
+    });
     assert.equal(edited.status, 303);
     assert.equal((await v.get(`/p/${secret}/raw`)).status, 404);
     assert.equal((await v.get(`/p/${secret}`)).status, 404);

@@ -18,7 +18,10 @@ before(async () => {
 async function auditLines(): Promise<Record<string, unknown>[]> {
   const today = new Date().toISOString().slice(0, 10);
   const text = await readFile(join(s.dataDir, 'logs', `audit-${today}.jsonl`), 'utf8');
-  return text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 /** A login that may be refused: the page's answer as it is. */
@@ -36,7 +39,11 @@ describe('Users page', () => {
     assert.equal((await bob.get('/admin/audit')).status, 403);
     assert.equal((await new WebClient(s).get('/admin/users')).status, 302);
     const token = await makeToken(s.dataDir, { user: 'bob', scopes: 'read,write' });
-    for (let i = 0; i < 3; i++) assert.equal((await req(s, 'POST', '/api/v1/paste_create.php', { token, body: { content: `p${i}` } })).status, 200);
+    for (let i = 0; i < 3; i++)
+      assert.equal(
+        (await req(s, 'POST', '/api/v1/paste_create.php', { token, body: { content: `p${i}` } })).status,
+        200,
+      );
     const r = await admin.get('/admin/users');
     assert.equal(r.status, 200);
     const row = /<tr id="user-bob">([\s\S]*?)<\/tr>/.exec(r.text)?.[1] ?? '';
@@ -45,7 +52,8 @@ describe('Users page', () => {
     // Registering logs the new user in; a user the CLI added has never logged in, until they do.
     assert.match(row, /data-label="Last login"><time/);
     await cli(s.dataDir, ['user', 'add', 'quinn', '--password-stdin'], 'password123');
-    const quinn = (): Promise<string> => admin.get('/admin/users').then((p) => /<tr id="user-quinn">([\s\S]*?)<\/tr>/.exec(p.text)?.[1] ?? '');
+    const quinn = (): Promise<string> =>
+      admin.get('/admin/users').then((p) => /<tr id="user-quinn">([\s\S]*?)<\/tr>/.exec(p.text)?.[1] ?? '');
     assert.match(await quinn(), /data-label="Last login"><span class="muted">never/);
     await login(new WebClient(s), 'quinn');
     assert.match(await quinn(), /data-label="Last login"><time/);
@@ -83,13 +91,16 @@ describe('Users page', () => {
     assert.match(bad.text, /user name must be/);
   });
 
-  test("disabling a user refuses its token on the very next request and ends its sessions; enabling brings both back", async () => {
+  test('disabling a user refuses its token on the very next request and ends its sessions; enabling brings both back', async () => {
     await cli(s.dataDir, ['user', 'add', 'dave', '--password-stdin'], 'password123');
     const token = await makeToken(s.dataDir, { user: 'dave', scopes: 'read,write' });
     const dave = new WebClient(s);
     await login(dave, 'dave');
     assert.equal((await dave.get('/my')).status, 200);
-    assert.equal((await req(s, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'before' } })).status, 200);
+    assert.equal(
+      (await req(s, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'before' } })).status,
+      200,
+    );
     await admin.get('/admin/users');
     const r = await admin.post('/admin/users', { action: 'disable', name: 'dave' });
     assert.equal(r.status, 303);
@@ -105,14 +116,23 @@ describe('Users page', () => {
     assert.match(again.text, /This account is disabled/);
     const wrong = await tryLogin('dave', 'not the password');
     assert.equal(wrong.status, 401, 'a wrong password does not learn the account is disabled');
-    assert.match((await admin.get('/admin/users')).text, /<tr id="user-dave">[\s\S]*?<span class="badge">disabled<\/span>/);
+    assert.match(
+      (await admin.get('/admin/users')).text,
+      /<tr id="user-dave">[\s\S]*?<span class="badge">disabled<\/span>/,
+    );
     assert.equal((await lastAudit())['action'], 'user.disable');
     assert.equal((await admin.post('/admin/users', { action: 'enable', name: 'dave' })).status, 303);
     assert.equal((await req(s, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'again' } })).status, 200);
     assert.equal((await login(new WebClient(s), 'dave')).status, 303);
     const entry = await lastAudit();
     assert.equal(entry['action'], 'user.enable');
-    assert.deepEqual([(entry['before'] as Record<string, unknown>)['disabled'], (entry['after'] as Record<string, unknown>)['disabled']], [true, false]);
+    assert.deepEqual(
+      [
+        (entry['before'] as Record<string, unknown>)['disabled'],
+        (entry['after'] as Record<string, unknown>)['disabled'],
+      ],
+      [true, false],
+    );
   });
 
   test('makes and unmakes admins; the last enabled admin can be neither disabled nor demoted', async () => {
@@ -128,9 +148,21 @@ describe('Users page', () => {
     // Two admins: bob may demote root... but root demotes bob back instead.
     assert.equal((await admin.post('/admin/users', { action: 'unadmin', name: 'bob' })).status, 303);
     assert.equal((await bob.get('/admin/users')).status, 403);
-    const accounts = JSON.parse(await readFile(join(s.dataDir, 'accounts.json'), 'utf8')) as { tokens: { id: string; scopes: string[] }[] };
-    assert.deepEqual(accounts.tokens.find((t) => t.id === bobAdminToken.slice(4, 12))?.scopes, ['read', 'write'], 'a demoted user’s tokens lose the admin scope');
-    assert.deepEqual((await auditLines()).map((e) => e['action']).filter((a) => String(a).startsWith('user.')).slice(-2), ['user.admin', 'user.unadmin']);
+    const accounts = JSON.parse(await readFile(join(s.dataDir, 'accounts.json'), 'utf8')) as {
+      tokens: { id: string; scopes: string[] }[];
+    };
+    assert.deepEqual(
+      accounts.tokens.find((t) => t.id === bobAdminToken.slice(4, 12))?.scopes,
+      ['read', 'write'],
+      'a demoted user’s tokens lose the admin scope',
+    );
+    assert.deepEqual(
+      (await auditLines())
+        .map((e) => e['action'])
+        .filter((a) => String(a).startsWith('user.'))
+        .slice(-2),
+      ['user.admin', 'user.unadmin'],
+    );
     // A disabled admin does not count: with root the only enabled admin, it stays protected.
     await cli(s.dataDir, ['user', 'add', 'eve', '--admin']);
     await cli(s.dataDir, ['user', 'disable', 'eve']);
@@ -168,27 +200,78 @@ describe('admins acting on pastes', () => {
   test("an admin's edit or delete of someone else's paste is audited (web and API); an owner's own is not", async () => {
     const bobToken = await makeToken(s.dataDir, { user: 'bob', scopes: 'read,write' });
     const rootToken = await makeToken(s.dataDir, { user: 'root', scopes: 'read,write,admin' });
-    const make = async (content: string): Promise<string> => (await req(s, 'POST', '/api/v1/paste_create.php', { token: bobToken, body: { content, title: 'bob’s' } })).json?.['hash'] as string;
+    const make = async (content: string): Promise<string> =>
+      (await req(s, 'POST', '/api/v1/paste_create.php', { token: bobToken, body: { content, title: 'bob’s' } })).json?.[
+        'hash'
+      ] as string;
     const a = await make('secret content one');
     const b = await make('secret content two');
     const count = async (): Promise<number> => (await auditLines()).length;
     const n = await count();
-    assert.equal((await req(s, 'POST', '/api/v1/paste_edit.php', { token: bobToken, body: { hash: a, title: 'own edit' } })).status, 200);
+    assert.equal(
+      (await req(s, 'POST', '/api/v1/paste_edit.php', { token: bobToken, body: { hash: a, title: 'own edit' } }))
+        .status,
+      200,
+    );
     assert.equal(await count(), n, 'an owner editing their own paste is no admin action');
     await admin.get(`/p/${a}/edit`);
-    assert.equal((await admin.post(`/p/${a}/edit`, { title: 'moderated', content: 'secret content one', language: 'text', privacy: 'unlisted', expiry: 'keep' })).status, 303);
+    assert.equal(
+      (
+        await admin.post(`/p/${a}/edit`, {
+          title: 'moderated',
+          content: 'secret content one',
+          language: 'text',
+          privacy: 'unlisted',
+          expiry: 'keep',
+        })
+      ).status,
+      303,
+    );
     const edited = await lastAudit();
-    assert.deepEqual([edited['action'], edited['target'], edited['via'], edited['user']], ['paste.edit', `paste:${a}`, 'web', 'root']);
-    assert.deepEqual([(edited['before'] as Record<string, unknown>)['title'], (edited['after'] as Record<string, unknown>)['title'], (edited['after'] as Record<string, unknown>)['privacy']], ['own edit', 'moderated', 'unlisted']);
+    assert.deepEqual(
+      [edited['action'], edited['target'], edited['via'], edited['user']],
+      ['paste.edit', `paste:${a}`, 'web', 'root'],
+    );
+    assert.deepEqual(
+      [
+        (edited['before'] as Record<string, unknown>)['title'],
+        (edited['after'] as Record<string, unknown>)['title'],
+        (edited['after'] as Record<string, unknown>)['privacy'],
+      ],
+      ['own edit', 'moderated', 'unlisted'],
+    );
     // The length of the text in characters: quotes, escapes and a surrogate pair counted as the reader sees them.
-    assert.equal((await req(s, 'POST', '/api/v1/paste_edit.php', { token: rootToken, body: { hash: a, content: 'a\nb"cé😀' } })).status, 200);
+    assert.equal(
+      (await req(s, 'POST', '/api/v1/paste_edit.php', { token: rootToken, body: { hash: a, content: 'a\nb"cé😀' } }))
+        .status,
+      200,
+    );
     const counted = await lastAudit();
-    assert.deepEqual([(counted['before'] as Record<string, unknown>)['content_chars'], (counted['after'] as Record<string, unknown>)['content_chars']], [18, 7]);
-    assert.equal((await req(s, 'POST', '/api/v1/paste_delete.php', { token: rootToken, body: { hash: b } })).status, 200);
+    assert.deepEqual(
+      [
+        (counted['before'] as Record<string, unknown>)['content_chars'],
+        (counted['after'] as Record<string, unknown>)['content_chars'],
+      ],
+      [18, 7],
+    );
+    assert.equal(
+      (await req(s, 'POST', '/api/v1/paste_delete.php', { token: rootToken, body: { hash: b } })).status,
+      200,
+    );
     const deleted = await lastAudit();
-    assert.deepEqual([deleted['action'], deleted['target'], deleted['via'], deleted['user'], deleted['after']], ['paste.delete', `paste:${b}`, 'api', 'root', null]);
-    assert.equal(JSON.stringify(await auditLines()).includes('secret content'), false, 'no paste text in the audit log');
-    assert.match((await admin.get('/admin/audit')).text, /<span class="badge">API<\/span> <bdi>root<\/bdi>|<span class="badge">API<\/span> root/);
+    assert.deepEqual(
+      [deleted['action'], deleted['target'], deleted['via'], deleted['user'], deleted['after']],
+      ['paste.delete', `paste:${b}`, 'api', 'root', null],
+    );
+    assert.equal(
+      JSON.stringify(await auditLines()).includes('secret content'),
+      false,
+      'no paste text in the audit log',
+    );
+    assert.match(
+      (await admin.get('/admin/audit')).text,
+      /<span class="badge">API<\/span> <bdi>root<\/bdi>|<span class="badge">API<\/span> root/,
+    );
   });
 });
 
@@ -199,9 +282,13 @@ describe('API Tokens page', () => {
     const id = busy.slice(4, 12);
     const found = await admin.get('/admin/tokens?q=BOB');
     assert.match(found.text, new RegExp(`<tr id="token-${id}">[\\s\\S]*?data-requests-24h="7"`));
-    assert.doesNotMatch(found.text, /<span class="title-cell">[^<]*<\/span><br><span class="mono muted">[^<]*<\/span><\/td>\n<td data-label="User"><span>root/);
+    assert.doesNotMatch(
+      found.text,
+      /<span class="title-cell">[^<]*<\/span><br><span class="mono muted">[^<]*<\/span><\/td>\n<td data-label="User"><span>root/,
+    );
     await cli(s.dataDir, ['user', 'add', 'many']);
-    for (let i = 0; i < 30; i++) await cli(s.dataDir, ['token', 'create', '--user', 'many', '--scopes', 'read', '--label', `batch ${i}`]);
+    for (let i = 0; i < 30; i++)
+      await cli(s.dataDir, ['token', 'create', '--user', 'many', '--scopes', 'read', '--label', `batch ${i}`]);
     const label = await admin.get('/admin/tokens?q=batch+2');
     assert.equal([...label.text.matchAll(/<tr id="token-/g)].length, 11, 'batch 2 and batch 20-29');
     const p1 = await admin.get('/admin/tokens?q=many');
@@ -226,7 +313,9 @@ describe('API Tokens page', () => {
     assert.equal((await admin.post('/admin/tokens', { action: 'revoke', id })).status, 303);
     const revoke = await lastAudit();
     assert.deepEqual([revoke['action'], revoke['target'], revoke['after']], ['token.revoke', `token:${id}`, null]);
-    const accounts = JSON.parse(await readFile(join(s.dataDir, 'accounts.json'), 'utf8')) as { tokens: { hash: string }[] };
+    const accounts = JSON.parse(await readFile(join(s.dataDir, 'accounts.json'), 'utf8')) as {
+      tokens: { hash: string }[];
+    };
     const all = JSON.stringify(await auditLines());
     for (const t of accounts.tokens) assert.equal(all.includes(t.hash), false);
     assert.equal(all.includes(token), false);

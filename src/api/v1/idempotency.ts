@@ -59,7 +59,9 @@ export class Idempotency {
   /** Runs `effect` at most once per key; answers the paste's hash, the first time's on every repeat. */
   run(ask: Ask, effect: Effect): Promise<string> {
     const id = IdempotencyRecords.idOf(ask.tokenId, ask.key);
-    const fingerprint = createHmac('sha256', this.serverKey).update(`${ask.endpoint}\0${ask.hash ?? ''}\0${ask.fields}`).digest('base64url');
+    const fingerprint = createHmac('sha256', this.serverKey)
+      .update(`${ask.endpoint}\0${ask.hash ?? ''}\0${ask.fields}`)
+      .digest('base64url');
     const running = this.#inFlight.get(id);
     if (running !== undefined) {
       if (running.fingerprint !== fingerprint) throw reused();
@@ -89,7 +91,14 @@ export class Idempotency {
     } else {
       const hash = ask.hash ?? this.#ids.base62(HASH_LENGTH);
       const revision = ask.hash === null ? null : await this.revisionOf(hash);
-      record = { endpoint: ask.endpoint, fingerprint, hash, done: false, at: now, ...(revision === null ? {} : { revision }) };
+      record = {
+        endpoint: ask.endpoint,
+        fingerprint,
+        hash,
+        done: false,
+        at: now,
+        ...(revision === null ? {} : { revision }),
+      };
       await this.records.put(id, record);
     }
     let hash: string;
@@ -99,7 +108,8 @@ export class Idempotency {
       // Refused, nothing was written: the key is free again, as for a request refused before
       // the record (README, Safe retries). Kept, a failed edit's record would pass for done
       // once anyone else edited the paste.
-      if (err instanceof PasteError || err instanceof StorageFull || err instanceof StorageReadOnly) await this.records.remove(id).catch(() => undefined);
+      if (err instanceof PasteError || err instanceof StorageFull || err instanceof StorageReadOnly)
+        await this.records.remove(id).catch(() => undefined);
       throw err;
     }
     await this.records.put(id, { ...record, hash, done: true });
@@ -108,4 +118,7 @@ export class Idempotency {
 }
 
 const reused = (): HttpError =>
-  new HttpError('idempotency_key_reused', 'This Idempotency-Key was used for a different request in the last 24 hours; use a new key for a new request');
+  new HttpError(
+    'idempotency_key_reused',
+    'This Idempotency-Key was used for a different request in the last 24 hours; use a new key for a new request',
+  );

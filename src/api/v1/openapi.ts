@@ -24,7 +24,7 @@ const codesOf = (status: number): ErrorCode[] =>
 const ERRORS: Record<number, string> = {
   400: 'Malformed body or query, a bad or missing field, or a `hash` that is not 10 letters or digits.',
   401: 'No token, an unknown or revoked token (`unauthorized`); or a protected paste read without its password (`password_required`).',
-  403: 'The token lacks the scope, the token is not the owner\'s, or the paste password is wrong (`invalid_password`).',
+  403: "The token lacks the scope, the token is not the owner's, or the paste password is wrong (`invalid_password`).",
   404: 'No such paste, or a private paste that is not yours (the two look identical).',
   405: 'Wrong method for this endpoint; the `Allow` header lists the right ones.',
   410: 'The paste expired (the error says `expired`) or was burned after reading (`burned`).',
@@ -32,10 +32,10 @@ const ERRORS: Record<number, string> = {
   413: 'The body is larger than MAX_PASTE_BYTES × 3 + 64 KiB (refused unread), or the content is over MAX_PASTE_BYTES.',
   415: 'A POST body that is neither `application/json` nor `application/x-www-form-urlencoded` (nor `text/plain` for create), or a charset other than UTF-8.',
   422: 'The `Idempotency-Key` was used by this token for a different request in the last 24 hours.',
-  429: 'The token\'s rate limit (`limit_per_minute` in the body), too many failed authentications from this IP, or too many wrong passwords for this paste.',
-  500: 'An unexpected fault; the detail is only in the server\'s own log.',
+  429: "The token's rate limit (`limit_per_minute` in the body), too many failed authentications from this IP, or too many wrong passwords for this paste.",
+  500: "An unexpected fault; the detail is only in the server's own log.",
   503: 'The server cannot take the request now: the bytes it holds for bodies of not-yet-authenticated requests are spent (retry after `Retry-After` seconds, or send the token in the header), or its data folder cannot be written to (nothing was changed).',
-  507: 'The server\'s disk is full: the write was refused and nothing was changed. Writes work again once there is space.',
+  507: "The server's disk is full: the write was refused and nothing was changed. Writes work again once there is space.",
 };
 
 const flag = (description: string, dflt: 0 | 1): Schema => ({
@@ -46,20 +46,27 @@ const flag = (description: string, dflt: 0 | 1): Schema => ({
 
 const tokenField: Schema = {
   type: 'string',
-  description: 'The API token, the third way to send it: used only when neither the Authorization header nor the `token` query parameter carries one.',
+  description:
+    'The API token, the third way to send it: used only when neither the Authorization header nor the `token` query parameter carries one.',
 };
 
 const pasteFields = (edit: boolean): Record<string, Schema> => ({
-  title: { type: 'string', maxLength: TITLE_MAX_CHARS, description: `At most ${TITLE_MAX_CHARS} characters, one line (no control characters, U+0085, U+2028 or U+2029).${edit ? ' An empty title clears it.' : ''}` },
+  title: {
+    type: 'string',
+    maxLength: TITLE_MAX_CHARS,
+    description: `At most ${TITLE_MAX_CHARS} characters, one line (no control characters, U+0085, U+2028 or U+2029).${edit ? ' An empty title clears it.' : ''}`,
+  },
   content: {
     type: 'string',
     ...(edit ? {} : { minLength: 1 }),
-    description: 'The text, at most MAX_PASTE_BYTES bytes of UTF-8 (1 MiB by default); never empty. Valid Unicode only: half of a surrogate pair is refused.',
+    description:
+      'The text, at most MAX_PASTE_BYTES bytes of UTF-8 (1 MiB by default); never empty. Valid Unicode only: half of a surrogate pair is refused.',
   },
   language: {
     enum: ['auto', ...LANGUAGES, ...LANGUAGE_ALIASES],
     default: edit ? undefined : 'auto',
-    description: '`auto` detects the language from the content. Matched case-insensitively; another common name (`js`, `c++`, `sh`, `yml`...) is stored as the language it stands for.',
+    description:
+      '`auto` detects the language from the content. Matched case-insensitively; another common name (`js`, `c++`, `sh`, `yml`...) is stored as the language it stands for.',
   },
   privacy: { enum: [...PRIVACIES], ...(edit ? {} : { default: 'public' }) },
   expiry: {
@@ -67,11 +74,17 @@ const pasteFields = (edit: boolean): Record<string, Schema> => ({
     default: edit ? 'keep' : 'never',
     description: '`1w` is 7 days, `1m` 30 days.' + (edit ? ' Counts from the edit; `keep` leaves it.' : ''),
   },
-  password: { type: 'string', maxLength: PASSWORD_MAX_CHARS, description: edit ? 'Sets a new password (not with `clear_password=1`).' : 'Readers must then send it.' },
+  password: {
+    type: 'string',
+    maxLength: PASSWORD_MAX_CHARS,
+    description: edit ? 'Sets a new password (not with `clear_password=1`).' : 'Readers must then send it.',
+  },
 });
 
 const stripUndefined = (o: Record<string, Schema>): Record<string, Schema> =>
-  Object.fromEntries(Object.entries(o).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined))]));
+  Object.fromEntries(
+    Object.entries(o).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined))]),
+  );
 
 const createRequest: Schema = {
   type: 'object',
@@ -84,7 +97,7 @@ const createRequest: Schema = {
   }),
 };
 
-const hashProperty: Schema = { type: 'string', pattern: '^[A-Za-z0-9]{10}$', description: 'The paste\'s hash.' };
+const hashProperty: Schema = { type: 'string', pattern: '^[A-Za-z0-9]{10}$', description: "The paste's hash." };
 
 const editRequest: Schema = {
   type: 'object',
@@ -98,7 +111,11 @@ const editRequest: Schema = {
   }),
 };
 
-const deleteRequest: Schema = { type: 'object', required: ['hash'], properties: { hash: hashProperty, token: tokenField } };
+const deleteRequest: Schema = {
+  type: 'object',
+  required: ['hash'],
+  properties: { hash: hashProperty, token: tokenField },
+};
 
 /** A request body in both accepted encodings (a form sends every value as a string, which the rules accept). */
 const body = (schema: string, example: Record<string, unknown>): Schema => ({
@@ -128,16 +145,37 @@ const writeResult: Schema = {
   properties: {
     ok: { const: true },
     hash: hashProperty,
-    url: { type: 'string', format: 'uri', description: 'The paste\'s web page.' },
-    short_url: { type: 'string', format: 'uri', description: 'The short link (`/s/` and the hash\'s first six characters).' },
+    url: { type: 'string', format: 'uri', description: "The paste's web page." },
+    short_url: {
+      type: 'string',
+      format: 'uri',
+      description: "The short link (`/s/` and the hash's first six characters).",
+    },
   },
 };
 
-const time = (description: string): Schema => ({ type: 'string', pattern: '^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d$', description: `${description} UTC, \`YYYY-MM-DD HH:MM:SS\`.` });
+const time = (description: string): Schema => ({
+  type: 'string',
+  pattern: '^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d$',
+  description: `${description} UTC, \`YYYY-MM-DD HH:MM:SS\`.`,
+});
 
 const paste: Schema = {
   type: 'object',
-  required: ['view_count', 'hash', 'title', 'language', 'privacy', 'burn_after_read', 'short_url', 'created_at', 'expire_at', 'revision', 'owner', 'content'],
+  required: [
+    'view_count',
+    'hash',
+    'title',
+    'language',
+    'privacy',
+    'burn_after_read',
+    'short_url',
+    'created_at',
+    'expire_at',
+    'revision',
+    'owner',
+    'content',
+  ],
   properties: {
     view_count: { type: 'integer', minimum: 0, description: 'Includes the read that returned it.' },
     hash: hashProperty,
@@ -148,7 +186,11 @@ const paste: Schema = {
     short_url: { type: 'string', format: 'uri' },
     created_at: time('When it was created,'),
     expire_at: { oneOf: [time('When it expires,'), { type: 'null' }] },
-    revision: { type: 'integer', minimum: 1, description: 'This version\'s number: 1 when created, one more with each edit.' },
+    revision: {
+      type: 'integer',
+      minimum: 1,
+      description: "This version's number: 1 when created, one more with each edit.",
+    },
     owner: {
       type: 'object',
       required: ['id', 'display_name'],
@@ -161,7 +203,13 @@ const paste: Schema = {
 /** The fields of a create whose body is plain text (the content), from the query string. */
 const textQueryParams: Schema[] = Object.entries(createRequest['properties'] as Record<string, Schema>)
   .filter(([name]) => name !== 'content' && name !== 'token')
-  .map(([name, schema]) => ({ name, in: 'query', required: false, schema, description: 'Only with a `text/plain` body, whose other fields come from here.' }));
+  .map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: false,
+    schema,
+    description: 'Only with a `text/plain` body, whose other fields come from here.',
+  }));
 
 const idempotencyKey: Schema = {
   name: 'Idempotency-Key',
@@ -177,13 +225,17 @@ const ifMatch: Schema = {
   in: 'header',
   required: false,
   schema: { type: 'string' },
-  description: 'The `ETag` of the revision this write is meant for: when the paste has changed since, the answer is 412 and nothing is written.',
+  description:
+    'The `ETag` of the revision this write is meant for: when the paste has changed since, the answer is 412 and nothing is written.',
 };
 
 /** A read's answers when the reader holds the current revision. */
 const notModified: Schema = {
   description: 'The reader holds the current revision (`If-None-Match`): no body, no view counted, nothing burned.',
-  headers: { ETag: { $ref: '#/components/headers/ETag' }, 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+  headers: {
+    ETag: { $ref: '#/components/headers/ETag' },
+    'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+  },
 };
 
 const hashParam: Schema = { name: 'hash', in: 'query', required: true, schema: hashProperty };
@@ -194,17 +246,31 @@ const readParams: Schema[] = [
     in: 'query',
     required: false,
     schema: { type: 'integer', minimum: 1 },
-    description: 'An earlier version of the paste, for whoever may read the paste now; nothing is counted or burned. 404 when there is no such revision.',
+    description:
+      'An earlier version of the paste, for whoever may read the paste now; nothing is counted or burned. 404 when there is no such revision.',
   },
   {
     name: 'If-None-Match',
     in: 'header',
     required: false,
     schema: { type: 'string' },
-    description: 'The paste\'s `ETag` (or a list of them): when it names the current revision the answer is 304 with no body, after every other check, and no view is counted and nothing is burned.',
+    description:
+      "The paste's `ETag` (or a list of them): when it names the current revision the answer is 304 with no body, after every other check, and no view is counted and nothing is burned.",
   },
-  { name: 'password', in: 'query', required: false, schema: { type: 'string' }, description: 'The paste\'s password, when it has one (or send `X-Paste-Password`).' },
-  { name: 'X-Paste-Password', in: 'header', required: false, schema: { type: 'string' }, description: 'The paste\'s password as UTF-8, instead of the query parameter.' },
+  {
+    name: 'password',
+    in: 'query',
+    required: false,
+    schema: { type: 'string' },
+    description: "The paste's password, when it has one (or send `X-Paste-Password`).",
+  },
+  {
+    name: 'X-Paste-Password',
+    in: 'header',
+    required: false,
+    schema: { type: 'string' },
+    description: "The paste's password as UTF-8, instead of the query parameter.",
+  },
 ];
 
 /** The document, for a server whose public address is `baseUrl`. */
@@ -215,15 +281,52 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
       const schema: Schema = {
         allOf: [ref('Error'), { properties: { code: { enum: codes } } }],
       };
-      const headers: Schema = { 'Cache-Control': { $ref: '#/components/headers/Cache-Control' }, 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
+      const headers: Schema = {
+        'Cache-Control': { $ref: '#/components/headers/Cache-Control' },
+        'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+      };
       if (status === '429') headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
-      if (status === '503') headers['Retry-After'] = { required: false, schema: { type: 'string', pattern: '^\\d+$' }, description: 'Whole seconds to wait, when waiting helps.' };
-      if (status === '405') headers['Allow'] = { required: true, schema: { type: 'string' }, description: 'The methods this endpoint takes.' };
-      if (status === '429') schema['allOf'] = [ref('Error'), { properties: { code: { enum: codes }, limit_per_minute: { type: 'integer', description: 'The token\'s limit, when the token\'s own bucket is empty.' } } }];
+      if (status === '503')
+        headers['Retry-After'] = {
+          required: false,
+          schema: { type: 'string', pattern: '^\\d+$' },
+          description: 'Whole seconds to wait, when waiting helps.',
+        };
+      if (status === '405')
+        headers['Allow'] = {
+          required: true,
+          schema: { type: 'string' },
+          description: 'The methods this endpoint takes.',
+        };
+      if (status === '429')
+        schema['allOf'] = [
+          ref('Error'),
+          {
+            properties: {
+              code: { enum: codes },
+              limit_per_minute: {
+                type: 'integer',
+                description: "The token's limit, when the token's own bucket is empty.",
+              },
+            },
+          },
+        ];
       if (status === '410') {
         schema['allOf'] = [ref('Error'), { properties: { code: { enum: codes }, receipt: ref('Receipt') } }];
       }
-      return [`E${status}`, { description, headers, content: { 'application/json': { schema, example: { ok: false, error: description.split(/[.;(]/)[0], code: codes[0] } } } }];
+      return [
+        `E${status}`,
+        {
+          description,
+          headers,
+          content: {
+            'application/json': {
+              schema,
+              example: { ok: false, error: description.split(/[.;(]/)[0], code: codes[0] },
+            },
+          },
+        },
+      ];
     }),
   );
 
@@ -233,7 +336,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
       title: 'Paste API',
       version: '1',
       description:
-        'The JSON API of a self-hosted paste service. Every answer carries `X-Request-Id`. Every endpoint but this document needs an API token, sent (in this order of preference) as `Authorization: Bearer <token>`, as the query parameter `token`, or as the body field `token`. When several errors apply, the first of 404, 405, 401/429 (authentication), 429 (rate limit), 403 (scope), 415/413/400 (body), then the endpoint\'s own checks wins. Every answer carries `Cache-Control: no-store`.',
+        "The JSON API of a self-hosted paste service. Every answer carries `X-Request-Id`. Every endpoint but this document needs an API token, sent (in this order of preference) as `Authorization: Bearer <token>`, as the query parameter `token`, or as the body field `token`. When several errors apply, the first of 404, 405, 401/429 (authentication), 429 (rate limit), 403 (scope), 415/413/400 (body), then the endpoint's own checks wins. Every answer carries `Cache-Control: no-store`.",
     },
     servers: [{ url: baseUrl }],
     security: [{ bearer: [] }, { queryToken: [] }],
@@ -248,7 +351,10 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           requestBody: {
             required: true,
             content: {
-              'application/json': { schema: ref('CreateRequest'), example: { title: 'hello', content: 'print(42)', language: 'python', expiry: '1d' } },
+              'application/json': {
+                schema: ref('CreateRequest'),
+                example: { title: 'hello', content: 'print(42)', language: 'python', expiry: '1d' },
+              },
               'application/x-www-form-urlencoded': { schema: ref('CreateRequest') },
               'text/plain': { schema: { type: 'string', minLength: 1 }, example: 'build output\n' },
             },
@@ -270,7 +376,8 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
         get: {
           operationId: 'getPaste',
           summary: 'Get a paste (scope `read`); counts a view, and burns a burn-after-read paste',
-          description: '`HEAD` runs the same checks but neither counts a view nor burns (nor, for a one-time paste, sends `Content-Length`).',
+          description:
+            '`HEAD` runs the same checks but neither counts a view nor burns (nor, for a one-time paste, sends `Content-Length`).',
           parameters: readParams,
           responses: {
             200: {
@@ -294,7 +401,11 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
               headers: {
                 ...rateHeaders,
                 ETag: { $ref: '#/components/headers/ETag' },
-                'Content-Security-Policy': { required: true, schema: { const: 'sandbox' }, description: 'A browser that opens it runs nothing of it.' },
+                'Content-Security-Policy': {
+                  required: true,
+                  schema: { const: 'sandbox' },
+                  description: 'A browser that opens it runs nothing of it.',
+                },
               },
               content: { 'text/plain; charset=utf-8': { schema: { type: 'string' } } },
             },
@@ -310,7 +421,14 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           parameters: [idempotencyKey, ifMatch],
           requestBody: body('EditRequest', { hash: 'aB3dE5gH7j', content: 'print(43)' }),
           responses: {
-            200: { description: 'Edited. `ETag` names the new revision (absent on a repeated Idempotency-Key\'s answer).', headers: { ...rateHeaders, ETag: { required: false, schema: { type: 'string' }, description: 'The new revision\'s entity tag.' } }, content: { 'application/json': { schema: ref('WriteResult') } } },
+            200: {
+              description: "Edited. `ETag` names the new revision (absent on a repeated Idempotency-Key's answer).",
+              headers: {
+                ...rateHeaders,
+                ETag: { required: false, schema: { type: 'string' }, description: "The new revision's entity tag." },
+              },
+              content: { 'application/json': { schema: ref('WriteResult') } },
+            },
             ...errors(400, ...AUTHED, 404, 410, 412, 413, 415, 422, 503, 507),
           },
         },
@@ -322,7 +440,11 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           parameters: [ifMatch],
           requestBody: body('DeleteRequest', { hash: 'aB3dE5gH7j' }),
           responses: {
-            200: { description: 'Deleted, with its short link.', headers: rateHeaders, content: { 'application/json': { schema: ref('DeleteResult') } } },
+            200: {
+              description: 'Deleted, with its short link.',
+              headers: rateHeaders,
+              content: { 'application/json': { schema: ref('DeleteResult') } },
+            },
             ...errors(400, ...AUTHED, 404, 412, 413, 415, 503, 507),
           },
         },
@@ -333,7 +455,11 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           summary: 'This document (no token needed)',
           security: [],
           responses: {
-            200: { description: 'The OpenAPI 3.1 document.', headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } }, content: { 'application/json': { schema: { type: 'object', required: ['openapi'] } } } },
+            200: {
+              description: 'The OpenAPI 3.1 document.',
+              headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+              content: { 'application/json': { schema: { type: 'object', required: ['openapi'] } } },
+            },
             ...errors(405),
           },
         },
@@ -341,23 +467,51 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
     },
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: '`Authorization: Bearer <token>`, the preferred way. Tokens come from the CLI or the My API Keys page.' },
-        queryToken: { type: 'apiKey', in: 'query', name: 'token', description: 'The token as the `token` query parameter (it is never written to the log). A third way, the body field `token`, is described on the request bodies.' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            '`Authorization: Bearer <token>`, the preferred way. Tokens come from the CLI or the My API Keys page.',
+        },
+        queryToken: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'token',
+          description:
+            'The token as the `token` query parameter (it is never written to the log). A third way, the body field `token`, is described on the request bodies.',
+        },
       },
       headers: {
-        'X-RateLimit-Limit': { schema: { type: 'string', pattern: '^\\d+$' }, description: 'The token\'s requests per minute; `0` is unlimited. On every answer to an authenticated request.' },
-        'X-RateLimit-Remaining': { schema: { type: 'string', pattern: '^\\d+$' }, description: 'Whole requests left in the token\'s bucket; absent when unlimited.' },
-        'Retry-After': { required: true, schema: { type: 'string', pattern: '^\\d+$' }, description: 'Whole seconds to wait.' },
-        'Cache-Control': { required: true, schema: { const: 'no-store' }, description: 'An answer to a token is never for a shared cache.' },
+        'X-RateLimit-Limit': {
+          schema: { type: 'string', pattern: '^\\d+$' },
+          description:
+            "The token's requests per minute; `0` is unlimited. On every answer to an authenticated request.",
+        },
+        'X-RateLimit-Remaining': {
+          schema: { type: 'string', pattern: '^\\d+$' },
+          description: "Whole requests left in the token's bucket; absent when unlimited.",
+        },
+        'Retry-After': {
+          required: true,
+          schema: { type: 'string', pattern: '^\\d+$' },
+          description: 'Whole seconds to wait.',
+        },
+        'Cache-Control': {
+          required: true,
+          schema: { const: 'no-store' },
+          description: 'An answer to a token is never for a shared cache.',
+        },
         ETag: {
           required: true,
           schema: { type: 'string', pattern: '^"[A-Za-z0-9]{10}\\.[0-9a-z]+"$' },
-          description: 'A strong validator of the paste\'s revision: it changes with every edit. Send it back in `If-None-Match` (reads) or `If-Match` (edit, delete).',
+          description:
+            "A strong validator of the paste's revision: it changes with every edit. Send it back in `If-None-Match` (reads) or `If-Match` (edit, delete).",
         },
         'X-Request-Id': {
           required: true,
           schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$' },
-          description: 'The request\'s id: the client\'s own `X-Request-Id` when it is 1-64 letters, digits or `._:-`, else one made by the server. The API log line and the server\'s report of a fault name it.',
+          description:
+            "The request's id: the client's own `X-Request-Id` when it is 1-64 letters, digits or `._:-`, else one made by the server. The API log line and the server's report of a fault name it.",
         },
       },
       schemas: {
@@ -365,17 +519,29 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
         EditRequest: editRequest,
         DeleteRequest: deleteRequest,
         WriteResult: writeResult,
-        DeleteResult: { type: 'object', required: ['ok', 'deleted'], properties: { ok: { const: true }, deleted: { const: true } } },
-        PasteResult: { type: 'object', required: ['ok', 'paste'], properties: { ok: { const: true }, paste: ref('Paste') } },
+        DeleteResult: {
+          type: 'object',
+          required: ['ok', 'deleted'],
+          properties: { ok: { const: true }, deleted: { const: true } },
+        },
+        PasteResult: {
+          type: 'object',
+          required: ['ok', 'paste'],
+          properties: { ok: { const: true }, paste: ref('Paste') },
+        },
         Paste: paste,
         Receipt: {
           type: 'object',
-          description: 'A burned paste\'s receipt, in the 410 its owner (or an admin) gets: when it was read, and through which side. Never the content.',
+          description:
+            "A burned paste's receipt, in the 410 its owner (or an admin) gets: when it was read, and through which side. Never the content.",
           required: ['read_at', 'via', 'token_id'],
           properties: {
             read_at: time('When it was read,'),
             via: { enum: ['api', 'web'] },
-            token_id: { type: ['string', 'null'], description: 'The id of the API token that read it (never the secret); null on the web.' },
+            token_id: {
+              type: ['string', 'null'],
+              description: 'The id of the API token that read it (never the secret); null on the web.',
+            },
           },
         },
         Error: {
@@ -384,7 +550,10 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           properties: {
             ok: { const: false },
             error: { type: 'string', description: 'What went wrong, for people.' },
-            code: { enum: (Object.keys(STATUS_BY_CODE) as ErrorCode[]).filter((c) => c !== 'client_closed'), description: 'What went wrong, for programs.' },
+            code: {
+              enum: (Object.keys(STATUS_BY_CODE) as ErrorCode[]).filter((c) => c !== 'client_closed'),
+              description: 'What went wrong, for programs.',
+            },
           },
         },
       },

@@ -18,10 +18,12 @@ export function requireHash(...sources: Fields[]): string {
 }
 
 export const pasteUrl = (deps: ApiDeps, hash: string): string => `${deps.baseUrl}/p/${hash}`;
-export const shortUrl = (deps: Pick<ApiDeps, 'baseUrl'>, hash: string): string => `${deps.baseUrl}/s/${shortcodeOf(hash)}`;
+export const shortUrl = (deps: Pick<ApiDeps, 'baseUrl'>, hash: string): string =>
+  `${deps.baseUrl}/s/${shortcodeOf(hash)}`;
 
 /** The paste object's fields but view_count and content, as they stand inside paste.php's answer. */
-export const fieldsJson = (deps: Pick<ApiDeps, 'baseUrl' | 'accounts'>, p: Paste): string => `,${JSON.stringify(presentFields(deps, p)).slice(1, -1)},"content":`;
+export const fieldsJson = (deps: Pick<ApiDeps, 'baseUrl' | 'accounts'>, p: Paste): string =>
+  `,${JSON.stringify(presentFields(deps, p)).slice(1, -1)},"content":`;
 
 /** The paste object of the README's Get a paste, but for view_count and content. Password and highlight stay inside. */
 function presentFields(deps: Pick<ApiDeps, 'baseUrl' | 'accounts'>, p: Paste): Record<string, unknown> {
@@ -48,12 +50,22 @@ const BODY_HEAD = '{"ok":true,"paste":{"view_count":';
  * already holds as JSON. The size is summed from what the rendering measured once (all but
  * the view count are the same for every read of a version).
  */
-export function pasteBody(deps: ApiDeps, p: Paste, viewCount: number): { pieces: [string, string | Buffer, string]; length: number } {
+export function pasteBody(
+  deps: ApiDeps,
+  p: Paste,
+  viewCount: number,
+): { pieces: [string, string | Buffer, string]; length: number } {
   const fields = deps.bodies.fields(p, fieldsJson, deps);
-  const content = p.content_json.length < LARGE_CHARS ? p.content_json : deps.bodies.encoded(p, 'json', () => ownedUtf8Bytes(p.content_json));
+  const content =
+    p.content_json.length < LARGE_CHARS
+      ? p.content_json
+      : deps.bodies.encoded(p, 'json', () => ownedUtf8Bytes(p.content_json));
   const head = BODY_HEAD + viewCount + fields.text;
   // The view count's digits are ASCII: one byte each, like BODY_HEAD's and the tail's.
-  return { pieces: [head, content, BODY_TAIL], length: BODY_HEAD.length + String(viewCount).length + fields.bytes + fields.contentBytes + BODY_TAIL.length };
+  return {
+    pieces: [head, content, BODY_TAIL],
+    length: BODY_HEAD.length + String(viewCount).length + fields.bytes + fields.contentBytes + BODY_TAIL.length,
+  };
 }
 
 const BODY_TAIL = '}}';

@@ -35,12 +35,22 @@ function readPaste(r: ApiRequest): Counted | Promise<Counted> {
   if (revision !== null) {
     // An earlier version (README, Revisions): the same checks, nothing counted or burned.
     if (!/^[1-9]\d{0,8}$/.test(revision)) throw badRequest('revision must be a whole number from 1');
-    return r.deps.pastes.revision(hash, Number(revision), r.viewer, { password: password(r), client: r.ip, consume: false });
+    return r.deps.pastes.revision(hash, Number(revision), r.viewer, {
+      password: password(r),
+      client: r.ip,
+      consume: false,
+    });
   }
   const held = r.req.headers['if-none-match'];
   const known = held === undefined ? undefined : (p: Paste): boolean => namesEtag(held, etagOf(p), false);
   const reader = { via: 'api' as const, tokenId: r.principal.tokenId };
-  return r.deps.pastes.read(hash, r.viewer, { password: password(r), client: r.ip, consume: r.req.method !== 'HEAD', known, reader });
+  return r.deps.pastes.read(hash, r.viewer, {
+    password: password(r),
+    client: r.ip,
+    consume: r.req.method !== 'HEAD',
+    known,
+    reader,
+  });
 }
 
 /** The answer to a reader who holds this revision already. */
@@ -56,7 +66,14 @@ export function getPaste(r: ApiRequest): Reply | Promise<Reply> {
 function pasteReply(r: ApiRequest, { paste, viewCount, unchanged }: Counted): Reply {
   if (unchanged === true) return notModified(paste);
   const { pieces, length } = pasteBody(r.deps, paste, viewCount);
-  return secretSize(paste, { kind: 'bytes', status: 200, contentType: JSON_TYPE, body: pieces, length, headers: { etag: etagOf(paste) } });
+  return secretSize(paste, {
+    kind: 'bytes',
+    status: 200,
+    contentType: JSON_TYPE,
+    body: pieces,
+    length,
+    headers: { etag: etagOf(paste) },
+  });
 }
 
 /** A HEAD of a one-time paste, which burns nothing, does not give away its size either (README, Get a paste). */
@@ -78,9 +95,12 @@ function rawReply(r: ApiRequest, { paste, unchanged }: Counted): Reply {
   // page of ours. A literal, not a spread of a shared object: spread on every read, these
   // objects were promoted out of the young generation by the thousand (README, Performance).
   const headers: Headers = { 'content-security-policy': 'sandbox', etag: etagOf(paste) };
-  return secretSize(paste, typeof body === 'string'
-    ? { kind: 'text', status: 200, body, headers }
-    : { kind: 'bytes', status: 200, contentType: 'text/plain; charset=utf-8', body, headers });
+  return secretSize(
+    paste,
+    typeof body === 'string'
+      ? { kind: 'text', status: 200, body, headers }
+      : { kind: 'bytes', status: 200, contentType: 'text/plain; charset=utf-8', body, headers },
+  );
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';

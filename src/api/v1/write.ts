@@ -20,7 +20,13 @@ export async function createPaste(r: ApiRequest): Promise<Reply> {
   const input = v.value;
   withinTokenLimits(r, input.content, input.privacy);
   const owner = r.principal.userId;
-  const hash = await once(r, 'create', JSON.stringify(input), null, async (h) => (await r.deps.pastes.create(input, owner, h)).hash);
+  const hash = await once(
+    r,
+    'create',
+    JSON.stringify(input),
+    null,
+    async (h) => (await r.deps.pastes.create(input, owner, h)).hash,
+  );
   const url = pasteUrl(r.deps, hash);
   if (prefersPlainText(r.req.headers.accept)) return { kind: 'text', status: 200, body: `${url}\n` };
   return json({ ok: true, hash, url, short_url: shortUrl(r.deps, hash) });
@@ -47,14 +53,25 @@ function unchangedSince(r: ApiRequest): Precondition | undefined {
  * Carries out a write once per `Idempotency-Key` (README, Safe retries), or simply when the
  * request has none. Checked after the fields are valid, so a refused request leaves no record.
  */
-function once(r: ApiRequest, endpoint: string, fields: string, hash: string | null, effect: (hash: string | undefined) => Promise<string>): Promise<string> {
+function once(
+  r: ApiRequest,
+  endpoint: string,
+  fields: string,
+  hash: string | null,
+  effect: (hash: string | undefined) => Promise<string>,
+): Promise<string> {
   const key = Idempotency.keyOf(r.req.headers['idempotency-key']);
   if (key === null) return effect(hash ?? undefined);
   return r.deps.idempotency.run({ tokenId: r.principal.tokenId, key, endpoint, fields, hash }, effect);
 }
 
 /** The caller as the audit log names them (an admin token acting on someone else's paste is audited). */
-const actorOf = (r: ApiRequest): Actor => ({ via: 'api', user_id: r.principal.userId, name: r.deps.accounts.user(r.principal.userId)?.name ?? null, ip: r.ip });
+const actorOf = (r: ApiRequest): Actor => ({
+  via: 'api',
+  user_id: r.principal.userId,
+  name: r.deps.accounts.user(r.principal.userId)?.name ?? null,
+  ip: r.ip,
+});
 
 /** POST paste_edit.php (README, Edit a paste). */
 export async function editPaste(r: ApiRequest): Promise<Reply> {
@@ -64,9 +81,19 @@ export async function editPaste(r: ApiRequest): Promise<Reply> {
   const input = v.value;
   withinTokenLimits(r, input.content, input.privacy);
   let edited: Paste | undefined;
-  await once(r, 'edit', JSON.stringify(input), hash, async () => (edited = await r.deps.pastes.edit(hash, input, r.viewer, unchangedSince(r), actorOf(r))).hash);
+  await once(
+    r,
+    'edit',
+    JSON.stringify(input),
+    hash,
+    async () => (edited = await r.deps.pastes.edit(hash, input, r.viewer, unchangedSince(r), actorOf(r))).hash,
+  );
   // The new revision's ETag (a repeated Idempotency-Key's answer made no revision, and has none).
-  return json({ ok: true, hash, url: pasteUrl(r.deps, hash), short_url: shortUrl(r.deps, hash) }, 200, edited === undefined ? undefined : { etag: etagOf(edited) });
+  return json(
+    { ok: true, hash, url: pasteUrl(r.deps, hash), short_url: shortUrl(r.deps, hash) },
+    200,
+    edited === undefined ? undefined : { etag: etagOf(edited) },
+  );
 }
 
 /** POST paste_delete.php (README, Delete a paste). */

@@ -53,7 +53,8 @@ export async function login(ctx: WebContext): Promise<Reply> {
   const name = field(ctx.form, 'name').trim();
   const password = field(ctx.form, 'password');
   const next = safeNext(field(ctx.form, 'next'));
-  const again = (status: number, problem: string, typed: string): Reply => reply(loginPage(ctx, { name: typed, next, problems: [problem] }), status);
+  const again = (status: number, problem: string, typed: string): Reply =>
+    reply(loginPage(ctx, { name: typed, next, problems: [problem] }), status);
   const outcome = await ctx.deps.authenticator.login(name, password, ctx.ip);
   if ('refused' in outcome) {
     const wait = outcome.refused.retryAfterSec;
@@ -94,7 +95,15 @@ ${csrfInput(ctx.csrf())}
 }
 
 function closedPage(ctx: WebContext): string {
-  return page(ctx, 'Registration closed', authCard(ctx, 'Registration is closed', html`<p class="center muted">New accounts are created by an admin on this server. If you already have one, <a href="/login">log in</a>.</p>`));
+  return page(
+    ctx,
+    'Registration closed',
+    authCard(
+      ctx,
+      'Registration is closed',
+      html`<p class="center muted">New accounts are created by an admin on this server. If you already have one, <a href="/login">log in</a>.</p>`,
+    ),
+  );
 }
 
 /** GET /register */
@@ -115,7 +124,10 @@ export async function register(ctx: WebContext): Promise<Reply> {
   // Refuse before the slow hash when registration is closed anyway.
   if (!registrationOpen(deps)) return reply(closedPage(ctx), 403);
   const d = deps.limiter.consume(`register-ip:${ctx.ip}`, REGISTER_IP_LIMIT_PER_MINUTE);
-  if (!d.allowed) throw new HttpError('rate_limited', 'Too many registrations from this address; try again later.', { headers: { 'retry-after': String(d.retryAfterSec) } });
+  if (!d.allowed)
+    throw new HttpError('rate_limited', 'Too many registrations from this address; try again later.', {
+      headers: { 'retry-after': String(d.retryAfterSec) },
+    });
   const name = field(ctx.form, 'name').trim();
   const password = field(ctx.form, 'password');
   const problems = checkCredentials(name, password);
@@ -126,7 +138,9 @@ export async function register(ctx: WebContext): Promise<Reply> {
     user = await deps.accounts.register(name, password, deps.config.openRegistration);
   } catch (err) {
     if (!(err instanceof AccountError)) throw err;
-    return err.kind === 'registration_closed' ? reply(closedPage(ctx), 403) : reply(registerPage(ctx, { name, problems: [err.message] }), statusOf(err));
+    return err.kind === 'registration_closed'
+      ? reply(closedPage(ctx), 403)
+      : reply(registerPage(ctx, { name, problems: [err.message] }), statusOf(err));
   }
   return startSession(ctx, user, '/');
 }

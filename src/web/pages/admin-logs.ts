@@ -12,8 +12,20 @@ import { adminTabs } from './admin-tokens.ts';
 
 export const LOG_PAGE_SIZE = 50;
 const FILTERS = ['token', 'user', 'endpoint', 'status', 'from', 'to'] as const;
-const STATUS_CHOICES = [['', 'Any status'], ['2', '2xx success'], ['3', '3xx redirect'], ['4', '4xx client error'], ['5', '5xx server error']] as const;
-const ENDPOINTS = ['/api/v1/paste.php', '/api/v1/raw.php', '/api/v1/paste_create.php', '/api/v1/paste_edit.php', '/api/v1/paste_delete.php'];
+const STATUS_CHOICES = [
+  ['', 'Any status'],
+  ['2', '2xx success'],
+  ['3', '3xx redirect'],
+  ['4', '4xx client error'],
+  ['5', '5xx server error'],
+] as const;
+const ENDPOINTS = [
+  '/api/v1/paste.php',
+  '/api/v1/raw.php',
+  '/api/v1/paste_create.php',
+  '/api/v1/paste_edit.php',
+  '/api/v1/paste_delete.php',
+];
 
 /** `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM[:SS]` as UTC epoch ms, or NaN. */
 function utcInstant(s: string): number {
@@ -39,7 +51,8 @@ export function logQuery(ctx: WebContext, q: Fields): { query: LogQuery; problem
   const endpoint = field(q, 'endpoint').trim();
   if (endpoint !== '') query.endpoint = endpoint;
   const status = field(q, 'status');
-  if (status === '2' || status === '3' || status === '4' || status === '5') query.statusClass = Number(status) as 2 | 3 | 4 | 5;
+  if (status === '2' || status === '3' || status === '4' || status === '5')
+    query.statusClass = Number(status) as 2 | 3 | 4 | 5;
   for (const name of ['from', 'to'] as const) {
     const raw = field(q, name).trim();
     if (raw === '') continue;
@@ -84,7 +97,8 @@ export async function adminLogs(ctx: WebContext): Promise<Reply> {
   try {
     result = await readLog(ctx.deps.logDir, query);
   } catch (err) {
-    if (err instanceof BadCursorError) throw new HttpError('bad_request', 'That page link is not valid; start again from the newest entries.');
+    if (err instanceof BadCursorError)
+      throw new HttpError('bad_request', 'That page link is not valid; start again from the newest entries.');
     throw err;
   }
   const q = ctx.query;

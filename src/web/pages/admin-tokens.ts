@@ -26,7 +26,10 @@ export const TOKENS_PAGE_SIZE = 25;
 function matching(ctx: WebContext, q: string): TokenRecord[] {
   const needle = q.toLowerCase();
   const hit = (t: TokenRecord): boolean =>
-    needle === '' || t.label.toLowerCase().includes(needle) || (ctx.deps.accounts.user(t.user_id)?.name.toLowerCase().includes(needle) ?? false) || t.id === q;
+    needle === '' ||
+    t.label.toLowerCase().includes(needle) ||
+    (ctx.deps.accounts.user(t.user_id)?.name.toLowerCase().includes(needle) ?? false) ||
+    t.id === q;
   return ctx.deps.accounts.tokens.filter(hit).sort((a, b) => b.created_at - a.created_at);
 }
 
@@ -55,11 +58,14 @@ function limitsFrom(ctx: WebContext): TokenLimits | string {
   const privacies = PRIVACIES.filter((p) => field(ctx.form, `privacy_${p}`) === '1');
   if (privacies.length === 0) return 'Tick at least one privacy the token may use.';
   const expires = field(ctx.form, 'expires') || 'keep';
-  if (expires !== 'keep' && !TOKEN_LIFETIMES.some(([v]) => v === expires)) return 'Choose when the token expires from the list.';
+  if (expires !== 'keep' && !TOKEN_LIFETIMES.some(([v]) => v === expires))
+    return 'Choose when the token expires from the list.';
   return {
     maxPasteBytes: kib === '' || Number(kib) === 0 ? null : Number(kib) * 1024,
     privacies: privacies.length === PRIVACIES.length ? null : privacies,
-    ...(expires === 'keep' ? {} : { expiresAt: expires === '0' ? null : ctx.deps.now() + Number(expires) * 86_400_000 }),
+    ...(expires === 'keep'
+      ? {}
+      : { expiresAt: expires === '0' ? null : ctx.deps.now() + Number(expires) * 86_400_000 }),
   };
 }
 
@@ -85,7 +91,11 @@ ${scopeBoxes(allowed, t.scopes, `t-${t.id}`)}
 </tr>`;
 }
 
-function tokensPage(ctx: WebContext, s: { problems?: string[]; message?: string; revoking?: TokenRecord }, status = 200): Reply {
+function tokensPage(
+  ctx: WebContext,
+  s: { problems?: string[]; message?: string; revoking?: TokenRecord },
+  status = 200,
+): Reply {
   const q = field(ctx.query, 'q').trim().slice(0, 100);
   const all = matching(ctx, q);
   const pages = Math.max(1, Math.ceil(all.length / TOKENS_PAGE_SIZE));
@@ -96,20 +106,30 @@ function tokensPage(ctx: WebContext, s: { problems?: string[]; message?: string;
   const owner = asking === undefined ? undefined : ctx.deps.accounts.user(asking.user_id);
   const body = html`${adminTabs('tokens')}
 ${s.message === undefined ? '' : notice('ok', s.message)}
-${asking === undefined ? '' : html`<section class="card" id="revoke"><div class="alert alert-warn"><strong>Revoke token ${asking.id}${owner === undefined ? '' : html` of ${isolate(owner.name)}`}?</strong> Every script using it stops working at once, and it cannot be brought back.</div>
-<form method="post" action="/admin/tokens" class="row-actions">${csrfInput(ctx.csrf())}<input type="hidden" name="action" value="revoke"><input type="hidden" name="id" value="${asking.id}"><button class="btn btn-danger" type="submit">Revoke it</button><a class="btn" href="/admin/tokens">Keep it</a></form></section>`}
+${
+  asking === undefined
+    ? ''
+    : html`<section class="card" id="revoke"><div class="alert alert-warn"><strong>Revoke token ${asking.id}${owner === undefined ? '' : html` of ${isolate(owner.name)}`}?</strong> Every script using it stops working at once, and it cannot be brought back.</div>
+<form method="post" action="/admin/tokens" class="row-actions">${csrfInput(ctx.csrf())}<input type="hidden" name="action" value="revoke"><input type="hidden" name="id" value="${asking.id}"><button class="btn btn-danger" type="submit">Revoke it</button><a class="btn" href="/admin/tokens">Keep it</a></form></section>`
+}
 ${problemList(s.problems ?? [])}
 <section class="card">
 <div class="card-head"><h2>All API tokens</h2><span class="muted small">${all.length} ${q === '' ? 'in all' : 'found'} · rate 0 = unlimited · the admin scope only for admin users' tokens</span></div>
 <form method="get" action="/admin/tokens" class="inline-form search" role="search"><label class="offscreen" for="token-q">Search tokens</label><input type="search" id="token-q" name="q" value="${q}" placeholder="user name or label"><button class="btn btn-sm" type="submit">Search</button>${q === '' ? '' : html`<a class="btn btn-sm btn-ghost" href="/admin/tokens">Clear</a>`}</form>
-${tokens.length === 0
-  ? html`<p class="empty">${q === '' ? 'No tokens exist yet.' : 'No token matches.'}</p>`
-  : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Token</th><th>User</th><th>Used</th><th>Scopes, rate and limits</th></tr></thead><tbody>${tokens.map((t) => tokenRow(ctx, t))}</tbody></table></div>`}
-${pages === 1 ? '' : html`<nav class="pager" aria-label="Pages">
+${
+  tokens.length === 0
+    ? html`<p class="empty">${q === '' ? 'No tokens exist yet.' : 'No token matches.'}</p>`
+    : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Token</th><th>User</th><th>Used</th><th>Scopes, rate and limits</th></tr></thead><tbody>${tokens.map((t) => tokenRow(ctx, t))}</tbody></table></div>`
+}
+${
+  pages === 1
+    ? ''
+    : html`<nav class="pager" aria-label="Pages">
 ${pageNo === 1 ? html`<span></span>` : html`<a class="btn btn-sm" href="${listLink(q, pageNo - 1)}">← Newer</a>`}
 <span class="muted small">Page ${pageNo} of ${pages}</span>
 ${pageNo === pages ? html`<span></span>` : html`<a class="btn btn-sm" href="${listLink(q, pageNo + 1)}" rel="next">Older →</a>`}
-</nav>`}
+</nav>`
+}
 </section>`;
   return reply(page(ctx, 'API Tokens · Admin', body), status);
 }
@@ -121,7 +141,8 @@ export async function adminTokens(ctx: WebContext): Promise<Reply> {
   const saved = ctx.deps.accounts.token(field(ctx.query, 'saved'));
   const revoking = ctx.deps.accounts.token(field(ctx.query, 'revoke'));
   if (revoking !== undefined) return tokensPage(ctx, { revoking });
-  if (field(ctx.query, 'revoked') === '1') return tokensPage(ctx, { message: 'The token was revoked. It stops working at once.' });
+  if (field(ctx.query, 'revoked') === '1')
+    return tokensPage(ctx, { message: 'The token was revoked. It stops working at once.' });
   return tokensPage(ctx, saved === undefined ? {} : { message: `Token ${saved.id} was updated.` });
 }
 

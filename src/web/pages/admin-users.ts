@@ -52,10 +52,14 @@ async function usersPage(ctx: WebContext, s: UsersState, status = 200): Promise<
   for (const u of users) rows.push(await userRow(ctx, u, me));
   const body = html`${adminTabs('users')}
 ${s.message === undefined ? '' : notice('ok', s.message)}
-${s.added === undefined ? '' : html`<section class="card secret-card" id="added"><div class="alert alert-ok"><strong>${isolate(s.added.name)} was added.</strong> Their temporary password is shown only this once; hand it over safely.</div>
+${
+  s.added === undefined
+    ? ''
+    : html`<section class="card secret-card" id="added"><div class="alert alert-ok"><strong>${isolate(s.added.name)} was added.</strong> Their temporary password is shown only this once; hand it over safely.</div>
 <label class="label" for="temporary-password">Temporary password</label>
 <div class="secret-box"><input type="text" id="temporary-password" class="copyable" value="${s.added.password}" readonly spellcheck="false"><button class="btn btn-primary" type="button" data-copy="temporary-password" hidden>Copy</button></div>
-<p class="muted small">The server keeps only a hash of it. To set another, the command line's <code>user passwd ${s.added.name}</code> (the new password on stdin).</p></section>`}
+<p class="muted small">The server keeps only a hash of it. To set another, the command line's <code>user passwd ${s.added.name}</code> (the new password on stdin).</p></section>`
+}
 ${problemList(s.problems ?? [])}
 <div class="columns">
 <section class="card">
@@ -89,7 +93,12 @@ export async function adminUsers(ctx: WebContext): Promise<Reply> {
   const key = field(ctx.query, 'added');
   if (key !== '') {
     const added = ctx.deps.shownPasswords.take(key, userOf(ctx).id, ctx.deps.now());
-    return usersPage(ctx, added === undefined ? { message: 'The user was added; the temporary password was shown once and is not kept.' } : { added });
+    return usersPage(
+      ctx,
+      added === undefined
+        ? { message: 'The user was added; the temporary password was shown once and is not kept.' }
+        : { added },
+    );
   }
   // Only a real user's name and a known action are echoed back.
   const done = DONE[field(ctx.query, 'done')];
@@ -106,18 +115,40 @@ export async function adminUsersAction(ctx: WebContext): Promise<Reply> {
   const actor = actorOf(ctx);
   try {
     if (act === 'add') {
-      if (!USER_NAME_RE.test(name)) return await usersPage(ctx, { problems: ['The user name must be 1 to 32 letters, digits, ".", "_" or "-", starting with a letter or digit.'], name }, 400);
+      if (!USER_NAME_RE.test(name))
+        return await usersPage(
+          ctx,
+          {
+            problems: [
+              'The user name must be 1 to 32 letters, digits, ".", "_" or "-", starting with a letter or digit.',
+            ],
+            name,
+          },
+          400,
+        );
       const password = temporaryPassword();
-      const user = await accounts.addUser(name, field(ctx.form, 'admin') === '1' ? 'admin' : 'user', await hashPassword(password), actor);
-      return redirect(`/admin/users?added=${ctx.deps.shownPasswords.put(actor.user_id as number, { name: user.name, password }, ctx.deps.now())}#added`, 303);
+      const user = await accounts.addUser(
+        name,
+        field(ctx.form, 'admin') === '1' ? 'admin' : 'user',
+        await hashPassword(password),
+        actor,
+      );
+      return redirect(
+        `/admin/users?added=${ctx.deps.shownPasswords.put(actor.user_id as number, { name: user.name, password }, ctx.deps.now())}#added`,
+        303,
+      );
     }
     if (act === 'disable' || act === 'enable') await accounts.setDisabled(name, act === 'disable', actor);
-    else if (act === 'admin' || act === 'unadmin') await accounts.setRole(name, act === 'admin' ? 'admin' : 'user', actor);
+    else if (act === 'admin' || act === 'unadmin')
+      await accounts.setRole(name, act === 'admin' ? 'admin' : 'user', actor);
     else throw new HttpError('bad_request', 'Unknown action.');
   } catch (err) {
     if (!(err instanceof AccountError)) throw err;
     return usersPage(ctx, { problems: [err.message], ...(act === 'add' ? { name } : {}) }, statusOf(err));
   }
   const user = accounts.userByName(name);
-  return redirect(`/admin/users?done=${act}&user=${encodeURIComponent(user?.name ?? name)}#user-${encodeURIComponent(user?.name ?? name)}`, 303);
+  return redirect(
+    `/admin/users?done=${act}&user=${encodeURIComponent(user?.name ?? name)}#user-${encodeURIComponent(user?.name ?? name)}`,
+    303,
+  );
 }

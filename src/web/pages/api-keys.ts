@@ -46,7 +46,8 @@ function lastIp(ctx: WebContext, id: string): SafeHtml | '' {
 /** The limits an admin set on a token, if any: its largest paste and the privacies it may use. */
 function limitsNote(t: TokenRecord): SafeHtml | '' {
   const parts: string[] = [];
-  if (t.max_paste_bytes !== undefined && t.max_paste_bytes !== null) parts.push(`pastes up to ${Math.round(t.max_paste_bytes / 1024)} KiB`);
+  if (t.max_paste_bytes !== undefined && t.max_paste_bytes !== null)
+    parts.push(`pastes up to ${Math.round(t.max_paste_bytes / 1024)} KiB`);
   if (t.privacies !== undefined && t.privacies !== null) parts.push(`${t.privacies.join(' or ')} only`);
   return parts.length === 0 ? '' : html`<br><span class="muted small token-limits">${parts.join(' · ')}</span>`;
 }
@@ -58,7 +59,13 @@ function expiryCell(at: number | null, now: number): SafeHtml {
 }
 
 /** The lifetimes the create form offers, in days (0: never). */
-export const TOKEN_LIFETIMES: readonly [string, string][] = [['0', 'Never'], ['7', '7 days'], ['30', '30 days'], ['90', '90 days'], ['365', '1 year']];
+export const TOKEN_LIFETIMES: readonly [string, string][] = [
+  ['0', 'Never'],
+  ['7', '7 days'],
+  ['30', '30 days'],
+  ['90', '90 days'],
+  ['365', '1 year'],
+];
 
 /** Asks before revoking: a revoked token stops working at once, and cannot be brought back. */
 function revokeBox(ctx: WebContext, t: TokenRecord): SafeHtml {
@@ -85,7 +92,9 @@ function tokenRows(ctx: WebContext, tokens: TokenRecord[]): SafeHtml {
 }
 
 function keysPage(ctx: WebContext, user: User, s: KeysState, status = 200): Reply {
-  const tokens = ctx.deps.accounts.tokens.filter((t) => t.user_id === user.id).sort((a, b) => b.created_at - a.created_at);
+  const tokens = ctx.deps.accounts.tokens
+    .filter((t) => t.user_id === user.id)
+    .sort((a, b) => b.created_at - a.created_at);
   const allowed = allowedScopes(user);
   const body = html`<div class="page-head"><h1>My API Keys</h1></div>
 <p class="lede">Tokens let scripts and apps use the paste API as you. Send one as <code>Authorization: Bearer &lt;token&gt;</code>.</p>
@@ -122,7 +131,13 @@ export async function apiKeys(ctx: WebContext): Promise<Reply> {
   if (key !== '') {
     // The page after a create: its secret, once. Reloaded, it says only that it was shown.
     const created = ctx.deps.shownOnce.take(key, user.id, ctx.deps.now());
-    return keysPage(ctx, user, created === undefined ? { message: 'The new token was created; its secret was shown once and is not kept.' } : { created });
+    return keysPage(
+      ctx,
+      user,
+      created === undefined
+        ? { message: 'The new token was created; its secret was shown once and is not kept.' }
+        : { created },
+    );
   }
   const revoking = ctx.deps.accounts.tokens.find((t) => t.id === field(ctx.query, 'revoke') && t.user_id === user.id);
   if (revoking !== undefined) return keysPage(ctx, user, { revoking });
@@ -145,7 +160,8 @@ export async function apiKeysAction(ctx: WebContext): Promise<Reply> {
   const dflt = deps.config.defaultTokenRatePerMinute;
   const rate = rateFrom(ctx.form);
   // The admins' per-token limits mean nothing if users may lift them (README, Configuration).
-  if (user.role !== 'admin' && (rate === 0 || rate > dflt)) problems.push(`The rate limit must be from 1 to ${dflt} requests a minute; an admin can raise it.`);
+  if (user.role !== 'admin' && (rate === 0 || rate > dflt))
+    problems.push(`The rate limit must be from 1 to ${dflt} requests a minute; an admin can raise it.`);
   const days = field(ctx.form, 'expires') || '0';
   if (!TOKEN_LIFETIMES.some(([v]) => v === days)) problems.push('Choose when the token expires from the list.');
   if (problems.length > 0) return keysPage(ctx, user, { problems, label }, 400);

@@ -7,7 +7,15 @@ import { actorOf, field, type WebContext } from '../context.ts';
 import { csrfInput, problemList } from '../forms.ts';
 import { html, isolate } from '../html.ts';
 import { page } from '../layout.ts';
-import { EXPIRY_CHOICES, flagBox, formToFields, pasteFields, problemMessages, typedText, type PasteFormValues } from '../paste-form.ts';
+import {
+  EXPIRY_CHOICES,
+  flagBox,
+  formToFields,
+  pasteFields,
+  problemMessages,
+  typedText,
+  type PasteFormValues,
+} from '../paste-form.ts';
 import { pasteTitle } from '../paste-view.ts';
 import { relative } from '../time.ts';
 
@@ -24,7 +32,14 @@ async function ownPaste(ctx: WebContext, live: boolean): Promise<Paste> {
   return ctx.deps.pastes.owned(hash, viewerOf(ctx), live);
 }
 
-function editPage(ctx: WebContext, p: Paste, v: PasteFormValues, clearPw: boolean, problems: string[], status: number): Reply {
+function editPage(
+  ctx: WebContext,
+  p: Paste,
+  v: PasteFormValues,
+  clearPw: boolean,
+  problems: string[],
+  status: number,
+): Reply {
   const now = ctx.deps.now();
   const keep = p.expire_at === null ? 'Keep: never expires' : `Keep: expires ${relative(p.expire_at, now)}`;
   const body = html`<div class="page-head"><h1>Edit paste</h1><a class="btn btn-ghost" href="/p/${p.hash}">Cancel</a></div>
@@ -43,7 +58,14 @@ ${p.password === null ? '' : html`<div class="checks">${flagBox('clear_password'
 /** GET /p/{hash}/edit */
 export async function editForm(ctx: WebContext): Promise<Reply> {
   const p = await ownPaste(ctx, true);
-  return editPage(ctx, p, { title: p.title, content: contentOf(p), language: p.language, privacy: p.privacy, expiry: 'keep' }, false, [], 200);
+  return editPage(
+    ctx,
+    p,
+    { title: p.title, content: contentOf(p), language: p.language, privacy: p.privacy, expiry: 'keep' },
+    false,
+    [],
+    200,
+  );
 }
 
 /** POST /p/{hash}/edit: the API's edit rules; every field of the form is sent, so all are set. */

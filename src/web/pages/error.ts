@@ -17,7 +17,8 @@ const TITLES: Record<number, string> = {
 };
 
 /** Every "not there" reads the same, so a private paste cannot be told from a missing one. */
-export const NOT_FOUND_MESSAGE = 'There is nothing here. A paste may never have existed at this address, may have been deleted, or may be private.';
+export const NOT_FOUND_MESSAGE =
+  'There is nothing here. A paste may never have existed at this address, may have been deleted, or may be private.';
 
 /**
  * An error as an escaped HTML page with the error's status and headers; `message` may word

@@ -17,7 +17,8 @@ function diffBlock(before: string, after: string): SafeHtml {
   if (lines.every((l) => l.op === ' ')) return notice('info', 'The text of these two revisions is the same.');
   const cls = { ' ': '', '-': 'tk-del', '+': 'tk-add' } as const;
   return html`<pre class="code diff" tabindex="0"><code>${lines.map(
-    (l) => html`<span class="l">${l.op === ' ' ? html`  ${l.text}` : html`<span class="${cls[l.op]}">${l.op} ${l.text}</span>`}</span>`,
+    (l) =>
+      html`<span class="l">${l.op === ' ' ? html`  ${l.text}` : html`<span class="${cls[l.op]}">${l.op} ${l.text}</span>`}</span>`,
   )}</code></pre>`;
 }
 
@@ -56,12 +57,14 @@ export async function pasteHistory(ctx: WebContext): Promise<Reply> {
   if (numbers.length === 1) diff = html`<p class="muted">This paste has not been edited.</p>`;
   else {
     const [before, after] = [await textOf(from), await textOf(to)];
-    diff = before === null || after === null
-      ? notice('error', `Revision ${before === null ? from : to} cannot be read: its file on the server is damaged.`)
-      : diffBlock(before, after);
+    diff =
+      before === null || after === null
+        ? notice('error', `Revision ${before === null ? from : to} cannot be read: its file on the server is damaged.`)
+        : diffBlock(before, after);
   }
   const now = ctx.deps.now();
-  const options = (selected: number): SafeHtml => html`${numbers.map((n) => html`<option value="${n}"${n === selected ? html` selected` : ''}>Revision ${n}</option>`)}`;
+  const options = (selected: number): SafeHtml =>
+    html`${numbers.map((n) => html`<option value="${n}"${n === selected ? html` selected` : ''}>Revision ${n}</option>`)}`;
   const body = html`<div class="page-head"><h1>History of ${isolate(pasteTitle(current))}</h1><a class="btn" href="/p/${hash}">Back to the paste</a></div>
 <section class="card"><div class="table-wrap"><table class="stack"><thead><tr><th>Revision</th><th>Saved</th><th>Size</th></tr></thead><tbody>
 ${[...versions].reverse().map((v) => html`<tr><td data-label="Revision">${v.revision}${v.revision === last ? html` <span class="badge badge-accent">current</span>` : ''}</td><td data-label="Saved">${v.savedAt === null ? 'damaged' : timeTag(v.savedAt, now)}</td><td data-label="Size">${v.bytes === null ? '?' : `${v.bytes} bytes`}</td></tr>`)}

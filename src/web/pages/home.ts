@@ -8,7 +8,15 @@ import { csrfInput, problemList } from '../forms.ts';
 import { html, isolate, type SafeHtml } from '../html.ts';
 import { languageLabel } from '../languages.ts';
 import { page } from '../layout.ts';
-import { EXPIRY_CHOICES, flagBox, formToFields, pasteFields, problemMessages, typedText, type PasteFormValues } from '../paste-form.ts';
+import {
+  EXPIRY_CHOICES,
+  flagBox,
+  formToFields,
+  pasteFields,
+  problemMessages,
+  typedText,
+  type PasteFormValues,
+} from '../paste-form.ts';
 import { pasteTitle } from '../paste-view.ts';
 import { timeTag } from '../time.ts';
 
@@ -19,7 +27,15 @@ interface CreateState extends PasteFormValues {
   burn: boolean;
 }
 
-const EMPTY: CreateState = { title: '', content: '', language: 'auto', privacy: 'public', expiry: 'never', highlight: true, burn: false };
+const EMPTY: CreateState = {
+  title: '',
+  content: '',
+  language: 'auto',
+  privacy: 'public',
+  expiry: 'never',
+  highlight: true,
+  burn: false,
+};
 
 function createForm(ctx: WebContext, v: CreateState, problems: string[]): SafeHtml {
   return html`<section class="card">
@@ -68,9 +84,11 @@ function pageNumber(ctx: WebContext): number {
 }
 
 /** One more than a page of recent pastes, to know whether there is a next page. */
-const recentOf = (ctx: WebContext, pageNo: number): Promise<Paste[]> => ctx.deps.pastes.listRecent(RECENT_COUNT + 1, (pageNo - 1) * RECENT_COUNT);
+const recentOf = (ctx: WebContext, pageNo: number): Promise<Paste[]> =>
+  ctx.deps.pastes.listRecent(RECENT_COUNT + 1, (pageNo - 1) * RECENT_COUNT);
 
-const recentSection = (ctx: WebContext, found: Paste[], pageNo: number): SafeHtml => recentList(ctx, found.slice(0, RECENT_COUNT), pageNo, found.length > RECENT_COUNT);
+const recentSection = (ctx: WebContext, found: Paste[], pageNo: number): SafeHtml =>
+  recentList(ctx, found.slice(0, RECENT_COUNT), pageNo, found.length > RECENT_COUNT);
 
 /** The home page of a logged-in user: the create form beside the recent pastes. */
 async function homePage(ctx: WebContext, v: CreateState, problems: string[]): Promise<string> {
@@ -89,7 +107,9 @@ async function anonymousHome(ctx: WebContext): Promise<Reply> {
   const found = await recentOf(ctx, pageNo);
   const names = found.map((p) => authorOf(ctx, p));
   const minute = Math.floor(ctx.deps.now() / 60_000);
-  const body = ctx.deps.parts.home(pageNo, found, names, minute, () => page(ctx, 'Paste', html`${HERO}${recentSection(ctx, found, pageNo)}`));
+  const body = ctx.deps.parts.home(pageNo, found, names, minute, () =>
+    page(ctx, 'Paste', html`${HERO}${recentSection(ctx, found, pageNo)}`),
+  );
   return { kind: 'bytes', status: 200, contentType: 'text/html; charset=utf-8', body };
 }
 
@@ -119,7 +139,11 @@ async function startingFrom(ctx: WebContext): Promise<CreateState> {
 /** POST /: creates a paste with the API's rules, then shows it. */
 export async function createPaste(ctx: WebContext): Promise<Reply> {
   const user = userOf(ctx);
-  const fields = formToFields(ctx.form, ['highlight', 'burn_after_read'], ['title', 'content', 'language', 'privacy', 'expiry', 'password']);
+  const fields = formToFields(
+    ctx.form,
+    ['highlight', 'burn_after_read'],
+    ['title', 'content', 'language', 'privacy', 'expiry', 'password'],
+  );
   typedText(fields);
   const v = validateCreate(fields, ctx.deps.config.maxPasteBytes);
   if (!v.ok) {

@@ -46,7 +46,8 @@ function filterOf(ctx: WebContext): OwnedFilter {
 }
 
 function searchForm(f: OwnedFilter): SafeHtml {
-  const opt = (value: string, label: string, selected: string | undefined): SafeHtml => html`<option value="${value}"${value === (selected ?? '') ? html` selected` : ''}>${label}</option>`;
+  const opt = (value: string, label: string, selected: string | undefined): SafeHtml =>
+    html`<option value="${value}"${value === (selected ?? '') ? html` selected` : ''}>${label}</option>`;
   return html`<form method="get" action="/my" class="inline-form search" role="search">
 <label class="offscreen" for="q">Search</label><input type="search" id="q" name="q" value="${f.text ?? ''}" placeholder="Search titles and text" maxlength="200">
 <label class="offscreen" for="language">Language</label><select id="language" name="language">${opt('', 'Any language', f.language)}${LANGUAGES.map((l) => opt(l, languageLabel(l), f.language))}</select>
@@ -62,7 +63,8 @@ export async function myPastes(ctx: WebContext): Promise<Reply> {
   const filter = filterOf(ctx);
   const { pastes, total } = await ctx.deps.pastes.listOwned(user.id, (pageNo - 1) * MY_PAGE_SIZE, MY_PAGE_SIZE, filter);
   const searching = Object.keys(filter).length > 0;
-  const more = (n: number): string => `/my?${new URLSearchParams({ ...(filter.text === undefined ? {} : { q: filter.text }), ...(filter.language === undefined ? {} : { language: filter.language }), ...(filter.privacy === undefined ? {} : { privacy: filter.privacy }), page: String(n) }).toString()}`;
+  const more = (n: number): string =>
+    `/my?${new URLSearchParams({ ...(filter.text === undefined ? {} : { q: filter.text }), ...(filter.language === undefined ? {} : { language: filter.language }), ...(filter.privacy === undefined ? {} : { privacy: filter.privacy }), page: String(n) }).toString()}`;
   const pages = Math.max(1, Math.ceil(total / MY_PAGE_SIZE));
   const now = ctx.deps.now();
   const deleted = field(ctx.query, 'deleted') === '1' ? notice('ok', 'The paste was deleted.') : '';

@@ -120,12 +120,20 @@ ${passwordField(true)}
  * the form again (401 nothing given, 403 wrong password, 429 guessing too fast: the
  * client's budget for this paste, shared with the API).
  */
-async function readWithPassword(ctx: WebContext, p: Paste, gate: (problems: string[], status: number) => Reply): Promise<Counted | Reply> {
+async function readWithPassword(
+  ctx: WebContext,
+  p: Paste,
+  gate: (problems: string[], status: number) => Reply,
+): Promise<Counted | Reply> {
   const needsPw = needsPassword(p, ctx.viewer);
   const password = field(ctx.form, 'password');
   if (needsPw && password === '') return gate(['Enter the password.'], 401);
   try {
-    return await ctx.deps.pastes.read(p.hash, ctx.viewer, { password: needsPw ? password : undefined, client: ctx.ip, consume: consumes(ctx) });
+    return await ctx.deps.pastes.read(p.hash, ctx.viewer, {
+      password: needsPw ? password : undefined,
+      client: ctx.ip,
+      consume: consumes(ctx),
+    });
   } catch (err) {
     if (!(err instanceof PasteError)) throw err;
     if (err.kind === 'wrong_password') return gate(['That password is wrong.'], 403);
@@ -151,7 +159,8 @@ function viewVisible(ctx: WebContext, p: Paste): Reply | Promise<Reply> {
   if (p.burn_after_read === 1) return ctx.user === null ? anonymousWarning(ctx, p) : burnWarning(ctx, p, [], 200);
   const reader = readerWithoutPassword(ctx, p);
   if (reader === null) return passwordGate(ctx, p, `/p/${p.hash}`, [], 401);
-  const shown = (counted: Counted): Reply => (ctx.user === null ? anonymousView(ctx, counted) : reply(pasteView(ctx, counted, false)));
+  const shown = (counted: Counted): Reply =>
+    ctx.user === null ? anonymousView(ctx, counted) : reply(pasteView(ctx, counted, false));
   const counted = readAs(ctx, p, reader.proof);
   return counted instanceof Promise ? counted.then(shown) : shown(counted);
 }
@@ -163,7 +172,9 @@ function viewVisible(ctx: WebContext, p: Paste): Reply | Promise<Reply> {
  */
 function anonymousView(ctx: WebContext, { paste, viewCount }: Counted): Reply {
   const minute = Math.floor(ctx.deps.now() / 60_000);
-  const body = ctx.deps.parts.page('paste', paste, minute, raw(String(viewCount)), (count) => pasteView(ctx, { paste, viewCount: count }, false));
+  const body = ctx.deps.parts.page('paste', paste, minute, raw(String(viewCount)), (count) =>
+    pasteView(ctx, { paste, viewCount: count }, false),
+  );
   return { kind: 'bytes', status: 200, contentType: 'text/html; charset=utf-8', body };
 }
 
@@ -189,7 +200,12 @@ export async function rawPaste(ctx: WebContext): Promise<Reply> {
   const body = contentOf((await readAs(ctx, p, reader.proof)).paste);
   if (field(ctx.query, 'download') !== '1') return text(body);
   // Download (README, Web pages): a file named after the title, with its language's extension.
-  return { kind: 'text', status: 200, body, headers: { 'content-disposition': `attachment; filename="${downloadName(p)}"` } };
+  return {
+    kind: 'text',
+    status: 200,
+    body,
+    headers: { 'content-disposition': `attachment; filename="${downloadName(p)}"` },
+  };
 }
 
 /**
@@ -203,20 +219,54 @@ export async function pasteQr(ctx: WebContext): Promise<Reply> {
   const link = shortUrl(ctx, p);
   const etag = `"qr-${createHash('sha256').update(link).digest('base64url').slice(0, 16)}"`;
   const headers = { etag, 'cache-control': 'private, max-age=86400', 'content-security-policy': "default-src 'none'" };
-  if (namesEtag(ctx.req.headers['if-none-match'], etag, false)) return { kind: 'bytes', status: 304, contentType: 'image/svg+xml', body: Buffer.alloc(0), headers };
-  return { kind: 'bytes', status: 200, contentType: 'image/svg+xml', body: utf8Bytes(ctx.deps.parts.qr(link, `QR code for ${link}`)), headers };
+  if (namesEtag(ctx.req.headers['if-none-match'], etag, false))
+    return { kind: 'bytes', status: 304, contentType: 'image/svg+xml', body: Buffer.alloc(0), headers };
+  return {
+    kind: 'bytes',
+    status: 200,
+    contentType: 'image/svg+xml',
+    body: utf8Bytes(ctx.deps.parts.qr(link, `QR code for ${link}`)),
+    headers,
+  };
 }
 
 const EXTENSIONS: Readonly<Record<string, string>> = {
-  text: 'txt', javascript: 'js', typescript: 'ts', python: 'py', php: 'php', ruby: 'rb', go: 'go', rust: 'rs', java: 'java',
-  c: 'c', cpp: 'cpp', csharp: 'cs', bash: 'sh', sql: 'sql', html: 'html', css: 'css', json: 'json', yaml: 'yaml',
-  markdown: 'md', xml: 'xml', dockerfile: 'dockerfile', diff: 'diff', ini: 'ini', kotlin: 'kt', swift: 'swift', lua: 'lua',
+  text: 'txt',
+  javascript: 'js',
+  typescript: 'ts',
+  python: 'py',
+  php: 'php',
+  ruby: 'rb',
+  go: 'go',
+  rust: 'rs',
+  java: 'java',
+  c: 'c',
+  cpp: 'cpp',
+  csharp: 'cs',
+  bash: 'sh',
+  sql: 'sql',
+  html: 'html',
+  css: 'css',
+  json: 'json',
+  yaml: 'yaml',
+  markdown: 'md',
+  xml: 'xml',
+  dockerfile: 'dockerfile',
+  diff: 'diff',
+  ini: 'ini',
+  kotlin: 'kt',
+  swift: 'swift',
+  lua: 'lua',
 };
 
 /** A safe file name for a paste: its title's letters, digits, dots, dashes and underscores, and an extension. */
 export function downloadName(p: Pick<Paste, 'title' | 'hash' | 'language'>): string {
   const ext = EXTENSIONS[p.language] ?? 'txt';
-  const base = p.title.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '').slice(0, 80) || `paste-${p.hash}`;
+  const base =
+    p.title
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^[-.]+|[-.]+$/g, '')
+      .slice(0, 80) || `paste-${p.hash}`;
   return base.toLowerCase().endsWith(`.${ext}`) || /\.[a-z0-9]{1,5}$/i.test(base) ? base : `${base}.${ext}`;
 }
 
@@ -224,7 +274,9 @@ export function downloadName(p: Pick<Paste, 'title' | 'hash' | 'language'>): str
 export async function rawPasteUnlock(ctx: WebContext): Promise<Reply> {
   const p = await visiblePaste(ctx);
   if (p.burn_after_read === 1) return redirect(`/p/${p.hash}`, 303);
-  const shown = await readWithPassword(ctx, p, (problems, status) => passwordGate(ctx, p, `/p/${p.hash}/raw`, problems, status));
+  const shown = await readWithPassword(ctx, p, (problems, status) =>
+    passwordGate(ctx, p, `/p/${p.hash}/raw`, problems, status),
+  );
   return 'kind' in shown ? shown : withGrant(ctx, p, text(contentOf(shown.paste)));
 }
 

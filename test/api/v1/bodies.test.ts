@@ -4,8 +4,21 @@ import { LARGE_CHARS, ReadBodies } from '../../../src/api/v1/bodies.ts';
 import { contentOf, encodeContent, type Paste } from '../../../src/store/paste-record.ts';
 
 const paste = (hash: string, content: string): Paste => ({
-  v: 1, hash, title: '', content_json: encodeContent(content), language: 'text', privacy: 'public', highlight: 1,
-  burn_after_read: 0, burned: false, password: null, owner_id: 1, created_at: 0, updated_at: 0, expire_at: null, view_count: 0,
+  v: 1,
+  hash,
+  title: '',
+  content_json: encodeContent(content),
+  language: 'text',
+  privacy: 'public',
+  highlight: 1,
+  burn_after_read: 0,
+  burned: false,
+  password: null,
+  owner_id: 1,
+  created_at: 0,
+  updated_at: 0,
+  expire_at: null,
+  view_count: 0,
 });
 
 describe('ReadBodies', () => {
@@ -18,7 +31,11 @@ describe('ReadBodies', () => {
     assert.equal(bodies.fields(v1, render, null).text, 'fields of one');
     assert.equal(builds, 1);
     const v2 = { ...v1, content_json: encodeContent('twö') };
-    assert.deepEqual(bodies.fields(v2, render, null), { text: 'fields of twö', bytes: 14, contentBytes: 6 }, 'a stale rendering is never served; sizes in UTF-8 bytes');
+    assert.deepEqual(
+      bodies.fields(v2, render, null),
+      { text: 'fields of twö', bytes: 14, contentBytes: 6 },
+      'a stale rendering is never served; sizes in UTF-8 bytes',
+    );
     assert.deepEqual(bodies.fields(v1, render, null), { text: 'fields of one', bytes: 13, contentBytes: 5 });
     assert.equal(builds, 2);
   });
@@ -36,7 +53,11 @@ describe('ReadBodies', () => {
     assert.equal(encodes, 2, 'each form is its own entry');
     assert.equal(bodies.bytes, (big.length + 2) * 2 + big.length + big.length + 2);
     const v2 = { ...v1, content_json: encodeContent(`${big}!`) };
-    assert.equal(bodies.encoded(v2, 'utf8', enc(`${big}!`)).toString(), `${big}!`, 'the new version, not the old bytes');
+    assert.equal(
+      bodies.encoded(v2, 'utf8', enc(`${big}!`)).toString(),
+      `${big}!`,
+      'the new version, not the old bytes',
+    );
     assert.equal(encodes, 3);
   });
 

@@ -6,14 +6,21 @@ import { makeToken, req, startServer } from '../../helpers/server.ts';
 import { registerAll, WebClient } from '../../helpers/web-client.ts';
 
 describe('burn receipts', () => {
-  test("the owner learns when and how a one-time paste was read; others get the plain 410; the content never comes back", async () => {
+  test('the owner learns when and how a one-time paste was read; others get the plain 410; the content never comes back', async () => {
     const server = await startServer({ env: { OPEN_REGISTRATION: '1' } });
     const [alice] = await registerAll(server, 'alice');
     const aliceToken = await makeToken(server.dataDir, { user: 'alice' });
     const bobToken = await makeToken(server.dataDir, { user: 'bob' });
     const bobId = bobToken.split('_')[1] ?? '';
     const create = async (): Promise<string> =>
-      String((await req(server, 'POST', '/api/v1/paste_create.php', { token: aliceToken, body: { content: 'the secret', burn_after_read: 1 } })).json['hash']);
+      String(
+        (
+          await req(server, 'POST', '/api/v1/paste_create.php', {
+            token: aliceToken,
+            body: { content: 'the secret', burn_after_read: 1 },
+          })
+        ).json['hash'],
+      );
 
     // Read through the API by Bob's token.
     const viaApi = await create();
@@ -35,14 +42,19 @@ describe('burn receipts', () => {
     const visitor = new WebClient(server);
     await visitor.get(`/p/${viaWeb}`);
     assert.match((await visitor.post(`/p/${viaWeb}`, {})).text, /the secret/);
-    const webReceipt = (await req(server, 'GET', `/api/v1/paste.php?hash=${viaWeb}`, { token: aliceToken })).json['receipt'] as Record<string, unknown>;
+    const webReceipt = (await req(server, 'GET', `/api/v1/paste.php?hash=${viaWeb}`, { token: aliceToken })).json[
+      'receipt'
+    ] as Record<string, unknown>;
     assert.deepEqual([webReceipt['via'], webReceipt['token_id']], ['web', null]);
 
     // My pastes shows both, and the tombstone on disk holds the receipt but no content.
     const mine = await alice.get('/my');
     assert.match(mine.text, new RegExp(`through the API with token <code>${bobId}</code>`));
     assert.match(mine.text, /Read <time[^>]*>[^<]*<\/time> on the web\./);
-    const file = await readFile(join(server.dataDir, 'pastes', viaApi.slice(0, 2), `${viaApi.slice(0, 6)}.json`), 'utf8');
+    const file = await readFile(
+      join(server.dataDir, 'pastes', viaApi.slice(0, 2), `${viaApi.slice(0, 6)}.json`),
+      'utf8',
+    );
     assert.doesNotMatch(file, /the secret/);
     assert.match(file, new RegExp(`"receipt":\\{"at":\\d+,"via":"api","token_id":"${bobId}"\\}`));
 

@@ -11,7 +11,8 @@ before(async () => {
   token = await makeToken(s.dataDir);
 });
 
-const create = async (body: Record<string, unknown>): Promise<string> => String((await req(s, 'POST', '/api/v1/paste_create.php', { token, body })).json['hash']);
+const create = async (body: Record<string, unknown>): Promise<string> =>
+  String((await req(s, 'POST', '/api/v1/paste_create.php', { token, body })).json['hash']);
 
 describe('ETag and If-None-Match on reads', () => {
   test('paste.php and raw.php carry the revision; naming it is 304 with no body and no view counted', async () => {
@@ -39,7 +40,9 @@ describe('ETag and If-None-Match on reads', () => {
     const hash = await create({ content: 'v1' });
     const tags = new Set<string>();
     tags.add(String((await req(s, 'GET', `/api/v1/raw.php?hash=${hash}`, { token })).headers['etag']));
-    await Promise.all(['v2', 'v3', 'v4'].map((content) => req(s, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content } })));
+    await Promise.all(
+      ['v2', 'v3', 'v4'].map((content) => req(s, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content } })),
+    );
     tags.add(String((await req(s, 'GET', `/api/v1/raw.php?hash=${hash}`, { token })).headers['etag']));
     assert.equal(tags.size, 2);
     const edited = await req(s, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content: 'v5' } });
@@ -52,13 +55,31 @@ describe('ETag and If-None-Match on reads', () => {
     const once = await create({ content: 'secret once', burn_after_read: 1 });
     const head = await req(s, 'HEAD', `/api/v1/paste.php?hash=${once}`, { token });
     const etag = String(head.headers['etag']);
-    assert.equal((await req(s, 'GET', `/api/v1/raw.php?hash=${once}`, { token, headers: { 'if-none-match': etag } })).status, 304);
-    assert.equal((await req(s, 'GET', `/api/v1/raw.php?hash=${once}`, { token })).text, 'secret once', 'still there to be read once');
-    assert.equal((await req(s, 'GET', `/api/v1/raw.php?hash=${once}`, { token, headers: { 'if-none-match': etag } })).status, 410);
+    assert.equal(
+      (await req(s, 'GET', `/api/v1/raw.php?hash=${once}`, { token, headers: { 'if-none-match': etag } })).status,
+      304,
+    );
+    assert.equal(
+      (await req(s, 'GET', `/api/v1/raw.php?hash=${once}`, { token })).text,
+      'secret once',
+      'still there to be read once',
+    );
+    assert.equal(
+      (await req(s, 'GET', `/api/v1/raw.php?hash=${once}`, { token, headers: { 'if-none-match': etag } })).status,
+      410,
+    );
     const locked = await create({ content: 'locked', password: 'pw' });
     const other = await makeToken(s.dataDir, { user: 'carol' });
-    assert.equal((await req(s, 'GET', `/api/v1/raw.php?hash=${locked}`, { token: other, headers: { 'if-none-match': '*' } })).status, 401, 'the password is asked first');
-    assert.equal((await req(s, 'GET', '/api/v1/raw.php?hash=ZZZZZZZZZZ', { token, headers: { 'if-none-match': '*' } })).status, 404);
+    assert.equal(
+      (await req(s, 'GET', `/api/v1/raw.php?hash=${locked}`, { token: other, headers: { 'if-none-match': '*' } }))
+        .status,
+      401,
+      'the password is asked first',
+    );
+    assert.equal(
+      (await req(s, 'GET', '/api/v1/raw.php?hash=ZZZZZZZZZZ', { token, headers: { 'if-none-match': '*' } })).status,
+      404,
+    );
   });
 });
 
@@ -66,15 +87,46 @@ describe('If-Match on edit and delete', () => {
   test('the current tag lets the write through; a stale one is 412 and nothing changes', async () => {
     const hash = await create({ content: 'base' });
     const etag = String((await req(s, 'GET', `/api/v1/raw.php?hash=${hash}`, { token })).headers['etag']);
-    const ok = await req(s, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content: 'mine' }, headers: { 'if-match': etag } });
+    const ok = await req(s, 'POST', '/api/v1/paste_edit.php', {
+      token,
+      body: { hash, content: 'mine' },
+      headers: { 'if-match': etag },
+    });
     assert.equal(ok.status, 200);
-    const late = await req(s, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content: 'theirs' }, headers: { 'if-match': etag } });
+    const late = await req(s, 'POST', '/api/v1/paste_edit.php', {
+      token,
+      body: { hash, content: 'theirs' },
+      headers: { 'if-match': etag },
+    });
     assert.equal(late.status, 412);
     assert.equal(late.json['code'], 'precondition_failed');
     assert.equal((await req(s, 'GET', `/api/v1/raw.php?hash=${hash}`, { token })).text, 'mine');
-    assert.equal((await req(s, 'POST', '/api/v1/paste_delete.php', { token, body: { hash }, headers: { 'if-match': etag } })).status, 412);
-    assert.equal((await req(s, 'POST', '/api/v1/paste_delete.php', { token, body: { hash }, headers: { 'if-match': `W/${String(ok.headers['etag'])}` } })).status, 412, 'a weak tag never matches');
-    assert.equal((await req(s, 'POST', '/api/v1/paste_delete.php', { token, body: { hash }, headers: { 'if-match': String(ok.headers['etag']) } })).status, 200);
+    assert.equal(
+      (await req(s, 'POST', '/api/v1/paste_delete.php', { token, body: { hash }, headers: { 'if-match': etag } }))
+        .status,
+      412,
+    );
+    assert.equal(
+      (
+        await req(s, 'POST', '/api/v1/paste_delete.php', {
+          token,
+          body: { hash },
+          headers: { 'if-match': `W/${String(ok.headers['etag'])}` },
+        })
+      ).status,
+      412,
+      'a weak tag never matches',
+    );
+    assert.equal(
+      (
+        await req(s, 'POST', '/api/v1/paste_delete.php', {
+          token,
+          body: { hash },
+          headers: { 'if-match': String(ok.headers['etag']) },
+        })
+      ).status,
+      200,
+    );
   });
 });
 

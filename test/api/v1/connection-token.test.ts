@@ -17,7 +17,10 @@ interface Answer {
 }
 
 /** One keep-alive connection to the server: every request goes out on it, one at a time. */
-function connection(server: AppServer): { get(path: string, token: string | null, form?: string): Promise<Answer>; close(): void } {
+function connection(server: AppServer): {
+  get(path: string, token: string | null, form?: string): Promise<Answer>;
+  close(): void;
+} {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   return {
     /** A GET, or with `form` a POST of that urlencoded body. */
@@ -25,14 +28,17 @@ function connection(server: AppServer): { get(path: string, token: string | null
       new Promise((resolve, reject) => {
         const headers: Record<string, string> = token === null ? {} : { authorization: `Bearer ${token}` };
         if (form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
-        const r = request({ host: '127.0.0.1', port: server.port, path, agent, method: form === undefined ? 'GET' : 'POST', headers }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { code?: unknown };
-            resolve({ status: res.statusCode ?? 0, code: body.code, reused: r.reusedSocket });
-          });
-        });
+        const r = request(
+          { host: '127.0.0.1', port: server.port, path, agent, method: form === undefined ? 'GET' : 'POST', headers },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => {
+              const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { code?: unknown };
+              resolve({ status: res.statusCode ?? 0, code: body.code, reused: r.reusedSocket });
+            });
+          },
+        );
         r.on('error', reject);
         r.end(form);
       }),
@@ -77,7 +83,10 @@ describe('a token on a keep-alive connection', () => {
     await makeToken(server.dataDir, { user: 'carol', admin: true });
     const alice = await makeToken(server.dataDir, { user: 'alice', admin: true, scopes: 'read,write,admin' });
     const bob = await makeToken(server.dataDir, { user: 'bob' });
-    const made = await req(server, 'POST', '/api/v1/paste_create.php', { token: bob, body: { content: 'for bob only', privacy: 'private' } });
+    const made = await req(server, 'POST', '/api/v1/paste_create.php', {
+      token: bob,
+      body: { content: 'for bob only', privacy: 'private' },
+    });
     assert.equal(made.status, 200);
     const read = `/api/v1/paste.php?hash=${String(made.json['hash'])}`;
     const c = connection(server);
@@ -107,7 +116,11 @@ describe('a token on a keep-alive connection', () => {
         assert.deepEqual(await c.get(READ, near), { status: 401, code: 'unauthorized', reused: true }, near);
       }
       const wide = `${alice.slice(0, -1)}${String.fromCharCode(0x100 + last.charCodeAt(0))}`;
-      assert.deepEqual(await c.get(`${READ}&token=${encodeURIComponent(wide)}`, null), { status: 401, code: 'unauthorized', reused: true });
+      assert.deepEqual(await c.get(`${READ}&token=${encodeURIComponent(wide)}`, null), {
+        status: 401,
+        code: 'unauthorized',
+        reused: true,
+      });
       assert.deepEqual(await c.get(`${READ}&token=${alice}`, null), { status: 404, code: 'not_found', reused: true });
       assert.deepEqual(await c.get(READ, alice), { status: 404, code: 'not_found', reused: true });
       // A read-only token after a writing one on the same connection has its own scopes.

@@ -26,7 +26,10 @@ describe('paste_create.php', () => {
   });
 
   test('creates a paste from a form-urlencoded body', async () => {
-    const r = await create({ title: 'Form & co', content: 'a+b = c\n100% sure', privacy: 'unlisted', language: 'markdown' }, true);
+    const r = await create(
+      { title: 'Form & co', content: 'a+b = c\n100% sure', privacy: 'unlisted', language: 'markdown' },
+      true,
+    );
     assert.equal(r.status, 200, r.text);
     const got = await req(server, 'GET', `/api/v1/paste.php?hash=${r.json['hash']}`, { token });
     const paste = got.json['paste'] as Record<string, unknown>;
@@ -58,7 +61,18 @@ describe('paste.php', () => {
     assert.equal(r.json.ok, true);
     const p = r.json['paste'] as Record<string, unknown>;
     assert.deepEqual(Object.keys(p).sort(), [
-      'burn_after_read', 'content', 'created_at', 'expire_at', 'hash', 'language', 'owner', 'privacy', 'revision', 'short_url', 'title', 'view_count',
+      'burn_after_read',
+      'content',
+      'created_at',
+      'expire_at',
+      'hash',
+      'language',
+      'owner',
+      'privacy',
+      'revision',
+      'short_url',
+      'title',
+      'view_count',
     ]);
     assert.equal(p['revision'], 1, 'the paste object gains its revision number (README, Revisions)');
     assert.equal(p['hash'], hash);
@@ -125,7 +139,10 @@ describe('token locations', () => {
   });
 
   test('accepts the token as the form field token', async () => {
-    const r = await req(server, 'POST', '/api/v1/paste_create.php', { body: { token, content: 'via form' }, form: true });
+    const r = await req(server, 'POST', '/api/v1/paste_create.php', {
+      body: { token, content: 'via form' },
+      form: true,
+    });
     assert.equal(r.status, 200, r.text);
     const got = await req(server, 'GET', `/api/v1/raw.php?hash=${r.json['hash']}`, { token });
     assert.equal(got.text, 'via form');
@@ -153,12 +170,16 @@ describe('token locations', () => {
         }
       };
       socket.on('connect', () => {
-        socket.write(`POST /api/v1/paste_create.php HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+        socket.write(
+          `POST /api/v1/paste_create.php HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+        );
         pump();
       });
       socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
       socket.on('error', () => {}); // EPIPE while still sending is expected once the server closes
-      socket.on('close', () => (received ? resolve({ head: received, sent }) : reject(new Error(`no response after ${sent} bytes`))));
+      socket.on('close', () =>
+        received ? resolve({ head: received, sent }) : reject(new Error(`no response after ${sent} bytes`)),
+      );
     });
     assert.match(result.head, /^HTTP\/1\.1 413 /);
     assert.match(result.head, /\r\nconnection: close\r\n/i);

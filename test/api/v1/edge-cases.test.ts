@@ -33,7 +33,10 @@ describe('HEAD requests', () => {
     const plain = await create({ content: 'an ordinary paste' });
     for (const path of [`/api/v1/raw.php?hash=${plain}`, `/api/v1/paste.php?hash=${plain}`]) {
       const head = await req(server, 'HEAD', path, { token: bob });
-      assert.equal(head.headers['content-length'], String(Buffer.byteLength((await req(server, 'GET', path, { token: bob })).text)));
+      assert.equal(
+        head.headers['content-length'],
+        String(Buffer.byteLength((await req(server, 'GET', path, { token: bob })).text)),
+      );
     }
     const get = await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token: bob });
     assert.equal(get.status, 200);
@@ -80,14 +83,22 @@ describe('paste passwords', () => {
       headers: { 'x-paste-password': Buffer.from('pässwörd', 'utf8').toString('latin1') },
     });
     assert.equal(viaHeader.status, 200, viaHeader.text);
-    const viaQuery = await req(server, 'GET', `/api/v1/raw.php?hash=${hash}&password=${encodeURIComponent('pässwörd')}`, { token: bob });
+    const viaQuery = await req(
+      server,
+      'GET',
+      `/api/v1/raw.php?hash=${hash}&password=${encodeURIComponent('pässwörd')}`,
+      { token: bob },
+    );
     assert.equal(viaQuery.text, 'umlauts');
   });
 
   test('a password that starts with U+FEFF is the same password in the header as in the body that set it', async () => {
     const hash = await create({ content: 'zero width', password: '\ufeffsecret-pw' });
     const header = (pw: string): Promise<Awaited<ReturnType<typeof req>>> =>
-      req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: bob, headers: { 'x-paste-password': Buffer.from(pw, 'utf8').toString('latin1') } });
+      req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, {
+        token: bob,
+        headers: { 'x-paste-password': Buffer.from(pw, 'utf8').toString('latin1') },
+      });
     assert.equal((await header('\ufeffsecret-pw')).status, 200);
     assert.equal((await header('secret-pw')).status, 403);
   });
@@ -96,13 +107,19 @@ describe('paste passwords', () => {
     const hash = await create({ content: 'guarded', password: 'the-right-one' });
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) {
-      statuses.push((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}&password=wrong${i}`, { token: bob })).status);
+      statuses.push(
+        (await req(server, 'GET', `/api/v1/raw.php?hash=${hash}&password=wrong${i}`, { token: bob })).status,
+      );
     }
     assert.deepEqual(statuses, [...Array<number>(10).fill(403), 429]);
     const right = await req(server, 'GET', `/api/v1/raw.php?hash=${hash}&password=the-right-one`, { token: bob });
     assert.equal(right.status, 429, 'no more tries until the budget refills');
     assert.ok(Number(right.headers['retry-after']) >= 1);
-    assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: alice })).text, 'guarded', 'the owner needs no password');
+    assert.equal(
+      (await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: alice })).text,
+      'guarded',
+      'the owner needs no password',
+    );
   });
 });
 
@@ -122,10 +139,16 @@ describe('rendered responses are never stale', () => {
       assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: bob })).text, 'first version');
       await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token: bob });
     }
-    const e = await req(server, 'POST', '/api/v1/paste_edit.php', { token: alice, body: { hash, content: 'second version', title: 'two' } });
+    const e = await req(server, 'POST', '/api/v1/paste_edit.php', {
+      token: alice,
+      body: { hash, content: 'second version', title: 'two' },
+    });
     assert.equal(e.status, 200);
     assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: bob })).text, 'second version');
-    const p = (await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token: bob })).json['paste'] as Record<string, unknown>;
+    const p = (await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token: bob })).json['paste'] as Record<
+      string,
+      unknown
+    >;
     assert.deepEqual([p['title'], p['content'], p['view_count']], ['two', 'second version', 8]);
     await req(server, 'POST', '/api/v1/paste_edit.php', { token: alice, body: { hash, privacy: 'private' } });
     assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: bob })).status, 404);
@@ -136,7 +159,8 @@ describe('large pastes', () => {
   test('raw.php serves a large paste byte for byte, and its edit at once', async () => {
     const big = 'ü✓ line of a large paste\n'.repeat(2000);
     const hash = await create({ content: big });
-    for (let i = 0; i < 2; i++) assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: bob })).text, big);
+    for (let i = 0; i < 2; i++)
+      assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: bob })).text, big);
     await req(server, 'POST', '/api/v1/paste_edit.php', { token: alice, body: { hash, content: `${big}tail` } });
     const r = await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: bob });
     assert.equal(r.text, `${big}tail`);
@@ -154,7 +178,10 @@ describe('large pastes', () => {
       assert.deepEqual([p['content'], p['title'], p['view_count'], p['hash']], [big, 't', i + 1, hash]);
     }
     await req(server, 'POST', '/api/v1/paste_edit.php', { token: alice, body: { hash, content: `${big}tail` } });
-    const p = (await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token: bob })).json['paste'] as Record<string, unknown>;
+    const p = (await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token: bob })).json['paste'] as Record<
+      string,
+      unknown
+    >;
     assert.equal(p['content'], `${big}tail`);
   });
 
@@ -179,7 +206,10 @@ describe('answers no shared cache may keep', () => {
     assert.equal(raw.headers['cache-control'], 'no-store');
     assert.equal(raw.headers['content-security-policy'], 'sandbox');
     assert.equal(raw.headers['x-content-type-options'], 'nosniff');
-    for (const r of [await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token: bob }), await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA')]) {
+    for (const r of [
+      await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token: bob }),
+      await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA'),
+    ]) {
       assert.equal(r.headers['cache-control'], 'no-store', String(r.status));
     }
   });

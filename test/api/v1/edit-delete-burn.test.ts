@@ -72,7 +72,10 @@ describe('paste_edit.php', () => {
     const hash = await create({ content: 'guarded' });
     await edit({ hash, password: 'correct horse' });
     assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: bob })).status, 401);
-    const ok = await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: bob, headers: { 'x-paste-password': 'correct horse' } });
+    const ok = await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, {
+      token: bob,
+      headers: { 'x-paste-password': 'correct horse' },
+    });
     assert.equal(ok.text, 'guarded');
     assert.equal((await edit({ hash, clear_password: 1 })).status, 200);
     assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token: bob })).status, 200);
@@ -126,12 +129,16 @@ describe('burn after read', () => {
   test('of 20 concurrent readers exactly one gets the content', async () => {
     const hash = await create({ content: 'race me', burn_after_read: 1 });
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => req(server, 'GET', `/api/v1/${i % 2 ? 'raw' : 'paste'}.php?hash=${hash}`, { token: bob })),
+      Array.from({ length: 20 }, (_, i) =>
+        req(server, 'GET', `/api/v1/${i % 2 ? 'raw' : 'paste'}.php?hash=${hash}`, { token: bob }),
+      ),
     );
     const winners = results.filter((r) => r.status === 200);
     assert.equal(winners.length, 1);
     assert.ok(winners[0]?.text.includes('race me'));
-    assert.ok(results.filter((r) => r.status !== 200).every((r) => r.status === 410 && /burned/.test(r.json.error as string)));
+    assert.ok(
+      results.filter((r) => r.status !== 200).every((r) => r.status === 410 && /burned/.test(r.json.error as string)),
+    );
   });
 
   test('the burned content is wiped from disk', async () => {

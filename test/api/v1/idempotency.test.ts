@@ -16,8 +16,18 @@ async function pasteFiles(server: AppServer): Promise<string[]> {
   return out;
 }
 
-const create = (server: AppServer, token: string, key: string | undefined, content: string, extra: Record<string, string> = {}) =>
-  req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content }, headers: { ...(key === undefined ? {} : { 'idempotency-key': key }), ...extra } });
+const create = (
+  server: AppServer,
+  token: string,
+  key: string | undefined,
+  content: string,
+  extra: Record<string, string> = {},
+) =>
+  req(server, 'POST', '/api/v1/paste_create.php', {
+    token,
+    body: { content },
+    headers: { ...(key === undefined ? {} : { 'idempotency-key': key }), ...extra },
+  });
 
 describe('Idempotency-Key on create', () => {
   test('the same key and request answer the first answer, and make one paste', async () => {
@@ -106,7 +116,11 @@ describe('Idempotency-Key on edit', () => {
     const token = await makeToken(server.dataDir);
     const hash = String((await create(server, token, undefined, 'v1')).json['hash']);
     const edit = (content: string) =>
-      req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content }, headers: { 'idempotency-key': 'edit-1' } });
+      req(server, 'POST', '/api/v1/paste_edit.php', {
+        token,
+        body: { hash, content },
+        headers: { 'idempotency-key': 'edit-1' },
+      });
     const first = await edit('v2');
     assert.equal(first.status, 200);
     // Someone else changes it; the retried edit must not undo that.
@@ -125,7 +139,11 @@ describe('a refused write under a key', () => {
     const bob = await makeToken(server.dataDir, { user: 'bob' });
     const hash = String((await create(server, token, undefined, 'v1')).json['hash']);
     const edit = (who: string, key: string, content: string, headers: Record<string, string> = {}) =>
-      req(server, 'POST', '/api/v1/paste_edit.php', { token: who, body: { hash, content }, headers: { 'idempotency-key': key, ...headers } });
+      req(server, 'POST', '/api/v1/paste_edit.php', {
+        token: who,
+        body: { hash, content },
+        headers: { 'idempotency-key': key, ...headers },
+      });
     assert.equal((await edit(bob, 'k1', 'bob was here')).status, 403);
     assert.equal((await edit(token, 'other', 'v2')).status, 200);
     assert.equal((await edit(bob, 'k1', 'bob was here')).status, 403, 'not taken for done by the revision moving on');
@@ -153,7 +171,13 @@ describe('a create begun before a crash', () => {
     await withRecords(async (records) => {
       const made = new Set<string>();
       const relisted: string[] = [];
-      const idem = new Idempotency(records, async (h) => (made.has(h) ? 1 : null), Date.now, Buffer.alloc(32, 7), async (h) => void relisted.push(h));
+      const idem = new Idempotency(
+        records,
+        async (h) => (made.has(h) ? 1 : null),
+        Date.now,
+        Buffer.alloc(32, 7),
+        async (h) => void relisted.push(h),
+      );
       const ask = { tokenId: 't1', key: 'k', endpoint: 'create', fields: '{"content":"x"}', hash: null };
       // The first attempt dies after recording its hash, before its paste exists.
       let chosen = '';
@@ -177,7 +201,9 @@ describe('a create begun before a crash', () => {
       // Had the paste reached the disk before the crash, the retry finds it and makes nothing.
       const ask2 = { ...ask, key: 'k2' };
       let chosen2 = '';
-      await assert.rejects(idem.run(ask2, async (h) => ((chosen2 = h), made.add(h), Promise.reject(new Error('killed after the write')))));
+      await assert.rejects(
+        idem.run(ask2, async (h) => ((chosen2 = h), made.add(h), Promise.reject(new Error('killed after the write')))),
+      );
       assert.equal(await idem.run(ask2, effect), chosen2);
       assert.equal(calls, 1);
       // ...and puts it back in its owner's list, which the crash may have cut off.
@@ -199,7 +225,9 @@ describe('an edit begun before a crash', () => {
       };
       const ask = { tokenId: 't1', key: 'e1', endpoint: 'edit', fields: '{"content":"x"}', hash: 'AAAAAAAAAA' };
       // The edit reached the disk (revision 3 → 4), then the server died before marking it done.
-      await assert.rejects(idem.run(ask, async (h) => (await edit(h), Promise.reject(new Error('killed after the write')))));
+      await assert.rejects(
+        idem.run(ask, async (h) => (await edit(h), Promise.reject(new Error('killed after the write')))),
+      );
       assert.equal(edits, 1);
       assert.equal(await idem.run(ask, edit), 'AAAAAAAAAA');
       assert.equal(edits, 1, 'the retry found it done');

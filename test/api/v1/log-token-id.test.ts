@@ -4,11 +4,20 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { cli, req, startServer } from '../../helpers/server.ts';
 
-test("a refused token that is (or was) ours is logged by its id, never its secret; a made-up one by none", async () => {
+test('a refused token that is (or was) ours is logged by its id, never its secret; a made-up one by none', async () => {
   const server = await startServer();
   await cli(server.dataDir, ['user', 'add', 'alice']);
   const revoked = await cli(server.dataDir, ['token', 'create', '--user', 'alice', '--scopes', 'read']);
-  const expiring = await cli(server.dataDir, ['token', 'create', '--user', 'alice', '--scopes', 'read', '--expires', '1h']);
+  const expiring = await cli(server.dataDir, [
+    'token',
+    'create',
+    '--user',
+    'alice',
+    '--scopes',
+    'read',
+    '--expires',
+    '1h',
+  ]);
   const idOf = (secret: string): string => secret.split('_')[1] ?? '';
   await cli(server.dataDir, ['token', 'revoke', idOf(revoked)]);
   server.clock.advance(2 * 3_600_000);
@@ -18,11 +27,19 @@ test("a refused token that is (or was) ours is logged by its id, never its secre
   }
   await server.stop();
   const dir = join(server.dataDir, 'logs');
-  const text = (await Promise.all((await readdir(dir)).filter((f) => f.startsWith('api-')).map((f) => readFile(join(dir, f), 'utf8')))).join('');
-  const lines = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const text = (
+    await Promise.all(
+      (await readdir(dir)).filter((f) => f.startsWith('api-')).map((f) => readFile(join(dir, f), 'utf8')),
+    )
+  ).join('');
+  const lines = text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   assert.deepEqual(
     lines.map((l) => l['token_id']),
     [idOf(revoked), idOf(expiring), idOf(expiring), null],
   );
-  for (const secret of [revoked, expiring, wrongSecret]) assert.ok(!text.includes(secret.split('_')[2] ?? '?'), 'no secret in the log');
+  for (const secret of [revoked, expiring, wrongSecret])
+    assert.ok(!text.includes(secret.split('_')[2] ?? '?'), 'no secret in the log');
 });

@@ -21,7 +21,9 @@ describe('the OpenAPI document', () => {
 
   test('takes its lists from the code: every language, every error code a client can get', async () => {
     const server = await startServer();
-    const doc = (await req(server, 'GET', '/api/v1/openapi.json')).json as { components: { schemas: Record<string, { properties: Record<string, { enum?: unknown[] }> }> } };
+    const doc = (await req(server, 'GET', '/api/v1/openapi.json')).json as {
+      components: { schemas: Record<string, { properties: Record<string, { enum?: unknown[] }> }> };
+    };
     const { schemas } = doc.components;
     assert.deepEqual(schemas['Paste']?.properties['language']?.enum, [...LANGUAGES]);
     assert.deepEqual(
@@ -38,7 +40,10 @@ describe('the OpenAPI document', () => {
 });
 
 describe('answers are checked against the document', () => {
-  const ok = { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-request-id': 'r-1' } };
+  const ok = {
+    status: 200,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-request-id': 'r-1' },
+  };
 
   test('a conforming answer passes', () => {
     checkApiAnswer('POST', '/api/v1/paste_delete.php', { ...ok, text: '{"ok":true,"deleted":true}' });
@@ -50,21 +55,39 @@ describe('answers are checked against the document', () => {
   });
 
   test('a body off its schema, an undocumented status, a missing header or a wrong code fails', () => {
-    assert.throws(() => checkApiAnswer('POST', '/api/v1/paste_delete.php', { ...ok, text: '{"ok":true}' }), /required property 'deleted'/);
+    assert.throws(
+      () => checkApiAnswer('POST', '/api/v1/paste_delete.php', { ...ok, text: '{"ok":true}' }),
+      /required property 'deleted'/,
+    );
     assert.throws(
       () => checkApiAnswer('GET', '/api/v1/paste.php?hash=x', { status: 418, headers: ok.headers, text: '{}' }),
       /status 418 is not documented/,
     );
     assert.throws(
-      () => checkApiAnswer('GET', '/api/v1/paste.php', { status: 429, headers: ok.headers, text: '{"ok":false,"error":"x","code":"rate_limited"}' }),
+      () =>
+        checkApiAnswer('GET', '/api/v1/paste.php', {
+          status: 429,
+          headers: ok.headers,
+          text: '{"ok":false,"error":"x","code":"rate_limited"}',
+        }),
       /header Retry-After is required/,
     );
     assert.throws(
-      () => checkApiAnswer('GET', '/api/v1/paste.php', { status: 404, headers: ok.headers, text: '{"ok":false,"error":"x","code":"gone"}' }),
+      () =>
+        checkApiAnswer('GET', '/api/v1/paste.php', {
+          status: 404,
+          headers: ok.headers,
+          text: '{"ok":false,"error":"x","code":"gone"}',
+        }),
       /must be equal to one of the allowed values/,
     );
     assert.throws(
-      () => checkApiAnswer('GET', '/api/v1/raw.php', { status: 200, headers: { ...ok.headers, etag: '"AAAAAAAAAA.1"', 'content-type': 'text/plain; charset=utf-8' }, text: 'x' }),
+      () =>
+        checkApiAnswer('GET', '/api/v1/raw.php', {
+          status: 200,
+          headers: { ...ok.headers, etag: '"AAAAAAAAAA.1"', 'content-type': 'text/plain; charset=utf-8' },
+          text: 'x',
+        }),
       /Content-Security-Policy is required/,
     );
   });
@@ -72,10 +95,20 @@ describe('answers are checked against the document', () => {
   test('every answer the suite gets through req() is checked (a live paste read, for one)', async () => {
     const server = await startServer();
     const token = await makeToken(server.dataDir);
-    const created = await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'checked', title: 't' } });
+    const created = await req(server, 'POST', '/api/v1/paste_create.php', {
+      token,
+      body: { content: 'checked', title: 't' },
+    });
     const read = await req(server, 'GET', `/api/v1/paste.php?hash=${String(created.json['hash'])}`, { token });
     assert.equal(read.status, 200);
     // The same answer with a field of the wrong type would have been refused by req().
-    assert.throws(() => checkApiAnswer('GET', '/api/v1/paste.php', { ...read, text: read.text.replace('"view_count":1', '"view_count":"1"') }), /view_count/);
+    assert.throws(
+      () =>
+        checkApiAnswer('GET', '/api/v1/paste.php', {
+          ...read,
+          text: read.text.replace('"view_count":1', '"view_count":"1"'),
+        }),
+      /view_count/,
+    );
   });
 });

@@ -12,7 +12,8 @@ async function logLines(server: TestServer): Promise<Record<string, unknown>[]> 
   // The API log's files; the audit log of the CLI's actions lives beside them.
   for (const f of (await readdir(dir)).filter((n) => !n.startsWith('audit-')).sort()) {
     assert.match(f, /^api-\d{4}-\d\d-\d\d\.jsonl$/);
-    for (const line of (await readFile(join(dir, f), 'utf8')).split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of (await readFile(join(dir, f), 'utf8')).split('\n'))
+      if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
   }
   return lines;
 }
@@ -114,7 +115,8 @@ describe('failed authentication per client IP', () => {
     try {
       const token = await makeToken(server.dataDir);
       const statuses = [];
-      for (let i = 0; i < 4; i++) statuses.push((await req(server, 'GET', hashQuery, { token: `pst_AAAAAAAA_${'x'.repeat(32)}` })).status);
+      for (let i = 0; i < 4; i++)
+        statuses.push((await req(server, 'GET', hashQuery, { token: `pst_AAAAAAAA_${'x'.repeat(32)}` })).status);
       assert.deepEqual(statuses, [401, 401, 401, 429]);
       const r = await req(server, 'GET', hashQuery, { token });
       assert.equal(r.status, 429);
@@ -135,7 +137,10 @@ describe('failed authentication per client IP', () => {
       assert.equal((await req(server, 'GET', hashQuery, as('203.0.113.1'))).status, 429);
       assert.equal((await req(server, 'GET', hashQuery, as('203.0.113.2'))).status, 401);
       const lines = await waitForLog(server, 3);
-      assert.deepEqual(lines.map((l) => l['ip']), ['203.0.113.1', '203.0.113.1', '203.0.113.2']);
+      assert.deepEqual(
+        lines.map((l) => l['ip']),
+        ['203.0.113.1', '203.0.113.1', '203.0.113.2'],
+      );
     } finally {
       await server.stop();
       await cleanup(server.dataDir);
@@ -167,7 +172,10 @@ describe('API request log', () => {
     const server = await startServer();
     try {
       const token = await makeToken(server.dataDir);
-      const created = await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'logged', password: 'pw-in-body-123' } });
+      const created = await req(server, 'POST', '/api/v1/paste_create.php', {
+        token,
+        body: { content: 'logged', password: 'pw-in-body-123' },
+      });
       const hash = created.json['hash'] as string;
       await req(server, 'GET', `/api/v1/raw.php?hash=${hash}&token=${token}&password=pw-in-query-456`);
       await req(server, 'GET', '/api/v1/nope.php');
@@ -176,7 +184,9 @@ describe('API request log', () => {
       assert.equal(lines.length, 4);
       for (const l of lines) {
         assert.deepEqual(
-          Object.keys(l).filter((k) => k !== 'error' && k !== 'request_id').sort(),
+          Object.keys(l)
+            .filter((k) => k !== 'error' && k !== 'request_id')
+            .sort(),
           ['duration_ms', 'endpoint', 'ip', 'method', 'status', 'time', 'token_id', 'user_id'],
         );
         // A refused request's line also names its X-Request-Id; a served one has just the contract's keys.
@@ -186,12 +196,15 @@ describe('API request log', () => {
         assert.equal(l['ip'], '127.0.0.1');
       }
       const tokenId = token.split('_')[1];
-      assert.deepEqual(lines.map((l) => [l['method'], l['endpoint'], l['status'], l['token_id'], l['user_id']]), [
-        ['POST', '/api/v1/paste_create.php', 200, tokenId, 1],
-        ['GET', '/api/v1/raw.php', 200, tokenId, 1],
-        ['GET', '/api/v1/nope.php', 404, null, null],
-        ['GET', '/api/v1/paste.php', 401, null, null],
-      ]);
+      assert.deepEqual(
+        lines.map((l) => [l['method'], l['endpoint'], l['status'], l['token_id'], l['user_id']]),
+        [
+          ['POST', '/api/v1/paste_create.php', 200, tokenId, 1],
+          ['GET', '/api/v1/raw.php', 200, tokenId, 1],
+          ['GET', '/api/v1/nope.php', 404, null, null],
+          ['GET', '/api/v1/paste.php', 401, null, null],
+        ],
+      );
       assert.equal(lines[0]?.['error'], undefined);
       assert.match(lines[2]?.['error'] as string, /endpoint/);
       assert.match(lines[3]?.['error'] as string, /token/);

@@ -7,15 +7,22 @@ import { makeToken, req, startServer, type AppServer } from '../../helpers/serve
 import { WebClient } from '../../helpers/web-client.ts';
 
 const revisionFiles = async (server: AppServer, hash: string): Promise<string[]> =>
-  (await readdir(join(server.dataDir, 'pastes', hash.slice(0, 2)))).filter((f) => f.startsWith(`${hash.slice(0, 6)}.r`)).sort();
+  (await readdir(join(server.dataDir, 'pastes', hash.slice(0, 2))))
+    .filter((f) => f.startsWith(`${hash.slice(0, 6)}.r`))
+    .sort();
 
 describe('revisions', () => {
   test('three edits make four revisions, each readable through the API without a view counted', async () => {
     const server = await startServer();
     const token = await makeToken(server.dataDir);
-    const hash = String((await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'v1\n' } })).json['hash']);
+    const hash = String(
+      (await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'v1\n' } })).json['hash'],
+    );
     for (const content of ['v2\n', 'v3\n', 'v4 <b>&</b>\n']) {
-      assert.equal((await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content } })).status, 200);
+      assert.equal(
+        (await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content } })).status,
+        200,
+      );
     }
     const current = await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token });
     assert.equal((current.json['paste'] as Record<string, unknown>)['revision'], 4);
@@ -32,13 +39,27 @@ describe('revisions', () => {
     assert.equal((await req(server, 'GET', `/api/v1/paste.php?hash=${hash}&revision=0`, { token })).status, 400);
     const after = await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token });
     assert.equal((after.json['paste'] as Record<string, number>)['view_count'], 2, 'revision reads counted nothing');
-    assert.deepEqual(await revisionFiles(server, hash), [`${hash.slice(0, 6)}.r1.json`, `${hash.slice(0, 6)}.r2.json`, `${hash.slice(0, 6)}.r3.json`]);
+    assert.deepEqual(await revisionFiles(server, hash), [
+      `${hash.slice(0, 6)}.r1.json`,
+      `${hash.slice(0, 6)}.r2.json`,
+      `${hash.slice(0, 6)}.r3.json`,
+    ]);
 
     // Others who may not read the paste may not read its revisions either.
-    const privateHash = String((await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'secret v1', privacy: 'private' } })).json['hash']);
+    const privateHash = String(
+      (
+        await req(server, 'POST', '/api/v1/paste_create.php', {
+          token,
+          body: { content: 'secret v1', privacy: 'private' },
+        })
+      ).json['hash'],
+    );
     await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash: privateHash, content: 'secret v2' } });
     const bob = await makeToken(server.dataDir, { user: 'bob' });
-    assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${privateHash}&revision=1`, { token: bob })).status, 404);
+    assert.equal(
+      (await req(server, 'GET', `/api/v1/raw.php?hash=${privateHash}&revision=1`, { token: bob })).status,
+      404,
+    );
 
     // A deleted paste takes its revisions with it.
     assert.equal((await req(server, 'POST', '/api/v1/paste_delete.php', { token, body: { hash } })).status, 200);
@@ -48,11 +69,17 @@ describe('revisions', () => {
   test('a one-time paste keeps no revisions, and neither the API nor the History page reads it without burning it', async () => {
     const server = await startServer();
     const token = await makeToken(server.dataDir);
-    const hash = String((await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'first', burn_after_read: 1 } })).json['hash']);
+    const hash = String(
+      (await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'first', burn_after_read: 1 } }))
+        .json['hash'],
+    );
     // A revision an earlier version of the server kept for it goes at the next edit.
     const dir = join(server.dataDir, 'pastes', hash.slice(0, 2));
     await copyFile(join(dir, `${hash.slice(0, 6)}.json`), join(dir, `${hash.slice(0, 6)}.r1.json`));
-    assert.equal((await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content: 'second' } })).status, 200);
+    assert.equal(
+      (await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content: 'second' } })).status,
+      200,
+    );
     assert.deepEqual(await revisionFiles(server, hash), [], 'the replaced text of a one-time paste is not kept');
 
     const bob = await makeToken(server.dataDir, { user: 'bob' });
@@ -84,8 +111,18 @@ describe('revisions', () => {
   test('the History page lists them and shows an escaped line diff', async () => {
     const server = await startServer();
     const token = await makeToken(server.dataDir);
-    const hash = String((await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'keep\n<script>old()</script>\n' } })).json['hash']);
-    await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content: 'keep\n<script>new()</script>\n' } });
+    const hash = String(
+      (
+        await req(server, 'POST', '/api/v1/paste_create.php', {
+          token,
+          body: { content: 'keep\n<script>old()</script>\n' },
+        })
+      ).json['hash'],
+    );
+    await req(server, 'POST', '/api/v1/paste_edit.php', {
+      token,
+      body: { hash, content: 'keep\n<script>new()</script>\n' },
+    });
     const visitor = new WebClient(server);
     const pageView = await visitor.get(`/p/${hash}`);
     assert.match(pageView.text, new RegExp(`<a href="/p/${hash}/history">2, see the history</a>`));
@@ -105,8 +142,14 @@ describe('a damaged revision file', () => {
   test('is paste_damaged to those who may read the paste, and the History page lists it and compares the others', async () => {
     const server = await startServer();
     const token = await makeToken(server.dataDir);
-    const hash = String((await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'v1\n' } })).json['hash']);
-    for (const content of ['v2\n', 'v3\n']) assert.equal((await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content } })).status, 200);
+    const hash = String(
+      (await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'v1\n' } })).json['hash'],
+    );
+    for (const content of ['v2\n', 'v3\n'])
+      assert.equal(
+        (await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content } })).status,
+        200,
+      );
     const file = join(server.dataDir, 'pastes', hash.slice(0, 2), `${hash.slice(0, 6)}.r1.json`);
     await writeFile(file, (await readFile(file, 'utf8')).slice(0, 30));
 
@@ -136,12 +179,19 @@ describe('the line diff', () => {
     assert.deepEqual(lineDiff('', 'x'), [{ op: '+', text: 'x' }]);
     assert.deepEqual(lineDiff('x\n', ''), [{ op: '-', text: 'x' }]);
     for (let t = 0; t < 300; t++) {
-      const gen = (): string[] => Array.from({ length: (t * 7 + 3) % 9 }, (_, i) => 'abc'[(t * 13 + i * 5 + (i * i) % 7) % 3] as string);
+      const gen = (): string[] =>
+        Array.from({ length: (t * 7 + 3) % 9 }, (_, i) => 'abc'[(t * 13 + i * 5 + ((i * i) % 7)) % 3] as string);
       const a = gen();
       const b = gen().reverse();
       const d = lineDiff(a.join('\n'), b.join('\n')) ?? [];
-      assert.deepEqual(d.filter((l) => l.op !== '+').map((l) => l.text), a);
-      assert.deepEqual(d.filter((l) => l.op !== '-').map((l) => l.text), b);
+      assert.deepEqual(
+        d.filter((l) => l.op !== '+').map((l) => l.text),
+        a,
+      );
+      assert.deepEqual(
+        d.filter((l) => l.op !== '-').map((l) => l.text),
+        b,
+      );
     }
   });
 
@@ -160,14 +210,20 @@ describe('the line diff', () => {
       return row[b.length] as number;
     };
     let seed = 7;
-    const rnd = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const rnd = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
     for (let t = 0; t < 400; t++) {
       const gen = (): string[] => Array.from({ length: rnd(14) }, () => 'abcd'[rnd(4)] as string);
       const a = ['p', 'q', ...gen(), 'z'];
       const b = t % 3 === 0 ? gen() : ['p', 'q', ...gen(), 'z'];
       const d = lineDiff(a.join('\n'), b.join('\n')) ?? [];
-      assert.deepEqual(d.filter((l) => l.op !== '+').map((l) => l.text), a);
-      assert.deepEqual(d.filter((l) => l.op !== '-').map((l) => l.text), b);
+      assert.deepEqual(
+        d.filter((l) => l.op !== '+').map((l) => l.text),
+        a,
+      );
+      assert.deepEqual(
+        d.filter((l) => l.op !== '-').map((l) => l.text),
+        b,
+      );
       assert.equal(d.filter((l) => l.op !== ' ').length, a.length + b.length - 2 * lcs(a, b), `${a} → ${b}`);
     }
   });
@@ -177,7 +233,13 @@ describe('the line diff', () => {
     const a = Array.from({ length: 10_000 }, (_, i) => line(i));
     const b = [...a.slice(0, 5000), 'new', ...a.slice(5001)];
     const d = lineDiff(a.join('\n'), b.join('\n')) ?? [];
-    assert.deepEqual(d.filter((l) => l.op !== ' '), [{ op: '-', text: line(5000) }, { op: '+', text: 'new' }]);
+    assert.deepEqual(
+      d.filter((l) => l.op !== ' '),
+      [
+        { op: '-', text: line(5000) },
+        { op: '+', text: 'new' },
+      ],
+    );
     assert.equal(d.length, 10_001);
   });
 
@@ -186,7 +248,8 @@ describe('the line diff', () => {
     const many = (p: string): string => Array.from({ length: 10_000 }, (_, i) => `${p}${i}`).join('\n');
     assert.equal(lineDiff(many('a'), many('b')), null);
     // Lengths alike, yet every other line changed: the search stops at its bound of edits.
-    const every = (p: string): string => Array.from({ length: 10_000 }, (_, i) => (i % 2 === 0 ? `${p}${i}` : `same${i}`)).join('\n');
+    const every = (p: string): string =>
+      Array.from({ length: 10_000 }, (_, i) => (i % 2 === 0 ? `${p}${i}` : `same${i}`)).join('\n');
     assert.equal(lineDiff(every('a'), every('b')), null);
     assert.equal(lineDiff(many('a'), ''), null);
     const a = Array.from({ length: 3000 }, (_, i) => `a${i}`).join('\n');

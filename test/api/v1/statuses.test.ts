@@ -42,7 +42,11 @@ describe('400 Bad Request', () => {
     ['a bad highlight flag', { content: 'x', highlight: 2 }, /highlight/],
     ['a title over 200 characters', { content: 'x', title: 'é'.repeat(201) }, /title/],
     ['an unknown language', { content: 'x', language: 'klingon' }, /language/],
-    ['a lone surrogate in the content (JSON can escape one)', '{"content":"a\\ud800b"}', /content must be valid Unicode/],
+    [
+      'a lone surrogate in the content (JSON can escape one)',
+      '{"content":"a\\ud800b"}',
+      /content must be valid Unicode/,
+    ],
     ['a title with a line separator', { content: 'x', title: 'one\u2028two' }, /title/],
   ];
   for (const [name, body, message] of cases) {
@@ -118,7 +122,9 @@ describe('401 Unauthorized', () => {
     assertError(await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: fake }), 401);
   });
   test('a malformed Authorization header', async () => {
-    const r = await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { headers: { authorization: 'Basic abc' } });
+    const r = await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', {
+      headers: { authorization: 'Basic abc' },
+    });
     assertError(r, 401);
   });
   test('a token revoked with the CLI is refused on the next request', async () => {
@@ -147,7 +153,10 @@ describe('403 Forbidden', () => {
   test('someone else cannot edit or delete a public paste', async () => {
     const hash = await create({ content: 'mine' });
     const bob = await makeToken(server.dataDir, { user: 'bob', scopes: 'read,write' });
-    assertError(await req(server, 'POST', '/api/v1/paste_edit.php', { token: bob, body: { hash, content: 'yours' } }), 403);
+    assertError(
+      await req(server, 'POST', '/api/v1/paste_edit.php', { token: bob, body: { hash, content: 'yours' } }),
+      403,
+    );
     assertError(await req(server, 'POST', '/api/v1/paste_delete.php', { token: bob, body: { hash } }), 403);
   });
   test('a wrong password', async () => {
@@ -172,7 +181,12 @@ describe('404 Not Found', () => {
   test("another user's private paste answers exactly like a missing one", async () => {
     const hash = await create({ content: 'private', privacy: 'private' });
     const bob = await makeToken(server.dataDir, { user: 'bob', scopes: 'read,write' });
-    const missing = await req(server, 'GET', `/api/v1/paste.php?hash=${hash.slice(0, 9)}${hash[9] === 'A' ? 'B' : 'A'}`, { token: bob });
+    const missing = await req(
+      server,
+      'GET',
+      `/api/v1/paste.php?hash=${hash.slice(0, 9)}${hash[9] === 'A' ? 'B' : 'A'}`,
+      { token: bob },
+    );
     const priv = await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token: bob });
     assertError(priv, 404);
     assert.deepEqual(priv.json, missing.json);
@@ -204,7 +218,10 @@ describe('410 Gone', () => {
 
 describe('413 Payload Too Large', () => {
   test('content over MAX_PASTE_BYTES (counted in UTF-8 bytes)', async () => {
-    assertError(await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'é'.repeat(501) } }), 413);
+    assertError(
+      await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'é'.repeat(501) } }),
+      413,
+    );
     await create({ content: 'é'.repeat(500) });
   });
   test('a body larger than any paste could need, refused by Content-Length', async () => {
@@ -215,11 +232,23 @@ describe('413 Payload Too Large', () => {
 
 describe('415 Unsupported Media Type', () => {
   test('a POST with text/plain anywhere but create, or with a charset other than UTF-8', async () => {
-    const edit = await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: 'content=x', headers: { 'content-type': 'text/plain' } });
+    const edit = await req(server, 'POST', '/api/v1/paste_edit.php', {
+      token,
+      body: 'content=x',
+      headers: { 'content-type': 'text/plain' },
+    });
     assertError(edit, 415);
-    const latin1 = await req(server, 'POST', '/api/v1/paste_create.php', { token, body: 'x', headers: { 'content-type': 'text/plain; charset=latin1' } });
+    const latin1 = await req(server, 'POST', '/api/v1/paste_create.php', {
+      token,
+      body: 'x',
+      headers: { 'content-type': 'text/plain; charset=latin1' },
+    });
     assertError(latin1, 415);
-    const other = await req(server, 'POST', '/api/v1/paste_create.php', { token, body: 'x', headers: { 'content-type': 'text/html' } });
+    const other = await req(server, 'POST', '/api/v1/paste_create.php', {
+      token,
+      body: 'x',
+      headers: { 'content-type': 'text/html' },
+    });
     assertError(other, 415);
   });
   test('a POST with no content type', async () => {
@@ -252,19 +281,33 @@ describe('precedence (README, API status table)', () => {
     assert.equal((await req(server, 'DELETE', '/api/v1/paste_delete.php')).status, 405);
   });
   test('authentication beats scope and body errors', async () => {
-    const r = await req(server, 'POST', '/api/v1/paste_create.php', { body: 'junk', headers: { 'content-type': 'text/plain' } });
+    const r = await req(server, 'POST', '/api/v1/paste_create.php', {
+      body: 'junk',
+      headers: { 'content-type': 'text/plain' },
+    });
     assertError(r, 401);
   });
   test('scope beats body errors', async () => {
-    const r = await req(server, 'POST', '/api/v1/paste_create.php', { token: readOnly, body: 'junk', headers: { 'content-type': 'text/plain' } });
+    const r = await req(server, 'POST', '/api/v1/paste_create.php', {
+      token: readOnly,
+      body: 'junk',
+      headers: { 'content-type': 'text/plain' },
+    });
     assertError(r, 403);
   });
   test('415 beats 400', async () => {
-    const r = await req(server, 'POST', '/api/v1/paste_create.php', { token, body: '{bad', headers: { 'content-type': 'text/csv' } });
+    const r = await req(server, 'POST', '/api/v1/paste_create.php', {
+      token,
+      body: '{bad',
+      headers: { 'content-type': 'text/csv' },
+    });
     assertError(r, 415);
   });
   test('413 beats 400 on other fields', async () => {
-    const r = await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'x'.repeat(1001), privacy: 'nope' } });
+    const r = await req(server, 'POST', '/api/v1/paste_create.php', {
+      token,
+      body: { content: 'x'.repeat(1001), privacy: 'nope' },
+    });
     assertError(r, 413);
   });
   test('a bad hash is refused before the paste is looked up', async () => {

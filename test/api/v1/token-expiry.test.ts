@@ -10,7 +10,16 @@ describe('tokens that end', () => {
   test('a CLI token with --expires works until then, then answers 401 token_expired, and token list says so', async () => {
     const server = await startServer({ env: { AUTH_FAIL_LIMIT_PER_MINUTE: '3' } });
     await cli(server.dataDir, ['user', 'add', 'alice']);
-    const token = await cli(server.dataDir, ['token', 'create', '--user', 'alice', '--scopes', 'read,write', '--expires', '2h']);
+    const token = await cli(server.dataDir, [
+      'token',
+      'create',
+      '--user',
+      'alice',
+      '--scopes',
+      'read,write',
+      '--expires',
+      '2h',
+    ]);
     const forever = await cli(server.dataDir, ['token', 'create', '--user', 'alice', '--scopes', 'read']);
     const create = () => req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'x' } });
     assert.equal((await create()).status, 200);
@@ -18,14 +27,25 @@ describe('tokens that end', () => {
     const late = await create();
     assert.equal(late.status, 401);
     assert.equal(late.json['code'], 'token_expired');
-    assert.match(String(late.json.error), /^This API token expired on \d{4}-\d\d-\d\d \d\d:\d\d UTC; create a new one$/);
-    assert.equal((await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: forever })).status, 404, 'a token without expiry goes on');
+    assert.match(
+      String(late.json.error),
+      /^This API token expired on \d{4}-\d\d-\d\d \d\d:\d\d UTC; create a new one$/,
+    );
+    assert.equal(
+      (await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: forever })).status,
+      404,
+      'a token without expiry goes on',
+    );
     // An expired token is a failed attempt: it spends the address's budget like a revoked one.
     await create();
     await create();
     assert.equal((await create()).status, 429);
     const list = await cli(server.dataDir, ['token', 'list']);
-    assert.match(list, /expires \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/m, 'the CLI uses the real clock: not expired there yet');
+    assert.match(
+      list,
+      /expires \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/m,
+      'the CLI uses the real clock: not expired there yet',
+    );
     assert.match(list, /never$/m);
   });
 
@@ -37,7 +57,8 @@ describe('tokens that end', () => {
     assert.equal(parseExpires('1y', now), now + 365 * 24 * HOUR);
     assert.equal(parseExpires('never', now), null);
     assert.equal(parseExpires(undefined, now), null);
-    for (const bad of ['0d', '30', 'd', '1m', '-1d', ' 1d', '100000d']) assert.throws(() => parseExpires(bad, now), /--expires must be/, bad);
+    for (const bad of ['0d', '30', 'd', '1m', '-1d', ' 1d', '100000d'])
+      assert.throws(() => parseExpires(bad, now), /--expires must be/, bad);
   });
 
   test('My API Keys: a lifetime is chosen at creation (90 days unless changed), shown on the row, and enforced', async () => {
@@ -45,19 +66,35 @@ describe('tokens that end', () => {
     const [alice] = await registerAll(server, 'alice');
     const form = await alice.get('/api_keys.php');
     assert.match(form.text, /<option value="90" selected>90 days<\/option>/);
-    const posted = await alice.post('/api_keys.php', { action: 'create', label: 'week', scope_read: '1', scope_write: '1', rate: '60', expires: '7' });
+    const posted = await alice.post('/api_keys.php', {
+      action: 'create',
+      label: 'week',
+      scope_read: '1',
+      scope_write: '1',
+      rate: '60',
+      expires: '7',
+    });
     assert.equal(posted.status, 303);
     const made = await alice.get(posted.location ?? '');
     const secret = /id="new-secret" class="copyable" value="([^"]+)"/.exec(made.text)?.[1] ?? '';
     assert.match(secret, /^pst_/);
     assert.match(made.text, /<td data-label="Expires"><time/);
-    const bad = await alice.post('/api_keys.php', { action: 'create', label: 'odd', scope_read: '1', rate: '0', expires: '3' });
+    const bad = await alice.post('/api_keys.php', {
+      action: 'create',
+      label: 'odd',
+      scope_read: '1',
+      rate: '0',
+      expires: '3',
+    });
     assert.equal(bad.status, 400);
     assert.equal((await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: secret })).status, 404);
     // The row shows when, and from which address, the token was last used.
     assert.match((await alice.get('/api_keys.php')).text, /from <span class="mono">127\.0\.0\.1<\/span>/);
     server.clock.advance(8 * 24 * HOUR);
-    assert.equal((await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: secret })).json['code'], 'token_expired');
+    assert.equal(
+      (await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: secret })).json['code'],
+      'token_expired',
+    );
     assert.match((await alice.get('/api_keys.php')).text, /<span class="badge badge-bad">expired<\/span>/);
   });
 });
