@@ -34,7 +34,7 @@ const pages = new Map<string, Buffer>();
 const raws = new Map<string, Buffer>();
 
 function preload(hash: string, bytes: number): void {
-  const content = 'x'.repeat(bytes - 1) + '\n';
+  const content = `${'x'.repeat(bytes - 1)}\n`;
   raws.set(hash, Buffer.from(content));
   // The same fields as our Paste object, so the body is the same size.
   const paste = {
@@ -52,7 +52,9 @@ function preload(hash: string, bytes: number): void {
   };
   pages.set(hash, Buffer.from(JSON.stringify({ ok: true, paste })));
 }
-manifest.hashes.forEach((h, i) => preload(h, manifest.sizes[i] ?? 1000));
+manifest.hashes.forEach((h, i) => {
+  preload(h, manifest.sizes[i] ?? 1000);
+});
 if (manifest.big !== null) preload(manifest.big.hash, manifest.big.bytes);
 for (const h of Object.values(manifest.web ?? {})) preload(h, 760);
 /** Short codes to hashes, for `/s/{code}`. */

@@ -119,7 +119,7 @@ export function textOfSize(bytes: number, rand: () => number): string {
     line += w.length + 1;
     out += line > 72 ? ((line = 0), `${w}\n`) : `${w} `;
   }
-  return out.slice(0, bytes - 1) + '\n';
+  return `${out.slice(0, bytes - 1)}\n`;
 }
 
 /** Creates the bench user and its two tokens through the operator CLI, in-process. */

@@ -97,11 +97,11 @@ export function printStartup(r: StartupReport): void {
   console.log(
     `\nStart-up and memory at ${r.pastes.toLocaleString('en')} pastes (seeded in ${(r.seedMs / 1000).toFixed(1)} s)`,
   );
-  r.starts.forEach((s, i) =>
+  r.starts.forEach((s, i) => {
     console.log(
       `  start ${i + 1}: listening after ${s.listeningMs.toFixed(0)} ms, first /healthz 200 after ${s.healthMs.toFixed(0)} ms, first paste.php 200 after ${s.firstReadMs.toFixed(0)} ms`,
-    ),
-  );
+    );
+  });
   const best = Math.min(...r.starts.map((s) => s.healthMs));
   const worst = Math.max(...r.starts.map((s) => s.healthMs));
   console.log(

@@ -53,8 +53,8 @@ test('a format 1 folder is backed up, migrated to format 2 at start, and serves 
       assert.equal(plain.status, 200);
       assert.deepEqual(
         [
-          (plain.json?.['paste'] as Record<string, unknown>)['content'],
-          (plain.json?.['paste'] as Record<string, unknown>)['title'],
+          (plain.json!['paste'] as Record<string, unknown>)['content'],
+          (plain.json!['paste'] as Record<string, unknown>)['title'],
         ],
         ['hello from format 1', 'Plain'],
       );
@@ -69,12 +69,12 @@ test('a format 1 folder is backed up, migrated to format 2 at start, and serves 
       );
       const burned = await get('hash=vbM7iRk8dc');
       assert.equal(burned.status, 410);
-      assert.equal((burned.json?.['receipt'] as Record<string, unknown>)['via'], 'api');
+      assert.equal((burned.json!['receipt'] as Record<string, unknown>)['via'], 'api');
       const edited = await get('hash=b6H9OSDZTS');
       assert.deepEqual(
         [
-          (edited.json?.['paste'] as Record<string, unknown>)['content'],
-          (edited.json?.['paste'] as Record<string, unknown>)['revision'],
+          (edited.json!['paste'] as Record<string, unknown>)['content'],
+          (edited.json!['paste'] as Record<string, unknown>)['revision'],
         ],
         ['second version', 2],
       );

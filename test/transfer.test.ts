@@ -127,8 +127,8 @@ describe('export and import', () => {
       try {
         const token = await makeToken(dir, { user: 'alice' });
         const plain = await req(b, 'GET', `/api/v1/paste.php?hash=${hashes['plain']}`, { token });
-        assert.equal((plain.json?.['paste'] as Record<string, unknown>)['content'], 'hello\nworld ✓ \u2028 "quotes"');
-        assert.equal((plain.json?.['paste'] as Record<string, unknown>)['view_count'], 4);
+        assert.equal((plain.json!['paste'] as Record<string, unknown>)['content'], 'hello\nworld ✓ \u2028 "quotes"');
+        assert.equal((plain.json!['paste'] as Record<string, unknown>)['view_count'], 4);
         const other = await makeToken(dir, { user: 'bob' });
         assert.equal((await req(b, 'GET', `/api/v1/paste.php?hash=${hashes['secret']}`, { token: other })).status, 401);
         assert.equal(

@@ -74,9 +74,15 @@ export function readBody(req: IncomingMessage, limit: number, budget?: BodyBudge
       else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
     };
     const onData = (chunk: Buffer): void => {
-      if (size + chunk.length > (whole === null ? limit : whole.length)) return stop(tooLarge());
+      if (size + chunk.length > (whole === null ? limit : whole.length)) {
+        stop(tooLarge());
+        return;
+      }
       if (budget !== undefined && declared < 0) {
-        if (!budget.take(chunk.length)) return stop(busy());
+        if (!budget.take(chunk.length)) {
+          stop(busy());
+          return;
+        }
         taken += chunk.length;
       }
       if (whole !== null) chunk.copy(whole, size);

@@ -102,12 +102,12 @@ export const LINE_CLUES: readonly LineClue[] = [
   ),
   line('-', /^- \S/, { yaml: 1, markdown: 1 }),
   line('-', /^- [\w-]+: /, { yaml: 3 }),
-  line('-', /^--- [\w.\/]/, { diff: 2 }),
+  line('-', /^--- [\w./]/, { diff: 2 }),
   line('-', /^---$/, { yaml: 1 }),
   line('-', /^--\[\[/, { lua: 4 }),
   line('-', /^-- \S/, { sql: 1, lua: 1 }),
   line('-', /^--[\w-]+\s*:/, { css: 4 }),
-  line('+', /^\+\+\+ [\w.\/]/, { diff: 3 }),
+  line('+', /^\+\+\+ [\w./]/, { diff: 3 }),
   line('"', /^"[^"]*"\s*:/, { json: 1 }, 3),
   line('{', /^\{\s*"[^"]*"\s*:/, { json: 1 }, 3),
   line(
@@ -141,7 +141,7 @@ export const LINE_CLUES: readonly LineClue[] = [
   line('import', /^import [a-z]\w*(?:\.\w+){2,}$/, { kotlin: 2 }),
   line('import', /^import (?:Foundation|SwiftUI|UIKit|Combine|XCTest|AppKit|\w+Kit)$/, { swift: 4 }),
   line('import', /^import [a-z_]\w*(?: as \w+)?(?:, [a-z_]\w*)*$/, { python: 2 }),
-  line('import', /^import (?:\(|"[\w\/.-]+")$/, { go: 3 }),
+  line('import', /^import (?:\(|"[\w/.-]+")$/, { go: 3 }),
   line('from', /^from [\w.]+ import /, { python: 4 }),
   line('from', /^from [\w.]+(?: (?:as )?\w+)?$/i, { sql: 2 }),
   line(
@@ -153,7 +153,7 @@ export const LINE_CLUES: readonly LineClue[] = [
   line('from', /^FROM (?:--platform=\S+ )?[\w.-]+(?:\/[\w.-]+)*(?::[\w.-]+)?(?:@sha256:\w+)?(?: AS \w+)?$/, {
     dockerfile: 2,
   }),
-  line('from', /^FROM (?:--platform=\S+ )?(?=[\w.\/-]*[:\/])[\w.:\/-]+(?: AS \w+)?$/, { dockerfile: 2 }),
+  line('from', /^FROM (?:--platform=\S+ )?(?=[\w./-]*[:/])[\w.:/-]+(?: AS \w+)?$/, { dockerfile: 2 }),
   line('select', /^select\s+(?:\*|distinct\b|top\b|[\w.]+(?:\(.*\))?(?:,|\s+as\s+\w+|$))/i, { sql: 3 }),
   line(
     'insert create alter drop delete update truncate',
@@ -176,7 +176,7 @@ export const LINE_CLUES: readonly LineClue[] = [
   line('use', /^use (?:std|core|alloc|crate|super|self|\w+)::/, { rust: 4 }),
   line('use', /^use [A-Z]\w*(?:\\\w+)+;$/, { php: 3 }),
   line('let', /^let mut /, { rust: 4 }),
-  line('let var', /^(?:let|var) \w+: [A-Z][\w<>\[\]?]*(?: =|$)/, { swift: 2, typescript: 1 }),
+  line('let var', /^(?:let|var) \w+: [A-Z][\w<>[\]?]*(?: =|$)/, { swift: 2, typescript: 1 }),
   line(
     'init convenience required override public private',
     /^(?:(?:convenience|required|override|public|private) )*init\??\(/,
@@ -210,7 +210,7 @@ export const LINE_CLUES: readonly LineClue[] = [
   line('public private protected', /^(?:private|public|protected) (?:static )?final /, { java: 3 }),
   line(
     'public private protected internal',
-    /^(?:private|public|protected|internal) (?:static )?readonly [\w<>,\[\]]+ \w+/,
+    /^(?:private|public|protected|internal) (?:static )?readonly [\w<>,[\]]+ \w+/,
     { csharp: 3 },
   ),
   line('public private protected readonly', /^(?:(?:private|public|protected|readonly) )+[\w$]+\??: /, {
@@ -272,7 +272,7 @@ export const LINE_CLUES: readonly LineClue[] = [
     typescript: 1,
     swift: 1,
   }),
-  line('const let', /^(?:const|let) [\w$]+: [\w$<>\[\]|, ]+=/, { typescript: 3 }),
+  line('const let', /^(?:const|let) [\w$]+: [\w$<>[\]|, ]+=/, { typescript: 3 }),
   line('interface export', /^(?:export )?interface \w+(?:<[^>]*>)?(?: extends [\w<>, .]+)? ?\{$/, {
     typescript: 3,
     java: 1,
@@ -298,7 +298,7 @@ export const LINE_CLUES: readonly LineClue[] = [
   line('end', /^end$/, { ruby: 2, lua: 2 }),
   line('elsif unless until', /^(?:elsif|unless|until) /, { ruby: 3 }),
   line('puts', /^puts /, { ruby: 3 }),
-  line('require require_relative', /^require(?:_relative)? ['"][\w\/.-]+['"]$/, { ruby: 3 }),
+  line('require require_relative', /^require(?:_relative)? ['"][\w/.-]+['"]$/, { ruby: 3 }),
   line(
     'attr_accessor attr_reader attr_writer belongs_to has_many has_one validates before_action include extend',
     /^\w+ :\w/,
@@ -406,7 +406,7 @@ export const TEXT_CLUES: readonly TextClue[] = [
   has('as?', { swift: 2, kotlin: 1 }),
   has('some ', { swift: 4 }, /: some [A-Z]/),
   has('throws', { swift: 3 }, /\) (?:async )?throws(?: ->| \{)/),
-  has(' -> ', { rust: 1, swift: 1, python: 1 }, /\) -> [\w\[(&<]/),
+  has(' -> ', { rust: 1, swift: 1, python: 1 }, /\) -> [\w[(&<]/),
   has('~=', { lua: 4 }),
   has('..', { lua: 2 }, / \.\. /),
   has('pairs(', { lua: 4 }, /\bi?pairs\(/),
@@ -422,7 +422,7 @@ export const TEXT_CLUES: readonly TextClue[] = [
   has('/dev/null', { bash: 2 }),
   has('>&2', { bash: 2 }),
   has('$(', { bash: 2 }),
-  has('${', { bash: 3 }, /\$\{\w+(?::?[-=?+]|[#%\/])/),
+  has('${', { bash: 3 }, /\$\{\w+(?::?[-=?+]|[#%/])/),
   has('"$', { bash: 2 }, /"\$\w/),
   has('[ -', { bash: 3 }, /\[\[? -[a-zA-Z] /),
   has('xmlns', { xml: 4 }),

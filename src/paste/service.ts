@@ -283,7 +283,7 @@ export class PasteService {
 
   /** Counts the view, or burns a one-time paste; a HEAD (`consume` false) or a revision the reader holds does neither. */
   #count(hash: string, p: Paste, { consume, known, reader }: ReadOptions): Counted | Promise<Counted> {
-    if (known !== undefined && known(p))
+    if (known?.(p))
       return { paste: p, viewCount: p.view_count + this.#views.pending(hash, p.view_count), unchanged: true };
     if (!consume) return { paste: p, viewCount: p.view_count + this.#views.pending(hash, p.view_count) };
     if (p.burn_after_read === 0) return { paste: p, viewCount: p.view_count + this.#views.add(hash, p.view_count) };

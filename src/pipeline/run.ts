@@ -42,7 +42,8 @@ export function runSide<C extends RequestContext>(side: Side<C>, ctx: C, answer:
   try {
     out = runSteps(side.steps, ctx, 0);
   } catch (err) {
-    return refuse(err);
+    refuse(err);
+    return;
   }
   if (out instanceof Promise) out.then(answer, refuse);
   else answer(out);

@@ -54,8 +54,10 @@ export function lineDiff(before: string, after: string, maxEdits = DIFF_MAX_EDIT
   let i = start;
   let j = start;
   for (const op of middle) {
-    if (op === ' ') out.push({ op, text: (j++, a[i++] as string) });
-    else if (op === '-') out.push({ op, text: a[i++] as string });
+    if (op === ' ') {
+      j++;
+      out.push({ op, text: a[i++] as string });
+    } else if (op === '-') out.push({ op, text: a[i++] as string });
     else out.push({ op, text: b[j++] as string });
   }
   for (let k = a.length - end; k < a.length; k++) out.push({ op: ' ', text: a[k] as string });

@@ -56,7 +56,7 @@ export function formToFields(form: Fields, flags: readonly string[], keep: reado
 }
 
 export const problemMessages = (problems: readonly Problem[]): string[] =>
-  problems.map((p) => p.message.charAt(0).toUpperCase() + p.message.slice(1) + '.');
+  problems.map((p) => `${p.message.charAt(0).toUpperCase() + p.message.slice(1)}.`);
 
 /**
  * Title, content, and the language / privacy / expiry selects shared by create and edit;

@@ -12,7 +12,7 @@ const enospc = () =>
   Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
 
 const write = fs.write;
-fs.write = function (fd, buffer, ...rest) {
+fs.write = (fd, buffer, ...rest) => {
   if (!full()) return Reflect.apply(write, fs, [fd, buffer, ...rest]);
   const cb = rest.at(-1);
   process.nextTick(() => cb(enospc()));

@@ -1186,15 +1186,15 @@ describe('detectLanguage', () => {
   // which would turn these calls from microseconds into minutes and trip the timeout.
   it('detectLanguage answers for hostile 16 KB lines that once backtracked', { timeout: 30_000 }, () => {
     const hostile = [
-      'k: ' + ': '.repeat(8000),
+      `k: ${': '.repeat(8000)}`,
       `"${'\\('.repeat(8000)}`,
-      'a ' + 'a'.repeat(16000),
-      'interface X extends ' + ' '.repeat(16000) + 'x',
-      'int' + ' '.repeat(16000) + '(',
-      'FROM ' + '/'.repeat(16000) + ' x',
-      '<a' + ' b'.repeat(8000),
-      'def ' + '('.repeat(16000),
-      '[' + '['.repeat(16000),
+      `a ${'a'.repeat(16000)}`,
+      `interface X extends ${' '.repeat(16000)}x`,
+      `int${' '.repeat(16000)}(`,
+      `FROM ${'/'.repeat(16000)} x`,
+      `<a${' b'.repeat(8000)}`,
+      `def ${'('.repeat(16000)}`,
+      `[${'['.repeat(16000)}`,
       '*'.repeat(16384),
     ];
     for (const input of hostile) assert.ok(LANGUAGES.includes(detectLanguage(input)), input.slice(0, 30));

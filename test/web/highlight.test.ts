@@ -40,7 +40,9 @@ function assertSafe(code: string, language: string): string[] {
   const out = highlight(code, language);
   const lines = code.split('\n').map((l) => l.replace(/\r$/, ''));
   assert.equal(out.length, lines.length);
-  out.forEach((html, i) => assertSafeLine(html, lines[i] ?? ''));
+  out.forEach((html, i) => {
+    assertSafeLine(html, lines[i] ?? '');
+  });
   return out;
 }
 

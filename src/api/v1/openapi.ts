@@ -72,7 +72,7 @@ const pasteFields = (edit: boolean): Record<string, Schema> => ({
   expiry: {
     enum: [...(edit ? ['keep'] : []), ...Object.keys(EXPIRY_MS)],
     default: edit ? 'keep' : 'never',
-    description: '`1w` is 7 days, `1m` 30 days.' + (edit ? ' Counts from the edit; `keep` leaves it.' : ''),
+    description: `\`1w\` is 7 days, \`1m\` 30 days.${edit ? ' Counts from the edit; `keep` leaves it.' : ''}`,
   },
   password: {
     type: 'string',

@@ -21,7 +21,7 @@ export function safeNext(next: string): string {
   return /^\/(?![/\\])[\x21-\x7e]*$/.test(next) ? next : '/';
 }
 
-function authCard(ctx: WebContext, title: string, inner: SafeHtml): SafeHtml {
+function authCard(_ctx: WebContext, title: string, inner: SafeHtml): SafeHtml {
   return html`<section class="card narrow auth-card">
 <div class="center">${LOGO}</div>
 <h1 class="center">${title}</h1>

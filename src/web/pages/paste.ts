@@ -100,7 +100,7 @@ ${ctx.viewer?.userId === p.owner_id ? html`<div class="medium owner-share">${not
 }
 
 /** Asks for a paste's password; `action` is the page or the raw address to post it to. */
-function passwordGate(ctx: WebContext, p: Paste, action: string, problems: string[], status: number): Reply {
+function passwordGate(ctx: WebContext, _p: Paste, action: string, problems: string[], status: number): Reply {
   const body = html`<section class="card narrow warning-card">
 ${LOCK}
 <h1>Password required</h1>

@@ -130,7 +130,7 @@ describe('revisions', () => {
     assert.equal(history.status, 200);
     assert.match(history.text, /<span class="tk-del">- &lt;script&gt;old\(\)&lt;\/script&gt;<\/span>/);
     assert.match(history.text, /<span class="tk-add">\+ &lt;script&gt;new\(\)&lt;\/script&gt;<\/span>/);
-    assert.match(history.text, /<span class="l">  keep<\/span>/);
+    assert.match(history.text, /<span class="l"> {2}keep<\/span>/);
     assert.doesNotMatch(history.text, /<script>old/);
     const same = await visitor.get(`/p/${hash}/history?from=2&to=2`);
     assert.match(same.text, /The text of these two revisions is the same/);

@@ -118,7 +118,7 @@ describe('401 Unauthorized', () => {
     assertError(await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA'), 401, /token/);
   });
   test('an unknown token', async () => {
-    const fake = 'pst_AAAAAAAA_' + 'A'.repeat(32);
+    const fake = `pst_AAAAAAAA_${'A'.repeat(32)}`;
     assertError(await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: fake }), 401);
   });
   test('a malformed Authorization header', async () => {
