@@ -7,7 +7,7 @@ export const sign = (key: Buffer, purpose: string, data: string): string =>
 /**
  * The signatures `verify` computed lately, by key and signed message. A browser sends the
  * same cookie on every request (an unlock grant, a visitor's CSRF token), and an HMAC
- * (~1.3 µs, most of it making the HMAC object) was a tenth of an unlocked page's CPU. Only
+ * (most of it making the HMAC object) was a visible share of an unlocked page's CPU. Only
  * what the server would compute anyway is kept: the comparison with what the client sent
  * stays constant-time. Emptied whole when full.
  */

@@ -499,7 +499,7 @@ export class PasteService {
     const out: Paste[] = [];
     let skipped = 0;
     for (const hash of this.#recent.list()) {
-      // The cache answers at once: twenty-one awaits per home page view were a tenth of it.
+      // The cache answers at once: an await per listed paste was a large share of a home page view.
       const cached = this.#store.cached(hash);
       const p = cached !== undefined ? cached : await this.#store.get(hash).catch(skipDamaged);
       if (p === null || p.privacy !== 'public' || p.burned || p.password !== null || isExpired(p, this.#now()))

@@ -25,7 +25,7 @@ const TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
 /** An anonymous token: a nonce like the above, a dot, and its HMAC-SHA256 in base64url. */
 const ANON_RE = /^([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})$/;
 
-/** Nonces come from a pooled draw: a CSPRNG call per token was ~5% of a burn warning page's CPU. */
+/** Nonces come from a pooled draw: a CSPRNG call per token showed in a burn warning page's profile. */
 const nonces = new RandomIds();
 
 export const newCsrfToken = (): string => nonces.base64url(32);

@@ -24,7 +24,7 @@ export function relative(ms: number, now: number): string {
 
 /**
  * The opening tags of moments drawn recently. A list page draws the same pastes' times on
- * every view, and two Date conversions per moment were a fifth of the home page's CPU.
+ * every view, and two Date conversions per moment were a large share of the home page's CPU.
  * Bounded by emptying it whole when full: refilling costs what not keeping it did.
  */
 const openers = new Map<number, string>();
