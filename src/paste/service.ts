@@ -281,7 +281,10 @@ export class PasteService {
     if (!outcome.value) throw new PasteError('wrong_password');
   }
 
-  /** Counts the view, or burns a one-time paste; a HEAD (`consume` false) or a revision the reader holds does neither. */
+  /**
+   * Counts the view, or burns a one-time paste; a HEAD (`consume` false) or a revision the
+   * reader holds does neither.
+   */
   #count(hash: string, p: Paste, { consume, known, reader }: ReadOptions): Counted | Promise<Counted> {
     if (known?.(p))
       return { paste: p, viewCount: p.view_count + this.#views.pending(hash, p.view_count), unchanged: true };

@@ -9,7 +9,10 @@ import { qrModules, qrSvgOf, type QrModules } from './qr.ts';
 /** One version stands for a QR code: its link never changes for a paste. */
 const LINK = Symbol('a short link');
 
-/** Marks where a cached page's one changing part goes (a view count, a CSRF token): the page's first NUL (see `page`). */
+/**
+ * Marks where a cached page's one changing part goes (a view count, a CSRF token): the page's
+ * first NUL (see `page`).
+ */
 export const PAGE_SLOT: SafeHtml = raw('\u0000');
 
 /** The home page as an anonymous visitor gets it, and what it was written from. */
