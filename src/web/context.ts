@@ -17,7 +17,14 @@ import { webHeaders, type Chrome } from './layout.ts';
 import type { PageParts } from './page-parts.ts';
 import type { ShownOnce } from './shown-once.ts';
 import type { Session } from '../store/sessions.ts';
-import type { SessionRecords } from './session.ts';
+
+/** What the web needs of the login sessions (store/sessions.ts). */
+export interface SessionRecords {
+  /** The live session for an id (an idle one is ended on the spot); `touched`: its last use moved. */
+  get(id: string): Promise<{ session: Session; touched: boolean } | null>;
+  create(userId: number): Promise<Session>;
+  destroy(id: string): Promise<void>;
+}
 
 /** What the web side needs, built once by server.ts. */
 export interface WebDeps {
