@@ -39,8 +39,8 @@ export interface LoadPlan {
   order?: 'random' | 'sequential';
   /**
    * The answers are large (hundreds of KB). wrk then skips its per-response Lua hook, which
-   * would copy every body into a Lua string (measured: ~40 µs of the generator's CPU per
-   * 512 KB answer, a tenth of a core at 2,500 req/s), and counts as non-2xx the statuses
+   * would copy every body into a Lua string and take the generator's CPU from the server's
+   * (measured: see bench/README.md), and counts as non-2xx the statuses
    * ≥ 400 it counts natively; a 1xx or 3xx would go uncounted, and refused requests are
    * counted but not shown.
    */
@@ -76,11 +76,10 @@ export interface Generator {
 /**
  * wrk's thread count: 1. The machine has 2 cores, shared by the server under test, the
  * generator and the kernel's loopback and fsync work. One wrk thread (an epoll loop in C,
- * no garbage collector) drove the reference's paste.php reads at 62,000–68,000 req/s with
- * the reference at 100 % of a core, itself using ~75 % of the other (mostly the kernel's
- * socket work); two threads gave the same req/s and took 4–10 % more CPU, which would
- * come out of what our server's libuv and GC threads get. Our server is slower than the
- * reference, so one thread is never what limits a run.
+ * no garbage collector) drives the reference's paste.php reads until the reference fills
+ * its core; two threads gave the same rate and took more CPU, which would come out of what
+ * our server's libuv and GC threads get (measured: see bench/README.md). Our server is
+ * slower than the reference, so one thread is never what limits a run.
  */
 export const WRK_THREADS = 1;
 
@@ -92,7 +91,7 @@ function onPath(cmd: string): string | null {
       accessSync(file, constants.X_OK);
       return file;
     } catch {
-      // not here
+      // Absent or not executable in this folder: look in the next one.
     }
   }
   return null;
@@ -246,13 +245,13 @@ interface WrkResult {
 /**
  * The wrk script for a plan. Every request string is built once in init() (a hash-bearing
  * kind as one string per hash), so request() only picks one. response() counts non-2xx
- * answers per thread and keeps the first few (about 1 µs of wrk's CPU per answer; left out
- * for `largeResponses`); done() (in wrk's main Lua state, after the run) sums the threads
- * and prints one JSON line with the percentiles read from wrk's latency histogram (1 µs
+ * answers per thread and keeps the first few (a cost per answer, so left out for
+ * `largeResponses`); done() (in wrk's main Lua state, after the run) sums the threads and
+ * prints one JSON line with the percentiles read from wrk's latency histogram (1 µs
  * buckets). wrk 4 corrects that histogram for coordinated omission before done() sees it
- * (each latency above twice the mean time between a connection's requests adds samples
- * for the requests a waiting client would have sent), so its p99 is higher than a raw p99
- * of the same run, as autocannon reports it; compare p99s of one generator only.
+ * (each latency above twice the mean time between a connection's requests adds samples for
+ * the requests a waiting client would have sent), so its p99 is higher than a raw p99 of
+ * the same run, as autocannon reports it; compare p99s of one generator only.
  */
 export function wrkScript(plan: LoadPlan, port: number, amount: number): string {
   const large = plan.largeResponses === true;

@@ -59,7 +59,10 @@ export interface Seeded {
   sizes: number[];
   /** The one large paste (0 when not requested). */
   big: { hash: string; bytes: number } | null;
-  /** Pastes for the web page scenarios, with `pages`: a 760-byte JavaScript paste, a one-time one and a password one (PAGE_PASSWORD). */
+  /**
+   * Pastes for the web page scenarios, with `pages`: a 760-byte JavaScript paste, a one-time
+   * one and a password one (PAGE_PASSWORD).
+   */
   web: { page: string; burn: string; locked: string } | null;
 }
 

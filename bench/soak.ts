@@ -1,10 +1,10 @@
 /**
  * `npm run bench:soak [-- --minutes N] [-- --warmup W] [-- --rate R]`: a steady 90/10
- * read/write load at a moderate rate against our server, sampling its RSS every 10 s.
- * The first W minutes (default 5) fill the paste cache with the read set (at 450 reads/s
- * over 10,000 pastes that takes about two minutes, and the heap settles at its working
- * size a few minutes later) and are reported apart; the goal is on the N minutes after
- * them (default 10): flat, |least-squares slope| < 1 MB/min.
+ * read/write load at a moderate rate against our server, sampling its RSS every 10 s. The
+ * first W minutes (default 5) fill the paste cache with the read set (at the default rate
+ * this takes minutes, and the heap settles at its working size a few minutes later; see
+ * bench/README.md) and are reported apart; the goal is on the N minutes after them (default
+ * 10): flat, |least-squares slope| < 1 MB/min.
  */
 import { load, mixed } from './load.ts';
 import { cleanupAll, installCleanup, memoryMb, ourServerArgv, spawnServer, tempDir } from './proc.ts';

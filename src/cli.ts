@@ -229,7 +229,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
   }
 }
 
-/** `export [--user NAME]`: every stored paste (or one user's), oldest first, one JSON line each (README, Export and import). */
+/**
+ * `export [--user NAME]`: every stored paste (or one user's), oldest first, one JSON line each
+ * (README, Export and import).
+ */
 async function exportCommand(
   args: string[],
   dataDir: string,
@@ -274,7 +277,10 @@ async function exportCommand(
   });
 }
 
-/** `import < pastes.jsonl`: adds the pastes of an export; a taken hash gets a new one, reported (README, Export and import). */
+/**
+ * `import < pastes.jsonl`: adds the pastes of an export; a taken hash gets a new one, reported
+ * (README, Export and import).
+ */
 async function importCommand(
   args: string[],
   dataDir: string,
@@ -314,7 +320,10 @@ async function importCommand(
     );
 }
 
-/** `backup FILE [--with-logs]`: a consistent snapshot of the data folder, the server running or not (README, Backup and restore). */
+/**
+ * `backup FILE [--with-logs]`: a consistent snapshot of the data folder, the server running or
+ * not (README, Backup and restore).
+ */
 async function backupCommand(
   args: string[],
   dataDir: string,

@@ -15,7 +15,7 @@ import { ServerMetrics } from './observe.ts';
 import { Accounts } from './auth/accounts.ts';
 import { Authenticator } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
-import { sign } from './crypto/signature.ts';
+import { Signer, sign } from './crypto/signature.ts';
 import { LogAppender } from './log/appender.ts';
 import { ServerLog } from './log/server-log.ts';
 import { PasteService } from './paste/service.ts';
@@ -40,6 +40,7 @@ import { PageParts } from './web/page-parts.ts';
 import { ShownOnce } from './web/shown-once.ts';
 import { loadServerKey, SERVER_KEY_PATH } from './web/server-key.ts';
 import { webSide } from './web/side.ts';
+import { TimeTags } from './web/time.ts';
 
 /** Timeouts against slow or idle clients (documented in the README). */
 export const SERVER_TIMEOUTS = {
@@ -212,7 +213,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     shownPasswords: new ShownOnce(),
     audit,
     parts,
-    serverKey,
+    signer: new Signer(serverKey),
+    times: new TimeTags(),
     accounts,
     authenticator,
     sessions,

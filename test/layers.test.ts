@@ -78,6 +78,32 @@ function violations(edges: readonly Edge[], layers: ReadonlyMap<string, number>)
   return bad;
 }
 
+/**
+ * The import circles among files, each as the files on it, in order. A circle, even of
+ * types only, means neither file can be read or moved without the other.
+ */
+function cycles(edges: readonly Edge[]): string[][] {
+  const next = new Map<string, string[]>();
+  for (const { from, to } of edges) next.set(from, [...(next.get(from) ?? []), to]);
+  const done = new Set<string>();
+  const found: string[][] = [];
+  const path: string[] = [];
+  const visit = (file: string): void => {
+    const at = path.indexOf(file);
+    if (at !== -1) {
+      found.push(path.slice(at).map((f) => relative(ROOT, f)));
+      return;
+    }
+    if (done.has(file)) return;
+    path.push(file);
+    for (const to of next.get(file) ?? []) visit(to);
+    path.pop();
+    done.add(file);
+  };
+  for (const file of next.keys()) visit(file);
+  return found;
+}
+
 describe('layers', () => {
   test('every import in src/ points down the README’s list of layers', async () => {
     const layers = await readLayers();
@@ -91,6 +117,24 @@ describe('layers', () => {
     const units = new Set((await sourceFiles(join(ROOT, 'src'))).map(unitOf));
     assert.deepEqual([...units].filter((u) => !layers.has(u)).sort(), []);
     assert.deepEqual([...layers.keys()].filter((u) => !units.has(u)).sort(), [], 'the list names nothing that is gone');
+  });
+
+  test('no file in src/ imports itself through others, types included', async () => {
+    assert.deepEqual(cycles(await importGraph()), []);
+  });
+
+  test('the circle check finds a circle of any length, and nothing in a chain', () => {
+    const src = join(ROOT, 'src');
+    const edge = (from: string, to: string): Edge => ({ from: join(src, from), to: join(src, to) });
+    assert.deepEqual(cycles([edge('web/a.ts', 'web/b.ts'), edge('web/b.ts', 'web/c.ts')]), []);
+    assert.deepEqual(cycles([edge('web/a.ts', 'web/b.ts'), edge('web/b.ts', 'web/a.ts')]), [
+      ['src/web/a.ts', 'src/web/b.ts'],
+    ]);
+    assert.equal(
+      cycles([edge('a.ts', 'web/b.ts'), edge('web/b.ts', 'web/c.ts'), edge('web/c.ts', 'web/b.ts')]).length,
+      1,
+      'a circle reached from outside it',
+    );
   });
 
   test('the check refuses an import that points up or sideways', () => {

@@ -207,7 +207,10 @@ export class Accounts {
     });
   }
 
-  /** Makes a user an admin or a plain user. The last enabled admin cannot be demoted; a demoted user's tokens lose the admin scope. */
+  /**
+   * Makes a user an admin or a plain user. The last enabled admin cannot be demoted; a demoted
+   * user's tokens lose the admin scope.
+   */
   setRole(name: string, role: User['role'], actor?: Actor): Promise<User> {
     return this.#audited(actor, (doc) => {
       const u = this.#find(doc, name);

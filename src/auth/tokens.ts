@@ -34,8 +34,8 @@ const STORED_HASH_RE = /^[0-9a-f]{64}$/;
 /**
  * Constant-time comparison of a presented secret against a stored hash. Both hex digests
  * are compared as bytes (their latin1 encoding), written into two buffers made once:
- * `hash(..., 'buffer')` costs twice what the hex digest does (~1.8 against ~0.8 µs,
- * measured with Node 20), and two new buffers per call ~0.3 µs more, on every API request.
+ * `hash(..., 'buffer')` costs more than the hex digest does, and two new buffers per call
+ * more still, on every API request (measured: see bench/README.md).
  */
 export function tokenMatches(secret: string, storedHash: string): boolean {
   // A stored hash of any other shape (a hand-edited file) matches nothing.

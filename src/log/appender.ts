@@ -56,9 +56,9 @@ export class LogAppender {
   #pending = new Map<string, LineBuffer>();
   /**
    * A buffer whose lines were all written, kept for the next day's lines to reuse its
-   * storage. A fresh buffer grew by doubling to the size of a second's lines (64 KiB, 128,
-   * ... 4 MiB) on every flush, each step a new allocation outside the JS heap that only a
-   * full collection frees: under load that was a full collection every second or so.
+   * storage. A fresh buffer grows by doubling to the size of a second's lines on every
+   * flush, each step a new allocation outside the JS heap that only a full collection
+   * frees, so under load the collector would run full collections again and again.
    */
   #spare: LineBuffer | undefined;
   /** How many lines #pending holds. */
@@ -360,10 +360,10 @@ function describe(err: unknown): string {
 
 /**
  * An entry as one line of JSON, its fields in the README's order. Written field by field,
- * where `JSON.stringify(entry)` had to discover the object's keys on every request (~0.6 µs
- * a line, measured). JSON.stringify escapes control characters but leaves U+2028 and
- * U+2029 raw (valid JSON), and some readers (JavaScript's own line splitting, editors) take
- * those as line breaks; escaped, every consumer sees one line per entry.
+ * where `JSON.stringify(entry)` has to discover the object's keys on every request
+ * (measured: see bench/README.md). JSON.stringify escapes control characters but leaves
+ * U+2028 and U+2029 raw (valid JSON), and some readers (JavaScript's own line splitting,
+ * editors) take those as line breaks; escaped, every consumer sees one line per entry.
  */
 export function jsonLine(e: ApiLogEntry): string {
   let line = `{"time":${text(e.time)},"token_id":${e.token_id === null ? 'null' : text(e.token_id)},"user_id":${num(e.user_id)},"method":${text(e.method)},"endpoint":${text(e.endpoint)},"status":${num(e.status)},"ip":${text(e.ip)},"duration_ms":${num(e.duration_ms)}`;
@@ -379,7 +379,7 @@ const LINE_SEPARATORS = /[\u2028\u2029]/g;
 /**
  * A string as a JSON literal, with U+2028 and U+2029 escaped too. Most of a line's strings
  * (the time, the method, the address, a path) need no escape: one test instead of a
- * JSON.stringify each (~0.13 µs).
+ * JSON.stringify each.
  */
 function text(s: string): string {
   if (PLAIN.test(s)) return `"${s}"`;
@@ -389,7 +389,7 @@ function text(s: string): string {
 /**
  * A number as JSON writes it (null for one that is not finite), or null. A duration in
  * hundredths of a ms is written from its integer parts: String() of a fraction goes through
- * V8's general double conversion (~0.2 µs).
+ * V8's slower general double conversion.
  */
 function num(n: number | null): string {
   if (n === null || !Number.isFinite(n)) return 'null';

@@ -104,5 +104,5 @@ export class LineBuffer {
 const EMPTY = Buffer.alloc(0);
 const MIN_BYTES = 64 * 1024;
 const MIN_LINES = 256;
-/** The most storage a cleared buffer keeps: a second's lines at ~40,000 requests a second. */
+/** The most storage a cleared buffer keeps: about a second's lines at the busiest rate in bench/README.md. */
 const MAX_KEPT_BYTES = 8 * 1024 * 1024;

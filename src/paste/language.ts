@@ -98,7 +98,7 @@ export function languageNamed(name: string): string | undefined {
 const SAMPLE_CHARS = 16 * 1024;
 /**
  * Substring clues scan their whole sample, so they get a shorter one: the tokens they look
- * for turn up early in any real paste, and this keeps a 16 KB paste well under a millisecond.
+ * for turn up early in any real paste, and this keeps detection cheap however long it is.
  */
 const CLUE_SAMPLE_CHARS = 4 * 1024;
 /** Below this the clues are circumstantial (a colon, one stray keyword): say 'text'. */

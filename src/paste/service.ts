@@ -281,7 +281,10 @@ export class PasteService {
     if (!outcome.value) throw new PasteError('wrong_password');
   }
 
-  /** Counts the view, or burns a one-time paste; a HEAD (`consume` false) or a revision the reader holds does neither. */
+  /**
+   * Counts the view, or burns a one-time paste; a HEAD (`consume` false) or a revision the
+   * reader holds does neither.
+   */
   #count(hash: string, p: Paste, { consume, known, reader }: ReadOptions): Counted | Promise<Counted> {
     if (known?.(p))
       return { paste: p, viewCount: p.view_count + this.#views.pending(hash, p.view_count), unchanged: true };
@@ -499,7 +502,7 @@ export class PasteService {
     const out: Paste[] = [];
     let skipped = 0;
     for (const hash of this.#recent.list()) {
-      // The cache answers at once: twenty-one awaits per home page view were a tenth of it.
+      // The cache answers at once: an await per listed paste was a large share of a home page view.
       const cached = this.#store.cached(hash);
       const p = cached !== undefined ? cached : await this.#store.get(hash).catch(skipDamaged);
       if (p === null || p.privacy !== 'public' || p.burned || p.password !== null || isExpired(p, this.#now()))

@@ -130,7 +130,8 @@ function checkLimits(p: Paste, maxBytes: number): void {
     );
   if (p.burned && text !== '')
     throw new ImportError('"content" must be empty in a burned paste: its text was wiped when it was read');
-  // A tombstone (burned, or wiped at its expiry, which came before its last change) has no text; any other paste has some.
+  // A tombstone (burned, or wiped at its expiry, which came before its last change) has no
+  // text; any other paste has some.
   const wiped = p.burned || (p.expire_at !== null && p.expire_at <= p.updated_at);
   if (!wiped && text === '') throw new ImportError('"content" must not be empty');
   if (Buffer.byteLength(text, 'utf8') > maxBytes)

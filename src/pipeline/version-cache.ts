@@ -16,11 +16,10 @@ import { evictSecondChance } from '../store/paste-cache.ts';
  * A cache given `keepFirst` keeps a value the first time it is made only when that says
  * so (for a version dear to make: a long paste's page); any other value is kept once its
  * key is asked for again soon (`SeenOnce`). A page read once and never again is not worth
- * keeping, and keeping every one is dear: over 10,000 pastes read at random, where a kept
+ * keeping, and keeping every one is dear: over many pastes read at random, where a kept
  * page is seldom read again before it is pushed out, each miss put a page and a code block
  * into the long-lived heap only to drop them later, and the collector's work made a page
- * view cost a quarter more CPU than with no caching at all (pinned, wrk: 83–86 µs against
- * 63–65).
+ * view cost more CPU than with no caching at all (measured: see bench/README.md).
  */
 export class VersionCache<V> {
   readonly #entries = new Map<string, { version: unknown; weak: boolean; value: V; size: number; used: boolean }>();

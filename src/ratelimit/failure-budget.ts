@@ -87,7 +87,10 @@ export class FailureBudget {
     return { value };
   }
 
-  /** The first budget with nothing left to pay, without spending anything; a client that never failed costs one map lookup. */
+  /**
+   * The first budget with nothing left to pay, without spending anything; a client that never
+   * failed costs one map lookup.
+   */
   #spent(budgets: readonly Budget[]): Refusal | null {
     for (const b of budgets) {
       if (b.limitPerMinute === 0 || !this.limiter.holds(b.key)) continue;

@@ -175,7 +175,10 @@ export class AccountStore {
     return this.#pendingCheck;
   }
 
-  /** `load`, one at a time, so an older read can never land after a newer one. A failed one is retried by the next check. */
+  /**
+   * `load`, one at a time, so an older read can never land after a newer one. A failed one is
+   * retried by the next check.
+   */
   #reload(): Promise<void> {
     const next = this.#reloading.catch(() => undefined).then(() => this.load());
     this.#reloading = next;

@@ -246,7 +246,10 @@ async function restoreHeld(file: string, dataDir: string, opts: { force: boolean
   return { manifest, files, pastes: pastes.length, orphans };
 }
 
-/** The staging folder of a restore, what is moved aside from the data folder, and the mark of an archive that checked out. */
+/**
+ * The staging folder of a restore, what is moved aside from the data folder, and the mark of an
+ * archive that checked out.
+ */
 const STAGING = '.restore';
 const ASIDE = '.restore-old';
 const READY = '.ready';

@@ -18,8 +18,8 @@ interface Buckets {
 
 /**
  * Atomically writes the limiter's buckets to `file` (every few seconds and on shutdown), a
- * chunk at a time (stateJson): a hundred thousand clients' buckets (failed logins from as
- * many addresses) held every request for 77-203 ms in one go, 8-14 ms so.
+ * chunk at a time (stateJson): the buckets of many clients (failed logins from as many
+ * addresses) written in one go held every request for as long as that took.
  */
 export async function saveBuckets(files: DurableFiles, file: string, limiter: Buckets): Promise<void> {
   const text = await stateJson(limiter.entries(), (b) => ({

@@ -319,17 +319,17 @@ export async function readTextIfThere(path: string): Promise<string | null> {
   }
 }
 
-/** Entries written between two turns of the event loop by stateJson: about a millisecond's work. */
+/** Entries written between two turns of the event loop by stateJson: a short slice of work. */
 export const STATE_CHUNK = 2_048;
 
 /**
  * A state file's object, `{key: value, ...}`, written STATE_CHUNK entries at a time with a
- * turn of the event loop between chunks, so a large one (the view counts of 100,000 pastes,
- * the buckets of 100,000 clients) does not hold every request while it is written: in one
- * go, such a file held them for 56-203 ms (2-14 ms now, most of it encoding the whole).
- * `entries` may change meanwhile (a Map iterated as it is changed sees new keys and skips
- * deleted ones); the caller marks what changed after it started as still to save. Each
- * value is written as `value(v)` is at its turn.
+ * turn of the event loop between chunks, so a large one (the view counts of many pastes,
+ * the buckets of many clients) does not hold every request while it is written, as one
+ * written in one go did (measured: see bench/README.md). `entries` may change meanwhile (a
+ * Map iterated as it is changed sees new keys and skips deleted ones); the caller marks
+ * what changed after it started as still to save. Each value is written as `value(v)` is at
+ * its turn.
  */
 export async function stateJson<V>(entries: Iterable<readonly [string, V]>, value: (v: V) => unknown): Promise<string> {
   const chunks: string[] = [];

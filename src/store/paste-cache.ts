@@ -64,11 +64,11 @@ export class PasteCache {
  * added joins at the back.
  *
  * Each walk starts at the front and steps over the holes that dropped and moved entries
- * leave until V8 compacts the table (0.47 µs an eviction in a 666-entry map under random
- * misses). A hand kept from one walk to the next (a Map iterator) took 0.12 µs, but an
- * iterator keeps every table the map outgrows or compacts alive, keys and values, until
- * it next moves: a cache under its bound never moves it, and deleted pastes' text piled up
- * without bound (test/store/paste-cache.test.ts).
+ * leave until V8 compacts the table. A hand kept from one walk to the next (a Map iterator)
+ * would be faster (measured: see bench/README.md), but an iterator keeps every table the
+ * map outgrows or compacts alive, keys and values, until it next moves: a cache under its
+ * bound never moves it, and deleted pastes' text piled up without bound
+ * (test/store/paste-cache.test.ts).
  */
 export function evictSecondChance<E extends { used: boolean }>(
   map: Map<string, E>,
@@ -87,13 +87,12 @@ export function evictSecondChance<E extends { used: boolean }>(
 
 /**
  * V8 stores a string of Latin-1 characters one byte each, any other two. ENTRY_OVERHEAD is
- * the rest of an entry: the record's other fields, the entry and its map slots (512 bytes,
- * measured as the growth of the heap after a full collection over 20,000 cached pastes of
- * the benchmark's data: 2,907 bytes an entry, of which 2,170 were content and title and
- * ~260 the API's rendering of the fields), plus room for that rendering and the small
- * record of its sizes beside it (~40 bytes), which an upper layer keeps for exactly as long
- * as the cached object lives (api/v1/bodies.ts) and so must be counted here for the bound
- * to hold.
+ * the rest of an entry: the record's other fields, the entry and its map slots (the 512,
+ * measured as the growth of the heap after a full collection over many cached pastes of the
+ * benchmark's data: see bench/README.md), plus room for the API's rendering of the fields
+ * and the small record of its sizes beside it (the 340), which an upper layer keeps for
+ * exactly as long as the cached object lives (api/v1/bodies.ts) and so must be counted here
+ * for the bound to hold.
  */
 export const ENTRY_OVERHEAD = 512 + 340;
 export const stringBytes = (s: string): number => (/[^\u0000-\u00ff]/.test(s) ? 2 : 1) * s.length;

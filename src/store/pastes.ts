@@ -89,7 +89,7 @@ export class PasteStore {
    * no longer joined, and what it read fills no cache. A commit to any other paste leaves
    * it alone: with one count for all, under a stream of creates a read from the disk
    * almost always overlapped one, and a cold cache stayed cold (every read of a mixed load
-   * went to the disk: 5,500-6,300 against 16,000-17,000 a second with the cache warm).
+   * went to the disk, at a fraction of the warm cache's rate).
    */
   readonly #reading = new Map<string, Reading>();
   /** Damaged files already reported, so each is reported once however often it is asked for. */

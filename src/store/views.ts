@@ -146,8 +146,8 @@ export class ViewCounter {
 
   /**
    * The pending counts as the state file's text, `{"v":2,"pending":{hash: [base, delta]}}`,
-   * a chunk at a time (stateJson): after reads of 100,000 pastes as many counts are
-   * pending, and writing them in one go held every request for 56-115 ms on each tick. A
+   * a chunk at a time (stateJson): after reads of many pastes as many counts are
+   * pending, and writing them in one go held every request on each tick. A
    * count that changes while this runs marks the counts dirty again, so the next save has
    * it, as with one written in one go.
    */

@@ -7,7 +7,8 @@ export type Code = Pick<Paste, 'language' | 'highlight'> & { content: string };
 
 /**
  * The most of a paste its page shows (README, Web pages): a megabyte of `&` or of newlines
- * would make a 20-30 MB page and hold the server for a third of a second. Raw has it all.
+ * would make a page many times its size and hold the server while writing it. Raw has it
+ * all.
  */
 export const PAGE_MAX_LINES = 5_000;
 export const PAGE_MAX_CHARS = 100_000;
@@ -50,7 +51,7 @@ export function contentLines(p: Code): string[] {
  * (or escaped text), so wrapping it in a span cannot break out of the block.
  */
 export function codeBlock(id: string, p: Code): SafeHtml {
-  // Joined in one go: a template per line cost a tenth of a short paste's page.
+  // Joined in one go: a template per line was a large share of a short paste's page.
   const lines = contentLines(p);
   return html`<pre class="code" id="${id}" tabindex="0"><code><span class="l">${raw(lines.join('</span><span class="l">'))}</span></code></pre>`;
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Accounts } from '../auth/accounts.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
+import type { Signer } from '../crypto/signature.ts';
 import type { Actor, AuditLog } from '../log/audit.ts';
 import type { BodyBudget } from '../http/body-budget.ts';
 import { parseCookies } from '../http/cookies.ts';
@@ -16,8 +17,16 @@ import { anonCsrfCookie, anonCsrfCookieName, isAnonCsrfToken, newAnonCsrfToken }
 import { webHeaders, type Chrome } from './layout.ts';
 import type { PageParts } from './page-parts.ts';
 import type { ShownOnce } from './shown-once.ts';
+import type { TimeTags } from './time.ts';
 import type { Session } from '../store/sessions.ts';
-import type { SessionRecords } from './session.ts';
+
+/** What the web needs of the login sessions (store/sessions.ts). */
+export interface SessionRecords {
+  /** The live session for an id (an idle one is ended on the spot); `touched`: its last use moved. */
+  get(id: string): Promise<{ session: Session; touched: boolean } | null>;
+  create(userId: number): Promise<Session>;
+  destroy(id: string): Promise<void>;
+}
 
 /** What the web side needs, built once by server.ts. */
 export interface WebDeps {
@@ -37,8 +46,10 @@ export interface WebDeps {
   audit: Pick<AuditLog, 'read'>;
   /** The paste page's costly parts, made once per paste version (page-parts.ts). */
   parts: PageParts;
-  /** Signs what the web hands out without storing it (server-key.ts). */
-  serverKey: Buffer;
+  /** Signs what the web hands out without storing it, with the server key (server-key.ts). */
+  signer: Signer;
+  /** The `<time>` elements of the moments pages show (time.ts). */
+  times: TimeTags;
   accounts: Accounts;
   authenticator: Pick<Authenticator, 'login'>;
   sessions: SessionRecords;
@@ -89,7 +100,7 @@ export class WebContext extends RequestContext implements Chrome {
     this.cookies = parseCookies(this.req);
     const presented = this.cookies.get(anonCsrfCookieName(secure)) ?? '';
     // Only a token this server signed counts; a planted or stale one is as good as none.
-    this.anonCsrf = isAnonCsrfToken(deps.serverKey, presented) ? presented : undefined;
+    this.anonCsrf = isAnonCsrfToken(deps.signer, presented) ? presented : undefined;
   }
 
   /**
@@ -99,7 +110,7 @@ export class WebContext extends RequestContext implements Chrome {
   csrf(): string {
     if (this.session !== null) return this.session.record.csrf;
     if (this.anonCsrf === undefined) {
-      this.anonCsrf = newAnonCsrfToken(this.deps.serverKey);
+      this.anonCsrf = newAnonCsrfToken(this.deps.signer);
       this.setCookies.push(anonCsrfCookie(this.anonCsrf, this.secure));
     }
     return this.anonCsrf;

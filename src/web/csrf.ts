@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { RandomIds } from '../crypto/random.ts';
 import { hostCookieName, serializeCookie } from '../http/cookies.ts';
-import { sign, verify } from '../crypto/signature.ts';
+import type { Signer } from '../crypto/signature.ts';
 
 /** The hidden form field every state-changing form carries. */
 export const CSRF_FIELD = '_csrf';
@@ -25,7 +25,7 @@ const TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
 /** An anonymous token: a nonce like the above, a dot, and its HMAC-SHA256 in base64url. */
 const ANON_RE = /^([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})$/;
 
-/** Nonces come from a pooled draw: a CSPRNG call per token was ~5% of a burn warning page's CPU. */
+/** Nonces come from a pooled draw: a CSPRNG call per token showed in a burn warning page's profile. */
 const nonces = new RandomIds();
 
 export const newCsrfToken = (): string => nonces.base64url(32);
@@ -33,15 +33,15 @@ export const newCsrfToken = (): string => nonces.base64url(32);
 export const isCsrfToken = (s: string): boolean => TOKEN_RE.test(s) || ANON_RE.test(s);
 
 /** A fresh anonymous token, signed with the server key. */
-export function newAnonCsrfToken(key: Buffer): string {
+export function newAnonCsrfToken(signer: Signer): string {
   const nonce = newCsrfToken();
-  return `${nonce}.${sign(key, ANON_PURPOSE, nonce)}`;
+  return `${nonce}.${signer.sign(ANON_PURPOSE, nonce)}`;
 }
 
 /** Whether a presented anonymous token is one this server issued. */
-export function isAnonCsrfToken(key: Buffer, token: string): boolean {
+export function isAnonCsrfToken(signer: Signer, token: string): boolean {
   const m = ANON_RE.exec(token);
-  return m !== null && verify(key, ANON_PURPOSE, m[1] as string, m[2] as string);
+  return m !== null && signer.verify(ANON_PURPOSE, m[1] as string, m[2] as string);
 }
 
 /** Constant-time comparison; anything not shaped like one of our tokens never matches. */

@@ -48,7 +48,10 @@ export interface CodeRules {
   readonly extras: readonly Extra[];
   /** Patterns tried once at the start of each line: `^(indentation)(token)`. */
   readonly lineStart: readonly (readonly [RegExp, Kind])[];
-  /** When a word or string followed by `:` is a key: never, always (JSON), inside braces (CSS), or before a space (YAML). */
+  /**
+   * When a word or string followed by `:` is a key: never, always (JSON), inside braces (CSS),
+   * or before a space (YAML).
+   */
   readonly keys: 'never' | 'always' | 'braced' | 'spaced';
   /** Words in a selector (not among a block's declarations) are names (CSS). */
   readonly selectors: boolean;

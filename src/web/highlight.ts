@@ -14,8 +14,8 @@ import { LineWriter, escape } from './highlight-writer.ts';
 
 /**
  * The most token spans one text gets: past them, the rest is escaped plain text. Markup
- * and time grow with the spans (a megabyte of `&a` as CSS made 100,000 of them, a 3 MB
- * block in ~120 ms); code people read has a few per line, so this colours ~5,000 lines.
+ * and time grow with the spans, and hostile text (`&a` repeated, as CSS) makes one every
+ * few bytes; code people read has a few per line, so this still colours thousands of lines.
  */
 export const MAX_SPANS = 20_000;
 

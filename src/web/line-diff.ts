@@ -10,8 +10,8 @@ export const DIFF_MAX_LINES = 10_000;
 export const DIFF_MAX_EDITS = 1_000;
 /**
  * The most steps the search may take (a diagonal tried, or a line compared along one):
- * a few milliseconds. Anyone who may read a paste may ask for its diff, so its cost is
- * bounded whatever the two texts are.
+ * enough for real edits, short enough not to hold the event loop long. Anyone who may read
+ * a paste may ask for its diff, so its cost is bounded whatever the two texts are.
  */
 export const DIFF_MAX_STEPS = 3_000_000;
 

@@ -9,7 +9,10 @@ import { qrModules, qrSvgOf, type QrModules } from './qr.ts';
 /** One version stands for a QR code: its link never changes for a paste. */
 const LINK = Symbol('a short link');
 
-/** Marks where a cached page's one changing part goes (a view count, a CSRF token): the page's first NUL (see `page`). */
+/**
+ * Marks where a cached page's one changing part goes (a view count, a CSRF token): the page's
+ * first NUL (see `page`).
+ */
 export const PAGE_SLOT: SafeHtml = raw('\u0000');
 
 /** The home page as an anonymous visitor gets it, and what it was written from. */
@@ -32,10 +35,9 @@ const sameNames = (a: readonly string[], b: readonly string[]): boolean =>
 const HOME_PAGES = 10;
 
 /**
- * A paste whose code block and page are kept the first time they are made: at 32 KB of
- * text, highlighting takes a millisecond or two (1.3 ms for 32 KB of this file's source
- * as JavaScript, 2.1 as Python; a 1 MiB paste's page, tens), which a second view must
- * not pay again.
+ * A paste whose code block and page are kept the first time they are made: past 32 KB of
+ * text, highlighting costs a second view too much to pay again (measured: see
+ * bench/README.md).
  */
 const long = (version: unknown): boolean => (version as Paste).content_json.length > 32_768;
 
@@ -53,8 +55,8 @@ export interface PageAround {
 /**
  * The costly parts of the paste page, made once and reused by the views that follow, in
  * byte-bounded caches (pipeline/version-cache.ts), least recently used out first:
- * - the QR code of each short link, kept as its modules (~80 bytes: enough for every paste
- *   people open, where the ~3 KB of markup would not be; drawing it is cheap), for the
+ * - the QR code of each short link, kept as its modules (a bit each: enough for every paste
+ *   people open, where its far larger markup would not be; drawing it is cheap), for the
  *   share card's image (`/p/{hash}/qr.svg`);
  * - the highlighted code block of each paste version, with its line count and size;
  * - an anonymous visitor's whole page of a paste version, as bytes around its view count,
@@ -64,7 +66,7 @@ export interface PageAround {
  *   be written the same: the same paste objects (a store object is one version of a
  *   paste), the same authors' names, the same minute.
  * Half of `maxBytes` goes to pages, three eighths to code blocks, an eighth to QR codes;
- * the home pages (~10 KB each) come on top. A code block or page of a paste up to 32 KB is
+ * the home pages (ten at most) come on top. A code block or page of a paste up to 32 KB is
  * kept only once it is asked for again soon after (`long`): its first view writes it and
  * lets it go.
  */

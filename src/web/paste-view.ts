@@ -7,7 +7,6 @@ import { notice } from './forms.ts';
 import { html, isolate, type SafeHtml } from './html.ts';
 import { languageLabel } from './languages.ts';
 import { page } from './layout.ts';
-import { timeTag } from './time.ts';
 
 export const pasteTitle = (p: Pick<Paste, 'title'>): string => (p.title === '' ? 'Untitled paste' : p.title);
 
@@ -64,6 +63,7 @@ export function pasteView(
   { paste: p, viewCount }: Omit<Counted, 'viewCount'> & { viewCount: number | SafeHtml },
   burnedNow: boolean,
 ): string {
+  const { times } = ctx.deps;
   const now = ctx.deps.now();
   const owner = ctx.deps.accounts.user(p.owner_id)?.name ?? 'a former user';
   const mine = owns(ctx.viewer, p);
@@ -81,11 +81,11 @@ export function pasteView(
 <p class="lede">${plural(code.lines, 'line')} of ${p.language === 'text' ? 'plain text' : languageLabel(p.language)} &middot; ${sizeLabel(code.bytes)}</p>
 <dl class="facts">
 <div><dt>Author</dt><dd>${isolate(owner)}</dd></div>
-<div><dt>Created</dt><dd>${timeTag(p.created_at, now)}</dd></div>
-<div><dt>Expires</dt><dd>${p.expire_at === null ? 'Never' : timeTag(p.expire_at, now)}</dd></div>
+<div><dt>Created</dt><dd>${times.tag(p.created_at, now)}</dd></div>
+<div><dt>Expires</dt><dd>${p.expire_at === null ? 'Never' : times.tag(p.expire_at, now)}</dd></div>
 <div><dt>Views</dt><dd>${viewCount}</dd></div>
 <div><dt>Visibility</dt><dd>${PRIVACY_WORDS[p.privacy]}</dd></div>
-${p.updated_at !== p.created_at && !burnedNow ? html`<div><dt>Edited</dt><dd>${timeTag(p.updated_at, now)}</dd></div>` : ''}
+${p.updated_at !== p.created_at && !burnedNow ? html`<div><dt>Edited</dt><dd>${times.tag(p.updated_at, now)}</dd></div>` : ''}
 ${(p.revision ?? 1) > 1 && !burnedNow ? html`<div><dt>Revisions</dt><dd><a href="/p/${p.hash}/history">${p.revision ?? 1}, see the history</a></dd></div>` : ''}
 </dl>
 </section>

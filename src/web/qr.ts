@@ -11,8 +11,8 @@ export interface QrModules {
 }
 
 /**
- * The modules of a QR code for `text`, error correction M. The costly part (~0.7 ms, most
- * of it choosing the best of eight masks), so callers keep the result.
+ * The modules of a QR code for `text`, error correction M. The costly part (most of it
+ * choosing the best of eight masks), so callers keep the result.
  */
 export function qrModules(text: string): QrModules {
   const qr = qrcode(0, 'M');
@@ -38,7 +38,7 @@ const dark = (m: QrModules, row: number, col: number): boolean => {
 function pathOf(m: QrModules): string {
   const n = m.size;
   let d = '';
-  // Runs of dark modules in a row become one rectangle: a third of the markup of squares.
+  // Runs of dark modules in a row become one rectangle: far less markup than a square each.
   for (let row = 0; row < n; row++) {
     for (let col = 0; col < n; col++) {
       if (!dark(m, row, col)) continue;

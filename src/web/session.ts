@@ -1,15 +1,6 @@
 import type { User } from '../store/accounts.ts';
-import type { Session } from '../store/sessions.ts';
 import type { WebContext } from './context.ts';
 import { clearSessionCookie, sessionCookie, sessionCookieName } from './session-cookies.ts';
-
-/** What the web needs of the login sessions (store/sessions.ts). */
-export interface SessionRecords {
-  /** The live session for an id (an idle one is ended on the spot); `touched`: its last use moved. */
-  get(id: string): Promise<{ session: Session; touched: boolean } | null>;
-  create(userId: number): Promise<Session>;
-  destroy(id: string): Promise<void>;
-}
 
 /**
  * The session step: the logged-in user behind the session cookie, if any. Sets a renewed

@@ -22,7 +22,10 @@ export class ShownOnce<T> {
     return key;
   }
 
-  /** The value held under `key` for this user, once; undefined after that, for anyone else, or when it waited too long. */
+  /**
+   * The value held under `key` for this user, once; undefined after that, for anyone else, or
+   * when it waited too long.
+   */
   take(key: string, userId: number, now: number): T | undefined {
     const held = this.#held.get(key);
     if (held === undefined || held.userId !== userId) return undefined;

@@ -23,25 +23,34 @@ export function relative(ms: number, now: number): string {
 }
 
 /**
- * The opening tags of moments drawn recently. A list page draws the same pastes' times on
- * every view, and two Date conversions per moment were a fifth of the home page's CPU.
- * Bounded by emptying it whole when full: refilling costs what not keeping it did.
+ * The `<time>` elements of moments, with their opening tags kept: a list page draws the same
+ * pastes' times on every view, and two Date conversions per moment were a large share of the
+ * home page's CPU. One is made at start and shared through the web's dependencies. Bounded
+ * by emptying it whole when full: refilling costs what not keeping it did.
  */
-const openers = new Map<number, string>();
-const MAX_OPENERS = 4_096;
+export class TimeTags {
+  readonly #openers = new Map<number, string>();
 
-function opener(ms: number): string {
-  let tag = openers.get(ms);
-  if (tag === undefined) {
-    if (openers.size >= MAX_OPENERS) openers.clear();
-    const iso = new Date(ms).toISOString();
-    tag = html`<time datetime="${iso}" title="${formatTime(ms)} UTC">`.value;
-    openers.set(ms, tag);
+  constructor(readonly maxKept = 4_096) {}
+
+  /** How many opening tags are kept now. */
+  get kept(): number {
+    return this.#openers.size;
   }
-  return tag;
-}
 
-/** A `<time>` element showing the relative time, with the exact UTC time on hover. */
-export function timeTag(ms: number, now: number): SafeHtml {
-  return html`${raw(opener(ms))}${relative(ms, now)}</time>`;
+  /** A `<time>` element showing the relative time, with the exact UTC time on hover. */
+  tag(ms: number, now: number): SafeHtml {
+    return html`${raw(this.#opener(ms))}${relative(ms, now)}</time>`;
+  }
+
+  #opener(ms: number): string {
+    let tag = this.#openers.get(ms);
+    if (tag === undefined) {
+      if (this.#openers.size >= this.maxKept) this.#openers.clear();
+      const iso = new Date(ms).toISOString();
+      tag = html`<time datetime="${iso}" title="${formatTime(ms)} UTC">`.value;
+      this.#openers.set(ms, tag);
+    }
+    return tag;
+  }
 }

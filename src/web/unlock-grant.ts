@@ -1,4 +1,4 @@
-import { sign, verify } from '../crypto/signature.ts';
+import type { Signer } from '../crypto/signature.ts';
 import { hostCookieName, serializeCookie } from '../http/cookies.ts';
 import type { Paste } from '../paste/paste.ts';
 
@@ -24,9 +24,14 @@ const signed = (p: Pick<Paste, 'hash' | 'password'>, expSec: number): string =>
  * the password was given. It holds only an expiry and an HMAC, never the password, so the
  * page's Raw link can stay a plain link and the page itself carries no secret.
  */
-export function unlockCookie(key: Buffer, p: Pick<Paste, 'hash' | 'password'>, now: number, secure: boolean): string {
+export function unlockCookie(
+  signer: Signer,
+  p: Pick<Paste, 'hash' | 'password'>,
+  now: number,
+  secure: boolean,
+): string {
   const expSec = Math.floor((now + UNLOCK_GRANT_MS) / 1000);
-  const value = `${expSec}.${sign(key, PURPOSE, signed(p, expSec))}`;
+  const value = `${expSec}.${signer.sign(PURPOSE, signed(p, expSec))}`;
   return serializeCookie(unlockCookieName(p.hash, secure), value, {
     maxAge: UNLOCK_GRANT_MS / 1000,
     httpOnly: true,
@@ -37,7 +42,7 @@ export function unlockCookie(key: Buffer, p: Pick<Paste, 'hash' | 'password'>, n
 
 /** Whether a presented cookie value is a live grant for `p` as it is now. */
 export function hasUnlockGrant(
-  key: Buffer,
+  signer: Signer,
   p: Pick<Paste, 'hash' | 'password'>,
   value: string | undefined,
   now: number,
@@ -45,5 +50,5 @@ export function hasUnlockGrant(
   const m = VALUE_RE.exec(value ?? '');
   if (m === null) return false;
   const expSec = Number(m[1]);
-  return expSec * 1000 > now && verify(key, PURPOSE, signed(p, expSec), m[2] as string);
+  return expSec * 1000 > now && signer.verify(PURPOSE, signed(p, expSec), m[2] as string);
 }

@@ -8,9 +8,8 @@ import { WebClient } from '../helpers/web-client.ts';
  * measured is the server's alone): each page stays a few times the paste's size, and a
  * health check sent while ten views of each are served answers without waiting for them.
  * The bound on its latency is generous (the pages are rendered once per version and then
- * copied out); rendering every view again took /healthz to 5 s on a machine twice as fast
- * as the slowest CI has been, where a correct build's worst was 2.5 s under the parallel
- * test run: 4 s still fails that regression by a wide margin.
+ * copied out): a correct build stays well inside it under the parallel test run on the
+ * slowest CI, and rendering every view again still fails it by a wide margin.
  */
 test('1 MiB pastes: proportionate pages, and /healthz keeps answering while they are served', async () => {
   const server = await spawnServer({ env: { METRICS_TOKEN: 'metrics-token-for-test' } });

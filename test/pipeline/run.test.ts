@@ -98,7 +98,8 @@ describe('TurnQueue', () => {
     setImmediate(() => seen.push('an immediate set after'));
     assert.deepEqual(seen, ['queued'], 'nothing runs while it is queued');
     await new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
-    // Ticks and microtasks (the rest of the turn's callbacks) first, in whichever order they run; then the queue, whole.
+    // Ticks and microtasks (the rest of the turn's callbacks) first, in whichever order they
+    // run; then the queue, whole.
     assert.deepEqual(new Set(seen.slice(0, 3)), new Set(['queued', 'tick', 'microtask']));
     assert.deepEqual(seen.slice(3), ['first', 'second', 'an immediate set after']);
   });

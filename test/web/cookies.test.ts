@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, test } from 'node:test';
+import { Signer } from '../../src/crypto/signature.ts';
 import {
   anonCsrfCookie,
   csrfMatches,
@@ -77,13 +78,13 @@ describe('CSRF tokens', () => {
   });
 
   test('anonymous tokens are signed with the server key: only issued ones are accepted', () => {
-    const key = Buffer.alloc(32, 7);
+    const key = new Signer(Buffer.alloc(32, 7));
     const t = newAnonCsrfToken(key);
     assert.match(t, /^[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}$/);
     assert.notEqual(newAnonCsrfToken(key), t);
     assert.ok(isAnonCsrfToken(key, t));
     assert.ok(csrfMatches(t, t));
-    assert.ok(!isAnonCsrfToken(Buffer.alloc(32, 8), t), 'another server’s key');
+    assert.ok(!isAnonCsrfToken(new Signer(Buffer.alloc(32, 8)), t), 'another server’s key');
     assert.ok(!isAnonCsrfToken(key, newCsrfToken()), 'a bare random value');
     assert.ok(!isAnonCsrfToken(key, `${newCsrfToken()}.${t.split('.')[1]}`), 'a signature moved to another nonce');
     assert.ok(!isAnonCsrfToken(key, ''));

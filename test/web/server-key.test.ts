@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { sign, verify } from '../../src/crypto/signature.ts';
+import { Signer, sign } from '../../src/crypto/signature.ts';
 import { loadServerKey, SERVER_KEY_PATH } from '../../src/web/server-key.ts';
 import { DurableFiles } from '../../src/store/files.ts';
 import { cleanup, tempDataDir } from '../helpers/server.ts';
@@ -52,31 +52,49 @@ describe('server key', () => {
 
   test('a signature verifies only for its own key, purpose and data', () => {
     const key = Buffer.alloc(32, 1);
-    const mac = sign(key, 'csrf', 'nonce');
+    const signer = new Signer(key);
+    const mac = signer.sign('csrf', 'nonce');
+    assert.equal(mac, sign(key, 'csrf', 'nonce'));
     assert.match(mac, /^[A-Za-z0-9_-]{43}$/);
-    assert.ok(verify(key, 'csrf', 'nonce', mac));
-    assert.ok(!verify(Buffer.alloc(32, 2), 'csrf', 'nonce', mac), 'another key');
-    assert.ok(!verify(key, 'unlock', 'nonce', mac), 'another purpose');
-    assert.ok(!verify(key, 'csrf', 'nonce2', mac), 'other data');
-    assert.ok(!verify(key, 'csrf', 'nonce', mac.slice(1)), 'a truncated MAC');
+    assert.ok(signer.verify('csrf', 'nonce', mac));
+    assert.ok(!new Signer(Buffer.alloc(32, 2)).verify('csrf', 'nonce', mac), 'another key');
+    assert.ok(!signer.verify('unlock', 'nonce', mac), 'another purpose');
+    assert.ok(!signer.verify('csrf', 'nonce2', mac), 'other data');
+    assert.ok(!signer.verify('csrf', 'nonce', mac.slice(1)), 'a truncated MAC');
     assert.ok(
-      !verify(key, 'csrf', 'nonce', `${mac.slice(0, -1)}é`),
+      !signer.verify('csrf', 'nonce', `${mac.slice(0, -1)}é`),
       'a MAC of the same length in characters, not bytes',
     );
   });
 
   test('verifying the same message again, often and among many others, answers the same', () => {
-    const key = Buffer.alloc(32, 3);
-    const other = Buffer.alloc(32, 4);
-    const mac = sign(key, 'unlock', 'grant');
+    const signer = new Signer(Buffer.alloc(32, 3));
+    const other = new Signer(Buffer.alloc(32, 4));
+    const mac = signer.sign('unlock', 'grant');
     for (let i = 0; i < 3; i++) {
-      assert.ok(verify(key, 'unlock', 'grant', mac));
-      assert.ok(!verify(other, 'unlock', 'grant', mac), 'a signature kept for one key is not another key’s');
-      assert.ok(!verify(key, 'unlock', 'grant', sign(other, 'unlock', 'grant')));
+      assert.ok(signer.verify('unlock', 'grant', mac));
+      assert.ok(!other.verify('unlock', 'grant', mac), 'a signature kept for one key is not another key’s');
+      assert.ok(!signer.verify('unlock', 'grant', other.sign('unlock', 'grant')));
     }
     // More messages than are kept: the kept ones are let go, and every answer stays right.
-    for (let i = 0; i < 5_000; i++) assert.ok(verify(key, 'csrf', `n${i}`, sign(key, 'csrf', `n${i}`)));
-    assert.ok(verify(key, 'unlock', 'grant', mac));
-    assert.ok(!verify(key, 'unlock', 'grant', sign(key, 'unlock', 'grant2')));
+    for (let i = 0; i < 5_000; i++) assert.ok(signer.verify('csrf', `n${i}`, signer.sign('csrf', `n${i}`)));
+    assert.ok(signer.verify('unlock', 'grant', mac));
+    assert.ok(!signer.verify('unlock', 'grant', signer.sign('unlock', 'grant2')));
+  });
+
+  test('a signer keeps what it verified, once per message, and never more than its bound', () => {
+    const signer = new Signer(Buffer.alloc(32, 5), 10);
+    const other = new Signer(Buffer.alloc(32, 5), 10);
+    const mac = signer.sign('csrf', 'a');
+    assert.equal(signer.kept, 0, 'signing keeps nothing');
+    signer.verify('csrf', 'a', mac);
+    signer.verify('csrf', 'a', 'wrong');
+    assert.equal(signer.kept, 1, 'one message, however often it is checked');
+    assert.equal(other.kept, 0, 'each signer keeps its own');
+    for (let i = 0; i < 25; i++) {
+      signer.verify('csrf', `m${i}`, 'x');
+      assert.ok(signer.kept <= 10, `${signer.kept} kept`);
+    }
+    assert.ok(signer.verify('csrf', 'a', mac), 'a message let go is computed again');
   });
 });

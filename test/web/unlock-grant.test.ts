@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
+import { Signer } from '../../src/crypto/signature.ts';
 import { hasUnlockGrant, UNLOCK_GRANT_MS, unlockCookie } from '../../src/web/unlock-grant.ts';
 import { req, startServer, type TestServer } from '../helpers/server.ts';
 import { createViaForm, register, WebClient } from '../helpers/web-client.ts';
 
-const KEY = Buffer.alloc(32, 3);
+const KEY = new Signer(Buffer.alloc(32, 3));
 const NOW = Date.UTC(2026, 0, 1);
 const P = { hash: 'AbCdEf1234', password: 'scrypt$salt$hash' };
 const valueOf = (cookie: string): string => /^[^=]+=([^;]*)/.exec(cookie)?.[1] ?? '';
@@ -27,7 +28,7 @@ describe('unlock grants', () => {
     assert.ok(!hasUnlockGrant(KEY, P, v, NOW + UNLOCK_GRANT_MS), 'expired');
     assert.ok(!hasUnlockGrant(KEY, { ...P, hash: 'ZZZZZZZZZZ' }, v, NOW), 'another paste');
     assert.ok(!hasUnlockGrant(KEY, { ...P, password: 'scrypt$new$hash' }, v, NOW), 'the password changed');
-    assert.ok(!hasUnlockGrant(Buffer.alloc(32, 4), P, v, NOW), 'another server key');
+    assert.ok(!hasUnlockGrant(new Signer(Buffer.alloc(32, 4)), P, v, NOW), 'another server key');
     const [exp = '', mac = ''] = v.split('.');
     assert.ok(!hasUnlockGrant(KEY, P, `${Number(exp) + 3600}.${mac}`, NOW), 'a stretched expiry');
     for (const junk of [undefined, '', 'x', `${exp}.`, `.${mac}`]) assert.ok(!hasUnlockGrant(KEY, P, junk, NOW));

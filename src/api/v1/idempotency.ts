@@ -9,7 +9,10 @@ import { IDEMPOTENCY_TTL_MS, IdempotencyRecords, type IdempotencyRecord } from '
 /** The header's value: 1 to 255 printable ASCII characters (a UUID is the usual choice). */
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
-/** What an idempotent request does: carried out with `hash` as the paste's (a create's chosen hash, an edit's target), it answers the paste's hash. */
+/**
+ * What an idempotent request does: carried out with `hash` as the paste's (a create's chosen
+ * hash, an edit's target), it answers the paste's hash.
+ */
 export type Effect = (hash: string) => Promise<string>;
 
 /** What a request asks for, reduced to what makes two requests the same one. */
@@ -41,7 +44,10 @@ export class Idempotency {
     /** The revision of the paste `hash` now (in any state), null when there is no such paste. */
     private readonly revisionOf: (hash: string) => Promise<number | null>,
     private readonly now: () => number,
-    /** Keys the fingerprints, so a record holds nothing a reader of the disk could test guesses of a request against. */
+    /**
+     * Keys the fingerprints, so a record holds nothing a reader of the disk could test guesses
+     * of a request against.
+     */
     private readonly serverKey: Buffer,
     /** Puts a paste a retried create found made back in its owner's list (a crash may have come between the two). */
     private readonly relist: (hash: string) => Promise<void> = async () => undefined,

@@ -48,7 +48,10 @@ export async function loginForm(ctx: WebContext): Promise<Reply> {
   return reply(loginPage(ctx, { next }));
 }
 
-/** POST /login: failures are limited per address, and per address and account (auth/authenticate.ts); then a fresh session. */
+/**
+ * POST /login: failures are limited per address, and per address and account
+ * (auth/authenticate.ts); then a fresh session.
+ */
 export async function login(ctx: WebContext): Promise<Reply> {
   const name = field(ctx.form, 'name').trim();
   const password = field(ctx.form, 'password');

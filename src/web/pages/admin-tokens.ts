@@ -9,7 +9,6 @@ import { actorOf, field, type WebContext } from '../context.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
 import { html, isolate, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
-import { timeTag } from '../time.ts';
 import { rateFrom, scopeBoxes, scopesFrom, tokenFormProblems } from '../token-form.ts';
 import { TOKEN_LIFETIMES } from './api-keys.ts';
 
@@ -70,6 +69,7 @@ function limitsFrom(ctx: WebContext): TokenLimits | string {
 }
 
 function tokenRow(ctx: WebContext, t: TokenRecord): SafeHtml {
+  const { times } = ctx.deps;
   const now = ctx.deps.now();
   const owner = ctx.deps.accounts.user(t.user_id);
   const used = ctx.deps.tokenUsage.get(t.id);
@@ -77,7 +77,7 @@ function tokenRow(ctx: WebContext, t: TokenRecord): SafeHtml {
   return html`<tr id="token-${t.id}">
 <td class="full" data-label="Token"><span class="title-cell">${t.label === '' ? 'Unlabelled token' : isolate(t.label)}</span><br><span class="mono muted">${t.id}</span></td>
 <td data-label="User"><span>${owner === undefined ? '?' : isolate(owner.name)}${owner?.role === 'admin' ? html` <span class="badge badge-warn">admin</span>` : ''}<br><span class="muted small">id ${t.user_id}</span></span></td>
-<td data-label="Used"><span>${used === undefined ? html`<span class="muted">never</span>` : timeTag(used, now)}<br><span class="muted small" data-requests-24h="${ctx.deps.tokenUsage.lastDay(t.id, now)}">${ctx.deps.tokenUsage.lastDay(t.id, now)} requests in 24 h</span><br><span class="muted small">created ${timeTag(t.created_at, now)}</span></span></td>
+<td data-label="Used"><span>${used === undefined ? html`<span class="muted">never</span>` : times.tag(used, now)}<br><span class="muted small" data-requests-24h="${ctx.deps.tokenUsage.lastDay(t.id, now)}">${ctx.deps.tokenUsage.lastDay(t.id, now)} requests in 24 h</span><br><span class="muted small">created ${times.tag(t.created_at, now)}</span></span></td>
 <td class="full" data-label="Scopes, rate and limits"><form method="post" action="/admin/tokens" class="inline-form">
 ${csrfInput(ctx.csrf())}<input type="hidden" name="id" value="${t.id}"><input type="hidden" name="limits" value="1">
 ${scopeBoxes(allowed, t.scopes, `t-${t.id}`)}

@@ -10,7 +10,6 @@ import { actorOf, field, userOf, type WebContext } from '../context.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
 import { html, isolate, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
-import { timeTag } from '../time.ts';
 import { adminTabs } from './admin-tokens.ts';
 
 const ids = new RandomIds();
@@ -31,14 +30,15 @@ function action(ctx: WebContext, u: User, name: string, label: string, danger = 
 }
 
 async function userRow(ctx: WebContext, u: User, me: User): Promise<SafeHtml> {
+  const { times } = ctx.deps;
   const now = ctx.deps.now();
   const tokens = ctx.deps.accounts.tokens.filter((t) => t.user_id === u.id).length;
   const pastes = (await ctx.deps.pastes.listOwned(u.id, 0, 0)).total;
   const login = u.last_login_at ?? null;
   const disabled = u.disabled === true;
   return html`<tr id="user-${u.name}">
-<td class="full" data-label="User"><span class="title-cell">${isolate(u.name)}</span>${u.role === 'admin' ? html` <span class="badge badge-warn">admin</span>` : ''}${disabled ? html` <span class="badge">disabled</span>` : ''}${u.id === me.id ? html` <span class="muted small">(you)</span>` : ''}<br><span class="muted small">id ${u.id} · created ${timeTag(u.created_at, now)}</span></td>
-<td data-label="Last login">${login === null ? html`<span class="muted">never</span>` : timeTag(login, now)}</td>
+<td class="full" data-label="User"><span class="title-cell">${isolate(u.name)}</span>${u.role === 'admin' ? html` <span class="badge badge-warn">admin</span>` : ''}${disabled ? html` <span class="badge">disabled</span>` : ''}${u.id === me.id ? html` <span class="muted small">(you)</span>` : ''}<br><span class="muted small">id ${u.id} · created ${times.tag(u.created_at, now)}</span></td>
+<td data-label="Last login">${login === null ? html`<span class="muted">never</span>` : times.tag(login, now)}</td>
 <td data-label="Tokens" class="num"><a href="/admin/tokens?q=${encodeURIComponent(u.name)}">${tokens}</a></td>
 <td data-label="Pastes" class="num">${pastes}</td>
 <td class="full" data-label=""><span class="row-actions">${disabled ? action(ctx, u, 'enable', 'Enable') : action(ctx, u, 'disable', 'Disable', true)}${u.role === 'admin' ? action(ctx, u, 'unadmin', 'Remove admin') : action(ctx, u, 'admin', 'Make admin')}</span></td>

@@ -8,7 +8,7 @@ import { field, userOf, type WebContext } from '../context.ts';
 import { csrfInput, inputMaxLength, notice, problemList } from '../forms.ts';
 import { html, isolate, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
-import { timeTag } from '../time.ts';
+import type { TimeTags } from '../time.ts';
 import { rateFrom, rateLabel, scopeBadges, scopeBoxes, scopesFrom, tokenFormProblems } from '../token-form.ts';
 
 interface KeysState {
@@ -53,9 +53,9 @@ function limitsNote(t: TokenRecord): SafeHtml | '' {
 }
 
 /** When a token stops working: never, in some time, or already (then it answers 401). */
-function expiryCell(at: number | null, now: number): SafeHtml {
+function expiryCell(times: TimeTags, at: number | null, now: number): SafeHtml {
   if (at === null) return html`<span class="muted">never</span>`;
-  return at <= now ? html`<span class="badge badge-bad">expired</span> ${timeTag(at, now)}` : timeTag(at, now);
+  return at <= now ? html`<span class="badge badge-bad">expired</span> ${times.tag(at, now)}` : times.tag(at, now);
 }
 
 /** The lifetimes the create form offers, in days (0: never). */
@@ -74,6 +74,7 @@ function revokeBox(ctx: WebContext, t: TokenRecord): SafeHtml {
 }
 
 function tokenRows(ctx: WebContext, tokens: TokenRecord[]): SafeHtml {
+  const { times } = ctx.deps;
   const now = ctx.deps.now();
   if (tokens.length === 0) return html`<p class="empty">You have no API tokens yet.</p>`;
   const rows = tokens.map((t) => {
@@ -82,9 +83,9 @@ function tokenRows(ctx: WebContext, tokens: TokenRecord[]): SafeHtml {
 <td class="full" data-label="Token"><span class="title-cell">${t.label === '' ? 'Unlabelled token' : isolate(t.label)}</span><br><span class="mono muted">pst_${t.id}_…</span></td>
 <td data-label="Scopes">${scopeBadges(t.scopes)}</td>
 <td data-label="Rate limit">${rateLabel(t.rate_limit_per_minute)}${limitsNote(t)}</td>
-<td data-label="Created">${timeTag(t.created_at, now)}</td>
-<td data-label="Last used">${used === undefined ? html`<span class="muted">never</span>` : timeTag(used, now)}${lastIp(ctx, t.id)}</td>
-<td data-label="Expires">${expiryCell(t.expires_at ?? null, now)}</td>
+<td data-label="Created">${times.tag(t.created_at, now)}</td>
+<td data-label="Last used">${used === undefined ? html`<span class="muted">never</span>` : times.tag(used, now)}${lastIp(ctx, t.id)}</td>
+<td data-label="Expires">${expiryCell(times, t.expires_at ?? null, now)}</td>
 <td data-label=""><a class="btn btn-sm btn-ghost" href="/api_keys.php?revoke=${t.id}#revoke">Revoke</a></td>
 </tr>`;
   });

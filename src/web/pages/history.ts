@@ -7,7 +7,6 @@ import { html, isolate, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
 import { lineDiff } from '../line-diff.ts';
 import { pasteTitle } from '../paste-view.ts';
-import { timeTag } from '../time.ts';
 import { readerWithoutPassword } from './paste.ts';
 
 /** The diff as a code block: each line escaped, marked as kept, removed or added. */
@@ -62,12 +61,13 @@ export async function pasteHistory(ctx: WebContext): Promise<Reply> {
         ? notice('error', `Revision ${before === null ? from : to} cannot be read: its file on the server is damaged.`)
         : diffBlock(before, after);
   }
+  const { times } = ctx.deps;
   const now = ctx.deps.now();
   const options = (selected: number): SafeHtml =>
     html`${numbers.map((n) => html`<option value="${n}"${n === selected ? html` selected` : ''}>Revision ${n}</option>`)}`;
   const body = html`<div class="page-head"><h1>History of ${isolate(pasteTitle(current))}</h1><a class="btn" href="/p/${hash}">Back to the paste</a></div>
 <section class="card"><div class="table-wrap"><table class="stack"><thead><tr><th>Revision</th><th>Saved</th><th>Size</th></tr></thead><tbody>
-${[...versions].reverse().map((v) => html`<tr><td data-label="Revision">${v.revision}${v.revision === last ? html` <span class="badge badge-accent">current</span>` : ''}</td><td data-label="Saved">${v.savedAt === null ? 'damaged' : timeTag(v.savedAt, now)}</td><td data-label="Size">${v.bytes === null ? '?' : `${v.bytes} bytes`}</td></tr>`)}
+${[...versions].reverse().map((v) => html`<tr><td data-label="Revision">${v.revision}${v.revision === last ? html` <span class="badge badge-accent">current</span>` : ''}</td><td data-label="Saved">${v.savedAt === null ? 'damaged' : times.tag(v.savedAt, now)}</td><td data-label="Size">${v.bytes === null ? '?' : `${v.bytes} bytes`}</td></tr>`)}
 </tbody></table></div></section>
 <section class="card"><form method="get" action="/p/${hash}/history" class="inline-form compare">
 <label for="from">Compare</label><select id="from" name="from">${options(from)}</select>

@@ -18,7 +18,6 @@ import {
   type PasteFormValues,
 } from '../paste-form.ts';
 import { pasteTitle } from '../paste-view.ts';
-import { timeTag } from '../time.ts';
 
 const RECENT_COUNT = 20;
 
@@ -56,10 +55,11 @@ ${flagBox('burn_after_read', 'Burn after read (one view only)', v.burn)}
 const authorOf = (ctx: WebContext, p: Paste): string => ctx.deps.accounts.user(p.owner_id)?.name ?? 'unknown';
 
 function recentList(ctx: WebContext, recent: Paste[], pageNo: number, more: boolean): SafeHtml {
+  const { times } = ctx.deps;
   const now = ctx.deps.now();
   const items = recent.map(
     (p) =>
-      html`<li><a class="item" href="/p/${p.hash}"><span class="item-title">${isolate(pasteTitle(p))}</span><span class="item-meta"><span class="badge badge-accent">${languageLabel(p.language)}</span><span class="muted small">by ${isolate(authorOf(ctx, p))}</span>${timeTag(p.created_at, now)}</span></a></li>`,
+      html`<li><a class="item" href="/p/${p.hash}"><span class="item-title">${isolate(pasteTitle(p))}</span><span class="item-meta"><span class="badge badge-accent">${languageLabel(p.language)}</span><span class="muted small">by ${isolate(authorOf(ctx, p))}</span>${times.tag(p.created_at, now)}</span></a></li>`,
   );
   const pager =
     pageNo > 1 || more

@@ -8,23 +8,23 @@ import { notice } from '../forms.ts';
 import { html, isolate, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
 import { pasteBadges, pasteTitle } from '../paste-view.ts';
-import { timeTag } from '../time.ts';
+import type { TimeTags } from '../time.ts';
 
 export const MY_PAGE_SIZE = 20;
 
 /** A burned paste's receipt (README, Burn receipts): when it was read, and how. */
-function receiptLine(p: Paste, now: number): SafeHtml | '' {
+function receiptLine(times: TimeTags, p: Paste, now: number): SafeHtml | '' {
   const r = p.receipt;
   if (!p.burned || r === null || r === undefined) return '';
   const how = r.via === 'web' ? 'on the web' : html`through the API with token <code>${r.token_id ?? 'unknown'}</code>`;
-  return html`<div class="muted small receipt">Read ${timeTag(r.at, now)} ${how}.</div>`;
+  return html`<div class="muted small receipt">Read ${times.tag(r.at, now)} ${how}.</div>`;
 }
 
-function row(p: Paste, now: number): SafeHtml {
+function row(times: TimeTags, p: Paste, now: number): SafeHtml {
   const dead = p.burned || isExpired(p, now);
   return html`<tr>
-<td class="full" data-label="Paste"><a class="title-cell" href="/p/${p.hash}">${isolate(pasteTitle(p))}</a> ${pasteBadges(p, now)}${receiptLine(p, now)}</td>
-<td data-label="Created">${timeTag(p.created_at, now)}</td>
+<td class="full" data-label="Paste"><a class="title-cell" href="/p/${p.hash}">${isolate(pasteTitle(p))}</a> ${pasteBadges(p, now)}${receiptLine(times, p, now)}</td>
+<td data-label="Created">${times.tag(p.created_at, now)}</td>
 <td data-label="Views" class="num">${p.view_count}</td>
 <td data-label="Actions"><div class="row-actions">
 ${dead ? '' : html`<a class="btn btn-sm" href="/p/${p.hash}/edit">Edit</a>`}
@@ -72,7 +72,7 @@ export async function myPastes(ctx: WebContext): Promise<Reply> {
     pastes.length === 0
       ? html`<p class="empty">${searching ? 'No paste of yours matches.' : total === 0 ? html`You have no pastes yet. <a href="/">Create one</a>.` : 'Nothing on this page.'}</p>`
       : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Paste</th><th>Created</th><th>Views</th><th><span class="offscreen">Actions</span></th></tr></thead>
-<tbody>${pastes.map((p) => row(p, now))}</tbody></table></div>`;
+<tbody>${pastes.map((p) => row(ctx.deps.times, p, now))}</tbody></table></div>`;
   const pager =
     pages > 1
       ? html`<nav class="pager" aria-label="Pages">

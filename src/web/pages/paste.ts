@@ -43,7 +43,7 @@ export function readerWithoutPassword(ctx: WebContext, p: Paste): { proof?: Pass
   let verified: Paste | undefined;
   const proof: PasswordProof = (cur) => {
     if (cur === verified) return true;
-    if (!hasUnlockGrant(ctx.deps.serverKey, cur, grant, ctx.deps.now())) return false;
+    if (!hasUnlockGrant(ctx.deps.signer, cur, grant, ctx.deps.now())) return false;
     verified = cur;
     return true;
   };
@@ -57,7 +57,7 @@ const readAs = (ctx: WebContext, p: Paste, proof: PasswordProof | undefined): Co
 /** The reply with a fresh unlock grant for `p` when its password was just given. */
 function withGrant(ctx: WebContext, p: Paste, r: Reply): Reply {
   if (!needsPassword(p, ctx.viewer)) return r;
-  ctx.setCookies.push(unlockCookie(ctx.deps.serverKey, p, ctx.deps.now(), ctx.secure));
+  ctx.setCookies.push(unlockCookie(ctx.deps.signer, p, ctx.deps.now(), ctx.secure));
   return r;
 }
 
