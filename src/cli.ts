@@ -133,7 +133,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       const rows: string[][] = [];
       for (const u of [...accounts.users].sort((a, b) => a.id - b.id)) {
         const tokens = accounts.tokens.filter((t) => t.user_id === u.id).length;
-        const pastes = (await owners.list(u.id)).length;
+        const pastes = await owners.count(u.id);
         const login = u.last_login_at ?? null;
         rows.push([
           String(u.id),

@@ -23,6 +23,21 @@ const skipDamaged = (err: unknown): null => {
   throw err;
 };
 
+/**
+ * How long a search of My pastes may read the owner's pastes before it stops and says how
+ * far it got (README, Web pages): a user with many thousands of pastes gets an answer, and
+ * the server's time and memory stay bounded. Only the page asked for is held.
+ */
+export const OWNED_SEARCH_MS = 1_000;
+
+/** A page of a user's own pastes; `searched` is set when a search stopped before the end. */
+export interface OwnedPage {
+  pastes: Paste[];
+  /** Every paste listed, or every match found (so far, when `searched` is set). */
+  total: number;
+  searched?: { read: number; of: number };
+}
+
 /** Wrong paste passwords allowed per client and paste per minute, API and web together (README). */
 export const PASSWORD_GUESSES_PER_MINUTE = 10;
 
@@ -61,6 +76,8 @@ export interface OwnerLists {
   add(userId: number, hash: string): Promise<void>;
   remove(userId: number, hash: string): Promise<void>;
   list(userId: number): Promise<string[]>;
+  /** `list(userId).length`, without building the list. */
+  count(userId: number): Promise<number>;
 }
 
 /** The newest public pastes (store/recent.ts). */
@@ -112,6 +129,8 @@ export interface PasteServiceDeps {
   /** Charges wrong paste passwords (ratelimit/failure-budget.ts). */
   budget: FailureBudget;
   now: () => number;
+  /** Milliseconds from an arbitrary start, to bound a search's time (default: performance.now). */
+  elapsed?: () => number;
   /** Where an admin's edit or delete of someone else's paste is recorded (log/audit.ts). */
   audit?: { record(actor: Actor, r: AuditRecord): Promise<void> };
 }
@@ -154,6 +173,7 @@ export class PasteService {
   readonly #recent: RecentList;
   readonly #budget: FailureBudget;
   readonly #now: () => number;
+  readonly #elapsed: () => number;
   readonly #audit: PasteServiceDeps['audit'];
   /** Pastes created, burned (read once) and deleted since start (README, Metrics). */
   readonly #counts = { created: 0, burned: 0, deleted: 0 };
@@ -167,6 +187,7 @@ export class PasteService {
     this.#recent = deps.recent;
     this.#budget = deps.budget;
     this.#now = deps.now;
+    this.#elapsed = deps.elapsed ?? (() => performance.now());
     this.#audit = deps.audit;
   }
 
@@ -457,13 +478,16 @@ export class PasteService {
     if (p !== null && !(await this.#owners.list(p.owner_id)).includes(hash)) await this.#owners.add(p.owner_id, hash);
   }
 
-  /** The user's own pastes, newest first, that still exist (any state), with pending views counted. */
-  async listOwned(
-    userId: number,
-    offset: number,
-    limit: number,
-    filter: OwnedFilter = {},
-  ): Promise<{ pastes: Paste[]; total: number }> {
+  /** How many pastes the user owns (the admins' Users page, `cli user list`). */
+  countOwned(userId: number): Promise<number> {
+    return this.#owners.count(userId);
+  }
+
+  /**
+   * The user's own pastes, newest first, that still exist (any state), with pending views
+   * counted; with a filter, those that match, read for at most OWNED_SEARCH_MS.
+   */
+  async listOwned(userId: number, offset: number, limit: number, filter: OwnedFilter = {}): Promise<OwnedPage> {
     const hashes = await this.#owners.list(userId);
     const counted = (p: Paste): Paste => ({
       ...p,
@@ -478,10 +502,16 @@ export class PasteService {
       }
       return { pastes, total: hashes.length };
     }
-    // A search reads every one of the owner's pastes (README, Web pages: fine up to a few thousand).
     const needle = filter.text?.toLowerCase();
-    const found: Paste[] = [];
+    const page: Paste[] = [];
+    const started = this.#elapsed();
+    let found = 0;
+    let read = 0;
     for (const hash of hashes) {
+      if (read > 0 && this.#elapsed() - started > OWNED_SEARCH_MS) {
+        return { pastes: page.map(counted), total: found, searched: { read, of: hashes.length } };
+      }
+      read++;
       const p = await this.#store.get(hash).catch(skipDamaged);
       if (p === null) continue;
       if (filter.language !== undefined && p.language !== filter.language) continue;
@@ -492,9 +522,10 @@ export class PasteService {
         !contentOf(p).toLowerCase().includes(needle)
       )
         continue;
-      found.push(p);
+      if (found >= offset && found < offset + limit) page.push(p);
+      found++;
     }
-    return { pastes: found.slice(offset, offset + limit).map(counted), total: found.length };
+    return { pastes: page.map(counted), total: found };
   }
 
   /** Recent public pastes that are still public, readable and unexpired. */

@@ -1,5 +1,6 @@
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { asStorageError, byFd, fsyncDir, readTextIfThere, writeAll, type DurableFiles } from './files.ts';
+import { asStorageError, byFd, fsyncDir, isErrno, readTextIfThere, writeAll, type DurableFiles } from './files.ts';
 
 /** Lines waiting for the next write of one user's file, and who waits for them. */
 interface Batch {
@@ -23,6 +24,8 @@ export class OwnerIndex {
   readonly #writing = new Set<number>();
   /** Users whose file this process has made sure is in the folder durably. */
   readonly #synced = new Set<number>();
+  /** Each counted user's number of pastes, and the file's size when it was counted. */
+  readonly #counts = new Map<number, { size: number; count: number }>();
 
   constructor(
     dataDir: string,
@@ -53,6 +56,44 @@ export class OwnerIndex {
       else if (line.startsWith('-')) live.delete(line.slice(1));
     }
     return [...live].reverse();
+  }
+
+  /**
+   * How many pastes the user owns, as `list(userId).length` would say, without reading the
+   * whole file each time: a count is kept with the file's size and only the lines appended
+   * since (by this process or another, such as the CLI) are read. Each `+` names a new hash
+   * and each `-` one listed before (the writers keep it so), so a count is `+` lines less
+   * `-` lines.
+   */
+  async count(userId: number): Promise<number> {
+    const known = this.#counts.get(userId);
+    let fh: Awaited<ReturnType<typeof open>>;
+    try {
+      fh = await open(this.#file(userId), 'r');
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) return 0;
+      throw err;
+    }
+    try {
+      const { size } = await fh.stat();
+      if (known !== undefined && known.size === size) return known.count;
+      // A file that shrank was written anew (a restore): count it whole.
+      const from = known !== undefined && known.size < size ? known.size : 0;
+      const bytes = Buffer.allocUnsafe(size - from);
+      let got = 0;
+      while (got < bytes.length) {
+        const { bytesRead } = await fh.read(bytes, got, bytes.length - got, from + got);
+        if (bytesRead === 0) break;
+        got += bytesRead;
+      }
+      // Only whole lines count: a line being appended now is counted on the next call.
+      const whole = bytes.lastIndexOf(0x0a, got - 1) + 1;
+      const count = (from === 0 ? 0 : (known?.count ?? 0)) + countLines(bytes.subarray(0, whole));
+      this.#counts.set(userId, { size: from + whole, count });
+      return count;
+    } finally {
+      await fh.close();
+    }
   }
 
   #file(userId: number): string {
@@ -101,6 +142,20 @@ export class OwnerIndex {
     }
     this.#writing.delete(userId);
   }
+}
+
+/** `+` lines less `-` lines in whole lines of an index file: its number of listed hashes. */
+export function countLines(bytes: Uint8Array): number {
+  let count = 0;
+  let at = 0;
+  while (at < bytes.length) {
+    if (bytes[at] === 0x2b) count++;
+    else if (bytes[at] === 0x2d) count--;
+    const end = bytes.indexOf(0x0a, at);
+    if (end === -1) break;
+    at = end + 1;
+  }
+  return count;
 }
 
 /** One user's index file under the index folder (`owners/<user id>.log`). */

@@ -5,7 +5,7 @@ import { after, beforeEach, describe, test } from 'node:test';
 import type { Viewer } from '../../src/auth/viewer.ts';
 import { PasteError, type PasteFailure } from '../../src/paste/errors.ts';
 import { contentOf } from '../../src/paste/paste.ts';
-import { PasteService, type Counted } from '../../src/paste/service.ts';
+import { OWNED_SEARCH_MS, PasteService, type Counted } from '../../src/paste/service.ts';
 import { RateLimiter } from '../../src/ratelimit/bucket.ts';
 import { FailureBudget } from '../../src/ratelimit/failure-budget.ts';
 import type { CreateInput } from '../../src/paste/validate.ts';
@@ -258,6 +258,40 @@ describe('owner index and recent list', () => {
       (await service.listOwned(1, 0, 10)).pastes.map((p) => p.hash),
       [c.hash, b.hash],
     );
+  });
+
+  test("a search of one's own pastes stops after OWNED_SEARCH_MS, holds only its page, and says how far it read", async () => {
+    let clock = 0;
+    const timed = new PasteService({
+      store,
+      views,
+      owners,
+      recent,
+      budget: new FailureBudget(new RateLimiter(() => now)),
+      now: () => now,
+      // Every look at the clock costs a tenth of the budget: the search reads about ten pastes.
+      elapsed: () => (clock += OWNED_SEARCH_MS / 10),
+    });
+    for (let i = 0; i < 30; i++) await timed.create(input({ content: `needle ${i}` }), 1);
+    const first = await timed.listOwned(1, 0, 4, { text: 'needle' });
+    assert.equal(first.pastes.length, 4);
+    assert.ok(first.searched !== undefined, 'the search says it stopped');
+    assert.equal(first.searched.of, 30);
+    assert.ok(first.searched.read >= 9 && first.searched.read <= 11, `read ${first.searched.read}`);
+    assert.equal(first.total, first.searched.read, 'every paste read matched');
+    assert.deepEqual(
+      first.pastes.map((p) => contentOf(p)),
+      ['needle 29', 'needle 28', 'needle 27', 'needle 26'],
+    );
+    // Without the clock running out, the whole list is searched and counted.
+    const whole = await service.listOwned(1, 28, 4, { text: 'needle' });
+    assert.equal(whole.searched, undefined);
+    assert.equal(whole.total, 30);
+    assert.deepEqual(
+      whole.pastes.map((p) => contentOf(p)),
+      ['needle 1', 'needle 0'],
+    );
+    assert.equal(await service.countOwned(1), 30);
   });
 
   test('recent lists public, readable pastes only, newest first, bounded, across a save and load', async () => {

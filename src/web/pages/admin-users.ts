@@ -33,7 +33,7 @@ async function userRow(ctx: WebContext, u: User, me: User): Promise<SafeHtml> {
   const { times } = ctx.deps;
   const now = ctx.deps.now();
   const tokens = ctx.deps.accounts.tokens.filter((t) => t.user_id === u.id).length;
-  const pastes = (await ctx.deps.pastes.listOwned(u.id, 0, 0)).total;
+  const pastes = await ctx.deps.pastes.countOwned(u.id);
   const login = u.last_login_at ?? null;
   const disabled = u.disabled === true;
   return html`<tr id="user-${u.name}">
