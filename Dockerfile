@@ -20,7 +20,7 @@ VOLUME ["/data"]
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # node runs directly (not through npm) so SIGTERM reaches the server and it shuts down cleanly.
-# The same V8 flags as npm start (see README, Performance): an 8 MB young-generation
+# The same V8 flags as npm start (see bench/README.md): an 8 MB young-generation
 # semi-space, so requests' garbage dies young instead of being promoted (a quarter less CPU
 # per request for ~20 MB more memory), and an old generation allowed to grow by 60 % of
 # what survived the last full collection before the next one, rather than up to 300 %.

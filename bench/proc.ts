@@ -131,7 +131,7 @@ export function get(
 
 /**
  * The V8 flags the server runs with in production: those `npm start` gives node (the
- * Dockerfile's CMD repeats them; a test keeps the two equal). See README, Performance.
+ * Dockerfile's CMD repeats them; a test keeps the two equal). See bench/README.md.
  * BENCH_SERVER_FLAGS="..." replaces them, to measure others.
  */
 export const SERVER_NODE_FLAGS = serverFlags(ROOT);

@@ -42,7 +42,7 @@ export function verdict(r: Row): string {
 const num = (n: number, digits = 0): string => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 
 /**
- * A Markdown table, so it pastes into the README as is. `unjudged` replaces every verdict
+ * A Markdown table, so it pastes into bench/README.md as is. `unjudged` replaces every verdict
  * (the goals are ratios to the bare reference: against one that does more, none applies).
  */
 export function table(rows: Row[], unjudged?: string): string {

@@ -31,7 +31,7 @@ export interface Scenario {
   plan: (f: Fixture) => LoadPlan;
 }
 
-/** The goals of the README's Performance section: API reads, creates, and the pages people open. */
+/** The goals of bench/README.md: API reads, creates, and the pages people open. */
 const READ: Goal = { minRatio: 0.8, maxP99Ratio: 2 };
 const PAGE: Goal = { minRatio: 0.5, maxP99Ratio: 3 };
 const OTHER_PAGE: Goal = { minRatio: 0.35 };

@@ -5,20 +5,20 @@ import { describe, test } from 'node:test';
 import { ROOT } from './helpers/server.ts';
 
 /**
- * The layering rule of src/, written down once: in the README's Architecture section, as a
+ * The layering rule of src/, written down once: in ARCHITECTURE.md's Layers section, as a
  * numbered list of layers, lowest first. A file may import from its own folder and from
  * layers listed above its own; never from its own line's other entries or from below.
  */
 async function readLayers(): Promise<Map<string, number>> {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('<!-- layers -->');
-  const end = readme.indexOf('<!-- /layers -->');
+  const doc = await readFile(join(ROOT, 'ARCHITECTURE.md'), 'utf8');
+  const start = doc.indexOf('<!-- layers -->');
+  const end = doc.indexOf('<!-- /layers -->');
   assert.ok(
     start !== -1 && end > start,
-    'the README marks its list of layers with <!-- layers --> ... <!-- /layers -->',
+    'ARCHITECTURE.md marks its list of layers with <!-- layers --> ... <!-- /layers -->',
   );
   const layers = new Map<string, number>();
-  for (const line of readme.slice(start, end).split('\n')) {
+  for (const line of doc.slice(start, end).split('\n')) {
     const m = /^(\d+)\. (.+)$/.exec(line.trim());
     if (m === null) continue;
     for (const unit of (m[2] as string).split(',').map((u) => u.trim().replace(/`/g, '').split(' ')[0] as string))
@@ -71,8 +71,8 @@ function violations(edges: readonly Edge[], layers: ReadonlyMap<string, number>)
     const ra = layers.get(a);
     const rb = layers.get(b);
     const where = `${relative(ROOT, from)} → ${relative(ROOT, to)}`;
-    if (ra === undefined) bad.push(`${where}: ${a} is not in the README's list of layers`);
-    else if (rb === undefined) bad.push(`${where}: ${b} is not in the README's list of layers`);
+    if (ra === undefined) bad.push(`${where}: ${a} is not in ARCHITECTURE.md's list of layers`);
+    else if (rb === undefined) bad.push(`${where}: ${b} is not in ARCHITECTURE.md's list of layers`);
     else if (rb >= ra) bad.push(`${where}: layer ${ra} (${a}) may not import layer ${rb} (${b})`);
   }
   return bad;
@@ -105,7 +105,7 @@ function cycles(edges: readonly Edge[]): string[][] {
 }
 
 describe('layers', () => {
-  test('every import in src/ points down the README’s list of layers', async () => {
+  test('every import in src/ points down ARCHITECTURE.md’s list of layers', async () => {
     const layers = await readLayers();
     const edges = await importGraph();
     assert.ok(edges.length > 100, `found ${edges.length} imports`);

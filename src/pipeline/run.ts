@@ -111,7 +111,7 @@ export type FaultLog = (err: unknown, requestId?: string) => void;
  * Work held for the check phase of the event loop's turn, run there in the order it came.
  * A side whose requests would otherwise be answered at once, inside the read that brought
  * each, answers them here: all the requests one turn read, one after another, after the
- * reading. Under load that is measurably cheaper (README, Performance): a client waiting
+ * reading. Under load that is measurably cheaper (bench/README.md): a client waiting
  * for many answers is woken once for a run of them, not once for each, and the wake-up is
  * paid for in the writer's system calls. An idle server's request waits for no more than
  * the rest of its turn.

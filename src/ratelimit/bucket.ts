@@ -109,7 +109,7 @@ export class RateLimiter {
     } else {
       this.#changes++;
       // A literal, not a spread of the state: spread per request, such objects were promoted
-      // out of the young generation (README, Performance).
+      // out of the young generation (bench/README.md, Measured limits).
       this.#buckets.set(key, {
         tokens: decision.state.tokens,
         updatedAt: decision.state.updatedAt,

@@ -10,7 +10,7 @@ const CONTENT_SECURITY_POLICY =
  * The headers every web response starts with: its request id, no caching, and no inline
  * script, no framing, no sniffing. One object literal per request: spread from a shared
  * object instead, these objects were promoted out of the young generation by the thousand
- * (README, Performance).
+ * (bench/README.md, Measured limits).
  */
 export const webHeaders = (requestId: string): Headers => ({
   'x-request-id': requestId,

@@ -34,7 +34,7 @@ const breakable = (url: string): SafeHtml => {
 /**
  * The short link with its QR code and a copy button. The QR code is an image of its own
  * (`/p/{hash}/qr.svg`, pages/paste.ts), made when a browser first asks for it and kept by
- * the browser, so a page view never waits for the QR encoder (README, Performance).
+ * the browser, so a page view never waits for the QR encoder (bench/README.md, Measured limits).
  */
 export function shareCard(ctx: WebContext, p: Pick<Paste, 'hash'>): SafeHtml {
   const link = shortUrl(ctx, p);

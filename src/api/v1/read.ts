@@ -93,7 +93,7 @@ function rawReply(r: ApiRequest, { paste, unchanged }: Counted): Reply {
   const body = rawBody(r.deps, paste);
   // A user's text: a browser that opens it directly must run nothing of it, and never as a
   // page of ours. A literal, not a spread of a shared object: spread on every read, these
-  // objects were promoted out of the young generation by the thousand (README, Performance).
+  // objects were promoted out of the young generation by the thousand (bench/README.md).
   const headers: Headers = { 'content-security-policy': 'sandbox', etag: etagOf(paste) };
   return secretSize(
     paste,
