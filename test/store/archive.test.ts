@@ -6,12 +6,34 @@ import { access, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { ArchiveError, ArchiveWriter, readArchive } from '../../src/store/archive.ts';
+import {
+  ArchiveError,
+  ArchiveWriter,
+  extractArchive,
+  type MemberSink,
+  readArchive,
+  scanArchive,
+} from '../../src/store/archive.ts';
 
 // 130 bytes: over ustar's 100-byte name field, so it needs the prefix field.
 const LONG = `pastes/${'d'.repeat(60)}/${'e'.repeat(52)}/file.json`;
 const MTIME = Date.parse('2026-01-02T03:04:05Z');
 const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
+
+/** A sink that drops what it is given. */
+const drop = async (): Promise<MemberSink> => ({ write: async () => undefined, end: async () => undefined });
+
+/** Reads every member whole (these test members are small), in order. */
+async function readWhole(
+  path: string,
+): Promise<{ got: [string, Buffer][]; manifest: Awaited<ReturnType<typeof readArchive>> }> {
+  const got: [string, Buffer][] = [];
+  const manifest = await readArchive(path, async (name) => {
+    const parts: Buffer[] = [];
+    return { write: async (c) => void parts.push(c), end: async () => void got.push([name, Buffer.concat(parts)]) };
+  });
+  return { got, manifest };
+}
 
 let dir: string;
 let file: string;
@@ -38,8 +60,7 @@ test('the fixture covers a name that needs the ustar prefix', () => {
 });
 
 test('reads back every member in order, the same bytes, and the manifest', async () => {
-  const got: [string, Buffer][] = [];
-  const manifest = await readArchive(file, async (name, data) => void got.push([name, data]));
+  const { got, manifest } = await readWhole(file);
   assert.deepEqual(
     got.map(([n]) => n),
     [...members.keys()],
@@ -52,7 +73,7 @@ test('reads back every member in order, the same bytes, and the manifest', async
 });
 
 test('the manifest lists each file with the size and SHA-256 of its data', async () => {
-  const manifest = await readArchive(file, async () => undefined);
+  const manifest = await readArchive(file, drop);
   assert.deepEqual(
     manifest.files,
     [...members].map(([path, data]) => ({ path, size: data.length, sha256: sha256(data) })),
@@ -84,14 +105,11 @@ async function altered(name: string, edit: (tar: Buffer) => Buffer): Promise<str
 const headerAt = (tar: Buffer, name: string): number => tar.indexOf(Buffer.from(`${name}\0`));
 
 async function refused(path: string, message: RegExp): Promise<void> {
-  await assert.rejects(
-    readArchive(path, async () => undefined),
-    (err: unknown) => {
-      assert.ok(err instanceof ArchiveError, `not an ArchiveError: ${String(err)}`);
-      assert.match(err.message, message);
-      return true;
-    },
-  );
+  await assert.rejects(readArchive(path, drop), (err: unknown) => {
+    assert.ok(err instanceof ArchiveError, `not an ArchiveError: ${String(err)}`);
+    assert.match(err.message, message);
+    return true;
+  });
 }
 
 test('a truncated archive is refused', async () => {
@@ -214,10 +232,7 @@ test('writing refuses unsafe, duplicate and too long names, and manifest fields 
 });
 
 test('reading a missing file fails with its error instead of waiting', async () => {
-  await assert.rejects(
-    readArchive(join(dir, 'no-such.tar.gz'), async () => undefined),
-    { code: 'ENOENT' },
-  );
+  await assert.rejects(readArchive(join(dir, 'no-such.tar.gz'), drop), { code: 'ENOENT' });
 });
 
 test('creating an archive in a missing folder fails, naming the folder', async () => {
