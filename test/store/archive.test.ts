@@ -240,3 +240,77 @@ test('creating an archive in a missing folder fails, naming the folder', async (
     message: `${join(dir, 'missing')} does not exist: create the folder first`,
   });
 });
+
+test('a member is written from a stream and read back a chunk at a time, never whole', async () => {
+  const big = join(dir, 'streamed.tar.gz');
+  const w = await ArchiveWriter.create(big);
+  const SIZE = 8 * 1024 * 1024;
+  const piece = Buffer.alloc(64 * 1024, 0x61);
+  async function* source(): AsyncGenerator<Buffer> {
+    for (let sent = 0; sent < SIZE; sent += piece.length) yield piece;
+  }
+  await w.addStream('logs/big.jsonl', SIZE, source(), MTIME);
+  await w.finish();
+  const chunks: number[] = [];
+  const hash = createHash('sha256');
+  const manifest = await readArchive(big, async () => ({
+    write: async (c) => {
+      chunks.push(c.length);
+      hash.update(c);
+    },
+    end: async () => undefined,
+  }));
+  assert.equal(
+    chunks.reduce((a, b) => a + b, 0),
+    SIZE,
+  );
+  assert.ok(chunks.length >= 8 && Math.max(...chunks) <= 1024 * 1024, `chunks of ${Math.max(...chunks)} bytes`);
+  assert.equal(manifest.files[0]?.sha256, hash.digest('hex'));
+  // A source shorter or longer than the size its header declares is refused.
+  const short = await ArchiveWriter.create(join(dir, 'short.tar.gz'));
+  await assert.rejects(short.addStream('x', 10, [Buffer.alloc(4)], MTIME), /6 bytes short of the 10/);
+  await short.abort();
+  const long = await ArchiveWriter.create(join(dir, 'long.tar.gz'));
+  await assert.rejects(long.addStream('x', 3, [Buffer.alloc(4)], MTIME), /more than the 3 bytes/);
+  await long.abort();
+});
+
+test('the check sees each member’s declared size at its header, before any of its bytes is read', async () => {
+  const seen: [string, number][] = [];
+  const tooBig = new Error('too big');
+  await assert.rejects(
+    scanArchive(file, (name, size) => {
+      seen.push([name, size]);
+      if (size > 1000) throw tooBig;
+    }),
+    (err) => err === tooBig,
+  );
+  assert.deepEqual(seen, [
+    ['empty.txt', 0],
+    ['binary.bin', 1000],
+    ['big/one-mebibyte.bin', 1024 * 1024],
+  ]);
+});
+
+test('a member the scanned manifest does not list, or of another size, is refused at its header, before it is opened', async () => {
+  const scanned = await scanArchive(file);
+  const other = join(dir, 'other.tar.gz');
+  const w = await ArchiveWriter.create(other);
+  await w.add('stray.txt', Buffer.from('not listed'), MTIME);
+  await w.finish();
+  let opened = 0;
+  const open = async (): Promise<MemberSink> => {
+    opened++;
+    return drop();
+  };
+  await assert.rejects(extractArchive(other, scanned, open), /stray\.txt is in the archive but not in the manifest/);
+  const resized = join(dir, 'resized.tar.gz');
+  const r = await ArchiveWriter.create(resized);
+  await r.add('empty.txt', Buffer.from('now 9 bytes'), MTIME);
+  await r.finish();
+  await assert.rejects(
+    extractArchive(resized, scanned, open),
+    /empty\.txt does not match the manifest \(size 11, listed 0\)/,
+  );
+  assert.equal(opened, 0);
+});
