@@ -52,9 +52,11 @@ async function walk(dir: string): Promise<string[]> {
  * could be read into itself as its own `.part`, or replace a file of the data.
  */
 async function refuseInside(dataDir: string, file: string): Promise<void> {
-  const real = async (p: string): Promise<string> => realpath(p).catch(() => resolve(p));
-  const data = await real(dataDir);
-  const where = join(await real(dirname(resolve(file))), basename(file));
+  // A folder that does not exist holds nothing: ArchiveWriter.create names it.
+  const folder = await realpath(dirname(resolve(file))).catch(() => null);
+  if (folder === null) return;
+  const data = await realpath(dataDir).catch(() => resolve(dataDir));
+  const where = join(folder, basename(file));
   const inside = (dir: string): boolean => where.startsWith(`${dir}${sep}`);
   if (inside(data) && !inside(join(data, 'backups')))
     throw new BackupRefused(
