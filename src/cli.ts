@@ -5,12 +5,14 @@ import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { Accounts, checkPassword, TOKEN_LABEL_MAX } from './auth/accounts.ts';
 import { isScope, type Scope } from './auth/tokens.ts';
-import { ConfigError, parseConfig } from './config.ts';
+import { type Config, ConfigError, parseConfig } from './config.ts';
 import { hashPassword } from './crypto/passwords.ts';
 import { AuditLog, type Actor } from './log/audit.ts';
 import { formatTime } from './paste/paste.ts';
 import { AccountStore } from './store/accounts.ts';
-import { finishRestore, restoreBackup, RestoreError, writeBackup } from './store/backup.ts';
+import { BackupRefused, writeBackup } from './store/backup.ts';
+import { restoreBackup, RestoreError } from './store/restore.ts';
+import { finishRestore } from './store/restore-swap.ts';
 import { folderHolder } from './store/instance.ts';
 import { DurableFiles } from './store/files.ts';
 import { checkDataFormat } from './store/migrate.ts';
@@ -87,7 +89,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
   }
   const config = parseConfig(io.env);
   // Restore fills an empty folder: nothing may be written there before it.
-  if (argv[0] === 'restore') return restoreCommand(argv.slice(1), config.dataDir, io);
+  if (argv[0] === 'restore') return restoreCommand(argv.slice(1), config, io);
   // A restore a crash cut short is finished first, unless a server (which finished it at its start) holds the folder.
   if ((await folderHolder(config.dataDir)) === null && (await finishRestore(config.dataDir)))
     io.stderr?.(`note: finished a restore into ${config.dataDir} that was cut short`);
@@ -333,7 +335,13 @@ async function backupCommand(
 ): Promise<void> {
   const { positional, opts } = parseOptions(args, { 'with-logs': 'bool' });
   const file = resolve(exactlyOne(positional, 'FILE'));
-  const done = await writeBackup(dataDir, file, { withLogs: opts.has('with-logs') });
+  let done;
+  try {
+    done = await writeBackup(dataDir, file, { withLogs: opts.has('with-logs') });
+  } catch (err) {
+    if (err instanceof BackupRefused) throw new CliError(err.message);
+    throw err;
+  }
   io.stdout(
     `${file}: ${done.manifest.files.length} files (${done.pastes} pastes), ${done.bytes} bytes before compression`,
   );
@@ -346,12 +354,13 @@ async function backupCommand(
 }
 
 /** `restore FILE [--force]`: into an empty data folder (or, with --force, replacing it), the server stopped. */
-async function restoreCommand(args: string[], dataDir: string, io: CliIo): Promise<void> {
+async function restoreCommand(args: string[], config: Config, io: CliIo): Promise<void> {
   const { positional, opts } = parseOptions(args, { force: 'bool' });
   const file = resolve(exactlyOne(positional, 'FILE'));
+  const { dataDir } = config;
   let done;
   try {
-    done = await restoreBackup(file, dataDir, { force: opts.has('force') });
+    done = await restoreBackup(file, dataDir, { force: opts.has('force'), maxPasteBytes: config.maxPasteBytes });
   } catch (err) {
     if (err instanceof RestoreError) throw new CliError(err.message);
     throw err;
@@ -359,12 +368,18 @@ async function restoreCommand(args: string[], dataDir: string, io: CliIo): Promi
   io.stdout(
     `restored ${done.files} files (${done.pastes} pastes) from a backup made ${done.manifest.created_at} into ${dataDir}`,
   );
+  if (done.keptIn !== null) io.stdout(`what ${dataDir} held before is kept in ${done.keptIn}`);
   if (done.orphans > 0) io.stderr?.(`warning: ${done.orphans} pastes name an owner the backup's accounts.json lacks`);
   await new AuditLog(join(dataDir, 'logs'), Date.now, (m) => io.stderr?.(`warning: ${m}`)).record(cliActor(), {
     action: 'restore',
     target: file,
     before: null,
-    after: { files: done.files, pastes: done.pastes, backup_created_at: done.manifest.created_at },
+    after: {
+      files: done.files,
+      pastes: done.pastes,
+      backup_created_at: done.manifest.created_at,
+      kept_in: done.keptIn,
+    },
   });
 }
 

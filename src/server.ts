@@ -28,7 +28,7 @@ import { BucketFile } from './store/bucket-file.ts';
 import { DurableFiles, ensureWritableDir, StorageFull, StorageReadOnly } from './store/files.ts';
 import { checkDataFormat } from './store/migrate.ts';
 import { claimFolder } from './store/instance.ts';
-import { finishRestore } from './store/backup.ts';
+import { finishRestore } from './store/restore-swap.ts';
 import { IdempotencyRecords } from './store/idempotency.ts';
 import { OwnerIndex } from './store/owner-index.ts';
 import { PasteStore } from './store/pastes.ts';

@@ -5,7 +5,7 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runCli } from '../src/cli.ts';
-import { finishRestore } from '../src/store/backup.ts';
+import { finishRestore } from '../src/store/restore-swap.ts';
 import { cleanup, cli, makeToken, req, ROOT, startServer, tempDataDir, type AppServer } from './helpers/server.ts';
 import { login, WebClient } from './helpers/web-client.ts';
 
@@ -445,7 +445,9 @@ describe('a restore cut short by a crash', () => {
         'hash'
       ],
     );
-    const archive = join(first.dataDir, 'cut.tar.gz');
+    // In backups/, the one place in DATA_DIR a backup may be written.
+    await mkdir(join(first.dataDir, 'backups'));
+    const archive = join(first.dataDir, 'backups', 'cut.tar.gz');
     await cli(first.dataDir, ['backup', archive]);
     await first.stop();
     const dir = await tempDataDir();

@@ -11,7 +11,8 @@ import { byFd, fsyncDir, isErrno } from './files.ts';
  * The backup archive (README, Backup and restore): a POSIX ustar tar, gzip-compressed,
  * written and read here with node:zlib alone. `tar -tzf` lists it and `tar -xzf` unpacks
  * it. Its last member is `MANIFEST.json`: every other member's path, size and SHA-256,
- * checked on reading, so a damaged or altered archive is refused before anything is used.
+ * checked on reading, so a damaged or cut archive is refused before anything is used. It
+ * proves integrity, not origin: whoever alters a member can rewrite the manifest to match.
  */
 export interface ManifestEntry {
   path: string;
@@ -136,20 +137,45 @@ export class ArchiveWriter {
     if (!this.#gzip.write(data)) await Promise.race([once(this.#gzip, 'drain'), this.#done]);
   }
 
-  async #member(name: string, data: Buffer, mtimeMs: number): Promise<void> {
-    await this.#write(header(name, data.length, mtimeMs));
-    await this.#write(data);
-    await this.#write(Buffer.alloc(paddingOf(data.length)));
+  /** Writes one member: its header, exactly `size` bytes from `source`, and the padding; answers their SHA-256. */
+  async #member(name: string, size: number, source: Iterable<Buffer> | AsyncIterable<Buffer>, mtimeMs: number) {
+    await this.#write(header(name, size, mtimeMs));
+    const hash = createHash('sha256');
+    let left = size;
+    for await (const chunk of source) {
+      if (chunk.length > left) throw new Error(`${name}: more than the ${size} bytes its header declares`);
+      hash.update(chunk);
+      await this.#write(chunk);
+      left -= chunk.length;
+    }
+    // The header is written: a short member would shift every later one.
+    if (left > 0)
+      throw new Error(`${name}: ${left} bytes short of the ${size} its header declares (changed while read?)`);
+    await this.#write(Buffer.alloc(paddingOf(size)));
+    return hash.digest('hex');
   }
 
-  /** Adds one regular file; its size and SHA-256 go into the manifest. */
-  async add(name: string, data: Buffer, mtimeMs: number): Promise<void> {
+  /** Adds one regular file held in memory; its size and SHA-256 go into the manifest. */
+  add(name: string, data: Buffer, mtimeMs: number): Promise<void> {
+    return this.addStream(name, data.length, [data], mtimeMs);
+  }
+
+  /**
+   * Adds one regular file of `size` bytes read from `source` a chunk at a time (a log of
+   * any size is never held whole); the SHA-256 is computed on the way.
+   */
+  async addStream(
+    name: string,
+    size: number,
+    source: Iterable<Buffer> | AsyncIterable<Buffer>,
+    mtimeMs: number,
+  ): Promise<void> {
     const wrong = checkName(name);
     if (wrong !== null) throw new Error(`${name}: ${wrong}`);
     if (this.#names.has(name) || name === MANIFEST_NAME) throw new Error(`${name}: already in the archive`);
-    await this.#member(name, data, mtimeMs);
+    const digest = await this.#member(name, size, source, mtimeMs);
     this.#names.add(name);
-    this.#files.push({ path: name, size: data.length, sha256: sha256(data) });
+    this.#files.push({ path: name, size, sha256: digest });
   }
 
   /** Appends the manifest and the end-of-archive blocks, then makes the file durable under its real name. */
@@ -164,7 +190,8 @@ export class ArchiveWriter {
       ...extra,
       files: this.#files,
     };
-    await this.#member(MANIFEST_NAME, Buffer.from(`${JSON.stringify(manifest, null, 1)}\n`), Date.now());
+    const text = Buffer.from(`${JSON.stringify(manifest, null, 1)}\n`);
+    await this.#member(MANIFEST_NAME, text.length, [text], Date.now());
     await this.#write(Buffer.alloc(2 * BLOCK));
     this.#gzip.end();
     await this.#done; // pipeline settles only after the file stream has closed.
@@ -194,37 +221,21 @@ export class ArchiveWriter {
 
 // ---- Reading ----
 
-/** The gunzipped bytes not yet parsed, as a list of chunks so that taking from the front never copies the rest. */
-class ByteQueue {
-  #chunks: Buffer[] = [];
-  length = 0;
-
-  push(chunk: Buffer): void {
-    this.#chunks.push(chunk);
-    this.length += chunk.length;
-  }
-
-  /** The first `n` bytes (n ≤ length) as a buffer of their own. */
-  take(n: number): Buffer {
-    const parts: Buffer[] = [];
-    let need = n;
-    while (need > 0) {
-      const chunk = this.#chunks[0] as Buffer;
-      if (chunk.length <= need) {
-        parts.push(chunk);
-        this.#chunks.shift();
-        need -= chunk.length;
-      } else {
-        parts.push(chunk.subarray(0, need));
-        this.#chunks[0] = chunk.subarray(need);
-        need = 0;
-      }
-    }
-    this.length -= n;
-    // concat copies even a single part: the caller may keep the data without pinning a whole chunk.
-    return Buffer.concat(parts, n);
-  }
+/** Where one member's bytes go while it is read: each chunk in order, then `end`. */
+export interface MemberSink {
+  write(chunk: Buffer): Promise<void>;
+  end(): Promise<void>;
 }
+
+/** What an archive's first reading found: its manifest, checked against every member's name and size. */
+export interface Scanned {
+  manifest: Manifest;
+  /** The SHA-256 of MANIFEST.json, so the second reading knows it reads the same archive. */
+  manifestSha256: string;
+}
+
+/** The largest MANIFEST.json read: about two million files' entries. */
+const MANIFEST_MAX = 256 * 1024 * 1024;
 
 /** A header's string field: up to its first NUL. */
 function text(h: Buffer, offset: number, width: number): string {
@@ -259,6 +270,84 @@ function parseHeader(h: Buffer): Member {
     size: parseOctal(h, 124, 12, 'size'),
     type: String.fromCharCode(h[156] as number),
   };
+}
+
+/** Whether a member is a regular file (true), a folder entry to pass over (false), or refused. */
+function isRegular(m: Member): boolean {
+  if (m.type === '5') return false; // A folder entry (from another tar): folders come from file paths.
+  if (m.type !== '0' && m.type !== '\0')
+    throw new ArchiveError(`${m.name} is not a regular file (tar type '${m.type}')`);
+  const wrong = checkName(m.name);
+  if (wrong !== null) throw new ArchiveError(`member "${m.name}" is ${wrong}`);
+  return true;
+}
+
+/**
+ * Reads the tar inside the gzip at `path` as a stream: `onHeader` is told each member's
+ * header and answers where its bytes go (null: passed over). Only a gunzipped chunk at a
+ * time is held, whatever size a member declares; the sink's promises hold the reading back.
+ */
+async function walk(path: string, onHeader: (m: Member) => Promise<MemberSink | null>): Promise<void> {
+  const head: Buffer[] = [];
+  let headLength = 0;
+  let phase: 'head' | 'data' | 'pad' = 'head';
+  let left = 0;
+  let pad = 0;
+  let sink: MemberSink | null = null;
+  let ended = false;
+  const input = createGunzip();
+  // pipeline (unlike pipe) brings a read error (no such file) to the loop below.
+  pipeline(createReadStream(path), input).catch(() => undefined);
+  try {
+    for await (const chunk of input as AsyncIterable<Buffer>) {
+      let at = 0;
+      // After the end blocks the rest is still read, so that gunzip checks its CRC, but not kept.
+      while (!ended) {
+        if (phase === 'head') {
+          const n = Math.min(BLOCK - headLength, chunk.length - at);
+          head.push(chunk.subarray(at, at + n));
+          headLength += n;
+          at += n;
+          if (headLength < BLOCK) break;
+          const h = Buffer.concat(head, BLOCK);
+          head.length = 0;
+          headLength = 0;
+          if (h.every((b) => b === 0)) {
+            ended = true;
+            break;
+          }
+          const m = parseHeader(h);
+          sink = await onHeader(m);
+          left = m.size;
+          pad = paddingOf(m.size);
+          phase = 'data';
+        }
+        if (phase === 'data') {
+          const n = Math.min(left, chunk.length - at);
+          if (n > 0 && sink !== null) await sink.write(chunk.subarray(at, at + n));
+          left -= n;
+          at += n;
+          if (left > 0) break;
+          await sink?.end();
+          sink = null;
+          phase = 'pad';
+        }
+        const n = Math.min(pad, chunk.length - at);
+        pad -= n;
+        at += n;
+        if (pad > 0) break;
+        phase = 'head';
+      }
+    }
+  } catch (err) {
+    input.destroy();
+    if (err instanceof ArchiveError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'Z_BUF_ERROR' || code === 'Z_DATA_ERROR' || code === 'Z_STREAM_ERROR')
+      throw new ArchiveError('it is not a whole gzip file (cut short or damaged)');
+    throw err;
+  }
+  if (!ended) throw new ArchiveError('the tar ends without its end-of-archive blocks (cut short)');
 }
 
 /** The manifest's JSON, its shape checked so that the comparison with the members can trust it. */
@@ -296,81 +385,111 @@ function parseManifest(data: Buffer): Manifest {
   return m as Manifest;
 }
 
-/** Checks the members read against the manifest: each listed once, same size and SHA-256, nothing else. */
-function checkAgainst(manifest: Manifest, seen: Map<string, ManifestEntry>): void {
+/** Checks the members' names and sizes against the manifest: each listed once, same size, nothing else. */
+function checkAgainst(manifest: Manifest, seen: Map<string, number>): void {
   const listed = new Set<string>();
   for (const f of manifest.files) {
     if (listed.has(f.path)) throw new ArchiveError(`${f.path} is in the manifest twice`);
     listed.add(f.path);
-    const got = seen.get(f.path);
-    if (got === undefined) throw new ArchiveError(`${f.path} is in the manifest but not in the archive`);
-    if (got.size !== f.size)
-      throw new ArchiveError(`${f.path} does not match the manifest (size ${got.size}, listed ${f.size})`);
-    if (got.sha256 !== f.sha256) throw new ArchiveError(`${f.path} does not match the manifest (SHA-256 differs)`);
+    const size = seen.get(f.path);
+    if (size === undefined) throw new ArchiveError(`${f.path} is in the manifest but not in the archive`);
+    if (size !== f.size)
+      throw new ArchiveError(`${f.path} does not match the manifest (size ${size}, listed ${f.size})`);
   }
   for (const name of seen.keys())
     if (!listed.has(name)) throw new ArchiveError(`${name} is in the archive but not in the manifest`);
 }
 
 /**
- * Reads an archive as a stream: calls `onFile` for each regular file but the manifest, in
- * order (each file's bytes are held whole, never the archive), then checks the manifest:
- * present and last, naming every file once with its size and SHA-256, and nothing else.
+ * The first of two readings: the whole archive without keeping or writing a byte of any
+ * member but the manifest. `check` is told each member's name and declared size at its
+ * header (to refuse one larger than it could be before reading it). Answers the manifest,
+ * present and last, once every member's name and size agree with it.
  */
+export async function scanArchive(path: string, check: (name: string, size: number) => void = () => undefined) {
+  const seen = new Map<string, number>();
+  let manifestData: Buffer | null = null;
+  await walk(path, async (m) => {
+    if (!isRegular(m)) return null;
+    if (manifestData !== null) throw new ArchiveError(`${m.name} comes after ${MANIFEST_NAME}, which must be last`);
+    if (m.name === MANIFEST_NAME) {
+      if (m.size > MANIFEST_MAX) throw new ArchiveError(`${MANIFEST_NAME} is ${m.size} bytes, more than it can be`);
+      const parts: Buffer[] = [];
+      return {
+        write: async (chunk) => void parts.push(chunk),
+        end: async () => void (manifestData = Buffer.concat(parts)),
+      };
+    }
+    if (seen.has(m.name)) throw new ArchiveError(`${m.name} is in the archive twice`);
+    check(m.name, m.size);
+    seen.set(m.name, m.size);
+    return null;
+  });
+  if (manifestData === null) throw new ArchiveError(`it has no ${MANIFEST_NAME}: not a backup of this service`);
+  const manifest = parseManifest(manifestData);
+  checkAgainst(manifest, seen);
+  return { manifest, manifestSha256: sha256(manifestData) } satisfies Scanned;
+}
+
+/**
+ * The second reading: each member's bytes, a chunk at a time, to the sink `open` gives,
+ * their SHA-256 computed on the way and compared with the manifest at the member's end.
+ * A member the manifest does not list, or of another size, is refused at its header,
+ * before `open` is called for it: the archive is not the one scanned.
+ */
+export async function extractArchive(
+  path: string,
+  scanned: Scanned,
+  open: (name: string, size: number) => Promise<MemberSink>,
+): Promise<void> {
+  const listed = new Map(scanned.manifest.files.map((f) => [f.path, f]));
+  const done = new Set<string>();
+  let manifestSeen = false;
+  await walk(path, async (m) => {
+    if (!isRegular(m)) return null;
+    if (manifestSeen) throw new ArchiveError(`${m.name} comes after ${MANIFEST_NAME}, which must be last`);
+    const hash = createHash('sha256');
+    if (m.name === MANIFEST_NAME) {
+      return {
+        write: async (chunk) => void hash.update(chunk),
+        end: async () => {
+          if (hash.digest('hex') !== scanned.manifestSha256)
+            throw new ArchiveError(`${MANIFEST_NAME} changed between two readings of the archive`);
+          manifestSeen = true;
+        },
+      };
+    }
+    const entry = listed.get(m.name);
+    if (entry === undefined || done.has(m.name))
+      throw new ArchiveError(`${m.name} is in the archive but not in the manifest`);
+    if (entry.size !== m.size)
+      throw new ArchiveError(`${m.name} does not match the manifest (size ${m.size}, listed ${entry.size})`);
+    done.add(m.name);
+    const out = await open(m.name, m.size);
+    return {
+      write: async (chunk) => {
+        hash.update(chunk);
+        await out.write(chunk);
+      },
+      end: async () => {
+        await out.end();
+        if (hash.digest('hex') !== entry.sha256)
+          throw new ArchiveError(`${m.name} does not match the manifest (SHA-256 differs)`);
+      },
+    };
+  });
+  if (!manifestSeen) throw new ArchiveError(`it has no ${MANIFEST_NAME}: not a backup of this service`);
+  for (const f of scanned.manifest.files)
+    if (!done.has(f.path)) throw new ArchiveError(`${f.path} is in the manifest but not in the archive`);
+}
+
+/** Both readings: the manifest checked first, then every member to the sink `open` gives. */
 export async function readArchive(
   path: string,
-  onFile: (name: string, data: Buffer) => Promise<void>,
+  open: (name: string, size: number) => Promise<MemberSink>,
+  check?: (name: string, size: number) => void,
 ): Promise<Manifest> {
-  const seen = new Map<string, ManifestEntry>();
-  let manifest: Manifest | null = null;
-  let ended = false;
-  const queue = new ByteQueue();
-  const input = createGunzip();
-  // pipeline (unlike pipe) brings a read error (no such file) to the loop below.
-  pipeline(createReadStream(path), input).catch(() => undefined);
-  try {
-    let member: Member | null = null; // Between a header and the end of its data.
-    for await (const chunk of input as AsyncIterable<Buffer>) {
-      // After the end blocks the rest is still read, so that gunzip checks its CRC, but not kept.
-      if (ended) continue;
-      queue.push(chunk);
-      while (!ended) {
-        if (member === null) {
-          if (queue.length < BLOCK) break;
-          const h = queue.take(BLOCK);
-          if (h.every((b) => b === 0)) ended = true;
-          else member = parseHeader(h);
-          continue;
-        }
-        if (queue.length < member.size + paddingOf(member.size)) break;
-        const data = queue.take(member.size);
-        queue.take(paddingOf(member.size));
-        const { name, type } = member;
-        member = null;
-        if (type === '5') continue; // A folder entry (from another tar): folders come from file paths.
-        if (type !== '0' && type !== '\0') throw new ArchiveError(`${name} is not a regular file (tar type '${type}')`);
-        if (manifest !== null) throw new ArchiveError(`${name} comes after ${MANIFEST_NAME}, which must be last`);
-        const wrong = checkName(name);
-        if (wrong !== null) throw new ArchiveError(`member "${name}" is ${wrong}`);
-        if (name === MANIFEST_NAME) {
-          manifest = parseManifest(data);
-          continue;
-        }
-        if (seen.has(name)) throw new ArchiveError(`${name} is in the archive twice`);
-        seen.set(name, { path: name, size: data.length, sha256: sha256(data) });
-        await onFile(name, data);
-      }
-    }
-  } catch (err) {
-    input.destroy();
-    if (err instanceof ArchiveError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'Z_BUF_ERROR' || code === 'Z_DATA_ERROR' || code === 'Z_STREAM_ERROR')
-      throw new ArchiveError('it is not a whole gzip file (cut short or damaged)');
-    throw err;
-  }
-  if (!ended) throw new ArchiveError('the tar ends without its end-of-archive blocks (cut short)');
-  if (manifest === null) throw new ArchiveError(`it has no ${MANIFEST_NAME}: not a backup of this service`);
-  checkAgainst(manifest, seen);
-  return manifest;
+  const scanned = await scanArchive(path, check);
+  await extractArchive(path, scanned, open);
+  return scanned.manifest;
 }

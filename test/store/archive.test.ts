@@ -6,12 +6,34 @@ import { access, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { ArchiveError, ArchiveWriter, readArchive } from '../../src/store/archive.ts';
+import {
+  ArchiveError,
+  ArchiveWriter,
+  extractArchive,
+  type MemberSink,
+  readArchive,
+  scanArchive,
+} from '../../src/store/archive.ts';
 
 // 130 bytes: over ustar's 100-byte name field, so it needs the prefix field.
 const LONG = `pastes/${'d'.repeat(60)}/${'e'.repeat(52)}/file.json`;
 const MTIME = Date.parse('2026-01-02T03:04:05Z');
 const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
+
+/** A sink that drops what it is given. */
+const drop = async (): Promise<MemberSink> => ({ write: async () => undefined, end: async () => undefined });
+
+/** Reads every member whole (these test members are small), in order. */
+async function readWhole(
+  path: string,
+): Promise<{ got: [string, Buffer][]; manifest: Awaited<ReturnType<typeof readArchive>> }> {
+  const got: [string, Buffer][] = [];
+  const manifest = await readArchive(path, async (name) => {
+    const parts: Buffer[] = [];
+    return { write: async (c) => void parts.push(c), end: async () => void got.push([name, Buffer.concat(parts)]) };
+  });
+  return { got, manifest };
+}
 
 let dir: string;
 let file: string;
@@ -38,8 +60,7 @@ test('the fixture covers a name that needs the ustar prefix', () => {
 });
 
 test('reads back every member in order, the same bytes, and the manifest', async () => {
-  const got: [string, Buffer][] = [];
-  const manifest = await readArchive(file, async (name, data) => void got.push([name, data]));
+  const { got, manifest } = await readWhole(file);
   assert.deepEqual(
     got.map(([n]) => n),
     [...members.keys()],
@@ -52,7 +73,7 @@ test('reads back every member in order, the same bytes, and the manifest', async
 });
 
 test('the manifest lists each file with the size and SHA-256 of its data', async () => {
-  const manifest = await readArchive(file, async () => undefined);
+  const manifest = await readArchive(file, drop);
   assert.deepEqual(
     manifest.files,
     [...members].map(([path, data]) => ({ path, size: data.length, sha256: sha256(data) })),
@@ -84,14 +105,11 @@ async function altered(name: string, edit: (tar: Buffer) => Buffer): Promise<str
 const headerAt = (tar: Buffer, name: string): number => tar.indexOf(Buffer.from(`${name}\0`));
 
 async function refused(path: string, message: RegExp): Promise<void> {
-  await assert.rejects(
-    readArchive(path, async () => undefined),
-    (err: unknown) => {
-      assert.ok(err instanceof ArchiveError, `not an ArchiveError: ${String(err)}`);
-      assert.match(err.message, message);
-      return true;
-    },
-  );
+  await assert.rejects(readArchive(path, drop), (err: unknown) => {
+    assert.ok(err instanceof ArchiveError, `not an ArchiveError: ${String(err)}`);
+    assert.match(err.message, message);
+    return true;
+  });
 }
 
 test('a truncated archive is refused', async () => {
@@ -214,14 +232,85 @@ test('writing refuses unsafe, duplicate and too long names, and manifest fields 
 });
 
 test('reading a missing file fails with its error instead of waiting', async () => {
-  await assert.rejects(
-    readArchive(join(dir, 'no-such.tar.gz'), async () => undefined),
-    { code: 'ENOENT' },
-  );
+  await assert.rejects(readArchive(join(dir, 'no-such.tar.gz'), drop), { code: 'ENOENT' });
 });
 
 test('creating an archive in a missing folder fails, naming the folder', async () => {
   await assert.rejects(ArchiveWriter.create(join(dir, 'missing', 'c.tar.gz')), {
     message: `${join(dir, 'missing')} does not exist: create the folder first`,
   });
+});
+
+test('a member is written from a stream and read back a chunk at a time, never whole', async () => {
+  const big = join(dir, 'streamed.tar.gz');
+  const w = await ArchiveWriter.create(big);
+  const SIZE = 8 * 1024 * 1024;
+  const piece = Buffer.alloc(64 * 1024, 0x61);
+  async function* source(): AsyncGenerator<Buffer> {
+    for (let sent = 0; sent < SIZE; sent += piece.length) yield piece;
+  }
+  await w.addStream('logs/big.jsonl', SIZE, source(), MTIME);
+  await w.finish();
+  const chunks: number[] = [];
+  const hash = createHash('sha256');
+  const manifest = await readArchive(big, async () => ({
+    write: async (c) => {
+      chunks.push(c.length);
+      hash.update(c);
+    },
+    end: async () => undefined,
+  }));
+  assert.equal(
+    chunks.reduce((a, b) => a + b, 0),
+    SIZE,
+  );
+  assert.ok(chunks.length >= 8 && Math.max(...chunks) <= 1024 * 1024, `chunks of ${Math.max(...chunks)} bytes`);
+  assert.equal(manifest.files[0]?.sha256, hash.digest('hex'));
+  // A source shorter or longer than the size its header declares is refused.
+  const short = await ArchiveWriter.create(join(dir, 'short.tar.gz'));
+  await assert.rejects(short.addStream('x', 10, [Buffer.alloc(4)], MTIME), /6 bytes short of the 10/);
+  await short.abort();
+  const long = await ArchiveWriter.create(join(dir, 'long.tar.gz'));
+  await assert.rejects(long.addStream('x', 3, [Buffer.alloc(4)], MTIME), /more than the 3 bytes/);
+  await long.abort();
+});
+
+test('the check sees each member’s declared size at its header, before any of its bytes is read', async () => {
+  const seen: [string, number][] = [];
+  const tooBig = new Error('too big');
+  await assert.rejects(
+    scanArchive(file, (name, size) => {
+      seen.push([name, size]);
+      if (size > 1000) throw tooBig;
+    }),
+    (err) => err === tooBig,
+  );
+  assert.deepEqual(seen, [
+    ['empty.txt', 0],
+    ['binary.bin', 1000],
+    ['big/one-mebibyte.bin', 1024 * 1024],
+  ]);
+});
+
+test('a member the scanned manifest does not list, or of another size, is refused at its header, before it is opened', async () => {
+  const scanned = await scanArchive(file);
+  const other = join(dir, 'other.tar.gz');
+  const w = await ArchiveWriter.create(other);
+  await w.add('stray.txt', Buffer.from('not listed'), MTIME);
+  await w.finish();
+  let opened = 0;
+  const open = async (): Promise<MemberSink> => {
+    opened++;
+    return drop();
+  };
+  await assert.rejects(extractArchive(other, scanned, open), /stray\.txt is in the archive but not in the manifest/);
+  const resized = join(dir, 'resized.tar.gz');
+  const r = await ArchiveWriter.create(resized);
+  await r.add('empty.txt', Buffer.from('now 9 bytes'), MTIME);
+  await r.finish();
+  await assert.rejects(
+    extractArchive(resized, scanned, open),
+    /empty\.txt does not match the manifest \(size 11, listed 0\)/,
+  );
+  assert.equal(opened, 0);
 });
