@@ -253,6 +253,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       new TurnQueue(logError),
     ),
     trustProxy: config.trustProxy,
+    ipv6PrefixLength: config.ipv6PrefixLength,
     ids: new RequestIds(),
     ...(config.metricsToken === null ? {} : { metrics: scrape }),
   });

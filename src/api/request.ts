@@ -38,6 +38,8 @@ export interface ApiRequest {
   deps: ApiDeps;
   req: IncomingMessage;
   ip: string;
+  /** The key the client's per-IP budgets are kept under (http/client-ip.ts). */
+  clientKey: string;
   query: Fields;
   body: Fields;
   principal: Principal;

@@ -37,10 +37,11 @@ export class ApiContext extends RequestContext {
     path: string,
     rawQuery: string,
     ip: string,
+    clientKey: string,
     id: string,
   ) {
     // An answer to a token (raw.php's may be in the query string) is never for a shared cache.
-    super(req, path, rawQuery, ip, id, {
+    super(req, path, rawQuery, ip, clientKey, id, {
       'x-request-id': id,
       'x-content-type-options': 'nosniff',
       'cache-control': 'no-store',
@@ -96,7 +97,7 @@ const credentials: Step<ApiContext> = (ctx) => {
  */
 const authenticate: Step<ApiContext> = (ctx) =>
   ctx.deps.accounts.fresh().then(() => {
-    const principal = ctx.deps.authenticator.token(ctx.secret, ctx.ip, ctx.req.socket);
+    const principal = ctx.deps.authenticator.token(ctx.secret, ctx, ctx.req.socket);
     ctx.principal = principal;
     ctx.viewer = tokenViewer(principal);
     ctx.headers['x-ratelimit-limit'] = String(principal.rateLimit);
@@ -172,15 +173,15 @@ export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
     return undefined;
   };
   const handle: Step<ApiContext> = (ctx) => {
-    const { req, ip, viewer } = ctx;
+    const { req, ip, clientKey, viewer } = ctx;
     if (viewer === null) throw new Error('the authenticate step has not run');
     // The body step has thrown whatever query or body error there was: both are fields now.
     const query = ctx.query as Fields;
     const body = (ctx.body as Fields | null) ?? NO_FIELDS;
-    return routeOf(ctx).handler({ deps, req, ip, query, body, principal: principalOf(ctx), viewer });
+    return routeOf(ctx).handler({ deps, req, ip, clientKey, query, body, principal: principalOf(ctx), viewer });
   };
   return {
-    context: (req, path, rawQuery, ip, id) => new ApiContext(deps, req, path, rawQuery, ip, id),
+    context: (req, path, rawQuery, ip, clientKey, id) => new ApiContext(deps, req, path, rawQuery, ip, clientKey, id),
     steps: [route, open, credentials, authenticate, rateLimit, scope, body, handle],
     refuse: (ctx, err) => {
       const e = toHttpError(err, (fault) => deps.logError(fault, ctx.id), 'Internal server error');
