@@ -162,7 +162,8 @@ const principalOf = (ctx: ApiContext): Principal => {
 
 /**
  * The API side (README, API): its steps in the order the status table gives, errors as
- * the JSON envelope, and one log line for every request whatever its fate.
+ * the JSON envelope, and one log line for every request whatever its fate, but for those
+ * past their client's budget of lines when no valid token pays for them.
  */
 export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
   const router = new Router<ApiRoute>(routes);
@@ -190,6 +191,9 @@ export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
       return json({ ok: false, error: e.message, code: e.code, ...e.extra.body }, e.status, e.extra.headers);
     },
     done: (ctx, reply) => {
+      // Without a valid token nothing else bounds how fast a client makes lines.
+      const unlogged = ctx.principal === null ? deps.logBudget.admit(ctx.clientKey) : 0;
+      if (unlogged === null) return;
       const entry: ApiLogEntry = {
         time: iso.of(deps.now()),
         token_id: ctx.principal?.tokenId ?? ctx.refusedTokenId,
@@ -205,6 +209,7 @@ export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
         entry.request_id = ctx.id;
         entry.error = ctx.error;
       }
+      if (unlogged > 0) entry.unlogged = unlogged;
       deps.log.append(entry);
     },
   };

@@ -13,6 +13,8 @@ export interface ApiLogEntry {
   /** The answer's `X-Request-Id`, on the lines of refused requests (README, Request ids). */
   request_id?: string;
   error?: string;
+  /** Requests of this client not logged since its previous line, past its budget (log/line-budget.ts). */
+  unlogged?: number;
   /** Read back only: an `endpoint` longer than MAX_CHARS.endpoint was logged cut, and this was its length. */
   endpoint_length?: number;
 }
