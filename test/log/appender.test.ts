@@ -536,6 +536,7 @@ test('no line, whatever its strings hold, is longer than MAX_LINE_BYTES', () => 
     duration_ms: 1e300,
     request_id: worst(MAX_CHARS.request_id),
     error: worst(MAX_CHARS.error),
+    unlogged: Number.MAX_SAFE_INTEGER,
   });
   assert.ok(Buffer.byteLength(`${line}\n`) <= MAX_LINE_BYTES, `${Buffer.byteLength(line)} bytes`);
 });
