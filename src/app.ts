@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { clientIp } from './http/client-ip.ts';
+import { clientIp, clientKey } from './http/client-ip.ts';
 import { json, type Reply } from './http/reply.ts';
 import type { RequestIds } from './http/request-id.ts';
 import { respond } from './http/respond.ts';
@@ -12,6 +12,8 @@ export interface AppSides {
   /** Every other page: sessions, HTML (web/side.ts). */
   web: Served;
   trustProxy: boolean;
+  /** IPV6_PREFIX_LENGTH: an IPv6 client's per-IP budgets are its network's (http/client-ip.ts). */
+  ipv6PrefixLength: number;
   /** Each request's id, sent back as `X-Request-Id` on every answer. */
   ids: RequestIds;
   /** `/metrics` on this port (README, Metrics), when METRICS_TOKEN is set. */
@@ -38,6 +40,7 @@ export function createApp(sides: AppSides): (req: IncomingMessage, res: ServerRe
     const asset = path.startsWith('/static/') || path === '/favicon.ico' ? staticAsset(req, path, query) : null;
     if (asset !== null) return respond(res, asset, { 'x-request-id': id });
     const side = path.startsWith('/api/') ? sides.api : sides.web;
-    side(req, res, path, query, clientIp(req, sides.trustProxy), id);
+    const ip = clientIp(req, sides.trustProxy);
+    side(req, res, path, query, ip, clientKey(ip, sides.ipv6PrefixLength), id);
   };
 }

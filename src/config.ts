@@ -10,6 +10,8 @@ export interface Config {
   maxPasteBytes: number;
   trustProxy: boolean;
   authFailLimitPerMinute: number;
+  /** Per-IP budgets key an IPv6 client by its network of this many bits (http/client-ip.ts). */
+  ipv6PrefixLength: number;
   logRetentionDays: number;
   openRegistration: boolean;
   /** How long a login session lasts without activity. */
@@ -115,6 +117,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     maxPasteBytes: int('MAX_PASTE_BYTES', 1_048_576, 1, 64 * 1_048_576),
     trustProxy: flag('TRUST_PROXY'),
     authFailLimitPerMinute: int('AUTH_FAIL_LIMIT_PER_MINUTE', 30, 0, 1_000_000),
+    ipv6PrefixLength: int('IPV6_PREFIX_LENGTH', 64, 32, 128),
     logRetentionDays: int('LOG_RETENTION_DAYS', 30, 1, 36_500),
     openRegistration: flag('OPEN_REGISTRATION'),
     sessionIdleMs: int('SESSION_IDLE_DAYS', 14, 1, 3650) * 86_400_000,

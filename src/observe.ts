@@ -30,7 +30,7 @@ export interface Sources {
   cache: () => { hits: number; misses: number; bytes: number; entries: number };
   sweep: () => { wiped: number; removed: number };
   pastes: () => { created: number; burned: number; deleted: number };
-  log: () => { written: number; dropped: number; unwritten: number };
+  log: () => { written: number; dropped: number; unwritten: number; unlogged: number };
   writes: () => number;
   /** The web pages' parts made once and reused (web/page-parts.ts). */
   parts: () => { counts: Record<string, { made: number; reused: number }>; bytes: number };
@@ -146,13 +146,19 @@ export class ServerMetrics {
     m.gauge('paste_page_parts_bytes', "Bytes the web pages' parts cache counts for what it holds.", [], () =>
       single(this.#src().parts().bytes),
     );
-    const log = (k: 'written' | 'dropped' | 'unwritten') => () => single(this.#src().log()[k]);
+    const log = (k: 'written' | 'dropped' | 'unwritten' | 'unlogged') => () => single(this.#src().log()[k]);
     m.counter('paste_api_log_lines_written_total', 'API log lines written.', [], log('written'));
     m.counter(
       'paste_api_log_lines_dropped_total',
       'API log lines dropped while the log could not be written.',
       [],
       log('dropped'),
+    );
+    m.counter(
+      'paste_api_log_lines_unlogged_total',
+      "API requests without a valid token not logged, past their client's budget of lines.",
+      [],
+      log('unlogged'),
     );
     m.gauge('paste_api_log_lines_waiting', 'API log lines waiting to be written.', [], log('unwritten'));
   }

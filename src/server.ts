@@ -17,6 +17,7 @@ import { Authenticator } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
 import { Signer, sign } from './crypto/signature.ts';
 import { LogAppender } from './log/appender.ts';
+import { LineBudget } from './log/line-budget.ts';
 import { ServerLog } from './log/server-log.ts';
 import { PasteService } from './paste/service.ts';
 import { InFlight, serve, TurnQueue, type FaultLog } from './pipeline/run.ts';
@@ -181,6 +182,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const pastes = new PasteService({ store, views, owners, recent, budget, now, audit });
   // One budget for both sides: what matters is the memory all unauthenticated bodies hold.
   const preAuth = new BodyBudget(preAuthBudgetBytes(maxBodyBytes(config.maxPasteBytes)));
+  const logBudget = new LineBudget(now);
   const api = apiSide({
     baseUrl,
     maxPasteBytes: config.maxPasteBytes,
@@ -201,6 +203,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       (hash) => pastes.relist(hash),
     ),
     log,
+    logBudget,
     now,
     logError,
   });
@@ -231,7 +234,12 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       cache: () => store.cacheStats,
       sweep: () => store.sweepStats,
       pastes: () => pastes.counts,
-      log: () => ({ written: log.written, dropped: log.dropped, unwritten: log.unwritten }),
+      log: () => ({
+        written: log.written,
+        dropped: log.dropped,
+        unwritten: log.unwritten,
+        unlogged: logBudget.unlogged,
+      }),
       writes: () => files.writes,
       parts: () => parts,
       pastesDir: join(dir, 'pastes'),
@@ -255,6 +263,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       new TurnQueue(logError),
     ),
     trustProxy: config.trustProxy,
+    ipv6PrefixLength: config.ipv6PrefixLength,
     ids: new RequestIds(),
     ...(config.metricsToken === null ? {} : { metrics: scrape }),
   });

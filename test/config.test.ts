@@ -67,3 +67,19 @@ test('HOST takes addresses and host names', () => {
   for (const host of ['not..a..host', '-lead.example', 'a b', 'host:8080', 'http://x'])
     assert.throws(() => parseConfig({ HOST: host }), /HOST must be/);
 });
+
+test('IPV6_PREFIX_LENGTH is 64 unless set, takes 32 to 128, and is reported with the other bad variables', () => {
+  assert.equal(parseConfig({}).ipv6PrefixLength, 64);
+  assert.equal(parseConfig({ IPV6_PREFIX_LENGTH: '56' }).ipv6PrefixLength, 56);
+  assert.equal(parseConfig({ IPV6_PREFIX_LENGTH: '128' }).ipv6PrefixLength, 128);
+  assert.equal(parseConfig({ IPV6_PREFIX_LENGTH: '32' }).ipv6PrefixLength, 32);
+  for (const bad of ['31', '129', '/64', 'sixty-four', '-64']) {
+    assert.throws(
+      () => parseConfig({ IPV6_PREFIX_LENGTH: bad, PORT: 'x' }),
+      (err) =>
+        err instanceof ConfigError &&
+        err.problems.length === 2 &&
+        err.problems.some((p) => p === `IPV6_PREFIX_LENGTH must be an integer from 32 to 128, got "${bad}"`),
+    );
+  }
+});

@@ -5,6 +5,7 @@ import type { BodyBudget } from '../http/body-budget.ts';
 import type { Fields } from '../http/fields.ts';
 import type { Reply } from '../http/reply.ts';
 import type { ApiLogEntry } from '../log/entry.ts';
+import type { LineBudget } from '../log/line-budget.ts';
 import type { PasteService } from '../paste/service.ts';
 import type { FaultLog } from '../pipeline/run.ts';
 import type { RateLimiter } from '../ratelimit/bucket.ts';
@@ -28,6 +29,8 @@ export interface ApiDeps {
   /** Writes carried out once per Idempotency-Key. */
   idempotency: Idempotency;
   log: { append(entry: ApiLogEntry): void };
+  /** Lines for requests no valid token pays for, per client (log/line-budget.ts). */
+  logBudget: Pick<LineBudget, 'admit'>;
   now: () => number;
   /** Where unexpected faults go: the server's own log, never the client. */
   logError: FaultLog;
@@ -38,6 +41,8 @@ export interface ApiRequest {
   deps: ApiDeps;
   req: IncomingMessage;
   ip: string;
+  /** The key the client's per-IP budgets are kept under (http/client-ip.ts). */
+  clientKey: string;
   query: Fields;
   body: Fields;
   principal: Principal;

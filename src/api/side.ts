@@ -37,10 +37,11 @@ export class ApiContext extends RequestContext {
     path: string,
     rawQuery: string,
     ip: string,
+    clientKey: string,
     id: string,
   ) {
     // An answer to a token (raw.php's may be in the query string) is never for a shared cache.
-    super(req, path, rawQuery, ip, id, {
+    super(req, path, rawQuery, ip, clientKey, id, {
       'x-request-id': id,
       'x-content-type-options': 'nosniff',
       'cache-control': 'no-store',
@@ -96,7 +97,7 @@ const credentials: Step<ApiContext> = (ctx) => {
  */
 const authenticate: Step<ApiContext> = (ctx) =>
   ctx.deps.accounts.fresh().then(() => {
-    const principal = ctx.deps.authenticator.token(ctx.secret, ctx.ip, ctx.req.socket);
+    const principal = ctx.deps.authenticator.token(ctx.secret, ctx, ctx.req.socket);
     ctx.principal = principal;
     ctx.viewer = tokenViewer(principal);
     ctx.headers['x-ratelimit-limit'] = String(principal.rateLimit);
@@ -161,7 +162,8 @@ const principalOf = (ctx: ApiContext): Principal => {
 
 /**
  * The API side (README, API): its steps in the order the status table gives, errors as
- * the JSON envelope, and one log line for every request whatever its fate.
+ * the JSON envelope, and one log line for every request whatever its fate, but for those
+ * past their client's budget of lines when no valid token pays for them.
  */
 export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
   const router = new Router<ApiRoute>(routes);
@@ -172,15 +174,15 @@ export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
     return undefined;
   };
   const handle: Step<ApiContext> = (ctx) => {
-    const { req, ip, viewer } = ctx;
+    const { req, ip, clientKey, viewer } = ctx;
     if (viewer === null) throw new Error('the authenticate step has not run');
     // The body step has thrown whatever query or body error there was: both are fields now.
     const query = ctx.query as Fields;
     const body = (ctx.body as Fields | null) ?? NO_FIELDS;
-    return routeOf(ctx).handler({ deps, req, ip, query, body, principal: principalOf(ctx), viewer });
+    return routeOf(ctx).handler({ deps, req, ip, clientKey, query, body, principal: principalOf(ctx), viewer });
   };
   return {
-    context: (req, path, rawQuery, ip, id) => new ApiContext(deps, req, path, rawQuery, ip, id),
+    context: (req, path, rawQuery, ip, clientKey, id) => new ApiContext(deps, req, path, rawQuery, ip, clientKey, id),
     steps: [route, open, credentials, authenticate, rateLimit, scope, body, handle],
     refuse: (ctx, err) => {
       const e = toHttpError(err, (fault) => deps.logError(fault, ctx.id), 'Internal server error');
@@ -189,6 +191,9 @@ export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
       return json({ ok: false, error: e.message, code: e.code, ...e.extra.body }, e.status, e.extra.headers);
     },
     done: (ctx, reply) => {
+      // Without a valid token nothing else bounds how fast a client makes lines.
+      const unlogged = ctx.principal === null ? deps.logBudget.admit(ctx.clientKey) : 0;
+      if (unlogged === null) return;
       const entry: ApiLogEntry = {
         time: iso.of(deps.now()),
         token_id: ctx.principal?.tokenId ?? ctx.refusedTokenId,
@@ -204,6 +209,7 @@ export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
         entry.request_id = ctx.id;
         entry.error = ctx.error;
       }
+      if (unlogged > 0) entry.unlogged = unlogged;
       deps.log.append(entry);
     },
   };

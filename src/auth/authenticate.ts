@@ -29,6 +29,12 @@ export interface AuthenticatorOptions {
   now?: () => number;
 }
 
+/** Who presents a credential: their address, and the key their per-IP budgets are kept under (http/client-ip.ts). */
+export interface Caller {
+  ip: string;
+  clientKey: string;
+}
+
 export type LoginOutcome =
   | { user: User }
   | { wrong: true }
@@ -54,8 +60,8 @@ export class Authenticator {
    * guesser learns nothing from the answers until the budget refills. `connection` (the
    * request's socket) remembers the secret that last matched on it (see #record).
    */
-  token(secret: string | null, client: string, connection?: object): Principal {
-    const budgets: Budget[] = [{ key: `authfail:${client}`, limitPerMinute: this.o.failLimitPerMinute }];
+  token(secret: string | null, caller: Caller, connection?: object): Principal {
+    const budgets: Budget[] = [{ key: `authfail:${caller.clientKey}`, limitPerMinute: this.o.failLimitPerMinute }];
     // An expired token is a failed attempt like a revoked one: it spends the client's budget.
     const outcome = this.o.budget.attemptNow(
       budgets,
@@ -94,7 +100,7 @@ export class Authenticator {
         this.#knownId(secret),
       );
     }
-    this.o.touch(outcome.value.tokenId, client);
+    this.o.touch(outcome.value.tokenId, caller.ip);
     return outcome.value;
   }
 
@@ -154,7 +160,8 @@ export class Authenticator {
   /**
    * A web login. Limited per client (AUTH_FAIL_LIMIT_PER_MINUTE) and per client and account
    * together (LOGIN_USER_LIMIT_PER_MINUTE), so guessing from one address stops soon, and no
-   * one can lock an account's owner out from somewhere else.
+   * one can lock an account's owner out from somewhere else. `client` is the caller's
+   * budget key (Caller.clientKey).
    */
   async login(name: string, password: string, client: string): Promise<LoginOutcome> {
     // No account has such a name: refuse before any hashing or bucket.

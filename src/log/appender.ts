@@ -1,7 +1,7 @@
 import { appendFile, mkdir, open, truncate, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isErrno, listDir } from '../store/files.ts';
-import { dayOf, logFileName, parseLogFileName, utcDay } from './entry.ts';
+import { bounded, dayOf, logFileName, MAX_CHARS, parseLogFileName, utcDay } from './entry.ts';
 import type { ApiLogEntry } from './entry.ts';
 import { LineBuffer } from './line-buffer.ts';
 
@@ -359,16 +359,23 @@ function describe(err: unknown): string {
 }
 
 /**
- * An entry as one line of JSON, its fields in the README's order. Written field by field,
+ * An entry as one line of JSON, its fields in the README's order, each string cut to its
+ * MAX_CHARS (entry.ts), a cut endpoint followed by its full length. Written field by field,
  * where `JSON.stringify(entry)` has to discover the object's keys on every request
  * (measured: see bench/README.md). JSON.stringify escapes control characters but leaves
  * U+2028 and U+2029 raw (valid JSON), and some readers (JavaScript's own line splitting,
  * editors) take those as line breaks; escaped, every consumer sees one line per entry.
  */
 export function jsonLine(e: ApiLogEntry): string {
-  let line = `{"time":${text(e.time)},"token_id":${e.token_id === null ? 'null' : text(e.token_id)},"user_id":${num(e.user_id)},"method":${text(e.method)},"endpoint":${text(e.endpoint)},"status":${num(e.status)},"ip":${text(e.ip)},"duration_ms":${num(e.duration_ms)}`;
-  if (e.request_id !== undefined) line += `,"request_id":${text(e.request_id)}`;
-  if (e.error !== undefined) line += `,"error":${text(e.error)}`;
+  const token = e.token_id === null ? 'null' : text(bounded(e.token_id, MAX_CHARS.token_id));
+  const long = e.endpoint.length > MAX_CHARS.endpoint;
+  const endpoint = long
+    ? `${text(bounded(e.endpoint, MAX_CHARS.endpoint))},"endpoint_length":${e.endpoint.length}`
+    : text(e.endpoint);
+  let line = `{"time":${text(e.time)},"token_id":${token},"user_id":${num(e.user_id)},"method":${text(bounded(e.method, MAX_CHARS.method))},"endpoint":${endpoint},"status":${num(e.status)},"ip":${text(bounded(e.ip, MAX_CHARS.ip))},"duration_ms":${num(e.duration_ms)}`;
+  if (e.request_id !== undefined) line += `,"request_id":${text(bounded(e.request_id, MAX_CHARS.request_id))}`;
+  if (e.error !== undefined) line += `,"error":${text(bounded(e.error, MAX_CHARS.error))}`;
+  if (e.unlogged !== undefined) line += `,"unlogged":${num(e.unlogged)}`;
   return `${line}}`;
 }
 

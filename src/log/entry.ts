@@ -13,6 +13,32 @@ export interface ApiLogEntry {
   /** The answer's `X-Request-Id`, on the lines of refused requests (README, Request ids). */
   request_id?: string;
   error?: string;
+  /** Requests of this client not logged since its previous line, past its budget (log/line-budget.ts). */
+  unlogged?: number;
+  /** Read back only: an `endpoint` longer than MAX_CHARS.endpoint was logged cut, and this was its length. */
+  endpoint_length?: number;
+}
+
+/**
+ * The most characters a line keeps of each string field (README, API request log); a
+ * longer value is cut and ends in "…". The request line is the client's to choose, up to
+ * the header size limit, so without these one request could write kilobytes of log.
+ */
+export const MAX_CHARS = {
+  token_id: 64,
+  method: 32,
+  endpoint: 200,
+  ip: 64,
+  request_id: 64,
+  error: 300,
+} as const;
+
+/** `s`, or its first `max` characters and "…" (never half of a surrogate pair) when longer. */
+export function bounded(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const code = s.charCodeAt(max - 1);
+  const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
+  return `${s.slice(0, end)}…`;
 }
 
 /** A log file's place in the log: its UTC day, then its rotation index (0 = no suffix). */
@@ -64,3 +90,10 @@ export class IsoTimes {
 export function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
+
+/**
+ * No line is longer than this, newline included, whatever its strings hold: every string
+ * at its MAX_CHARS of control characters (six bytes each, written `\u0001`), the numbers
+ * at their longest. Checked by test/log/appender.test.ts.
+ */
+export const MAX_LINE_BYTES = 4608;

@@ -97,7 +97,7 @@ export interface ReadOptions {
   /** The password the reader gave, if any. */
   password?: string | undefined;
   proof?: PasswordProof | undefined;
-  /** The client's address: wrong passwords are limited per client and paste. */
+  /** The client's budget key (its address, an IPv6 one's network): wrong passwords are limited per client and paste. */
   client: string;
   /**
    * The reader already holds this revision (`If-None-Match`): after every other check, a
@@ -404,6 +404,7 @@ export class PasteService {
    * The paste a short code names, if the viewer may see it (in any state: its page says
    * which). A code that names nothing the viewer may see spends the client's budget of
    * misses; once it is spent, every short link from the client is refused for a while.
+   * `client` is its budget key (its address, an IPv6 one's network).
    */
   async byShortcode(code: string, viewer: Viewer | null, client: string): Promise<Paste> {
     const budget = [{ key: `short-miss:${client}`, limitPerMinute: SHORT_LINK_MISSES_PER_MINUTE }];

@@ -31,6 +31,8 @@ export class RequestContext {
     readonly rawQuery: string,
     /** The client's address (http/client-ip.ts). */
     readonly ip: string,
+    /** The key its per-IP budgets are kept under: the address, an IPv6 one as its network (http/client-ip.ts). */
+    readonly clientKey: string,
     /** The request's id (http/request-id.ts); the side's headers carry it as `x-request-id`. */
     readonly id: string,
     /** The side's own headers for every answer, as a literal: one shape per side. */

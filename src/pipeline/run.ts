@@ -16,7 +16,7 @@ export type Step<C> = (ctx: C) => Reply | undefined | Promise<Reply | undefined>
  */
 export interface Side<C extends RequestContext> {
   /** This side's context for a request (the path and query split from its URL, the client's address). */
-  context(req: IncomingMessage, path: string, rawQuery: string, ip: string, id: string): C;
+  context(req: IncomingMessage, path: string, rawQuery: string, ip: string, clientKey: string, id: string): C;
   steps: readonly Step<C>[];
   /** The answer for whatever a step threw: this side's envelope or page. */
   refuse(ctx: C, err: unknown): Reply;
@@ -101,6 +101,7 @@ export type Served = (
   path: string,
   rawQuery: string,
   ip: string,
+  clientKey: string,
   id: string,
 ) => void;
 
@@ -178,9 +179,9 @@ export function serve<C extends RequestContext>(
   inFlight?: InFlight,
   turns?: TurnQueue,
 ): Served {
-  return (req, res, path, rawQuery, ip, id) => {
+  return (req, res, path, rawQuery, ip, clientKey, id) => {
     inFlight?.start();
-    const ctx = side.context(req, path, rawQuery, ip, id);
+    const ctx = side.context(req, path, rawQuery, ip, clientKey, id);
     let finished = false;
     const finish = (reply: Reply): void => {
       finished = true;

@@ -93,9 +93,10 @@ export class WebContext extends RequestContext implements Chrome {
     path: string,
     rawQuery: string,
     ip: string,
+    clientKey: string,
     id: string,
   ) {
-    super(req, path, rawQuery, ip, id, webHeaders(id));
+    super(req, path, rawQuery, ip, clientKey, id, webHeaders(id));
     this.query = parseUrlEncodedLenient(this.rawQuery);
     this.cookies = parseCookies(this.req);
     const presented = this.cookies.get(anonCsrfCookieName(secure)) ?? '';

@@ -99,7 +99,8 @@ export function webSide(deps: WebDeps, routes = webRoutes): Side<WebContext> {
     return undefined;
   };
   return {
-    context: (req, path, rawQuery, ip, id) => new WebContext(deps, secure, req, path, rawQuery, ip, id),
+    context: (req, path, rawQuery, ip, clientKey, id) =>
+      new WebContext(deps, secure, req, path, rawQuery, ip, clientKey, id),
     steps: [session, route, origin, form, csrf, access, handle],
     // A session's lookup waits for the accounts check, in the check phase (web/session.ts).
     waitsForCheckPhase: (ctx) => sessionIdOf(ctx) !== null,

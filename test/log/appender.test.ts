@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { jsonLine, LogAppender } from '../../src/log/appender.ts';
 import type { LogAppenderOptions } from '../../src/log/appender.ts';
-import type { ApiLogEntry } from '../../src/log/entry.ts';
+import { bounded, MAX_CHARS, MAX_LINE_BYTES, type ApiLogEntry } from '../../src/log/entry.ts';
 
 const T0 = Date.UTC(2024, 2, 10, 12, 0, 0); // 2024-03-10T12:00Z
 
@@ -87,14 +87,20 @@ describe('LogAppender', () => {
     const log = new LogAppender({ dir, now: () => T0, ...quiet });
     const written: ApiLogEntry[] = [];
     // Until a write takes the lines (or far past a megabyte, which would be the failure).
-    while (log.buffered === written.length && written.length < 2000) {
-      const e = entry(T0, written.length, { endpoint: `/api/v1/${'x'.repeat(1000)}` });
+    const endpoint = `/api/v1/${'x'.repeat(190)}`;
+    const MiB = 1024 * 1024;
+    let bytes = 0;
+    while (log.buffered === written.length && bytes < 2 * MiB) {
+      const e = entry(T0, written.length, { endpoint });
       log.append(e);
       written.push(e);
+      bytes += Buffer.byteLength(`${jsonLine(e)}\n`);
       await new Promise((resolve) => setImmediate(resolve));
     }
     assert.equal(log.buffered, 0);
-    assert.ok(written.length > 900 && written.length < 1000, `${written.length} lines of about 1.1 KB`);
+    // The line that took the day's lines to a megabyte set the write off.
+    const last = Buffer.byteLength(`${jsonLine(written.at(-1) as ApiLogEntry)}\n`);
+    assert.ok(bytes >= MiB && bytes - last < MiB, `${written.length} lines, ${bytes} bytes`);
     await log.close();
     assert.deepEqual(await lines(join(dir, 'api-2024-03-10.jsonl')), written);
   });
@@ -441,7 +447,8 @@ test('a line holds exactly the entry, fields in the README order, as JSON.string
       time: fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
       token_id: fc.option(text),
       user_id: fc.option(fc.integer()),
-      method: text,
+      // Within every field's MAX_CHARS, so nothing is cut (that is the next test's).
+      method: fc.string({ unit: 'binary', maxLength: MAX_CHARS.method }),
       endpoint: text,
       status: fc.integer({ min: 100, max: 599 }),
       ip: text,
@@ -487,4 +494,56 @@ test('a line holds exactly the entry, fields in the README order, as JSON.string
     (JSON.parse(jsonLine({ ...entry(T0), duration_ms: Number.NaN })) as { duration_ms: unknown }).duration_ms,
     null,
   );
+});
+
+test('a line cuts an endpoint past 200 characters, with its full length, and bounds every other string', () => {
+  const path = `/api/v1/${'A'.repeat(15 * 1024)}`;
+  const line = jsonLine({
+    ...entry(T0),
+    endpoint: path,
+    method: 'M'.repeat(1000),
+    ip: 'I'.repeat(1000),
+    error: 'E'.repeat(10_000),
+    request_id: 'R'.repeat(1000),
+    token_id: 'T'.repeat(1000),
+  });
+  const e = JSON.parse(line) as Record<string, unknown>;
+  assert.equal(e['endpoint'], `${path.slice(0, 200)}…`);
+  assert.equal(e['endpoint_length'], path.length);
+  assert.equal(e['method'], `${'M'.repeat(MAX_CHARS.method)}…`);
+  assert.equal(e['ip'], `${'I'.repeat(MAX_CHARS.ip)}…`);
+  assert.equal(e['error'], `${'E'.repeat(MAX_CHARS.error)}…`);
+  assert.equal(e['request_id'], `${'R'.repeat(MAX_CHARS.request_id)}…`);
+  assert.equal(e['token_id'], `${'T'.repeat(MAX_CHARS.token_id)}…`);
+  assert.ok(line.length < 1024, `${line.length} characters`);
+  // An endpoint of exactly the limit is kept whole, without a length.
+  const whole = JSON.parse(jsonLine({ ...entry(T0), endpoint: 'x'.repeat(200) })) as Record<string, unknown>;
+  assert.equal(whole['endpoint'], 'x'.repeat(200));
+  assert.equal('endpoint_length' in whole, false);
+});
+
+test('no line, whatever its strings hold, is longer than MAX_LINE_BYTES', () => {
+  // A control character is the longest a character can be written: \u0000, six bytes.
+  const worst = (n: number): string => '\u0001'.repeat(n + 1);
+  const line = jsonLine({
+    time: new Date(T0).toISOString(),
+    token_id: worst(MAX_CHARS.token_id),
+    user_id: Number.MAX_SAFE_INTEGER,
+    method: worst(MAX_CHARS.method),
+    endpoint: worst(100_000),
+    status: 599,
+    ip: worst(MAX_CHARS.ip),
+    duration_ms: 1e300,
+    request_id: worst(MAX_CHARS.request_id),
+    error: worst(MAX_CHARS.error),
+    unlogged: Number.MAX_SAFE_INTEGER,
+  });
+  assert.ok(Buffer.byteLength(`${line}\n`) <= MAX_LINE_BYTES, `${Buffer.byteLength(line)} bytes`);
+});
+
+test('bounded never leaves half of a surrogate pair', () => {
+  const s = `${'a'.repeat(199)}😀tail`;
+  assert.equal(bounded(s, 200), `${'a'.repeat(199)}…`);
+  assert.equal(bounded(s, 201), `${'a'.repeat(199)}😀…`);
+  assert.equal(bounded('short', 200), 'short');
 });

@@ -11,7 +11,7 @@ class Ctx extends RequestContext {
 }
 
 const request = { method: 'GET', headers: {} } as IncomingMessage;
-const start = (s: Side<Ctx>): Ctx => s.context(request, '/x', '', '127.0.0.1', 'req-1');
+const start = (s: Side<Ctx>): Ctx => s.context(request, '/x', '', '127.0.0.1', '127.0.0.1', 'req-1');
 /** The reply a side gives, once it gives it. */
 const run = (s: Side<Ctx>): Promise<Reply> => new Promise((resolve) => runSide(s, start(s), resolve));
 /** The reply a side gives before runSide returns, or undefined when it has to wait. */
@@ -23,7 +23,7 @@ const runNow = (s: Side<Ctx>): Reply | undefined => {
 
 function side(steps: Step<Ctx>[]): Side<Ctx> {
   return {
-    context: (req, path, rawQuery, ip, id) => new Ctx(req, path, rawQuery, ip, id, {}),
+    context: (req, path, rawQuery, ip, clientKey, id) => new Ctx(req, path, rawQuery, ip, clientKey, id, {}),
     steps,
     refuse: (ctx, err) => json({ refused: err instanceof Error ? err.message : String(err), trail: ctx.trail }, 400),
   };
@@ -167,7 +167,7 @@ describe('TurnQueue', () => {
 /** Serves one GET with `served` on a real socket; answers its status. */
 async function once(served: ReturnType<typeof serve>, listener?: () => void): Promise<number> {
   const server = createServer((req, res) => {
-    served(req, res, '/x', '', '127.0.0.1', 'req-7');
+    served(req, res, '/x', '', '127.0.0.1', '127.0.0.1', 'req-7');
     listener?.();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -37,7 +37,7 @@ function readPaste(r: ApiRequest): Counted | Promise<Counted> {
     if (!/^[1-9]\d{0,8}$/.test(revision)) throw badRequest('revision must be a whole number from 1');
     return r.deps.pastes.revision(hash, Number(revision), r.viewer, {
       password: password(r),
-      client: r.ip,
+      client: r.clientKey,
       consume: false,
     });
   }
@@ -46,7 +46,7 @@ function readPaste(r: ApiRequest): Counted | Promise<Counted> {
   const reader = { via: 'api' as const, tokenId: r.principal.tokenId };
   return r.deps.pastes.read(hash, r.viewer, {
     password: password(r),
-    client: r.ip,
+    client: r.clientKey,
     consume: r.req.method !== 'HEAD',
     known,
     reader,

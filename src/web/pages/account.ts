@@ -58,7 +58,7 @@ export async function login(ctx: WebContext): Promise<Reply> {
   const next = safeNext(field(ctx.form, 'next'));
   const again = (status: number, problem: string, typed: string): Reply =>
     reply(loginPage(ctx, { name: typed, next, problems: [problem] }), status);
-  const outcome = await ctx.deps.authenticator.login(name, password, ctx.ip);
+  const outcome = await ctx.deps.authenticator.login(name, password, ctx.clientKey);
   if ('refused' in outcome) {
     const wait = outcome.refused.retryAfterSec;
     ctx.headers['retry-after'] = String(wait);
@@ -126,7 +126,7 @@ export async function register(ctx: WebContext): Promise<Reply> {
   await deps.accounts.fresh();
   // Refuse before the slow hash when registration is closed anyway.
   if (!registrationOpen(deps)) return reply(closedPage(ctx), 403);
-  const d = deps.limiter.consume(`register-ip:${ctx.ip}`, REGISTER_IP_LIMIT_PER_MINUTE);
+  const d = deps.limiter.consume(`register-ip:${ctx.clientKey}`, REGISTER_IP_LIMIT_PER_MINUTE);
   if (!d.allowed)
     throw new HttpError('rate_limited', 'Too many registrations from this address; try again later.', {
       headers: { 'retry-after': String(d.retryAfterSec) },

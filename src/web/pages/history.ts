@@ -34,7 +34,7 @@ export async function pasteHistory(ctx: WebContext): Promise<Reply> {
   const peeked = await ctx.deps.pastes.peek(hash, ctx.viewer);
   const reader = readerWithoutPassword(ctx, peeked);
   if (reader === null) throw new PasteError('password_required');
-  const opts = { client: ctx.ip, consume: false, proof: reader.proof };
+  const opts = { client: ctx.clientKey, consume: false, proof: reader.proof };
   const { current, versions } = await ctx.deps.pastes.history(hash, ctx.viewer, opts);
   const numbers = versions.map((v) => v.revision);
   const last = numbers.at(-1) ?? 1;

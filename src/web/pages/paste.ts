@@ -52,7 +52,7 @@ export function readerWithoutPassword(ctx: WebContext, p: Paste): { proof?: Pass
 
 /** A read without a password (none needed, or an unlock grant stands in for it); at once when the paste is cached. */
 const readAs = (ctx: WebContext, p: Paste, proof: PasswordProof | undefined): Counted | Promise<Counted> =>
-  ctx.deps.pastes.read(p.hash, ctx.viewer, { proof, client: ctx.ip, consume: consumes(ctx) });
+  ctx.deps.pastes.read(p.hash, ctx.viewer, { proof, client: ctx.clientKey, consume: consumes(ctx) });
 
 /** The reply with a fresh unlock grant for `p` when its password was just given. */
 function withGrant(ctx: WebContext, p: Paste, r: Reply): Reply {
@@ -131,7 +131,7 @@ async function readWithPassword(
   try {
     return await ctx.deps.pastes.read(p.hash, ctx.viewer, {
       password: needsPw ? password : undefined,
-      client: ctx.ip,
+      client: ctx.clientKey,
       consume: consumes(ctx),
     });
   } catch (err) {
@@ -288,6 +288,6 @@ export async function rawPasteUnlock(ctx: WebContext): Promise<Reply> {
 export async function shortLink(ctx: WebContext): Promise<Reply> {
   const code = ctx.params['code'] ?? '';
   if (!SHORTCODE_RE.test(code)) throw new PasteError('not_found');
-  const p = await ctx.deps.pastes.byShortcode(code, ctx.viewer, ctx.ip);
+  const p = await ctx.deps.pastes.byShortcode(code, ctx.viewer, ctx.clientKey);
   return redirect(`${ctx.deps.config.baseUrl}/p/${p.hash}`);
 }

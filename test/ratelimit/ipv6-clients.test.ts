@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { SHORT_LINK_MISSES_PER_MINUTE } from '../../src/paste/service.ts';
+import { req, startServer, type AppServer } from '../helpers/server.ts';
+import { WebClient } from '../helpers/web-client.ts';
+
+const HOME = '2001:db8:a:1';
+const NEIGHBOUR = '2001:db8:a:2';
+/** A fresh address in a /64 for each call, as a client rotating through its own network would. */
+const rotating = (net: string): (() => string) => {
+  let n = 0;
+  return () => `${net}:${(++n).toString(16)}:0:0:${((n * 7919) & 0xffff).toString(16)}`;
+};
+const badToken = (ip: string) => ({ token: 'pst_AAAAAAAA_not-a-token', headers: { 'x-forwarded-for': ip } });
+const hashQuery = '/api/v1/paste.php?hash=AAAAAAAAAA';
+
+async function apiLogIps(server: AppServer, n: number): Promise<string[]> {
+  const dir = join(server.dataDir, 'logs');
+  for (let i = 0; i < 40; i++) {
+    const ips: string[] = [];
+    for (const f of (await readdir(dir).catch(() => [])).filter((f) => f.startsWith('api-')))
+      for (const line of (await readFile(join(dir, f), 'utf8')).split('\n'))
+        if (line !== '') ips.push(String((JSON.parse(line) as { ip: unknown }).ip));
+    if (ips.length >= n) return ips;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return [];
+}
+
+describe('per-IP budgets and IPv6 clients', () => {
+  test('addresses in one /64 share the failed-authentication budget; another /64 has its own; the log keeps each full address', async () => {
+    const server = await startServer({ env: { TRUST_PROXY: '1', AUTH_FAIL_LIMIT_PER_MINUTE: '5' } });
+    const next = rotating(HOME);
+    const sent: string[] = [];
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const ip = next();
+      sent.push(ip);
+      statuses.push((await req(server, 'GET', hashQuery, badToken(ip))).status);
+    }
+    assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429, 429]);
+    assert.equal((await req(server, 'GET', hashQuery, badToken(`${NEIGHBOUR}::1`))).status, 401);
+    // IPv4 clients are still each their own.
+    assert.equal((await req(server, 'GET', hashQuery, badToken('192.0.2.1'))).status, 401);
+    const ips = await apiLogIps(server, 9);
+    assert.deepEqual(ips.slice(0, 7), sent);
+  });
+
+  test('addresses in one /64 share the short-link budget; another /64 has its own', async () => {
+    const server = await startServer({ env: { TRUST_PROXY: '1' } });
+    const next = rotating(HOME);
+    const miss = (i: number, ip: string) =>
+      new WebClient(server).get(`/s/Zz${String(i).padStart(4, '0')}`, { 'x-forwarded-for': ip });
+    for (let i = 0; i < SHORT_LINK_MISSES_PER_MINUTE; i++)
+      assert.equal((await miss(i, next())).status, 404, `miss ${i}`);
+    assert.equal((await miss(0, next())).status, 429);
+    assert.equal((await miss(0, `${NEIGHBOUR}::5`)).status, 404);
+  });
+
+  test('IPV6_PREFIX_LENGTH sets the network a budget covers', async () => {
+    const server = await startServer({
+      env: { TRUST_PROXY: '1', AUTH_FAIL_LIMIT_PER_MINUTE: '2', IPV6_PREFIX_LENGTH: '48' },
+    });
+    // 2001:db8:a:1::/64 and 2001:db8:a:2::/64 are one /48.
+    assert.equal((await req(server, 'GET', hashQuery, badToken(`${HOME}::1`))).status, 401);
+    assert.equal((await req(server, 'GET', hashQuery, badToken(`${NEIGHBOUR}::1`))).status, 401);
+    assert.equal((await req(server, 'GET', hashQuery, badToken(`${NEIGHBOUR}::2`))).status, 429);
+    assert.equal((await req(server, 'GET', hashQuery, badToken('2001:db8:b::1'))).status, 401);
+  });
+});
