@@ -212,6 +212,39 @@ describe('export and import', () => {
     }
   });
 
+  test('a password hash with scrypt parameters this server does not accept (p=40000, N=3, N=2^30, r=1) is refused, naming the line', async () => {
+    const base = JSON.parse(exported[1] as string) as Record<string, unknown>;
+    const [, , , , salt, key] = (base['password'] as string).split('$');
+    const into = await tempDataDir();
+    try {
+      const lines = [
+        { ...base, hash: 'ZZZZZZZZZ1', password: `scrypt$16384$8$40000$${salt}$${key}` },
+        { ...base, hash: 'ZZZZZZZZZ2', password: `scrypt$3$8$1$${salt}$${key}` },
+        { ...base, hash: 'ZZZZZZZZZ3', password: `scrypt$1073741824$8$1$${salt}$${key}` },
+        { ...base, hash: 'ZZZZZZZZZ4', password: `scrypt$16384$1$1$${salt}$${key}` },
+        { ...base, hash: 'ZZZZZZZZZ5' },
+      ].map((l) => JSON.stringify(l));
+      const started = Date.now();
+      const r = await run(into, ['import'], lines.join('\n'));
+      assert.ok(Date.now() - started < 5_000, 'nothing was computed with those parameters');
+      assert.match(r.error ?? '', /^4 lines refused/, r.err.join('\n'));
+      assert.deepEqual(r.err, [
+        'line 1 refused: "password" has scrypt parameters this server does not accept: p is 40000, not 1 or 2',
+        'line 2 refused: "password" has scrypt parameters this server does not accept: N is 3, not 16384 or 32768',
+        'line 3 refused: "password" has scrypt parameters this server does not accept: N is 1073741824, not 16384 or 32768',
+        'line 4 refused: "password" has scrypt parameters this server does not accept: r is 1, not 8',
+      ]);
+      const kept = (await run(into, ['export'])).out.map((l) => JSON.parse(l) as Record<string, unknown>);
+      assert.deepEqual(
+        kept.map((p) => p['hash']),
+        ['ZZZZZZZZZ5'],
+        'only the line with the hash this server wrote was stored',
+      );
+    } finally {
+      await cleanup(into);
+    }
+  });
+
   test('an imported burned paste is listed for the sweep, which removes it when a live one would be', async () => {
     const burnt = exported
       .map((l) => JSON.parse(l) as Record<string, unknown>)

@@ -5,7 +5,7 @@ import { listDir, readText } from '../store/files.ts';
 import type { OwnerIndex } from '../store/owner-index.ts';
 import { contentOf, DamagedRecord, HASH_RE, parseFile, type Paste } from '../store/paste-record.ts';
 import type { PasteStore } from '../store/pastes.ts';
-import { isPasswordHash } from '../crypto/passwords.ts';
+import { passwordHashProblem } from '../crypto/passwords.ts';
 import { isLanguage } from './language.ts';
 import { hasLoneSurrogate, titleProblem } from './validate.ts';
 
@@ -124,10 +124,13 @@ function checkLimits(p: Paste, maxBytes: number): void {
   const text = contentOf(p);
   if (hasLoneSurrogate(p.title) || hasLoneSurrogate(text))
     throw new ImportError('"title" and "content" must be valid Unicode text (one holds half of a surrogate pair)');
-  if (p.password !== null && !isPasswordHash(p.password))
+  const hashProblem = p.password === null ? null : passwordHashProblem(p.password);
+  if (hashProblem?.kind === 'shape')
     throw new ImportError(
       '"password" must be the salted hash an export writes (scrypt$...), never a password in clear',
     );
+  // Checking a password against such a hash could take minutes of a shared thread, or fail outright.
+  if (hashProblem !== null) throw new ImportError(`"password" has ${hashProblem.message}`);
   if (p.burned && text !== '')
     throw new ImportError('"content" must be empty in a burned paste: its text was wiped when it was read');
   // A tombstone (burned, or wiped at its expiry, which came before its last change) has no text; any other paste has some.

@@ -1,5 +1,6 @@
 import { open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
+import { passwordHashProblem } from '../crypto/passwords.ts';
 import { ArchiveError, ArchiveWriter, readArchive, type Manifest } from './archive.ts';
 import { fsyncDir, isErrno, listDir, mkdirp, readText } from './files.ts';
 import { DATA_FORMAT } from './format.ts';
@@ -210,11 +211,13 @@ async function restoreHeld(file: string, dataDir: string, opts: { force: boolean
       const top = name.split('/')[0] ?? '';
       if (!TOP_LEVEL.has(top) || (top.endsWith('.json') && name !== top))
         throw new ArchiveError(`${name} is not part of a backup of this service`);
+      if (name === 'accounts.json') for (const [user, hash] of passwordsOf(data)) refuseHash(name, user, hash);
       await writeDurably(join(staging, name), data);
       files++;
       if (top === 'pastes' && CURRENT_RE.test(name.split('/').at(-1) ?? '')) {
         try {
           const p = parseFile(data.toString('utf8'));
+          refuseHash(name, 'its password', p.password);
           pastes.push({ hash: p.hash, owner_id: p.owner_id, created_at: p.created_at, sweepAt: sweepTimeOf(p) });
         } catch (err) {
           if (!(err instanceof DamagedRecord)) throw err;
@@ -244,6 +247,31 @@ async function restoreHeld(file: string, dataDir: string, opts: { force: boolean
   await fsyncDir(staging);
   await finishRestore(dataDir);
   return { manifest, files, pastes: pastes.length, orphans };
+}
+
+/**
+ * A stored password hash every check would refuse (crypto/passwords.ts) refuses the archive,
+ * as `import` refuses the line: checking against it could hold a thread for minutes.
+ */
+function refuseHash(name: string, what: string, hash: string | null): void {
+  const problem = hash === null ? null : passwordHashProblem(hash);
+  if (problem !== null) throw new ArchiveError(`${name}: ${what} is refused (${problem.message})`);
+}
+
+/** Each user's name and password hash in an accounts.json; what is not such a document yields nothing. */
+function passwordsOf(data: Buffer): [string, string | null][] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(data.toString('utf8'));
+  } catch {
+    return []; // Not JSON: the server's load reports the file as damaged.
+  }
+  const users = (doc as { users?: unknown } | null)?.users;
+  if (!Array.isArray(users)) return [];
+  return users.map((u: { name?: unknown; password?: unknown }) => [
+    `user "${String(u?.name)}"'s password`,
+    typeof u?.password === 'string' ? u.password : null,
+  ]);
 }
 
 /** The staging folder of a restore, what is moved aside from the data folder, and the mark of an archive that checked out. */
