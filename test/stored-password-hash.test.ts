@@ -118,4 +118,25 @@ describe('stored password hashes outside the accepted parameters', () => {
       await cleanup(archive);
     }
   });
+  test('restore refuses an archive whose accounts.json holds one for a user, naming the user', async () => {
+    const dataDir = await tempDataDir();
+    const into = await tempDataDir();
+    const archive = join(dataDir, '..', `spoilt-users-${Date.now()}.tar.gz`);
+    try {
+      await cli(dataDir, ['user', 'add', 'erin', '--password-stdin'], 'erin-password');
+      const file = join(dataDir, 'accounts.json');
+      const doc = JSON.parse(await readFile(file, 'utf8')) as { users: { name: string; password: string }[] };
+      for (const u of doc.users) u.password = (BAD['N=3'] as (h: string) => string)(u.password);
+      await writeFile(file, JSON.stringify(doc));
+      const io = { env: { DATA_DIR: dataDir }, stdout: () => undefined, readStdin: async () => '' };
+      await runCli(['backup', archive], io);
+      await assert.rejects(
+        runCli(['restore', archive], { ...io, env: { DATA_DIR: into } }),
+        /accounts\.json: user "erin"'s password is refused \(scrypt parameters this server does not accept: N is 3.*nothing was changed/,
+      );
+      assert.deepEqual(await readdir(into), []);
+    } finally {
+      await Promise.all([cleanup(dataDir), cleanup(into), cleanup(archive)]);
+    }
+  });
 });
