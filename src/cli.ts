@@ -31,8 +31,11 @@ export interface CliIo {
   /** Warnings: the command worked, but something beside it did not (default: none shown). */
   stderr?: (line: string) => void;
   readStdin: () => Promise<string>;
-  /** Standard input a line at a time, for input too large to hold (`import`); default: `readStdin` split. */
-  stdinLines?: () => AsyncIterable<string>;
+  /**
+   * Standard input a line at a time, for input too large to hold (`import`), as text or as
+   * each line's bytes (then invalid UTF-8 is refused, not replaced); default: `readStdin` split.
+   */
+  stdinLines?: () => AsyncIterable<string | Uint8Array>;
 }
 
 const USAGE = `usage:
@@ -472,9 +475,24 @@ async function readAllStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** Standard input split at each newline, as bytes: `import` decodes each line itself, refusing invalid UTF-8. */
+export async function* byteLines(input: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  let rest: Buffer[] = [];
+  for await (const chunk of input) {
+    let start = 0;
+    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+      rest.push(chunk.subarray(start, nl));
+      yield Buffer.concat(rest);
+      rest = [];
+      start = nl + 1;
+    }
+    if (start < chunk.length) rest.push(chunk.subarray(start));
+  }
+  if (rest.length > 0) yield Buffer.concat(rest);
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const stdinLines = (): AsyncIterable<string> =>
-    createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+  const stdinLines = (): AsyncIterable<Buffer> => byteLines(process.stdin as AsyncIterable<Buffer>);
   runCli(process.argv.slice(2), {
     env: process.env,
     stdout: (l) => console.log(l),

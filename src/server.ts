@@ -15,6 +15,7 @@ import { ServerMetrics } from './observe.ts';
 import { Accounts } from './auth/accounts.ts';
 import { Authenticator } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
+import { Passwords } from './crypto/passwords.ts';
 import { Signer, sign } from './crypto/signature.ts';
 import { LogAppender } from './log/appender.ts';
 import { LineBudget } from './log/line-budget.ts';
@@ -65,6 +66,8 @@ export interface ServerOptions {
   warn?: (message: string) => void;
   /** Where what was done for the operator goes (a data migration); the server log by default. */
   info?: (message: string) => void;
+  /** Password hashing and checks; tests give one with a stand-in scrypt or a small gate. */
+  passwords?: Passwords;
 }
 
 export interface RunningServer {
@@ -170,7 +173,16 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const budget = new FailureBudget(limiter);
   const audit = new AuditLog(join(dir, 'logs'), now, warn);
   const accounts = new Accounts(accountFile, now, audit);
+  const passwords =
+    opts.passwords ??
+    new Passwords({
+      refused: (subject, problem) =>
+        warn(
+          `${subject}: its stored password hash is refused (${problem}); every password for it fails until one is set again`,
+        ),
+    });
   const authenticator = new Authenticator({
+    passwords,
     accounts: accountFile,
     budget,
     failLimitPerMinute: config.authFailLimitPerMinute,
@@ -179,7 +191,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     failed: (kind) => metrics.authFailed(kind),
     now,
   });
-  const pastes = new PasteService({ store, views, owners, recent, budget, now, audit });
+  const pastes = new PasteService({ store, views, owners, recent, budget, now, audit, passwords });
   // One budget for both sides: what matters is the memory all unauthenticated bodies hold.
   const preAuth = new BodyBudget(preAuthBudgetBytes(maxBodyBytes(config.maxPasteBytes)));
   const logBudget = new LineBudget(now);

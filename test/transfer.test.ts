@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { runCli } from '../src/cli.ts';
+import { byteLines, runCli } from '../src/cli.ts';
 import { cleanup, cli, makeToken, req, ROOT, startServer, tempDataDir, type AppServer } from './helpers/server.ts';
 import { login, WebClient } from './helpers/web-client.ts';
 
@@ -212,6 +212,39 @@ describe('export and import', () => {
     }
   });
 
+  test('a password hash with scrypt parameters this server does not accept (p=40000, N=3, N=2^30, r=1) is refused, naming the line', async () => {
+    const base = JSON.parse(exported[1] as string) as Record<string, unknown>;
+    const [, , , , salt, key] = (base['password'] as string).split('$');
+    const into = await tempDataDir();
+    try {
+      const lines = [
+        { ...base, hash: 'ZZZZZZZZZ1', password: `scrypt$16384$8$40000$${salt}$${key}` },
+        { ...base, hash: 'ZZZZZZZZZ2', password: `scrypt$3$8$1$${salt}$${key}` },
+        { ...base, hash: 'ZZZZZZZZZ3', password: `scrypt$1073741824$8$1$${salt}$${key}` },
+        { ...base, hash: 'ZZZZZZZZZ4', password: `scrypt$16384$1$1$${salt}$${key}` },
+        { ...base, hash: 'ZZZZZZZZZ5' },
+      ].map((l) => JSON.stringify(l));
+      const started = Date.now();
+      const r = await run(into, ['import'], lines.join('\n'));
+      assert.ok(Date.now() - started < 5_000, 'nothing was computed with those parameters');
+      assert.match(r.error ?? '', /^4 lines refused/, r.err.join('\n'));
+      assert.deepEqual(r.err, [
+        'line 1 refused: "password" has scrypt parameters this server does not accept: p is 40000, not 1 or 2',
+        'line 2 refused: "password" has scrypt parameters this server does not accept: N is 3, not 16384 or 32768',
+        'line 3 refused: "password" has scrypt parameters this server does not accept: N is 1073741824, not 16384 or 32768',
+        'line 4 refused: "password" has scrypt parameters this server does not accept: r is 1, not 8',
+      ]);
+      const kept = (await run(into, ['export'])).out.map((l) => JSON.parse(l) as Record<string, unknown>);
+      assert.deepEqual(
+        kept.map((p) => p['hash']),
+        ['ZZZZZZZZZ5'],
+        'only the line with the hash this server wrote was stored',
+      );
+    } finally {
+      await cleanup(into);
+    }
+  });
+
   test('an imported burned paste is listed for the sweep, which removes it when a live one would be', async () => {
     const burnt = exported
       .map((l) => JSON.parse(l) as Record<string, unknown>)
@@ -237,6 +270,42 @@ describe('export and import', () => {
     } finally {
       await cleanup(into);
     }
+  });
+
+  test('as a process: a line that is not valid UTF-8 is refused, never stored with U+FFFD in its place', async () => {
+    const base = JSON.parse(exported[0] as string) as Record<string, unknown>;
+    const into = await tempDataDir();
+    try {
+      const good = JSON.stringify({ ...base, hash: 'Utf8Utf8G1', content: 'caf\u00e9' });
+      const bad = Buffer.from(JSON.stringify({ ...base, hash: 'Utf8Utf8B1', content: 'caf@' }));
+      bad[bad.indexOf('@')] = 0xe9; // Latin-1 é: not UTF-8 on its own.
+      const imp = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'import'], {
+        cwd: ROOT,
+        env: { ...process.env, DATA_DIR: into },
+        input: Buffer.concat([Buffer.from(`${good}\r\n`), bad, Buffer.from('\n')]),
+        encoding: 'utf8',
+      });
+      assert.equal(imp.status, 1, imp.stderr);
+      assert.match(imp.stdout, /imported 1, renamed 0, already here 0, refused 1\n$/);
+      assert.match(imp.stderr, /^line 2 refused: not valid UTF-8 \(as the API refuses such a body\)\n/);
+      const kept = (await run(into, ['export'])).out.map((l) => JSON.parse(l) as Record<string, unknown>);
+      assert.deepEqual(
+        kept.map((p) => [p['hash'], p['content']]),
+        [['Utf8Utf8G1', 'café']],
+      );
+    } finally {
+      await cleanup(into);
+    }
+  });
+
+  test('standard input is split into lines as bytes, a character or a line across chunks kept whole', async () => {
+    async function* chunks(): AsyncGenerator<Buffer> {
+      const all = Buffer.from('one\ncaf\u00e9\n\nlast');
+      for (let i = 0; i < all.length; i += 3) yield all.subarray(i, i + 3);
+    }
+    const lines: string[] = [];
+    for await (const l of byteLines(chunks())) lines.push(l.toString('utf8'));
+    assert.deepEqual(lines, ['one', 'café', '', 'last']);
   });
 
   test('as a process: export to stdout, import from stdin, a summary and an exit status', () => {

@@ -1,4 +1,4 @@
-import { hashPassword, verifyPassword, type PasswordHash } from '../crypto/passwords.ts';
+import { Passwords, type PasswordHash } from '../crypto/passwords.ts';
 import type { Budget, FailureBudget } from '../ratelimit/failure-budget.ts';
 import type { TokenRecord, User } from '../store/accounts.ts';
 import type { AccountRecords } from './accounts.ts';
@@ -27,6 +27,8 @@ export interface AuthenticatorOptions {
   failed?: (kind: 'token' | 'login') => void;
   /** The clock tokens expire by. */
   now?: () => number;
+  /** Hashes and checks web passwords (the process's shared gate by default). */
+  passwords?: Passwords;
 }
 
 /** Who presents a credential: their address, and the key their per-IP budgets are kept under (http/client-ip.ts). */
@@ -51,7 +53,11 @@ export class Authenticator {
   /** The secret that last matched on each connection, with its token's record (see #record). */
   readonly #verified = new WeakMap<object, { secret: Buffer; record: TokenRecord }>();
 
-  constructor(private readonly o: AuthenticatorOptions) {}
+  readonly #passwords: Passwords;
+
+  constructor(private readonly o: AuthenticatorOptions) {
+    this.#passwords = o.passwords ?? new Passwords();
+  }
 
   /**
    * The caller behind a presented API token secret, against the accounts as they are now
@@ -188,9 +194,18 @@ export class Authenticator {
     await this.o.accounts.fresh();
     const user = this.o.accounts.userByName(name);
     if (user === undefined || user.password === null) {
-      await verifyPassword(password, await (this.#dummy ??= hashPassword('not a real password')));
+      await this.#passwords.verify(password, await this.#dummyHash());
       return null;
     }
-    return (await verifyPassword(password, user.password)) ? user : null;
+    return (await this.#passwords.verify(password, user.password, `user "${user.name}"`)) ? user : null;
+  }
+
+  /** The dummy hash, made once; a refused attempt (the gate was full) is tried again next time. */
+  #dummyHash(): Promise<PasswordHash> {
+    if (this.#dummy === null) {
+      this.#dummy = this.#passwords.hash('not a real password');
+      this.#dummy.catch(() => (this.#dummy = null));
+    }
+    return this.#dummy;
   }
 }

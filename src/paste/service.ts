@@ -1,6 +1,6 @@
 import type { Actor, AuditRecord } from '../log/audit.ts';
 import type { Viewer } from '../auth/viewer.ts';
-import { hashPassword, verifyPassword } from '../crypto/passwords.ts';
+import { Passwords } from '../crypto/passwords.ts';
 import type { FailureBudget } from '../ratelimit/failure-budget.ts';
 import { CorruptPaste, TOMBSTONE_MS, type Listing, type Txn } from '../store/pastes.ts';
 import { canSee, needsPassword, owns } from './access.ts';
@@ -133,6 +133,8 @@ export interface PasteServiceDeps {
   elapsed?: () => number;
   /** Where an admin's edit or delete of someone else's paste is recorded (log/audit.ts). */
   audit?: { record(actor: Actor, r: AuditRecord): Promise<void> };
+  /** Hashes and checks paste passwords (the process's shared gate by default). */
+  passwords?: Passwords;
 }
 
 /** Characters (code points) in a text, as the title limit counts them: a surrogate pair is one. */
@@ -175,6 +177,7 @@ export class PasteService {
   readonly #now: () => number;
   readonly #elapsed: () => number;
   readonly #audit: PasteServiceDeps['audit'];
+  readonly #passwords: Passwords;
   /** Pastes created, burned (read once) and deleted since start (README, Metrics). */
   readonly #counts = { created: 0, burned: 0, deleted: 0 };
   /** Each paste version's history (see `history`), while that version is in memory. */
@@ -189,6 +192,7 @@ export class PasteService {
     this.#now = deps.now;
     this.#elapsed = deps.elapsed ?? (() => performance.now());
     this.#audit = deps.audit;
+    this.#passwords = deps.passwords ?? new Passwords();
   }
 
   /** Records an admin's change to a paste that is not theirs (README, Audit log). */
@@ -290,7 +294,7 @@ export class PasteService {
     const budget = [{ key: `paste-password:${client}:${p.hash}`, limitPerMinute: PASSWORD_GUESSES_PER_MINUTE }];
     const outcome = await this.#budget.attempt(
       budget,
-      () => verifyPassword(password, p.password as string),
+      () => this.#passwords.verify(password, p.password as string, `paste ${p.hash}`),
       (ok) => !ok,
     );
     if ('refused' in outcome) {
@@ -439,7 +443,7 @@ export class PasteService {
   /** Creates a paste; `hash`, when given, is tried first (a retried request's, README Safe retries). */
   async create(input: CreateInput, ownerId: number, hash?: string): Promise<Paste> {
     const now = this.#now();
-    const password = input.password === null ? null : await hashPassword(input.password);
+    const password = input.password === null ? null : await this.#passwords.hash(input.password);
     const content_json = encodeContent(input.content);
     const paste = await this.#store.create(
       (hash) => ({
@@ -554,7 +558,7 @@ export class PasteService {
     unchangedSince?: Precondition,
     actor?: Actor,
   ): Promise<Paste> {
-    const password = input.password === undefined ? undefined : await hashPassword(input.password);
+    const password = input.password === undefined ? undefined : await this.#passwords.hash(input.password);
     const edited = await this.#store
       .transact(hash, (p) => {
         const now = this.#now();

@@ -5,7 +5,7 @@ import { listDir, readText } from '../store/files.ts';
 import type { OwnerIndex } from '../store/owner-index.ts';
 import { contentOf, DamagedRecord, HASH_RE, parseFile, type Paste } from '../store/paste-record.ts';
 import type { PasteStore } from '../store/pastes.ts';
-import { isPasswordHash } from '../crypto/passwords.ts';
+import { passwordHashProblem } from '../crypto/passwords.ts';
 import { isLanguage } from './language.ts';
 import { hasLoneSurrogate, titleProblem } from './validate.ts';
 
@@ -124,10 +124,13 @@ function checkLimits(p: Paste, maxBytes: number): void {
   const text = contentOf(p);
   if (hasLoneSurrogate(p.title) || hasLoneSurrogate(text))
     throw new ImportError('"title" and "content" must be valid Unicode text (one holds half of a surrogate pair)');
-  if (p.password !== null && !isPasswordHash(p.password))
+  const hashProblem = p.password === null ? null : passwordHashProblem(p.password);
+  if (hashProblem?.kind === 'shape')
     throw new ImportError(
       '"password" must be the salted hash an export writes (scrypt$...), never a password in clear',
     );
+  // Checking a password against such a hash could take minutes of a shared thread, or fail outright.
+  if (hashProblem !== null) throw new ImportError(`"password" has ${hashProblem.message}`);
   if (p.burned && text !== '')
     throw new ImportError('"content" must be empty in a burned paste: its text was wiped when it was read');
   // A tombstone (burned, or wiped at its expiry, which came before its last change) has no
@@ -186,20 +189,37 @@ export interface ImportDeps {
   actor: Actor;
 }
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A line's bytes as text, or null when they are not UTF-8 (never U+FFFD in their place). */
+function utf8(bytes: Uint8Array): string | null {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    // A fatal TextDecoder throws TypeError exactly when the bytes are not UTF-8.
+    return null;
+  }
+}
+
 /**
- * Imports export lines. A paste keeps its hash unless another paste here has it (or its
+ * Imports export lines, as text or (from standard input) as each line's bytes. A paste keeps its hash unless another paste here has it (or its
  * short code): then it gets a new one and the report says so. The same paste imported
  * again (same hash, creation time and content) is left as it is.
  */
 export async function importPastes(
-  lines: AsyncIterable<string> | Iterable<string>,
+  lines: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
   deps: ImportDeps,
 ): Promise<ImportReport> {
   const report: ImportReport = { imported: 0, renamed: [], unchanged: 0, usersAdded: [], refused: [] };
   let n = 0;
   for await (const raw of lines) {
     n++;
-    const line = raw.trim();
+    const text = typeof raw === 'string' ? raw : utf8(raw);
+    if (text === null) {
+      report.refused.push([n, 'not valid UTF-8 (as the API refuses such a body)']);
+      continue;
+    }
+    const line = text.trim();
     if (line === '') continue;
     let parsed: ReturnType<typeof parseExportLine>;
     try {

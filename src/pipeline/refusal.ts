@@ -1,3 +1,4 @@
+import { PasswordChecksBusy } from '../crypto/password-gate.ts';
 import { AccountError, AuthError, type AccountFailure, type AuthFailure } from '../auth/errors.ts';
 import { HttpError, type ErrorCode } from '../http/errors.ts';
 import { PasteError, type PasteFailure } from '../paste/errors.ts';
@@ -72,6 +73,9 @@ export function toHttpError(err: unknown, logError: (err: unknown) => void, inte
     return new HttpError('storage_full', "The server's disk is full, so nothing was saved. Try again later.");
   if (err instanceof StorageReadOnly)
     return new HttpError('unavailable', "The server's data folder cannot be written to, so nothing was saved.");
+  // More password checks waiting than the gate queues: refused before any work, so nothing was changed.
+  if (err instanceof PasswordChecksBusy)
+    return new HttpError('unavailable', err.message, { headers: { 'retry-after': String(err.retryAfterSec) } });
   logError(err);
   return new HttpError('internal', internalMessage);
 }

@@ -1,4 +1,5 @@
 import { statfs } from 'node:fs/promises';
+import { passwordHashProblem } from '../crypto/passwords.ts';
 import { join } from 'node:path';
 import { AccountStore } from './accounts.ts';
 import { ArchiveError, type Manifest } from './archive.ts';
@@ -115,6 +116,7 @@ export async function openStaged(
   await opened(() => accounts.load());
   if (accounts.users.length === 0)
     throw new ArchiveError('its accounts.json lists no users: restoring it would leave an install anyone could claim');
+  for (const u of accounts.users) refuseHash('accounts.json', `user "${u.name}"'s password`, u.password ?? null);
   await opened(() => new SessionStore(join(staging, 'sessions'), files, 1, Date.now).load());
   const store = new PasteStore(staging, files, 0);
   await opened(() => store.init());
@@ -135,4 +137,13 @@ export async function openStaged(
       }
     });
   }
+}
+
+/**
+ * A stored password hash every check would refuse (crypto/passwords.ts) refuses the archive,
+ * as `import` refuses the line: checking against it could hold a thread for minutes.
+ */
+export function refuseHash(name: string, what: string, hash: string | null): void {
+  const problem = hash === null ? null : passwordHashProblem(hash);
+  if (problem !== null) throw new ArchiveError(`${name}: ${what} is refused (${problem.message})`);
 }

@@ -8,7 +8,7 @@ import { claimFolder, FolderInUse, type FolderClaim } from './instance.ts';
 import { ownerIndexFile, ownerIndexText } from './owner-index.ts';
 import { DamagedRecord, parseFile } from './paste-record.ts';
 import { expiryEntryPath, sweepTimeOf } from './pastes.ts';
-import { checkFreeSpace, memberCheck, openStaged, requireMembers, type StatFs } from './restore-check.ts';
+import { checkFreeSpace, memberCheck, openStaged, refuseHash, requireMembers, type StatFs } from './restore-check.ts';
 import { BACKUPS, finishRestore, READY, type Ready, STAGING, STAYS } from './restore-swap.ts';
 
 /** A restore that cannot go ahead; the data folder was not changed. */
@@ -150,6 +150,7 @@ async function restoreHeld(file: string, dataDir: string, opts: RestoreOptions):
           // Read back from the disk: a paste file is bounded by MAX_PASTE_BYTES (memberCheck).
           try {
             const p = parseFile(await readFile(path, 'utf8'));
+            refuseHash(name, 'its password', p.password);
             pastes.push({ hash: p.hash, owner_id: p.owner_id, created_at: p.created_at, sweepAt: sweepTimeOf(p) });
           } catch (err) {
             if (!(err instanceof DamagedRecord)) throw err;
