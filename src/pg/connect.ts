@@ -32,7 +32,9 @@ const refusedForGood = (err: unknown): boolean => {
 
 /** The driver's reason on one line, with the password cut out should the server have echoed it. */
 export function reasonOf(err: unknown, password: string | null): string {
-  const message = err instanceof Error ? err.message : String(err);
+  const code = (err as { code?: unknown } | null)?.code;
+  // A failed connect to every address of a name is an AggregateError: no message, a code.
+  const message = (err instanceof Error ? err.message : String(err)) || (typeof code === 'string' ? code : '');
   const line = message.replace(/\s+/g, ' ').trim() || 'no reason given';
   return password ? line.split(password).join('***') : line;
 }

@@ -118,10 +118,18 @@ async function startCluster(): Promise<Running> {
     { ...as, stdio: ['ignore', 'ignore', 'pipe'], cwd: dir },
   );
   const port = await freePort();
+  // Through a watchdog shell that holds our end of a pipe: however this process ends (even
+  // SIGKILL), the pipe closes, and the shell stops the server and removes its folder.
   const proc = spawn(
-    join(PG_BIN, 'postgres'),
-    ['-D', data, '-k', socketDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=on'],
-    { ...as, stdio: ['ignore', 'ignore', 'pipe'], cwd: dir },
+    '/bin/sh',
+    [
+      '-c',
+      '"$@" & pid=$!; read _; kill -QUIT "$pid" 2>/dev/null; wait "$pid"; rm -rf "$PG_TEST_DIR"',
+      'pg-watchdog',
+      join(PG_BIN, 'postgres'),
+      ...['-D', data, '-k', socketDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=on'],
+    ],
+    { ...as, stdio: ['pipe', 'ignore', 'pipe'], cwd: dir, env: { ...process.env, PG_TEST_DIR: dir } },
   );
   running = proc;
   await new Promise<void>((resolve, reject) => {
@@ -143,30 +151,20 @@ async function startCluster(): Promise<Running> {
   return { port, socketDir, adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres` };
 }
 
-/** A fast shutdown (SIGINT: connections are cut, nothing waits), then the folder goes. */
+/** An immediate shutdown (the watchdog sends SIGQUIT: no checkpoint, the folder is thrown away), then the folder goes. */
 async function stopCluster(): Promise<void> {
   const proc = running;
   running = null;
   if (proc !== null && proc.exitCode === null && proc.signalCode === null) {
     const exited = new Promise((resolve) => proc.once('exit', resolve));
-    proc.kill('SIGINT');
+    proc.stdin?.end();
     await exited;
   }
   if (folder !== null) rmSync(folder, { recursive: true, force: true });
   folder = null;
 }
 
-/** Should the tests not reach their end: a last, synchronous stop (postgres quits at once on SIGQUIT). */
-function stopNow(): void {
-  running?.kill('SIGQUIT');
-  running = null;
-  if (folder !== null) rmSync(folder, { recursive: true, force: true });
-  folder = null;
-}
-
 after(stopCluster);
-process.once('exit', stopNow);
-process.once('SIGINT', () => {
-  stopNow();
-  process.exit(130);
-});
+// Interrupted: exit, which closes the watchdog's pipe (the test runner stops a file with SIGTERM).
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+  process.once(signal, () => process.exit(signal === 'SIGINT' ? 130 : 143));

@@ -3,7 +3,7 @@ import { createServer, connect as tcpConnect, type Server } from 'node:net';
 import { inspect } from 'node:util';
 import { test } from 'node:test';
 import { parseConfig } from '../../src/config.ts';
-import { DatabaseStartError, openDatabase } from '../../src/pg/connect.ts';
+import { DatabaseStartError, openDatabase, reasonOf } from '../../src/pg/connect.ts';
 import { createTestDatabase, psql, testCluster } from '../helpers/postgres.ts';
 
 const SECRET = 'hunter2-do-not-print';
@@ -148,4 +148,10 @@ test('a password never appears in a query error', async () => {
   } finally {
     await db.close();
   }
+});
+
+test('reasonOf makes one line of a driver error, without the password, and names a code when there is no message', () => {
+  assert.equal(reasonOf(new Error(`bad\n  thing ${SECRET} here`), SECRET), 'bad thing *** here');
+  assert.equal(reasonOf(Object.assign(new AggregateError([], ''), { code: 'ECONNREFUSED' }), null), 'ECONNREFUSED');
+  assert.equal(reasonOf(new Error(''), null), 'no reason given');
 });
