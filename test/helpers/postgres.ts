@@ -22,9 +22,7 @@ export interface TestCluster {
   adminUrl: string;
 }
 
-type Running = TestCluster;
-
-let cluster: Promise<Running> | null = null;
+let cluster: Promise<TestCluster> | null = null;
 let created = 0;
 /** What to stop and remove when done: the server, once started, and its folder. */
 let running: ChildProcess | null = null;
@@ -40,7 +38,7 @@ export function testCluster(): Promise<TestCluster> {
 export async function createTestDatabase(): Promise<string> {
   const c = await testCluster();
   const name = `test_${process.pid}_${++created}`;
-  // The name is ours (digits and underscores): psql quotes it as an identifier all the same.
+  // The name is made here, of letters, digits and underscores: nothing from outside.
   psql(c, `CREATE DATABASE "${name}"`);
   return `postgres://postgres@127.0.0.1:${c.port}/${name}`;
 }
@@ -49,17 +47,15 @@ export async function createTestDatabase(): Promise<string> {
 export function psql(c: TestCluster, statement: string, database = 'postgres'): string {
   return execFileSync(
     join(PG_BIN, 'psql'),
+    // No psqlrc, quiet, rows as bare values; stop at the first error.
     [
-      '-X',
-      '-q',
-      '-t',
-      '-A',
+      '-XqtA',
       '-v',
       'ON_ERROR_STOP=1',
       '-h',
       c.socketDir,
       '-p',
-      String(c.port),
+      `${c.port}`,
       '-U',
       'postgres',
       '-d',
@@ -95,7 +91,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function startCluster(): Promise<Running> {
+async function startCluster(): Promise<TestCluster> {
   if (!existsSync(join(PG_BIN, 'initdb')) || !existsSync(join(PG_BIN, 'postgres')))
     throw new Error(
       `PostgreSQL's binaries are not in ${PG_BIN}: install Debian's postgresql (apt-get install postgresql) or set PG_BIN`,
