@@ -28,6 +28,32 @@ export interface Config {
   metricsToken: string | null;
   /** A second address serving only /metrics; null for none. */
   metricsListen: { host: string; port: number } | null;
+  /** DATABASE_URL, parsed: PostgreSQL holds every piece of state; null: DATA_DIR does (README, Configuration). */
+  database: DatabaseTarget | null;
+  /** How long start waits for the database to answer (containers start together). */
+  databaseWaitSeconds: number;
+  /** How long one query (and one connection attempt) may take before the request gets a 503. */
+  databaseTimeoutMs: number;
+}
+
+/** SSL as `sslmode` asks: off, tried, or required (with the certificate checked for `verify-full`). */
+export const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-full'] as const;
+export type SslMode = (typeof SSL_MODES)[number];
+
+/** Where the database is and who to be there; `describe` never holds the password. */
+export interface DatabaseTarget {
+  /** A host name or address; null when `socketDir` is set. */
+  host: string | null;
+  port: number;
+  /** The folder of a unix socket (`?host=/run/postgresql`, or a percent-encoded path as the host). */
+  socketDir: string | null;
+  /** null: the driver's default (PGUSER, then the user running the server), as libpq does. */
+  user: string | null;
+  password: string | null;
+  database: string | null;
+  ssl: SslMode;
+  /** `host:port` or the socket's path, for messages. */
+  describe: string;
 }
 
 export class ConfigError extends Error {
@@ -64,6 +90,66 @@ export function logFormatOf(raw: string | undefined, problems: string[] = []): '
   if (raw === 'pretty') return 'pretty';
   problems.push(`LOG_FORMAT must be json or pretty, got "${raw}"`);
   return 'json';
+}
+
+/** The libpq URL shapes: `postgres://user:pass@host:5432/db?sslmode=require`, `postgres:///db?host=/run/postgresql`. */
+export function databaseTargetOf(raw: string | undefined, problems: string[]): DatabaseTarget | null {
+  if (raw === undefined || raw === '') return null;
+  // The value is never echoed: it may carry a password.
+  const bad = (why: string): null => {
+    problems.push(`DATABASE_URL ${why}`);
+    return null;
+  };
+  let url: URL;
+  try {
+    // libpq allows `user@/db?host=/socket`, an empty host WHATWG URLs refuse; `host=` replaces it below.
+    url = new URL(raw.replace(/^(postgres(?:ql)?:\/\/[^/?#]*@)(?=[/?]|$)/, '$1localhost'));
+  } catch {
+    // URL throws a TypeError for anything unparseable.
+    return bad('must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database)');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    return bad('must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database)');
+  // libpq's default: SSL when the server offers it.
+  let ssl: SslMode = 'prefer';
+  let socketDir: string | null = null;
+  for (const [key, value] of url.searchParams) {
+    if (key === 'sslmode' && (SSL_MODES as readonly string[]).includes(value)) ssl = value as SslMode;
+    else if (key === 'sslmode') return bad(`sslmode must be one of ${SSL_MODES.join(', ')}, got "${value}"`);
+    else if (key === 'host' && value.startsWith('/')) socketDir = value;
+    else if (key === 'host') return bad('host= must be the absolute path of a unix socket folder');
+    // Anything else would reach the server as a session setting (synchronous_commit=off, say).
+    else return bad(`has an unsupported parameter "${key}" (only sslmode and host are read)`);
+  }
+  let malformed = false;
+  const decode = (s: string): string | null => {
+    try {
+      return s === '' ? null : decodeURIComponent(s);
+    } catch {
+      // decodeURIComponent throws URIError only: a `%` not followed by two hex digits.
+      malformed = true;
+      return null;
+    }
+  };
+  const hostname = decode(url.hostname) ?? '';
+  if (socketDir === null && hostname.startsWith('/')) socketDir = hostname;
+  const port = url.port === '' ? 5432 : Number(url.port);
+  const database = decode(url.pathname.replace(/^\//, ''));
+  const user = decode(url.username);
+  const password = decode(url.password);
+  if (malformed) return bad('has a % that is not followed by two hex digits');
+  if (database?.includes('/')) return bad('must name one database after the host');
+  const host = socketDir === null ? hostname.replace(/^\[(.*)\]$/, '$1') : null;
+  return {
+    host,
+    port,
+    socketDir,
+    user,
+    password,
+    database,
+    ssl,
+    describe: socketDir === null ? `${url.hostname}:${port}` : `${socketDir}/.s.PGSQL.${port}`,
+  };
 }
 
 /** Parses the environment; reports every bad variable at once rather than the first. */
@@ -127,6 +213,9 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     defaultTokenRatePerMinute: int('DEFAULT_TOKEN_RATE_PER_MINUTE', 60, 1, 1_000_000),
     metricsToken: metricsTokenOf(env['METRICS_TOKEN'], problems),
     metricsListen: listenOf(env['METRICS_LISTEN'], problems),
+    database: databaseTargetOf(env['DATABASE_URL'], problems),
+    databaseWaitSeconds: int('DATABASE_WAIT_SECONDS', 30, 0, 3600),
+    databaseTimeoutMs: int('DATABASE_TIMEOUT_MS', 5000, 100, 600_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -83,3 +83,72 @@ test('IPV6_PREFIX_LENGTH is 64 unless set, takes 32 to 128, and is reported with
     );
   }
 });
+
+test('DATABASE_URL is unset by default, with a 30 s wait and a 5 s timeout', () => {
+  const c = parseConfig({});
+  assert.equal(c.database, null);
+  assert.equal(c.databaseWaitSeconds, 30);
+  assert.equal(c.databaseTimeoutMs, 5000);
+  const d = parseConfig({ DATABASE_URL: '', DATABASE_WAIT_SECONDS: '0', DATABASE_TIMEOUT_MS: '100' });
+  assert.deepEqual([d.database, d.databaseWaitSeconds, d.databaseTimeoutMs], [null, 0, 100]);
+});
+
+test('DATABASE_URL is read as libpq reads it: host and port, sslmode, and a unix socket folder', () => {
+  const target = (url: string) => parseConfig({ DATABASE_URL: url }).database;
+  assert.deepEqual(target('postgres://paste:s%40cret@db.example:5433/pastes?sslmode=require'), {
+    host: 'db.example',
+    port: 5433,
+    socketDir: null,
+    user: 'paste',
+    password: 's@cret',
+    database: 'pastes',
+    ssl: 'require',
+    describe: 'db.example:5433',
+  });
+  assert.deepEqual(target('postgresql://u@[::1]/d'), {
+    host: '::1',
+    port: 5432,
+    socketDir: null,
+    user: 'u',
+    password: null,
+    database: 'd',
+    ssl: 'prefer',
+    describe: '[::1]:5432',
+  });
+  const socket = { host: null, socketDir: '/run/postgresql', port: 5432, describe: '/run/postgresql/.s.PGSQL.5432' };
+  for (const url of [
+    'postgres:///pastes?host=/run/postgresql',
+    'postgres://paste@/pastes?host=/run/postgresql',
+    'postgres://paste@%2Frun%2Fpostgresql/pastes',
+  ]) {
+    const t = target(url);
+    assert.deepEqual({ host: t?.host, socketDir: t?.socketDir, port: t?.port, describe: t?.describe }, socket, url);
+    assert.equal(t?.database, 'pastes');
+  }
+});
+
+test('a bad DATABASE_URL is reported with the other bad variables, and never with its password', () => {
+  for (const [url, why] of [
+    ['mysql://u:hunter2@h/d', /postgres:\/\/ or postgresql:\/\/ URL/],
+    ['postgres://u:hunter2@h:99999/d', /postgres:\/\/ or postgresql:\/\/ URL/],
+    ['hunter2', /postgres:\/\/ or postgresql:\/\/ URL/],
+    ['postgres://u:hunter2@h/d?sslmode=verify-ca', /sslmode must be one of/],
+    ['postgres://u:hunter2@h/d?synchronous_commit=off', /unsupported parameter "synchronous_commit"/],
+    ['postgres://u:hunter2@h/d?host=relative', /host= must be the absolute path/],
+    ['postgres://u:hunter2%zz@h/d', /% that is not followed/],
+  ] as const) {
+    assert.throws(
+      () => parseConfig({ DATABASE_URL: url, DATABASE_WAIT_SECONDS: '3601', DATABASE_TIMEOUT_MS: '99' }),
+      (err) => {
+        assert.ok(err instanceof ConfigError);
+        assert.equal(err.problems.length, 3, err.message);
+        assert.match(err.problems[0] as string, why);
+        assert.match(err.message, /DATABASE_WAIT_SECONDS must be an integer from 0 to 3600/);
+        assert.match(err.message, /DATABASE_TIMEOUT_MS must be an integer from 100 to 600000/);
+        assert.doesNotMatch(err.message, /hunter2/);
+        return true;
+      },
+      url,
+    );
+  }
+});

@@ -137,6 +137,20 @@ describe('layers', () => {
     );
   });
 
+  test('only src/pg/ loads the PostgreSQL driver, and only with import(), so the filesystem backend never does', async () => {
+    const bad: string[] = [];
+    for (const file of await sourceFiles(join(ROOT, 'src'))) {
+      const text = await readFile(file, 'utf8');
+      const where = relative(ROOT, file);
+      const inPg = where.startsWith('src/pg/');
+      for (const m of text.matchAll(/^(import|export)(\s+type)?\s[^;]*?from\s+'postgres'/gms))
+        if (!inPg || m[2] === undefined) bad.push(`${where}: ${m[0].split('\n')[0]}`);
+      for (const m of text.matchAll(/(?:import|require)\(\s*'postgres'\s*\)/g))
+        if (!inPg) bad.push(`${where}: ${m[0]}`);
+    }
+    assert.deepEqual(bad, []);
+  });
+
   test('the check refuses an import that points up or sideways', () => {
     const layers = new Map([
       ['http/', 1],

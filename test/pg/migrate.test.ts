@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { parseConfig } from '../../src/config.ts';
+import { type Database, DatabaseStartError, openDatabase } from '../../src/pg/connect.ts';
+import { migrate } from '../../src/pg/migrate.ts';
+import { loadMigrations } from '../../src/pg/migrations.ts';
+import { createTestDatabase } from '../helpers/postgres.ts';
+
+const opened: Database[] = [];
+after(() => Promise.all(opened.map((d) => d.close())));
+
+async function open(url: string): Promise<Database> {
+  const db = await openDatabase(parseConfig({ DATABASE_URL: url, DATABASE_WAIT_SECONDS: '5' }));
+  opened.push(db);
+  return db;
+}
+
+const tables = async (db: Database): Promise<string[]> =>
+  (
+    await db.sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`
+  ).map((r) => r['table_name'] as string);
+
+const recorded = async (db: Database) =>
+  (await db.sql`select version, name, applied_at from schema_migrations order by version`).map((r) => ({ ...r }));
+
+/** One table for each kind of state DATA_DIR holds (README, Data on disk). */
+const STATE_TABLES = [
+  'api_log',
+  'audit_log',
+  'idempotency_records',
+  'paste_revisions',
+  'pastes',
+  'rate_buckets',
+  'revoked_tokens',
+  'schema_migrations',
+  'server_key',
+  'sessions',
+  'token_usage',
+  'token_usage_hourly',
+  'tokens',
+  'users',
+];
+
+test('migrate gives an empty database the schema and records each migration', async () => {
+  const db = await open(await createTestDatabase());
+  assert.deepEqual(await tables(db), []);
+  const known = await loadMigrations();
+  const result = await migrate(db.sql);
+  assert.equal(result.from, 0);
+  assert.equal(result.to, known.length);
+  assert.deepEqual(
+    result.applied.map((m) => m.version),
+    known.map((m) => m.version),
+  );
+  assert.deepEqual(await tables(db), STATE_TABLES);
+  const rows = await recorded(db);
+  assert.deepEqual(
+    rows.map((r) => [r['version'], r['name']]),
+    known.map((m) => [m.version, m.name]),
+  );
+  assert.ok(rows.every((r) => r['applied_at'] instanceof Date));
+});
+
+test('a second start changes nothing', async () => {
+  const db = await open(await createTestDatabase());
+  await migrate(db.sql);
+  const before = await recorded(db);
+  const again = await migrate(db.sql);
+  assert.deepEqual(again.applied, []);
+  assert.equal(again.from, again.to);
+  assert.deepEqual(await recorded(db), before);
+});
+
+test('two instances starting together apply the migrations once', async () => {
+  const url = await createTestDatabase();
+  const [a, b] = await Promise.all([open(url), open(url)]);
+  const results = await Promise.all([migrate(a.sql), migrate(b.sql)]);
+  const counts = results.map((r) => r.applied.length).sort();
+  const known = await loadMigrations();
+  assert.deepEqual(counts, [0, known.length], 'one applied them, the other found them applied');
+  assert.equal((await recorded(a)).length, known.length);
+});
+
+test('a schema newer than the server knows is refused in one line, and left alone', async () => {
+  const db = await open(await createTestDatabase());
+  const { to } = await migrate(db.sql);
+  await db.sql`insert into schema_migrations (version, name) values (${to + 1}, 'from-the-future')`;
+  const before = await recorded(db);
+  await assert.rejects(migrate(db.sql), (err) => {
+    assert.ok(err instanceof DatabaseStartError);
+    assert.equal(
+      err.message,
+      `cannot start: the database's schema is version ${to + 1}, newer than this server knows (${to}); run a newer server or restore a backup`,
+    );
+    return true;
+  });
+  assert.deepEqual(await recorded(db), before);
+});
+
+test('a migration that fails leaves the database as it was: all pending migrations or none', async () => {
+  const db = await open(await createTestDatabase());
+  const [first] = await loadMigrations();
+  assert.ok(first);
+  const broken = { version: 2, name: 'broken', sql: 'create table half_done (id int); select 1 / 0;' };
+  await assert.rejects(migrate(db.sql, [first, broken]), /division by zero/);
+  assert.deepEqual(await tables(db), [], 'not even schema_migrations');
+});
+
+test("the schema holds a paste's short code once, and a text with U+0000 in it", async () => {
+  const db = await open(await createTestDatabase());
+  await migrate(db.sql);
+  const paste = (hash: string) => db.sql`
+    insert into pastes (hash, owner_id, privacy, created_at, updated_at, language, title, highlight, burn_after_read, content_json)
+    values (${hash}, 1, 'public', now(), now(), 'text', '', false, false, ${JSON.stringify('a\u0000b')})
+    returning shortcode, content_json`;
+  const [row] = await paste('AbCdEf0123');
+  assert.equal(row?.['shortcode'], 'AbCdEf');
+  assert.equal(JSON.parse(row?.['content_json'] as string), 'a\u0000b');
+  await assert.rejects(paste('AbCdEf9999'), (err) => (err as { code?: string }).code === '23505');
+});
+
+test('loadMigrations reads NNN-name.sql in order and refuses a gap or a badly named file', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'migrations-'));
+  try {
+    await writeFile(join(dir, '002-second.sql'), 'select 2;');
+    await writeFile(join(dir, '001-first.sql'), 'select 1;');
+    await writeFile(join(dir, 'notes.txt'), 'not a migration');
+    assert.deepEqual(await loadMigrations(dir), [
+      { version: 1, name: 'first', sql: 'select 1;' },
+      { version: 2, name: 'second', sql: 'select 2;' },
+    ]);
+    await writeFile(join(dir, '004-fourth.sql'), 'select 4;');
+    await assert.rejects(loadMigrations(dir), /migration 3 should come next, found 4/);
+    await rm(join(dir, '004-fourth.sql'));
+    await writeFile(join(dir, '3-third.sql'), 'select 3;');
+    await assert.rejects(loadMigrations(dir), /a migration is named NNN-name\.sql/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
