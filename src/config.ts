@@ -26,6 +26,8 @@ export interface Config {
   metricsToken: string | null;
   /** A second address serving only /metrics; null for none. */
   metricsListen: { host: string; port: number } | null;
+  /** Earlier versions kept per paste; an edit past this drops the oldest (README, Revisions). */
+  maxRevisions: number;
 }
 
 export class ConfigError extends Error {
@@ -124,6 +126,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     defaultTokenRatePerMinute: int('DEFAULT_TOKEN_RATE_PER_MINUTE', 60, 1, 1_000_000),
     metricsToken: metricsTokenOf(env['METRICS_TOKEN'], problems),
     metricsListen: listenOf(env['METRICS_LISTEN'], problems),
+    maxRevisions: int('MAX_REVISIONS', 100, 1, 10_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -177,7 +177,16 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     failed: (kind) => metrics.authFailed(kind),
     now,
   });
-  const pastes = new PasteService({ store, views, owners, recent, budget, now, audit });
+  const pastes = new PasteService({
+    store,
+    views,
+    owners,
+    recent,
+    budget,
+    now,
+    audit,
+    maxRevisions: config.maxRevisions,
+  });
   // One budget for both sides: what matters is the memory all unauthenticated bodies hold.
   const preAuth = new BodyBudget(preAuthBudgetBytes(maxBodyBytes(config.maxPasteBytes)));
   const api = apiSide({

@@ -67,3 +67,10 @@ test('HOST takes addresses and host names', () => {
   for (const host of ['not..a..host', '-lead.example', 'a b', 'host:8080', 'http://x'])
     assert.throws(() => parseConfig({ HOST: host }), /HOST must be/);
 });
+
+test('MAX_REVISIONS is 100 unless set, from 1 to 10000', () => {
+  assert.equal(parseConfig({}).maxRevisions, 100);
+  assert.equal(parseConfig({ MAX_REVISIONS: '3' }).maxRevisions, 3);
+  for (const bad of ['0', '10001', 'many', '-1'])
+    assert.throws(() => parseConfig({ MAX_REVISIONS: bad }), /MAX_REVISIONS must be an integer from 1 to 10000/);
+});

@@ -114,6 +114,8 @@ export interface PasteServiceDeps {
   now: () => number;
   /** Where an admin's edit or delete of someone else's paste is recorded (log/audit.ts). */
   audit?: { record(actor: Actor, r: AuditRecord): Promise<void> };
+  /** Earlier versions kept per paste (MAX_REVISIONS, README Revisions); 100 unless given. */
+  maxRevisions?: number;
 }
 
 /** Characters (code points) in a text, as the title limit counts them: a surrogate pair is one. */
@@ -155,6 +157,7 @@ export class PasteService {
   readonly #budget: FailureBudget;
   readonly #now: () => number;
   readonly #audit: PasteServiceDeps['audit'];
+  readonly #maxRevisions: number;
   /** Pastes created, burned (read once) and deleted since start (README, Metrics). */
   readonly #counts = { created: 0, burned: 0, deleted: 0 };
   /** Each paste version's history (see `history`), while that version is in memory. */
@@ -168,6 +171,7 @@ export class PasteService {
     this.#budget = deps.budget;
     this.#now = deps.now;
     this.#audit = deps.audit;
+    this.#maxRevisions = deps.maxRevisions ?? 100;
   }
 
   /** Records an admin's change to a paste that is not theirs (README, Audit log). */
@@ -545,7 +549,9 @@ export class PasteService {
         // The version replaced is kept, on disk before the new one (README, Revisions); a
         // one-time paste keeps none, and loses any an earlier version of the server kept.
         if (p.burn_after_read === 1) return { result: [p, next] as const, next, dropRevisions: true };
-        return { result: [p, next] as const, next, keep: p };
+        // The oldest kept ones beyond MAX_REVISIONS go once the new version is written.
+        const dropBelow = (p.revision ?? 1) + 1 - this.#maxRevisions;
+        return { result: [p, next] as const, next, keep: p, ...(dropBelow > 1 ? { dropBelow } : {}) };
       })
       .catch((err: unknown) => this.#damaged(err, viewer));
     const [before, after] = edited;

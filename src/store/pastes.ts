@@ -28,6 +28,8 @@ export interface Txn<T> {
   keep?: Paste;
   /** Remove every kept revision first (a delete, a burn, an expiry: README, Revisions). */
   dropRevisions?: true;
+  /** Once `next` is written, remove the kept revisions numbered below this (MAX_REVISIONS). */
+  dropBelow?: number;
 }
 
 /**
@@ -161,11 +163,15 @@ export class PasteStore {
     return damage;
   }
 
-  async #dropRevisions(code: string): Promise<void> {
+  /** Removes the paste's kept revisions, or only those numbered below `below`. */
+  async #dropRevisions(code: string, below = Number.POSITIVE_INFINITY): Promise<void> {
     const prefix = `${code}.r`;
     const dir = join(this.#root, code.slice(0, 2));
-    for (const f of await listDir(dir))
-      if (f.startsWith(prefix) && f.endsWith('.json')) await this.files.removeFile(join(dir, f));
+    for (const f of await listDir(dir)) {
+      if (!f.startsWith(prefix) || !f.endsWith('.json')) continue;
+      const n = Number(f.slice(prefix.length, -5));
+      if (!(n >= below)) await this.files.removeFile(join(dir, f));
+    }
   }
 
   /**
@@ -384,6 +390,8 @@ export class PasteStore {
         // A read begun during the write may have cached the old copy: the new one replaces it.
         this.#invalidate(code);
         this.#cache.set(code, txn.next);
+        // After the write: a crash in between leaves a revision too many, never one too few.
+        if (txn.dropBelow !== undefined) await this.#dropRevisions(code, txn.dropBelow);
       }
       txn.onCommit?.();
       return txn.result;

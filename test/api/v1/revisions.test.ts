@@ -108,6 +108,37 @@ describe('revisions', () => {
     assert.equal((await visitor.get(`/p/${hash}/history`)).status, 410);
   });
 
+  test('MAX_REVISIONS earlier versions are kept, the oldest dropped from disk and the API, also when it is lowered', async () => {
+    const server = await startServer({ env: { MAX_REVISIONS: '3' } });
+    const token = await makeToken(server.dataDir);
+    const hash = String(
+      (await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'v1' } })).json['hash'],
+    );
+    for (let n = 2; n <= 9; n++)
+      assert.equal(
+        (await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content: `v${n}` } })).status,
+        200,
+      );
+    const code = hash.slice(0, 6);
+    assert.deepEqual(await revisionFiles(server, hash), [`${code}.r6.json`, `${code}.r7.json`, `${code}.r8.json`]);
+    for (let n = 1; n <= 9; n++) {
+      const r = await req(server, 'GET', `/api/v1/raw.php?hash=${hash}&revision=${n}`, { token });
+      assert.equal(r.status, n >= 6 ? 200 : 404, `revision ${n}`);
+      if (n >= 6) assert.equal(r.text, `v${n}`);
+    }
+    const history = await new WebClient(server).get(`/p/${hash}/history`);
+    assert.deepEqual(
+      [...history.text.matchAll(/<td data-label="Revision">(\d+)/g)].map((m) => m[1]),
+      ['9', '8', '7', '6'],
+    );
+
+    // A lower limit after a restart drops the surplus at the next edit.
+    await server.stop();
+    const again = await startServer({ dataDir: server.dataDir, env: { MAX_REVISIONS: '1' } });
+    await req(again, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content: 'v10' } });
+    assert.deepEqual(await revisionFiles(again, hash), [`${code}.r9.json`]);
+  });
+
   test('the History page lists them and shows an escaped line diff', async () => {
     const server = await startServer();
     const token = await makeToken(server.dataDir);
