@@ -139,6 +139,18 @@ function wrongField(f: Record<string, unknown>): string | null {
   return null;
 }
 
+/**
+ * The hash and owner a torn paste file still shows, so its owner can delete it. Only from
+ * the start of a file as `fileText` writes it (fields first); a quote inside a string is
+ * always escaped, so `"owner_id":` outside one is the field, and its number must be whole.
+ */
+function salvage(text: string): { hash: string | null; ownerId: number | null } {
+  const head = /^\{"v":1,"hash":"([A-Za-z0-9]{10})",/.exec(text);
+  if (head === null) return { hash: null, ownerId: null };
+  const owner = /"owner_id":(\d{1,15})[,}]/.exec(text);
+  return { hash: head[1] ?? null, ownerId: owner === null ? null : Number(owner[1]) };
+}
+
 /** The file's text: the fields, then `content` spliced in as the literal it already is. */
 export function fileText(p: Paste): string {
   const { content_json: content, ...fields } = p;
@@ -157,10 +169,11 @@ export function parseFile(text: string): Paste {
     f = JSON.parse(text) as typeof f;
   } catch {
     // JSON.parse of a string throws SyntaxError only: a torn or overwritten file.
+    const { hash, ownerId } = salvage(text);
     throw new DamagedRecord(
       text.length === 0 ? 'the file is empty' : 'the file is not valid JSON (truncated or overwritten?)',
-      null,
-      null,
+      hash,
+      ownerId,
     );
   }
   const wrong = typeof f !== 'object' || f === null ? 'not an object' : wrongField(f);

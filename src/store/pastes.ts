@@ -282,8 +282,10 @@ export class PasteStore {
       }
     } catch (err) {
       if (!(err instanceof DamagedRecord)) throw err;
+      // What is left of another paste's record says nothing of whose this file is.
+      const own = err.hash === null || shortcodeOf(err.hash) === code;
       // Not cached: a file an operator mends by hand is read again at once.
-      throw this.#damage(this.#path(code), code, err);
+      throw this.#damage(this.#path(code), code, own ? err : new DamagedRecord(err.reason, null, null));
     }
     // If a commit to this paste landed while we read, our copy may predate it (even a delete): don't cache it.
     if (!reading.stale) this.#cache.set(code, paste);
