@@ -179,7 +179,7 @@ export async function restoreBackup(file: string, dataDir: string, opts: { force
       );
     throw err;
   }
-  const refresh = setInterval(() => void claim.refresh(), 5_000);
+  const refresh = setInterval(() => claim.refresh(), 5_000);
   refresh.unref();
   try {
     return await restoreHeld(file, dataDir, opts);
