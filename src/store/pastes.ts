@@ -408,51 +408,76 @@ export class PasteStore {
    */
   async sweepExpired(now: number): Promise<number> {
     let changed = 0;
+    for (;;) {
+      const slice = await this.sweepSlice(now, 1_000);
+      changed += slice.changed;
+      if (!slice.more) return changed;
+    }
+  }
+
+  /**
+   * One bounded part of the sweep: visits at most `limit` due index entries, a few at a time,
+   * and says whether any may be left. Each visited entry is removed, so the next slice goes
+   * on where this one stopped; the server runs slices beside its other upkeep (server.ts).
+   */
+  async sweepSlice(now: number, limit: number): Promise<{ changed: number; more: boolean }> {
+    let changed = 0;
+    let visited = 0;
     for (const bucket of (await listDir(this.#expiryRoot)).sort()) {
       const bucketStart = Number(bucket) * HOUR_MS;
       if (!/^\d+$/.test(bucket) || bucketStart > now) continue;
       const dir = join(this.#expiryRoot, bucket);
       const entries = await listDir(dir);
-      let left = entries.length;
-      for (const entry of entries) {
-        const [at, hash] = entry.split('-');
-        if (hash === undefined || Number(at) > now) continue;
-        const done = await this.transact(hash, (p): Txn<'wiped' | 'removed' | null> => {
-          if (p === null) return { result: null };
-          if (isTombstone(p))
-            return now >= p.updated_at + TOMBSTONE_MS
-              ? { result: 'removed', next: 'delete', dropRevisions: true }
-              : { result: null };
-          if (!isExpired(p, now)) return { result: null };
-          return {
-            result: 'wiped',
-            next: { ...p, title: '', content_json: NO_CONTENT, password: null, updated_at: now },
-            sweepAt: now + TOMBSTONE_MS,
-            dropRevisions: true,
-          };
-        }).catch((err: unknown) => {
-          // A damaged file is reported when found and waits for its owner or an admin; the sweep goes on.
-          if (err instanceof CorruptPaste) return null;
-          throw err;
-        });
-        if (done !== null) {
-          changed++;
-          this.#swept[done]++;
+      const due = entries.filter((e) => Number(e.split('-')[0]) <= now).slice(0, limit - visited);
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        for (let entry = due[next++]; entry !== undefined; entry = due[next++]) {
+          if (await this.#sweepEntry(dir, entry, now)) changed++;
         }
-        // Losing this unlink in a crash only means the sweep looks at the entry again.
-        await unlink(join(dir, entry)).catch((err: unknown) => {
-          if (!isErrno(err, 'ENOENT')) throw err;
-        });
-        left--;
-      }
-      if (left === 0 && bucketStart + HOUR_MS <= now) {
+      };
+      await Promise.all(Array.from({ length: Math.min(SWEEP_PARALLEL, due.length) }, worker));
+      visited += due.length;
+      if (due.length === entries.length && bucketStart + HOUR_MS <= now) {
         await rmdir(dir).catch((err: unknown) => {
           // A create for this hour raced us and added an entry: keep the folder.
           if (!isErrno(err, 'ENOTEMPTY') && !isErrno(err, 'ENOENT')) throw err;
         });
       }
+      if (visited >= limit) return { changed, more: true };
     }
-    return changed;
+    return { changed, more: false };
+  }
+
+  /** Visits the paste one index entry names, then removes the entry; answers whether the paste changed. */
+  async #sweepEntry(dir: string, entry: string, now: number): Promise<boolean> {
+    const hash = entry.split('-')[1];
+    const done =
+      hash === undefined
+        ? null
+        : await this.transact(hash, (p): Txn<'wiped' | 'removed' | null> => {
+            if (p === null) return { result: null };
+            if (isTombstone(p))
+              return now >= p.updated_at + TOMBSTONE_MS
+                ? { result: 'removed', next: 'delete', dropRevisions: true }
+                : { result: null };
+            if (!isExpired(p, now)) return { result: null };
+            return {
+              result: 'wiped',
+              next: { ...p, title: '', content_json: NO_CONTENT, password: null, updated_at: now },
+              sweepAt: now + TOMBSTONE_MS,
+              dropRevisions: true,
+            };
+          }).catch((err: unknown) => {
+            // A damaged file is reported when found and waits for its owner or an admin; the sweep goes on.
+            if (err instanceof CorruptPaste) return null;
+            throw err;
+          });
+    if (done !== null) this.#swept[done]++;
+    // Losing this unlink in a crash only means the sweep looks at the entry again.
+    await unlink(join(dir, entry)).catch((err: unknown) => {
+      if (!isErrno(err, 'ENOENT')) throw err;
+    });
+    return done !== null;
   }
 
   /** Index entry `expiry/<hour number>/<ms>-<hash>`: an empty file the sweep lists. */
@@ -462,6 +487,9 @@ export class PasteStore {
 }
 
 const HOUR_MS = 3_600_000;
+
+/** Index entries a sweep slice visits at once: their durable writes share the disk's waits. */
+const SWEEP_PARALLEL = 8;
 
 /** How long an expired or burned paste's tombstone keeps answering 410 before it goes. */
 export const TOMBSTONE_MS = 30 * 86_400_000;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli.ts';
 import { parseConfig } from '../../src/config.ts';
-import { startServer as startApp, type RunningServer } from '../../src/server.ts';
+import { startServer as startApp, type RunningServer, type ServerOptions } from '../../src/server.ts';
 import { checkApiAnswer } from './openapi.ts';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
@@ -63,7 +63,7 @@ after(async () => {
  * way `npm start` builds it (src/server.ts) from the same environment variables.
  */
 export async function startServer(
-  opts: { dataDir?: string; env?: Record<string, string>; clock?: TestClock } = {},
+  opts: { dataDir?: string; env?: Record<string, string>; clock?: TestClock; upkeep?: ServerOptions['upkeep'] } = {},
 ): Promise<AppServer> {
   const dataDir = opts.dataDir ?? (await tempDataDir());
   const clock = opts.clock ?? new TestClock();
@@ -73,7 +73,12 @@ export async function startServer(
     out += `${requestId === undefined ? '' : `request ${requestId}: `}${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`;
   };
   const warn = (message: string): void => void (out += `${message}\n`);
-  const running: RunningServer = await startApp(config, { now: clock.now, logError, warn });
+  const running: RunningServer = await startApp(config, {
+    now: clock.now,
+    logError,
+    warn,
+    ...(opts.upkeep === undefined ? {} : { upkeep: opts.upkeep }),
+  });
   let stopped: Promise<number> | null = null;
   const server: AppServer = {
     url: running.baseUrl,
