@@ -47,6 +47,8 @@ export interface PasteRepository {
   /** The numbers of a paste's kept revisions (README, Revisions), and one of them. */
   revisions(hash: string): Promise<number[]>;
   getRevision(hash: string, revision: number): Promise<Paste | null>;
+  /** A kept revision's time and text size, without reading its text when the store can help it. */
+  revisionFacts(hash: string, revision: number): Promise<{ savedAt: number; bytes: number } | null>;
 }
 
 /** Views counted in memory and folded into the files later (store/views.ts). */
@@ -160,8 +162,6 @@ export class PasteService {
   readonly #maxRevisions: number;
   /** Pastes created, burned (read once) and deleted since start (README, Metrics). */
   readonly #counts = { created: 0, burned: 0, deleted: 0 };
-  /** Each paste version's history (see `history`), while that version is in memory. */
-  readonly #histories = new WeakMap<Paste, Promise<VersionInfo[]>>();
 
   constructor(deps: PasteServiceDeps) {
     this.#store = deps.store;
@@ -339,45 +339,35 @@ export class PasteService {
   }
 
   /**
-   * Every version of a paste the viewer may read, oldest first (the kept ones, then the
-   * current one), as its number, time and size. Worked out once per version of the paste
-   * (each edit makes a new paste object) by reading each kept file in turn, and kept as
-   * long as that version is; the texts themselves are not kept. A kept file that cannot be
-   * read is listed with no time or size.
+   * The versions of a paste the viewer may read: the numbers of all of them, oldest first
+   * (the kept ones, then the current one), and the number, time and size of those on one
+   * page of the list, newest first (`offset` counts from the newest). Only that page's kept
+   * files are looked at, each from its first few KB; one that cannot be read is listed with
+   * no time or size.
    */
   async history(
     hash: string,
     viewer: Viewer | null,
     opts: ReadOptions,
-  ): Promise<{ current: Paste; versions: VersionInfo[] }> {
+    page: { offset: number; limit: number },
+  ): Promise<{ current: Paste; numbers: number[]; versions: VersionInfo[] }> {
     const current = (await this.#unconsumed(hash, viewer, opts)).paste;
-    let versions = this.#histories.get(current);
-    if (versions === undefined) {
-      versions = this.#versionsOf(hash, current);
-      this.#histories.set(current, versions);
-      versions.catch(() => this.#histories.delete(current));
-    }
-    return { current, versions: await versions };
-  }
-
-  async #versionsOf(hash: string, current: Paste): Promise<VersionInfo[]> {
     const now = current.revision ?? 1;
-    const out: VersionInfo[] = [];
-    for (const n of await this.#store.revisions(hash)) {
-      if (n >= now) continue;
-      const p = await this.#store.getRevision(hash, n).catch((err: unknown) => {
-        if (err instanceof CorruptPaste) return undefined;
-        throw err;
-      });
-      if (p === null) continue;
-      out.push(
-        p === undefined
-          ? { revision: n, savedAt: null, bytes: null }
-          : { revision: n, savedAt: p.updated_at, bytes: Buffer.byteLength(contentOf(p)) },
-      );
-    }
-    out.push({ revision: now, savedAt: current.updated_at, bytes: Buffer.byteLength(contentOf(current)) });
-    return out;
+    const numbers = [...(await this.#store.revisions(hash)).filter((n) => n < now), now];
+    const shown = [...numbers].reverse().slice(page.offset, page.offset + page.limit);
+    const versions = await Promise.all(
+      shown.map(async (n): Promise<VersionInfo | null> => {
+        if (n === now)
+          return { revision: n, savedAt: current.updated_at, bytes: Buffer.byteLength(contentOf(current)) };
+        const facts = await this.#store.revisionFacts(hash, n).catch((err: unknown) => {
+          if (err instanceof CorruptPaste) return undefined;
+          throw err;
+        });
+        if (facts === null) return null;
+        return facts === undefined ? { revision: n, savedAt: null, bytes: null } : { revision: n, ...facts };
+      }),
+    );
+    return { current, numbers, versions: versions.filter((v): v is VersionInfo => v !== null) };
   }
 
   /**

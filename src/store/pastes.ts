@@ -1,12 +1,15 @@
-import { rmdir, unlink } from 'node:fs/promises';
+import { open, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RandomIds } from '../crypto/random.ts';
 import { isErrno, listDir, readText, type DurableFiles } from './files.ts';
 import { KeyedMutex } from './mutex.ts';
 import { PasteCache } from './paste-cache.ts';
 import {
+  contentOf,
   DamagedRecord,
   fileText,
+  keptFacts,
+  keptText,
   HASH_LENGTH,
   isExpired,
   isTombstone,
@@ -132,6 +135,25 @@ export class PasteStore {
       .map((f) => Number(f.slice(prefix.length, -5)))
       .filter((n) => Number.isInteger(n) && n >= 1)
       .sort((a, b) => a - b);
+  }
+
+  /**
+   * When revision `revision` of paste `hash` was saved and the size of its text, read from
+   * the first few KB of its kept file (the whole file only for one kept before sizes led
+   * it); null when there is none, a CorruptPaste when it cannot be read.
+   */
+  async revisionFacts(hash: string, revision: number): Promise<{ savedAt: number; bytes: number } | null> {
+    let head: string;
+    try {
+      head = await readHead(this.#revisionPath(shortcodeOf(hash), revision), 4_096);
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) return null;
+      throw err;
+    }
+    const facts = keptFacts(head, hash);
+    if (facts !== null) return facts;
+    const p = await this.getRevision(hash, revision);
+    return p === null ? null : { savedAt: p.updated_at, bytes: Buffer.byteLength(contentOf(p)) };
   }
 
   /** A kept revision of the paste `hash`, or null when there is none of that number. */
@@ -373,7 +395,7 @@ export class PasteStore {
       const txn = await fn(current);
       if (txn.dropRevisions === true) await this.#dropRevisions(code);
       if (txn.keep !== undefined)
-        await this.files.writeFile(this.#revisionPath(code, txn.keep.revision ?? 1), fileText(txn.keep));
+        await this.files.writeFile(this.#revisionPath(code, txn.keep.revision ?? 1), keptText(txn.keep));
       if (txn.next === 'delete') {
         await this.#removing(code, () => this.files.removeFile(this.#path(code)));
       } else if (txn.next !== undefined) {
@@ -487,6 +509,18 @@ export class PasteStore {
 }
 
 const HOUR_MS = 3_600_000;
+
+/** The first `bytes` of a file, as text (a multi-byte character cut at the end is only replaced). */
+async function readHead(path: string, bytes: number): Promise<string> {
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(bytes);
+    const { bytesRead } = await fh.read(buf, 0, bytes, 0);
+    return buf.toString('utf8', 0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+}
 
 /** Index entries a sweep slice visits at once: their durable writes share the disk's waits. */
 const SWEEP_PARALLEL = 8;
