@@ -28,6 +28,8 @@ export interface Config {
   metricsToken: string | null;
   /** A second address serving only /metrics; null for none. */
   metricsListen: { host: string; port: number } | null;
+  /** Earlier versions kept per paste; an edit past this drops the oldest (README, Revisions). */
+  maxRevisions: number;
   /** DATABASE_URL, parsed: PostgreSQL holds every piece of state; null: DATA_DIR does (README, Configuration). */
   database: DatabaseTarget | null;
   /** How long start waits for the database to answer (containers start together). */
@@ -216,6 +218,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     database: databaseTargetOf(env['DATABASE_URL'], problems),
     databaseWaitSeconds: int('DATABASE_WAIT_SECONDS', 30, 0, 3600),
     databaseTimeoutMs: int('DATABASE_TIMEOUT_MS', 5000, 100, 600_000),
+    maxRevisions: int('MAX_REVISIONS', 100, 1, 10_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

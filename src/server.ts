@@ -56,6 +56,8 @@ export const SERVER_TIMEOUTS = {
 
 const MAINTENANCE_MS = 5_000;
 const SWEEP_MS = 60_000;
+/** Index entries one sweep slice visits before the sweep lets go of the disk and the event loop. */
+const SWEEP_SLICE = 500;
 
 export interface ServerOptions {
   /** The clock every rule reads (expiry, buckets, sessions, grants, log times); tests move it. */
@@ -68,6 +70,14 @@ export interface ServerOptions {
   info?: (message: string) => void;
   /** Password hashing and checks; tests give one with a stand-in scrypt or a small gate. */
   passwords?: Passwords;
+  /** The timers and slices of the upkeep (tests shorten them); the defaults otherwise. */
+  upkeep?: {
+    everyMs?: number;
+    claimEveryMs?: number;
+    sweepSlice?: number;
+    /** Awaited between two slices of a sweep (tests hold a sweep half done with it). */
+    betweenSlices?: () => Promise<void>;
+  };
 }
 
 export interface RunningServer {
@@ -191,7 +201,17 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     failed: (kind) => metrics.authFailed(kind),
     now,
   });
-  const pastes = new PasteService({ store, views, owners, recent, budget, now, audit, passwords });
+  const pastes = new PasteService({
+    store,
+    views,
+    owners,
+    recent,
+    budget,
+    now,
+    audit,
+    maxRevisions: config.maxRevisions,
+    passwords,
+  });
   // One budget for both sides: what matters is the memory all unauthenticated bodies hold.
   const preAuth = new BodyBudget(preAuthBudgetBytes(maxBodyBytes(config.maxPasteBytes)));
   const logBudget = new LineBudget(now);
@@ -310,14 +330,42 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     metricsServer = only;
   }
 
-  // Background upkeep, one step at a time so steps never overlap.
+  // The claim is kept on its own timer, synchronously (store/instance.ts): nothing else the
+  // server does can hold it up, and one found gone is written again.
+  let claimTold = false;
+  const keepClaim = (): void => {
+    if (claim.refresh() !== 'taken' || claimTold) return;
+    claimTold = true;
+    warn(`${join(dir, 'server.pid')} names another process: two servers may be using ${dir}; stop one of them`);
+  };
+  const claimTimer = setInterval(keepClaim, opts.upkeep?.claimEveryMs ?? MAINTENANCE_MS);
+  claimTimer.unref();
+
+  // The expiry sweep runs beside the rest of the upkeep, in bounded slices, so that a
+  // minute in which thousands of pastes expire delays no save of the view counts.
+  const slice = opts.upkeep?.sweepSlice ?? SWEEP_SLICE;
+  let stopping = false;
+  let sweeping: Promise<void> | null = null;
+  const sweep = async (): Promise<void> => {
+    while (!stopping && (await store.sweepSlice(now(), slice)).more)
+      if (opts.upkeep?.betweenSlices !== undefined) await opts.upkeep.betweenSlices();
+  };
+  // A write the disk refused has been reported already (above); anything else is a fault.
+  const report = (err: unknown): void => {
+    if (!(err instanceof StorageFull || err instanceof StorageReadOnly)) logError(err);
+  };
+
+  // The rest of the upkeep, one step at a time so steps never overlap.
   let lastSweep = Number.NEGATIVE_INFINITY;
   let upkeep: Promise<void> = Promise.resolve();
   const step = async (): Promise<void> => {
-    await claim.refresh();
     if (now() - lastSweep >= SWEEP_MS) {
       lastSweep = now();
-      await store.sweepExpired(now());
+      sweeping ??= sweep()
+        .catch(report)
+        .finally(() => {
+          sweeping = null;
+        });
       await sessions.sweep();
       await idempotencyRecords.sweep(now());
     }
@@ -329,19 +377,21 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     const saved = await Promise.allSettled([views.save(), buckets.save(limiter), tokenUsage.save(), recent.save()]);
     for (const outcome of saved) if (outcome.status === 'rejected') throw outcome.reason;
   };
-  // A write the disk refused has been reported already (above); anything else is a fault.
-  const tick = (): Promise<void> =>
-    (upkeep = upkeep.then(step).catch((err: unknown) => {
-      if (!(err instanceof StorageFull || err instanceof StorageReadOnly)) logError(err);
-    }));
+  const tick = (): Promise<void> => (upkeep = upkeep.then(step).catch(report));
   void tick();
-  const timer = setInterval(tick, MAINTENANCE_MS);
+  const timer = setInterval(tick, opts.upkeep?.everyMs ?? MAINTENANCE_MS);
   timer.unref();
+  /** One upkeep step now, and the sweep it may have started, to its end (tests; README, Expiry). */
+  const upkeepNow = async (): Promise<void> => {
+    await tick();
+    await sweeping;
+  };
 
   let closing: Promise<string[]> | null = null;
   const close = (): Promise<string[]> =>
     (closing ??= (async () => {
       clearInterval(timer);
+      stopping = true;
       metrics.stop();
       if (metricsServer !== null) {
         metricsServer.close();
@@ -365,7 +415,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       // A request cut at the deadline learns it from its socket's close, later: let it (and
       // any still waiting for the disk) finish, log line included, before the log is closed.
       await inFlight.settled(1_000);
-      await upkeep;
+      await Promise.all([upkeep, sweeping]);
       accountFile.unwatch();
       // Each save that fails becomes a warning; none keeps the others from being tried.
       const attempt = (what: string, save: Promise<unknown>): Promise<string | null> =>
@@ -380,6 +430,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
         attempt('the recent pastes list', recent.save()),
         attempt('the API log', log.close()),
       ]);
+      clearInterval(claimTimer);
       await claim.release();
       const warnings = outcomes.filter((w): w is string => w !== null);
       if (log.unwritten > 0 || log.dropped > 0) {
@@ -391,5 +442,5 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     })());
 
   const metricsPort = metricsServer === null ? null : (metricsServer.address() as AddressInfo).port;
-  return { server, port, metricsPort, baseUrl, upkeep: tick, close };
+  return { server, port, metricsPort, baseUrl, upkeep: upkeepNow, close };
 }

@@ -152,3 +152,10 @@ test('a bad DATABASE_URL is reported with the other bad variables, and never wit
     );
   }
 });
+
+test('MAX_REVISIONS is 100 unless set, from 1 to 10000', () => {
+  assert.equal(parseConfig({}).maxRevisions, 100);
+  assert.equal(parseConfig({ MAX_REVISIONS: '3' }).maxRevisions, 3);
+  for (const bad of ['0', '10001', 'many', '-1'])
+    assert.throws(() => parseConfig({ MAX_REVISIONS: bad }), /MAX_REVISIONS must be an integer from 1 to 10000/);
+});

@@ -62,6 +62,8 @@ export interface PasteRepository {
   /** The numbers of a paste's kept revisions (README, Revisions), and one of them. */
   revisions(hash: string): Promise<number[]>;
   getRevision(hash: string, revision: number): Promise<Paste | null>;
+  /** A kept revision's time and text size, without reading its text when the store can help it. */
+  revisionFacts(hash: string, revision: number): Promise<{ savedAt: number; bytes: number } | null>;
 }
 
 /** Views counted in memory and folded into the files later (store/views.ts). */
@@ -135,6 +137,8 @@ export interface PasteServiceDeps {
   audit?: { record(actor: Actor, r: AuditRecord): Promise<void> };
   /** Hashes and checks paste passwords (the process's shared gate by default). */
   passwords?: Passwords;
+  /** Earlier versions kept per paste (MAX_REVISIONS, README Revisions); 100 unless given. */
+  maxRevisions?: number;
 }
 
 /** Characters (code points) in a text, as the title limit counts them: a surrogate pair is one. */
@@ -178,10 +182,9 @@ export class PasteService {
   readonly #elapsed: () => number;
   readonly #audit: PasteServiceDeps['audit'];
   readonly #passwords: Passwords;
+  readonly #maxRevisions: number;
   /** Pastes created, burned (read once) and deleted since start (README, Metrics). */
   readonly #counts = { created: 0, burned: 0, deleted: 0 };
-  /** Each paste version's history (see `history`), while that version is in memory. */
-  readonly #histories = new WeakMap<Paste, Promise<VersionInfo[]>>();
 
   constructor(deps: PasteServiceDeps) {
     this.#store = deps.store;
@@ -193,6 +196,7 @@ export class PasteService {
     this.#elapsed = deps.elapsed ?? (() => performance.now());
     this.#audit = deps.audit;
     this.#passwords = deps.passwords ?? new Passwords();
+    this.#maxRevisions = deps.maxRevisions ?? 100;
   }
 
   /** Records an admin's change to a paste that is not theirs (README, Audit log). */
@@ -363,45 +367,35 @@ export class PasteService {
   }
 
   /**
-   * Every version of a paste the viewer may read, oldest first (the kept ones, then the
-   * current one), as its number, time and size. Worked out once per version of the paste
-   * (each edit makes a new paste object) by reading each kept file in turn, and kept as
-   * long as that version is; the texts themselves are not kept. A kept file that cannot be
-   * read is listed with no time or size.
+   * The versions of a paste the viewer may read: the numbers of all of them, oldest first
+   * (the kept ones, then the current one), and the number, time and size of those on one
+   * page of the list, newest first (`offset` counts from the newest). Only that page's kept
+   * files are looked at, each from its first few KB; one that cannot be read is listed with
+   * no time or size.
    */
   async history(
     hash: string,
     viewer: Viewer | null,
     opts: ReadOptions,
-  ): Promise<{ current: Paste; versions: VersionInfo[] }> {
+    page: { offset: number; limit: number },
+  ): Promise<{ current: Paste; numbers: number[]; versions: VersionInfo[] }> {
     const current = (await this.#unconsumed(hash, viewer, opts)).paste;
-    let versions = this.#histories.get(current);
-    if (versions === undefined) {
-      versions = this.#versionsOf(hash, current);
-      this.#histories.set(current, versions);
-      versions.catch(() => this.#histories.delete(current));
-    }
-    return { current, versions: await versions };
-  }
-
-  async #versionsOf(hash: string, current: Paste): Promise<VersionInfo[]> {
     const now = current.revision ?? 1;
-    const out: VersionInfo[] = [];
-    for (const n of await this.#store.revisions(hash)) {
-      if (n >= now) continue;
-      const p = await this.#store.getRevision(hash, n).catch((err: unknown) => {
-        if (err instanceof CorruptPaste) return undefined;
-        throw err;
-      });
-      if (p === null) continue;
-      out.push(
-        p === undefined
-          ? { revision: n, savedAt: null, bytes: null }
-          : { revision: n, savedAt: p.updated_at, bytes: Buffer.byteLength(contentOf(p)) },
-      );
-    }
-    out.push({ revision: now, savedAt: current.updated_at, bytes: Buffer.byteLength(contentOf(current)) });
-    return out;
+    const numbers = [...(await this.#store.revisions(hash)).filter((n) => n < now), now];
+    const shown = [...numbers].reverse().slice(page.offset, page.offset + page.limit);
+    const versions = await Promise.all(
+      shown.map(async (n): Promise<VersionInfo | null> => {
+        if (n === now)
+          return { revision: n, savedAt: current.updated_at, bytes: Buffer.byteLength(contentOf(current)) };
+        const facts = await this.#store.revisionFacts(hash, n).catch((err: unknown) => {
+          if (err instanceof CorruptPaste) return undefined;
+          throw err;
+        });
+        if (facts === null) return null;
+        return facts === undefined ? { revision: n, savedAt: null, bytes: null } : { revision: n, ...facts };
+      }),
+    );
+    return { current, numbers, versions: versions.filter((v): v is VersionInfo => v !== null) };
   }
 
   /**
@@ -584,7 +578,9 @@ export class PasteService {
         // The version replaced is kept, on disk before the new one (README, Revisions); a
         // one-time paste keeps none, and loses any an earlier version of the server kept.
         if (p.burn_after_read === 1) return { result: [p, next] as const, next, dropRevisions: true };
-        return { result: [p, next] as const, next, keep: p };
+        // The oldest kept ones beyond MAX_REVISIONS go once the new version is written.
+        const dropBelow = (p.revision ?? 1) + 1 - this.#maxRevisions;
+        return { result: [p, next] as const, next, keep: p, ...(dropBelow > 1 ? { dropBelow } : {}) };
       })
       .catch((err: unknown) => this.#damaged(err, viewer));
     const [before, after] = edited;

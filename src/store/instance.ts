@@ -1,9 +1,11 @@
+import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { open, readFile, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { open, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isErrno } from './files.ts';
+import { processAlive, startedAfter } from './process-alive.ts';
 
-/** A claim not refreshed for this long is a crashed server's (the upkeep refreshes it every 5 s). */
+/** A claim from another host not refreshed for this long is a crashed server's (it is refreshed every 5 s). */
 const STALE_MS = 30_000;
 
 /** `DATA_DIR/server.pid`: `<pid> <host>` of the server using the folder (`<pid> <host> restore` for a restore). */
@@ -27,9 +29,11 @@ export class FolderInUse extends Error {
 export type Holder = 'server' | 'restore';
 
 /**
- * The server using `dataDir` now, if another than this process: its claim was refreshed
- * within STALE_MS and, on this host, its pid is alive. A crashed server's claim is stale at
- * once on this host (no such pid), and after STALE_MS on another one (a shared volume).
+ * The server using `dataDir` now, if another than this process. On this host the claim
+ * holds while its pid is alive and not a zombie, however long since it was refreshed (a
+ * server busy or paused still uses the folder), unless that pid now belongs to a process
+ * started after the claim was last refreshed. From another host (a shared volume), where
+ * the pid cannot be asked, a claim not refreshed within STALE_MS is stale.
  */
 export async function folderHolder(dataDir: string): Promise<{ pid: number; host: string; what: Holder } | null> {
   const path = claimFile(dataDir);
@@ -44,21 +48,25 @@ export async function folderHolder(dataDir: string): Promise<{ pid: number; host
   const [pidText, host = '', said] = text.trim().split(' ');
   const what: Holder = said === 'restore' ? 'restore' : 'server';
   const pid = Number(pidText);
-  if (!Number.isInteger(pid) || pid <= 0 || Date.now() - mtimeMs > STALE_MS) return null;
-  if (host !== hostname()) return { pid, host, what };
-  if (pid === process.pid) return null;
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    // EPERM: a process of another user has that pid; it is alive, so the claim may be.
-    if (isErrno(err, 'ESRCH')) return null;
-  }
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  const old = Date.now() - mtimeMs > STALE_MS;
+  if (host !== hostname()) return old ? null : { pid, host, what };
+  if (pid === process.pid || !processAlive(pid)) return null;
+  if (old && startedAfter(pid, mtimeMs)) return null;
   return { pid, host, what };
 }
 
-/** This server's claim on its data folder, refreshed by the upkeep and given up at shutdown. */
+/** What keeping a claim found: it was ours, it had gone (and was written again), or another holds the folder now. */
+export type ClaimState = 'kept' | 'rewritten' | 'taken';
+
+/** This server's claim on its data folder, refreshed on its own timer and given up at shutdown. */
 export interface FolderClaim {
-  refresh(): Promise<void>;
+  /**
+   * Touches the claim, or writes it again when it has gone. Synchronous on purpose: one
+   * tiny call that never waits behind the disk work queued on libuv's threads (a long
+   * sweep's fsyncs), so no slow task can let the claim go stale.
+   */
+  refresh(): ClaimState;
   release(): Promise<void>;
 }
 
@@ -77,9 +85,28 @@ export async function claimFolder(dataDir: string, as: Holder = 'server'): Promi
     await writeFile(path, mine, { mode: 0o600 });
   }
   return {
-    refresh: async () => {
+    refresh: () => {
+      let now: string;
+      try {
+        now = readFileSync(path, 'utf8');
+      } catch (err) {
+        if (!isErrno(err, 'ENOENT')) return 'kept';
+        try {
+          writeFileSync(path, mine, { flag: 'wx', mode: 0o600 });
+          return 'rewritten';
+        } catch (e) {
+          // EEXIST: another process claimed it just now; anything else is tried again next time.
+          return isErrno(e, 'EEXIST') ? 'taken' : 'kept';
+        }
+      }
+      if (now !== mine) return 'taken';
       const t = new Date();
-      await utimes(path, t, t).catch(() => undefined);
+      try {
+        utimesSync(path, t, t);
+      } catch {
+        // Gone between the read and the touch, or a passing fault: the next refresh writes it again.
+      }
+      return 'kept';
     },
     release: async () => {
       const now = await readFile(path, 'utf8').catch(() => '');

@@ -1,6 +1,7 @@
 import { open, readFile, stat, unlink } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isErrno } from './files.ts';
+import { processAlive } from './process-alive.ts';
 
 const STALE_MS = 30_000;
 
@@ -44,13 +45,11 @@ async function isStale(path: string): Promise<boolean> {
     const pid = Number(pidText);
     if (!Number.isInteger(pid) || pid <= 0) return Date.now() - info.mtimeMs > 1000;
     if (pid === process.pid) return false;
-    process.kill(pid, 0);
-    return false;
+    // A dead owner, or a zombie one (killed, never reaped), holds nothing.
+    return !processAlive(pid);
   } catch (err) {
-    // ENOENT: released meanwhile; ESRCH: its owner is gone. Both mean "take it".
+    // ENOENT: released meanwhile, so not stale; we race for it on the next turn.
     if (isErrno(err, 'ENOENT')) return false;
-    if (isErrno(err, 'ESRCH')) return true;
-    if (isErrno(err, 'EPERM')) return false;
     throw err;
   }
 }

@@ -1,12 +1,15 @@
-import { rmdir, unlink } from 'node:fs/promises';
+import { open, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RandomIds } from '../crypto/random.ts';
 import { isErrno, listDir, readText, type DurableFiles } from './files.ts';
 import { KeyedMutex } from './mutex.ts';
 import { PasteCache } from './paste-cache.ts';
 import {
+  contentOf,
   DamagedRecord,
   fileText,
+  keptFacts,
+  keptText,
   HASH_LENGTH,
   isExpired,
   isTombstone,
@@ -28,6 +31,8 @@ export interface Txn<T> {
   keep?: Paste;
   /** Remove every kept revision first (a delete, a burn, an expiry: README, Revisions). */
   dropRevisions?: true;
+  /** Once `next` is written, remove the kept revisions numbered below this (MAX_REVISIONS). */
+  dropBelow?: number;
 }
 
 /**
@@ -132,6 +137,25 @@ export class PasteStore {
       .sort((a, b) => a - b);
   }
 
+  /**
+   * When revision `revision` of paste `hash` was saved and the size of its text, read from
+   * the first few KB of its kept file (the whole file only for one kept before sizes led
+   * it); null when there is none, a CorruptPaste when it cannot be read.
+   */
+  async revisionFacts(hash: string, revision: number): Promise<{ savedAt: number; bytes: number } | null> {
+    let head: string;
+    try {
+      head = await readHead(this.#revisionPath(shortcodeOf(hash), revision), 4_096);
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) return null;
+      throw err;
+    }
+    const facts = keptFacts(head, hash);
+    if (facts !== null) return facts;
+    const p = await this.getRevision(hash, revision);
+    return p === null ? null : { savedAt: p.updated_at, bytes: Buffer.byteLength(contentOf(p)) };
+  }
+
   /** A kept revision of the paste `hash`, or null when there is none of that number. */
   async getRevision(hash: string, revision: number): Promise<Paste | null> {
     let text: string;
@@ -161,11 +185,15 @@ export class PasteStore {
     return damage;
   }
 
-  async #dropRevisions(code: string): Promise<void> {
+  /** Removes the paste's kept revisions, or only those numbered below `below`. */
+  async #dropRevisions(code: string, below = Number.POSITIVE_INFINITY): Promise<void> {
     const prefix = `${code}.r`;
     const dir = join(this.#root, code.slice(0, 2));
-    for (const f of await listDir(dir))
-      if (f.startsWith(prefix) && f.endsWith('.json')) await this.files.removeFile(join(dir, f));
+    for (const f of await listDir(dir)) {
+      if (!f.startsWith(prefix) || !f.endsWith('.json')) continue;
+      const n = Number(f.slice(prefix.length, -5));
+      if (!(n >= below)) await this.files.removeFile(join(dir, f));
+    }
   }
 
   /**
@@ -276,8 +304,10 @@ export class PasteStore {
       }
     } catch (err) {
       if (!(err instanceof DamagedRecord)) throw err;
+      // What is left of another paste's record says nothing of whose this file is.
+      const own = err.hash === null || shortcodeOf(err.hash) === code;
       // Not cached: a file an operator mends by hand is read again at once.
-      throw this.#damage(this.#path(code), code, err);
+      throw this.#damage(this.#path(code), code, own ? err : new DamagedRecord(err.reason, null, null));
     }
     // If a commit to this paste landed while we read, our copy may predate it (even a delete): don't cache it.
     if (!reading.stale) this.#cache.set(code, paste);
@@ -365,7 +395,7 @@ export class PasteStore {
       const txn = await fn(current);
       if (txn.dropRevisions === true) await this.#dropRevisions(code);
       if (txn.keep !== undefined)
-        await this.files.writeFile(this.#revisionPath(code, txn.keep.revision ?? 1), fileText(txn.keep));
+        await this.files.writeFile(this.#revisionPath(code, txn.keep.revision ?? 1), keptText(txn.keep));
       if (txn.next === 'delete') {
         await this.#removing(code, () => this.files.removeFile(this.#path(code)));
       } else if (txn.next !== undefined) {
@@ -384,6 +414,8 @@ export class PasteStore {
         // A read begun during the write may have cached the old copy: the new one replaces it.
         this.#invalidate(code);
         this.#cache.set(code, txn.next);
+        // After the write: a crash in between leaves a revision too many, never one too few.
+        if (txn.dropBelow !== undefined) await this.#dropRevisions(code, txn.dropBelow);
       }
       txn.onCommit?.();
       return txn.result;
@@ -398,51 +430,76 @@ export class PasteStore {
    */
   async sweepExpired(now: number): Promise<number> {
     let changed = 0;
+    for (;;) {
+      const slice = await this.sweepSlice(now, 1_000);
+      changed += slice.changed;
+      if (!slice.more) return changed;
+    }
+  }
+
+  /**
+   * One bounded part of the sweep: visits at most `limit` due index entries, a few at a time,
+   * and says whether any may be left. Each visited entry is removed, so the next slice goes
+   * on where this one stopped; the server runs slices beside its other upkeep (server.ts).
+   */
+  async sweepSlice(now: number, limit: number): Promise<{ changed: number; more: boolean }> {
+    let changed = 0;
+    let visited = 0;
     for (const bucket of (await listDir(this.#expiryRoot)).sort()) {
       const bucketStart = Number(bucket) * HOUR_MS;
       if (!/^\d+$/.test(bucket) || bucketStart > now) continue;
       const dir = join(this.#expiryRoot, bucket);
       const entries = await listDir(dir);
-      let left = entries.length;
-      for (const entry of entries) {
-        const [at, hash] = entry.split('-');
-        if (hash === undefined || Number(at) > now) continue;
-        const done = await this.transact(hash, (p): Txn<'wiped' | 'removed' | null> => {
-          if (p === null) return { result: null };
-          if (isTombstone(p))
-            return now >= p.updated_at + TOMBSTONE_MS
-              ? { result: 'removed', next: 'delete', dropRevisions: true }
-              : { result: null };
-          if (!isExpired(p, now)) return { result: null };
-          return {
-            result: 'wiped',
-            next: { ...p, title: '', content_json: NO_CONTENT, password: null, updated_at: now },
-            sweepAt: now + TOMBSTONE_MS,
-            dropRevisions: true,
-          };
-        }).catch((err: unknown) => {
-          // A damaged file is reported when found and waits for its owner or an admin; the sweep goes on.
-          if (err instanceof CorruptPaste) return null;
-          throw err;
-        });
-        if (done !== null) {
-          changed++;
-          this.#swept[done]++;
+      const due = entries.filter((e) => Number(e.split('-')[0]) <= now).slice(0, limit - visited);
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        for (let entry = due[next++]; entry !== undefined; entry = due[next++]) {
+          if (await this.#sweepEntry(dir, entry, now)) changed++;
         }
-        // Losing this unlink in a crash only means the sweep looks at the entry again.
-        await unlink(join(dir, entry)).catch((err: unknown) => {
-          if (!isErrno(err, 'ENOENT')) throw err;
-        });
-        left--;
-      }
-      if (left === 0 && bucketStart + HOUR_MS <= now) {
+      };
+      await Promise.all(Array.from({ length: Math.min(SWEEP_PARALLEL, due.length) }, worker));
+      visited += due.length;
+      if (due.length === entries.length && bucketStart + HOUR_MS <= now) {
         await rmdir(dir).catch((err: unknown) => {
           // A create for this hour raced us and added an entry: keep the folder.
           if (!isErrno(err, 'ENOTEMPTY') && !isErrno(err, 'ENOENT')) throw err;
         });
       }
+      if (visited >= limit) return { changed, more: true };
     }
-    return changed;
+    return { changed, more: false };
+  }
+
+  /** Visits the paste one index entry names, then removes the entry; answers whether the paste changed. */
+  async #sweepEntry(dir: string, entry: string, now: number): Promise<boolean> {
+    const hash = entry.split('-')[1];
+    const done =
+      hash === undefined
+        ? null
+        : await this.transact(hash, (p): Txn<'wiped' | 'removed' | null> => {
+            if (p === null) return { result: null };
+            if (isTombstone(p))
+              return now >= p.updated_at + TOMBSTONE_MS
+                ? { result: 'removed', next: 'delete', dropRevisions: true }
+                : { result: null };
+            if (!isExpired(p, now)) return { result: null };
+            return {
+              result: 'wiped',
+              next: { ...p, title: '', content_json: NO_CONTENT, password: null, updated_at: now },
+              sweepAt: now + TOMBSTONE_MS,
+              dropRevisions: true,
+            };
+          }).catch((err: unknown) => {
+            // A damaged file is reported when found and waits for its owner or an admin; the sweep goes on.
+            if (err instanceof CorruptPaste) return null;
+            throw err;
+          });
+    if (done !== null) this.#swept[done]++;
+    // Losing this unlink in a crash only means the sweep looks at the entry again.
+    await unlink(join(dir, entry)).catch((err: unknown) => {
+      if (!isErrno(err, 'ENOENT')) throw err;
+    });
+    return done !== null;
   }
 
   /** Index entry `expiry/<hour number>/<ms>-<hash>`: an empty file the sweep lists. */
@@ -452,6 +509,21 @@ export class PasteStore {
 }
 
 const HOUR_MS = 3_600_000;
+
+/** The first `bytes` of a file, as text (a multi-byte character cut at the end is only replaced). */
+async function readHead(path: string, bytes: number): Promise<string> {
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(bytes);
+    const { bytesRead } = await fh.read(buf, 0, bytes, 0);
+    return buf.toString('utf8', 0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Index entries a sweep slice visits at once: their durable writes share the disk's waits. */
+const SWEEP_PARALLEL = 8;
 
 /** How long an expired or burned paste's tombstone keeps answering 410 before it goes. */
 export const TOMBSTONE_MS = 30 * 86_400_000;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { runCli } from '../../src/cli.ts';
 import { parseConfig } from '../../src/config.ts';
 import type { Passwords } from '../../src/crypto/passwords.ts';
-import { startServer as startApp, type RunningServer } from '../../src/server.ts';
+import { startServer as startApp, type RunningServer, type ServerOptions } from '../../src/server.ts';
 import { checkApiAnswer } from './openapi.ts';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
@@ -64,7 +64,13 @@ after(async () => {
  * way `npm start` builds it (src/server.ts) from the same environment variables.
  */
 export async function startServer(
-  opts: { dataDir?: string; env?: Record<string, string>; clock?: TestClock; passwords?: Passwords } = {},
+  opts: {
+    dataDir?: string;
+    env?: Record<string, string>;
+    clock?: TestClock;
+    passwords?: Passwords;
+    upkeep?: ServerOptions['upkeep'];
+  } = {},
 ): Promise<AppServer> {
   const dataDir = opts.dataDir ?? (await tempDataDir());
   const clock = opts.clock ?? new TestClock();
@@ -79,6 +85,7 @@ export async function startServer(
     logError,
     warn,
     ...(opts.passwords === undefined ? {} : { passwords: opts.passwords }),
+    ...(opts.upkeep === undefined ? {} : { upkeep: opts.upkeep }),
   });
   let stopped: Promise<number> | null = null;
   const server: AppServer = {

@@ -11,6 +11,8 @@ const fileOf = (server: AppServer, hash: string): string =>
 /** Ways a paste file gets damaged, from its good text. */
 const DAMAGE: Record<string, { of: (good: string) => string; ownerKnown: boolean }> = {
   truncated: { of: (good) => good.slice(0, Math.floor(good.length / 2)), ownerKnown: false },
+  // Torn in its text: the owner is still readable from what is left (the fields come first).
+  'torn in its text': { of: (good) => good.slice(0, good.indexOf('"content":') + 15), ownerKnown: true },
   garbage: { of: () => '\u0000\u00ff garbage \u0007', ownerKnown: false },
   'an empty object': { of: () => '{}', ownerKnown: false },
   'a field of the wrong type': {

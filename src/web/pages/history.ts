@@ -21,12 +21,24 @@ function diffBlock(before: string, after: string): SafeHtml {
   )}</code></pre>`;
 }
 
+/** Versions listed on one History page. */
+export const HISTORY_PAGE_SIZE = 50;
+
+/** The History page `page` with the comparison asked for kept. */
+function pageLink(hash: string, pageNo: number, from: string, to: string): string {
+  const q = new URLSearchParams();
+  if (from !== '') q.set('from', from);
+  if (to !== '') q.set('to', to);
+  q.set('page', String(pageNo));
+  return `/p/${hash}/history?${q.toString()}`;
+}
+
 /**
- * GET /p/{hash}/history (README, Revisions): every version of a paste with its date, and a
- * line diff of any two (`?from=N&to=M`, the last two by default). For whoever may read the
- * paste now; a password-protected one asks for its password on its page first. The list
- * comes from what the service worked out once for this version of the paste; only the two
- * versions compared are read.
+ * GET /p/{hash}/history (README, Revisions): the versions of a paste with their dates, 50 a
+ * page (`?page=N`, newest first), and a line diff of any two (`?from=N&to=M`, the last two
+ * by default). For whoever may read the paste now; a password-protected one asks for its
+ * password on its page first. Only the page's kept files are looked at (their first few
+ * KB), and the two versions compared read whole.
  */
 export async function pasteHistory(ctx: WebContext): Promise<Reply> {
   const hash = ctx.params['hash'] ?? '';
@@ -35,8 +47,21 @@ export async function pasteHistory(ctx: WebContext): Promise<Reply> {
   const reader = readerWithoutPassword(ctx, peeked);
   if (reader === null) throw new PasteError('password_required');
   const opts = { client: ctx.clientKey, consume: false, proof: reader.proof };
-  const { current, versions } = await ctx.deps.pastes.history(hash, ctx.viewer, opts);
-  const numbers = versions.map((v) => v.revision);
+  const asked = Number(field(ctx.query, 'page') || '1');
+  let pageNo = Number.isSafeInteger(asked) && asked >= 1 ? asked : 1;
+  let { current, numbers, versions } = await ctx.deps.pastes.history(hash, ctx.viewer, opts, {
+    offset: (pageNo - 1) * HISTORY_PAGE_SIZE,
+    limit: HISTORY_PAGE_SIZE,
+  });
+  const pages = Math.max(1, Math.ceil(numbers.length / HISTORY_PAGE_SIZE));
+  if (pageNo > pages) {
+    // A page past the end (the oldest revisions dropped meanwhile) shows the last one.
+    pageNo = pages;
+    ({ current, numbers, versions } = await ctx.deps.pastes.history(hash, ctx.viewer, opts, {
+      offset: (pageNo - 1) * HISTORY_PAGE_SIZE,
+      limit: HISTORY_PAGE_SIZE,
+    }));
+  }
   const last = numbers.at(-1) ?? 1;
   const pick = (name: string, fallback: number): number => {
     const n = Number(field(ctx.query, name));
@@ -67,12 +92,16 @@ export async function pasteHistory(ctx: WebContext): Promise<Reply> {
     html`${numbers.map((n) => html`<option value="${n}"${n === selected ? html` selected` : ''}>Revision ${n}</option>`)}`;
   const body = html`<div class="page-head"><h1>History of ${isolate(pasteTitle(current))}</h1><a class="btn" href="/p/${hash}">Back to the paste</a></div>
 <section class="card"><div class="table-wrap"><table class="stack"><thead><tr><th>Revision</th><th>Saved</th><th>Size</th></tr></thead><tbody>
-${[...versions].reverse().map((v) => html`<tr><td data-label="Revision">${v.revision}${v.revision === last ? html` <span class="badge badge-accent">current</span>` : ''}</td><td data-label="Saved">${v.savedAt === null ? 'damaged' : times.tag(v.savedAt, now)}</td><td data-label="Size">${v.bytes === null ? '?' : `${v.bytes} bytes`}</td></tr>`)}
-</tbody></table></div></section>
+${versions.map((v) => html`<tr><td data-label="Revision">${v.revision}${v.revision === last ? html` <span class="badge badge-accent">current</span>` : ''}</td><td data-label="Saved">${v.savedAt === null ? 'damaged' : times.tag(v.savedAt, now)}</td><td data-label="Size">${v.bytes === null ? '?' : `${v.bytes} bytes`}</td></tr>`)}
+</tbody></table></div>${
+    pages === 1
+      ? ''
+      : html`<nav class="pager" aria-label="Revisions">${pageNo > 1 ? html`<a class="btn btn-sm" href="${pageLink(hash, pageNo - 1, field(ctx.query, 'from'), field(ctx.query, 'to'))}" rel="prev">← Newer</a>` : html`<span></span>`}<span class="muted small">Page ${pageNo} of ${pages}</span>${pageNo < pages ? html`<a class="btn btn-sm" href="${pageLink(hash, pageNo + 1, field(ctx.query, 'from'), field(ctx.query, 'to'))}" rel="next">Older →</a>` : html`<span></span>`}</nav>`
+  }</section>
 <section class="card"><form method="get" action="/p/${hash}/history" class="inline-form compare">
 <label for="from">Compare</label><select id="from" name="from">${options(from)}</select>
 <label for="to">with</label><select id="to" name="to">${options(to)}</select>
-<button class="btn btn-sm" type="submit">Show the changes</button></form>
+${pageNo === 1 ? '' : html`<input type="hidden" name="page" value="${pageNo}">`}<button class="btn btn-sm" type="submit">Show the changes</button></form>
 ${diff}</section>`;
   return reply(page(ctx, `History · ${pasteTitle(current)}`, body));
 }

@@ -108,6 +108,70 @@ describe('revisions', () => {
     assert.equal((await visitor.get(`/p/${hash}/history`)).status, 410);
   });
 
+  test('MAX_REVISIONS earlier versions are kept, the oldest dropped from disk and the API, also when it is lowered', async () => {
+    const server = await startServer({ env: { MAX_REVISIONS: '3' } });
+    const token = await makeToken(server.dataDir);
+    const hash = String(
+      (await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'v1' } })).json['hash'],
+    );
+    for (let n = 2; n <= 9; n++)
+      assert.equal(
+        (await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content: `v${n}` } })).status,
+        200,
+      );
+    const code = hash.slice(0, 6);
+    assert.deepEqual(await revisionFiles(server, hash), [`${code}.r6.json`, `${code}.r7.json`, `${code}.r8.json`]);
+    for (let n = 1; n <= 9; n++) {
+      const r = await req(server, 'GET', `/api/v1/raw.php?hash=${hash}&revision=${n}`, { token });
+      assert.equal(r.status, n >= 6 ? 200 : 404, `revision ${n}`);
+      if (n >= 6) assert.equal(r.text, `v${n}`);
+    }
+    const history = await new WebClient(server).get(`/p/${hash}/history`);
+    assert.deepEqual(
+      [...history.text.matchAll(/<td data-label="Revision">(\d+)/g)].map((m) => m[1]),
+      ['9', '8', '7', '6'],
+    );
+
+    // A lower limit after a restart drops the surplus at the next edit.
+    await server.stop();
+    const again = await startServer({ dataDir: server.dataDir, env: { MAX_REVISIONS: '1' } });
+    await req(again, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content: 'v10' } });
+    assert.deepEqual(await revisionFiles(again, hash), [`${code}.r9.json`]);
+  });
+
+  test('the History page lists 50 versions a page, newest first, with links to the newer and older pages', async () => {
+    const server = await startServer();
+    const token = await makeToken(server.dataDir);
+    const hash = String(
+      (await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'v1' } })).json['hash'],
+    );
+    for (let n = 2; n <= 55; n++)
+      await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content: `v${n}\n`.repeat(n) } });
+    const visitor = new WebClient(server);
+    const rows = (text: string): number[] =>
+      [...text.matchAll(/<td data-label="Revision">(\d+)/g)].map((m) => Number(m[1]));
+    const first = await visitor.get(`/p/${hash}/history`);
+    assert.equal(first.status, 200);
+    assert.deepEqual(
+      rows(first.text),
+      Array.from({ length: 50 }, (_, i) => 55 - i),
+    );
+    assert.match(first.text, /Page 1 of 2/);
+    assert.match(first.text, new RegExp(`href="/p/${hash}/history\\?page=2" rel="next">Older`));
+    assert.doesNotMatch(first.text, /rel="prev"/);
+    // Revision 54 is 54 lines of 4 bytes, its size read from the start of its kept file.
+    assert.match(first.text, /<td data-label="Revision">54<\/td>.*?<td data-label="Size">216 bytes<\/td>/);
+    const second = await visitor.get(`/p/${hash}/history?page=2&from=1&to=2`);
+    assert.deepEqual(rows(second.text), [5, 4, 3, 2, 1]);
+    assert.match(second.text, new RegExp(`href="/p/${hash}/history\\?from=1&amp;to=2&amp;page=1" rel="prev">← Newer`));
+    assert.doesNotMatch(second.text, /rel="next"/);
+    assert.match(second.text, /<span class="tk-add">\+ v2<\/span>/, 'the comparison asked for');
+    // Every version can still be compared from any page.
+    assert.equal((second.text.match(/<option value="\d+"/g) ?? []).length, 110);
+    assert.deepEqual(rows((await visitor.get(`/p/${hash}/history?page=9`)).text), [5, 4, 3, 2, 1]);
+    assert.equal(rows((await visitor.get(`/p/${hash}/history?page=x`)).text).length, 50);
+  });
+
   test('the History page lists them and shows an escaped line diff', async () => {
     const server = await startServer();
     const token = await makeToken(server.dataDir);
