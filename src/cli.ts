@@ -17,10 +17,10 @@ import { folderHolder } from './store/instance.ts';
 import { DurableFiles } from './store/files.ts';
 import { checkDataFormat } from './store/migrate.ts';
 import { OwnerIndex } from './store/owner-index.ts';
-import { exportLine, importPastes, storedPastes } from './paste/transfer.ts';
+import { exportLine, importPastes, storedPastes } from './store/transfer.ts';
 import { PasteStore } from './store/pastes.ts';
 import { ViewCounter } from './store/views.ts';
-import { describeProblem } from './store/problems.ts';
+import { describeProblem } from './storage/problems.ts';
 import { readUsage } from './store/token-usage.ts';
 
 export class CliError extends Error {}

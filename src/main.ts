@@ -1,7 +1,7 @@
 import { ConfigError, logFormatOf, parseConfig, type Config } from './config.ts';
 import { ServerLog } from './log/server-log.ts';
 import { startServer } from './server.ts';
-import { describeProblem } from './store/problems.ts';
+import { describeProblem } from './storage/problems.ts';
 
 /** Process wiring only: config → log → signals → server. */
 function main(): void {

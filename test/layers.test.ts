@@ -119,6 +119,17 @@ describe('layers', () => {
     assert.deepEqual([...layers.keys()].filter((u) => !units.has(u)).sort(), [], 'the list names nothing that is gone');
   });
 
+  test('the backends (store/, pg/) are chosen in one place: only server.ts and cli.ts import them', async () => {
+    const backends = new Set(['store/', 'pg/']);
+    const composition = new Set(['server.ts', 'cli.ts']);
+    const bad = (await importGraph())
+      .filter(
+        ({ from, to }) => backends.has(unitOf(to)) && unitOf(from) !== unitOf(to) && !composition.has(unitOf(from)),
+      )
+      .map(({ from, to }) => `${relative(ROOT, from)} → ${relative(ROOT, to)}`);
+    assert.deepEqual(bad, []);
+  });
+
   test('no file in src/ imports itself through others, types included', async () => {
     assert.deepEqual(cycles(await importGraph()), []);
   });

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Authenticator } from '../auth/authenticate.ts';
-import type { Principal, Viewer } from '../auth/viewer.ts';
+import type { Principal } from '../auth/viewer.ts';
+import type { Viewer } from '../paste/access.ts';
 import type { BodyBudget } from '../http/body-budget.ts';
 import type { Fields } from '../http/fields.ts';
 import type { Reply } from '../http/reply.ts';
@@ -9,7 +10,7 @@ import type { LineBudget } from '../log/line-budget.ts';
 import type { PasteService } from '../paste/service.ts';
 import type { FaultLog } from '../pipeline/run.ts';
 import type { RateLimiter } from '../ratelimit/bucket.ts';
-import type { Scope, User } from '../store/accounts.ts';
+import type { Scope, User } from '../auth/records.ts';
 import type { ReadBodies } from './v1/bodies.ts';
 import type { Idempotency } from './v1/idempotency.ts';
 

@@ -1,15 +1,8 @@
 import { hashPassword, type PasswordHash } from '../crypto/passwords.ts';
 import { RandomIds } from '../crypto/random.ts';
 import type { Actor, AuditRecord } from '../log/audit.ts';
-import {
-  findUserByName,
-  SCOPES,
-  type AccountsDoc,
-  type Scope,
-  type TokenRecord,
-  type User,
-} from '../store/accounts.ts';
-import type { Privacy } from '../store/paste-record.ts';
+import { findUserByName, SCOPES, type AccountsDoc, type Scope, type TokenRecord, type User } from './records.ts';
+import type { Privacy } from '../paste/paste.ts';
 import { AccountError } from './errors.ts';
 import { hashToken, newTokenSecret } from './tokens.ts';
 

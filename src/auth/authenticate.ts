@@ -1,6 +1,6 @@
 import { Passwords, type PasswordHash } from '../crypto/passwords.ts';
 import type { Budget, FailureBudget } from '../ratelimit/failure-budget.ts';
-import type { TokenRecord, User } from '../store/accounts.ts';
+import type { TokenRecord, User } from './records.ts';
 import type { AccountRecords } from './accounts.ts';
 import { PASSWORD_MAX_CHARS, USER_NAME_MAX_CHARS } from './accounts.ts';
 import { AuthError } from './errors.ts';

@@ -1,6 +1,6 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { RandomIds } from '../crypto/random.ts';
-import { SCOPES, type Scope } from '../store/accounts.ts';
+import { SCOPES, type Scope } from './records.ts';
 
 export { SCOPES, type Scope };
 

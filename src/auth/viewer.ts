@@ -1,11 +1,6 @@
-import type { Scope, User } from '../store/accounts.ts';
+import type { Viewer } from '../paste/access.ts';
+import type { Scope, User } from './records.ts';
 import { hasScope } from './tokens.ts';
-
-/** Who is asking, as the paste rules see it: a user (through a token or a web session), or nobody. */
-export interface Viewer {
-  userId: number;
-  isAdmin: boolean;
-}
 
 /** The authenticated caller of an API request. */
 export interface Principal {

@@ -1,6 +1,7 @@
 import { appendFile, mkdir, open, truncate, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isErrno, listDir } from '../store/files.ts';
+import { isErrno } from '../storage/errors.ts';
+import { listDir } from '../storage/fs.ts';
 import { bounded, dayOf, logFileName, MAX_CHARS, parseLogFileName, utcDay } from './entry.ts';
 import type { ApiLogEntry } from './entry.ts';
 import { LineBuffer } from './line-buffer.ts';

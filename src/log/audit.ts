@@ -1,7 +1,8 @@
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { asStorageError, fsyncDir, isErrno, listDir, mkdirp } from '../store/files.ts';
-import { describeProblem } from '../store/problems.ts';
+import { asStorageError, isErrno } from '../storage/errors.ts';
+import { fsyncDir, listDir, mkdirp } from '../storage/fs.ts';
+import { describeProblem } from '../storage/problems.ts';
 
 /** Who did an admin action, and from where (README, Audit log). */
 export interface Actor {

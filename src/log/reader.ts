@@ -1,7 +1,8 @@
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isErrno, listDir } from '../store/files.ts';
+import { isErrno } from '../storage/errors.ts';
+import { listDir } from '../storage/fs.ts';
 import { compareLogFiles, parseLogFileName } from './entry.ts';
 import type { ApiLogEntry, LogFileId } from './entry.ts';
 

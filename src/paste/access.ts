@@ -1,5 +1,10 @@
-import type { Viewer } from '../auth/viewer.ts';
 import type { Paste } from './paste.ts';
+
+/** Who is asking, as the paste rules see it: a user (through a token or a web session), or nobody. */
+export interface Viewer {
+  userId: number;
+  isAdmin: boolean;
+}
 
 /** The owner and admins may change a paste, read it without its password, and see it when private. */
 export const owns = (v: Viewer | null, p: Pick<Paste, 'owner_id'>): boolean =>

@@ -1,4 +1,4 @@
-import type { Receipt } from '../store/paste-record.ts';
+import type { Receipt } from './paste.ts';
 
 /**
  * Why the paste rules refused. Each side turns a kind into its status once

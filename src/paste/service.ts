@@ -1,8 +1,17 @@
 import type { Actor, AuditRecord } from '../log/audit.ts';
-import type { Viewer } from '../auth/viewer.ts';
+import type { Viewer } from './access.ts';
 import { Passwords } from '../crypto/passwords.ts';
 import type { FailureBudget } from '../ratelimit/failure-budget.ts';
-import { CorruptPaste, TOMBSTONE_MS, type Listing, type Txn } from '../store/pastes.ts';
+import {
+  CorruptPaste,
+  TOMBSTONE_MS,
+  type Listing,
+  type OwnerLists,
+  type PasteRepository,
+  type RecentList,
+  type Txn,
+  type ViewCounts,
+} from './repository.ts';
 import { canSee, needsPassword, owns } from './access.ts';
 import { PasteError } from './errors.ts';
 import { expireAt } from './expiry.ts';
@@ -47,47 +56,6 @@ export const PASSWORD_GUESSES_PER_MINUTE = 10;
  * the codes until it found unlisted pastes.
  */
 export const SHORT_LINK_MISSES_PER_MINUTE = 30;
-
-/** What the service needs of the paste store (store/pastes.ts). */
-export interface PasteRepository {
-  /** The paste as the cache knows it, without waiting: undefined when the cache cannot say. */
-  cached(hash: string): Paste | null | undefined;
-  get(hash: string): Promise<Paste | null>;
-  getByShortcode(code: string): Promise<Paste | null>;
-  /** Creates a new paste under a free hash, trying `first` before random ones. */
-  create(make: (hash: string) => Paste, listing?: Listing, first?: string): Promise<Paste>;
-  transact<T>(hash: string, fn: (paste: Paste | null) => Txn<T> | Promise<Txn<T>>): Promise<T>;
-  /** Removes a damaged paste file (README, Data on disk and durability); null when it is not damaged. */
-  removeDamaged(hash: string): Promise<CorruptPaste | null>;
-  /** The numbers of a paste's kept revisions (README, Revisions), and one of them. */
-  revisions(hash: string): Promise<number[]>;
-  getRevision(hash: string, revision: number): Promise<Paste | null>;
-  /** A kept revision's time and text size, without reading its text when the store can help it. */
-  revisionFacts(hash: string, revision: number): Promise<{ savedAt: number; bytes: number } | null>;
-}
-
-/** Views counted in memory and folded into the files later (store/views.ts). */
-export interface ViewCounts {
-  /** Counts a view of a paste whose file counts `fileCount`; answers the views the file does not hold yet. */
-  add(hash: string, fileCount: number): number;
-  pending(hash: string, fileCount: number): number;
-}
-
-/** Each user's pastes (store/owner-index.ts). */
-export interface OwnerLists {
-  add(userId: number, hash: string): Promise<void>;
-  remove(userId: number, hash: string): Promise<void>;
-  list(userId: number): Promise<string[]>;
-  /** `list(userId).length`, without building the list. */
-  count(userId: number): Promise<number>;
-}
-
-/** The newest public pastes (store/recent.ts). */
-export interface RecentList {
-  add(hash: string): void;
-  remove(hash: string): void;
-  list(): readonly string[];
-}
 
 /**
  * Proof, other than the password itself, that this reader gave the password of this very

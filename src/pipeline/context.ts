@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { Viewer } from '../auth/viewer.ts';
+import type { Viewer } from '../paste/access.ts';
 import type { Headers } from '../http/reply.ts';
 
 /**

@@ -3,8 +3,8 @@ import { AccountError, AuthError, type AccountFailure, type AuthFailure } from '
 import { HttpError, type ErrorCode } from '../http/errors.ts';
 import { PasteError, type PasteFailure } from '../paste/errors.ts';
 import { formatTime } from '../paste/paste.ts';
-import type { Receipt } from '../store/paste-record.ts';
-import { StorageFull, StorageReadOnly } from '../store/files.ts';
+import type { Receipt } from '../paste/paste.ts';
+import { StorageFull, StorageReadOnly } from '../storage/errors.ts';
 
 /** The one table from a domain refusal to the HTTP error code (and so the status) both sides answer with. */
 const PASTE_CODES: Record<PasteFailure, ErrorCode> = {

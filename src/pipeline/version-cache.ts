@@ -1,4 +1,4 @@
-import { evictSecondChance } from '../store/paste-cache.ts';
+import { evictSecondChance } from '../cache/second-chance.ts';
 
 /**
  * What a side makes from one version of something (a paste's encoded text, its rendered

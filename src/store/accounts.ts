@@ -1,59 +1,13 @@
+import { findUserByName, type AccountsDoc, type TokenRecord, type User } from '../auth/records.ts';
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile, stat, statfs } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { PasswordHash } from '../crypto/passwords.ts';
-import { DamagedFile, isErrno, type DurableFiles } from './files.ts';
+import { DamagedFile, isErrno } from '../storage/errors.ts';
+import type { DurableFiles } from './files.ts';
 import { withFileLock } from './lock.ts';
-import type { Privacy } from './paste-record.ts';
-
-/** What a token may do: `admin` passes every check (README, API). */
-export const SCOPES = ['read', 'write', 'admin'] as const;
-export type Scope = (typeof SCOPES)[number];
-
-export interface User {
-  id: number;
-  name: string;
-  role: 'admin' | 'user';
-  password: PasswordHash | null;
-  created_at: number;
-  /** A disabled user's tokens answer 401 and its sessions end (README, Users). Always present from data format 2. */
-  disabled?: boolean;
-  /** The last successful web login (epoch ms); null: never. Always present from data format 2. */
-  last_login_at?: number | null;
-}
-
-export interface TokenRecord {
-  id: string;
-  user_id: number;
-  label: string;
-  scopes: Scope[];
-  rate_limit_per_minute: number;
-  /** SHA-256 hex of the secret; the secret itself is never stored. */
-  hash: string;
-  created_at: number;
-  /** When it stops working (epoch ms); absent or null: never (README, Command line). */
-  expires_at?: number | null;
-  /** The largest paste content this token may send, in bytes; absent or null: the server's limit. */
-  max_paste_bytes?: number | null;
-  /** The privacies its pastes may have; absent or null: any (README, Web pages: API Tokens). */
-  privacies?: Privacy[] | null;
-}
-
-export interface AccountsDoc {
-  version: 1;
-  next_user_id: number;
-  users: User[];
-  tokens: TokenRecord[];
-  /** Ids of revoked tokens (the latest 1,000), so a request still using one is logged with its id. */
-  revoked_tokens?: string[];
-}
-
-/** User names are unique ignoring case: `Alice` and `alice` are the same account. */
-export const findUserByName = (users: readonly User[], name: string): User | undefined => {
-  const key = name.toLowerCase();
-  return users.find((u) => u.name.toLowerCase() === key);
-};
+import type { Privacy } from '../paste/paste.ts';
 
 const emptyDoc = (): AccountsDoc => ({ version: 1, next_user_id: 1, users: [], tokens: [] });
 

@@ -5,7 +5,8 @@ import { dirname } from 'node:path';
 import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip, type Gzip } from 'node:zlib';
-import { byFd, fsyncDir, isErrno } from './files.ts';
+import { byFd, fsyncDir } from '../storage/fs.ts';
+import { isErrno } from '../storage/errors.ts';
 
 /**
  * The backup archive (README, Backup and restore): a POSIX ustar tar, gzip-compressed,

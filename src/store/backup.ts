@@ -1,7 +1,8 @@
 import { type FileHandle, open, readdir, readFile, realpath } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { ArchiveWriter, type Manifest } from './archive.ts';
-import { isErrno, listDir } from './files.ts';
+import { isErrno } from '../storage/errors.ts';
+import { listDir } from '../storage/fs.ts';
 import { DamagedRecord, parseFile } from './paste-record.ts';
 
 /**

@@ -1,52 +1,9 @@
-import * as fs from 'node:fs';
-import { access, mkdir, readdir, readFile, rename, link, rm, unlink } from 'node:fs/promises';
+import { rename, link, rm, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { RandomIds } from '../crypto/random.ts';
-import { utf8Bytes } from '../http/text-bytes.ts';
-
-/**
- * A write the disk refused for want of space (ENOSPC, or EDQUOT: a quota). Nothing was
- * changed: the temp file was removed and the old file, if any, is intact (README, Security
- * and durability). Writes work again as soon as there is space.
- */
-export class StorageFull extends Error {
-  constructor(
-    readonly path: string,
-    readonly code: string,
-  ) {
-    super(`the disk is full (${code}) writing ${path}`);
-  }
-}
-
-/** A write refused because the data folder cannot be written (EROFS, EACCES, EPERM). Nothing was changed. */
-export class StorageReadOnly extends Error {
-  constructor(
-    readonly path: string,
-    readonly code: string,
-  ) {
-    super(`${path} cannot be written (${code}${code === 'EROFS' ? ': read-only file system' : ': permission denied'})`);
-  }
-}
-
-/** A file the service needs that cannot be what it should be (e.g. accounts.json cut short). */
-export class DamagedFile extends Error {
-  constructor(
-    readonly path: string,
-    readonly problem: string,
-  ) {
-    super(`${path} is damaged: ${problem}`);
-  }
-}
-
-/** The storage refusal an errno error stands for, or the error itself. */
-export function asStorageError(err: unknown, path: string): unknown {
-  const code = err instanceof Error ? (err as NodeJS.ErrnoException).code : undefined;
-  if (code === 'ENOSPC' || code === 'EDQUOT') return new StorageFull(path, code);
-  if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM') return new StorageReadOnly(path, code);
-  return err;
-}
+import { asStorageError, isErrno, StorageFull, StorageReadOnly } from '../storage/errors.ts';
+import { byFd, fsyncDir, mkdirp, readTextIfThere, writeAll } from '../storage/fs.ts';
 
 /**
  * Durable file primitives. Every write goes to a temp file in one scratch folder,
@@ -226,98 +183,8 @@ export class DurableFiles {
   }
 }
 
-/**
- * File-descriptor calls for the write path. fs/promises wraps every opened file in a
- * FileHandle (an event emitter the garbage collector must finalize); these plain-number
- * versions cost a create two such objects fewer.
- */
-export const byFd = {
-  open: promisify(fs.open),
-  write: promisify(fs.write),
-  datasync: promisify(fs.fdatasync),
-  sync: promisify(fs.fsync),
-  close: promisify(fs.close),
-  fstat: promisify(fs.fstat),
-  ftruncate: promisify(fs.ftruncate),
-};
-
-const readFileCb = promisify(fs.readFile);
-
-/**
- * A whole file as UTF-8 text. The callback readFile does its open, fstat, read and close
- * without the FileHandle and per-step promises of fs/promises' readFile: cheaper on the
- * read path, where a cache miss lands.
- */
-export const readText = (path: string): Promise<string> => readFileCb(path, 'utf8');
-
-/**
- * mkdir -p that says why it failed: Node's recursive mkdir reports a read-only or
- * unwritable parent as ENOENT, so on ENOENT the nearest existing parent is asked whether
- * it can be written, and its refusal (EROFS, EACCES) is what is thrown, with its path.
- */
-export async function mkdirp(dir: string): Promise<string | undefined> {
-  try {
-    return await mkdir(dir, { recursive: true });
-  } catch (err) {
-    if (!isErrno(err, 'ENOENT')) throw asStorageError(err, dir);
-    for (let d = dirname(dir); ; d = dirname(d)) {
-      const there = await access(d).then(
-        () => true,
-        () => false,
-      );
-      if (there) {
-        await access(d, fs.constants.W_OK).catch((e: unknown) => {
-          throw asStorageError(e, d);
-        });
-        throw err;
-      }
-      if (d === dirname(d)) throw err;
-    }
-  }
-}
-
-/**
- * The data folder, made if missing and checked to be writable before anything else, so a
- * read-only or unwritable one is named in one line at start (README, Run it).
- */
-export async function ensureWritableDir(dir: string): Promise<void> {
-  await mkdirp(dir);
-  await access(dir, fs.constants.W_OK).catch((err: unknown) => {
-    throw asStorageError(err, dir);
-  });
-}
-
 /** Removes a temp name that has served: a failure only leaves clutter for init() to sweep, never fails the write. */
 const dropTemp = (tmp: string): Promise<void> => unlink(tmp).catch(() => undefined);
-
-/** Writes all of `data` at the file's position (its end, when opened to append). */
-export async function writeAll(fd: number, data: string | Uint8Array): Promise<void> {
-  const bytes = typeof data === 'string' ? utf8Bytes(data) : data;
-  for (let done = 0; done < bytes.length; )
-    done += (await byFd.write(fd, bytes, done, bytes.length - done, null)).bytesWritten;
-}
-
-/** fsync a folder so that renames, links and unlinks inside it are on disk. */
-export async function fsyncDir(dir: string): Promise<void> {
-  const fd = await byFd.open(dir, 'r');
-  try {
-    await byFd.sync(fd);
-  } finally {
-    // Once the fsync has answered, closing the folder changes nothing on disk: the caller
-    // goes on (an acknowledgement waits one round trip less) while it closes.
-    void byFd.close(fd).catch(() => undefined);
-  }
-}
-
-/** A file's text, or null when there is no such file. Other I/O errors propagate. */
-export async function readTextIfThere(path: string): Promise<string | null> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    if (isErrno(err, 'ENOENT')) return null;
-    throw err;
-  }
-}
 
 /** Entries written between two turns of the event loop by stateJson: a short slice of work. */
 export const STATE_CHUNK = 2_048;
@@ -362,18 +229,4 @@ export async function readStateFile(path: string): Promise<unknown> {
     // JSON.parse of a string throws SyntaxError only: a torn or hand-edited file.
     return undefined;
   }
-}
-
-/** Lists a folder, treating a missing folder as empty. */
-export async function listDir(dir: string): Promise<string[]> {
-  try {
-    return await readdir(dir);
-  } catch (err) {
-    if (isErrno(err, 'ENOENT')) return [];
-    throw err;
-  }
-}
-
-export function isErrno(err: unknown, code: string): boolean {
-  return err instanceof Error && (err as NodeJS.ErrnoException).code === code;
 }

@@ -1,5 +1,7 @@
 import { join } from 'node:path';
-import { DamagedFile, readTextIfThere, type DurableFiles } from './files.ts';
+import { DamagedFile, StorageProblem } from '../storage/errors.ts';
+import { readTextIfThere } from '../storage/fs.ts';
+import type { DurableFiles } from './files.ts';
 
 /**
  * The data format this version reads and writes (README, Data format and upgrades).
@@ -9,7 +11,7 @@ import { DamagedFile, readTextIfThere, type DurableFiles } from './files.ts';
 export const DATA_FORMAT = 2;
 
 /** A data folder written by a newer version, which this one must not touch. */
-export class NewerDataFormat extends Error {
+export class NewerDataFormat extends StorageProblem {
   constructor(
     readonly path: string,
     readonly found: number,

@@ -1,27 +1,9 @@
-import { createHash } from 'node:crypto';
+import { IDEMPOTENCY_TTL_MS, type IdempotencyRecord, type IdempotencyStore } from '../api/v1/idempotency.ts';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isErrno, listDir, readStateFile, type DurableFiles } from './files.ts';
-
-/**
- * What a request with an `Idempotency-Key` was (README, Safe retries): the endpoint, a
- * fingerprint of its fields, the paste it is about, and whether it was carried out. One
- * small file per key under `DATA_DIR/idempotency/`, named by a hash of the token id and
- * the key (neither is stored in the clear), written durably before the request's effect
- * and again after it, so a retry after a crash finds it.
- */
-export interface IdempotencyRecord {
-  endpoint: string;
-  fingerprint: string;
-  hash: string;
-  done: boolean;
-  /** When the key was first seen (epoch ms); it answers for 24 hours from then. */
-  at: number;
-  /** For an edit, the paste's revision when it began: a paste past it has the edit. */
-  revision?: number;
-}
-
-export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+import { isErrno } from '../storage/errors.ts';
+import { listDir } from '../storage/fs.ts';
+import { readStateFile, type DurableFiles } from './files.ts';
 
 const isRecord = (v: unknown): v is IdempotencyRecord => {
   const r = v as Partial<IdempotencyRecord> | null;
@@ -37,7 +19,7 @@ const isRecord = (v: unknown): v is IdempotencyRecord => {
   );
 };
 
-export class IdempotencyRecords {
+export class IdempotencyRecords implements IdempotencyStore {
   readonly #dir: string;
 
   constructor(
@@ -45,11 +27,6 @@ export class IdempotencyRecords {
     private readonly files: DurableFiles,
   ) {
     this.#dir = join(dataDir, 'idempotency');
-  }
-
-  /** The file name for a token's key: neither appears on disk. */
-  static idOf(tokenId: string, key: string): string {
-    return createHash('sha256').update(`${tokenId}\0${key}`).digest('base64url');
   }
 
   /** The record of `id`, or null when there is none (or a torn one, which counts as none). */

@@ -2,7 +2,7 @@ import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { open, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isErrno } from './files.ts';
+import { isErrno } from '../storage/errors.ts';
 import { processAlive, startedAfter } from './process-alive.ts';
 
 /** A claim from another host not refreshed for this long is a crashed server's (it is refreshed every 5 s). */

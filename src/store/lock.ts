@@ -1,6 +1,6 @@
 import { open, readFile, stat, unlink } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isErrno } from './files.ts';
+import { isErrno } from '../storage/errors.ts';
 import { processAlive } from './process-alive.ts';
 
 const STALE_MS = 30_000;

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
-import { AccountStore, type AccountsDoc } from './accounts.ts';
+import { AccountStore } from './accounts.ts';
+import type { AccountsDoc } from '../auth/records.ts';
 import { writeBackup } from './backup.ts';
-import { listDir, type DurableFiles } from './files.ts';
+import { listDir } from '../storage/fs.ts';
+import type { DurableFiles } from './files.ts';
 import { DATA_FORMAT, readDataFormat, writeDataFormat } from './format.ts';
 
 /** One step from format N to N+1. Each must be safe to run again: a crash before format.json is written repeats it. */

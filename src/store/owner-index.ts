@@ -1,6 +1,8 @@
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { asStorageError, byFd, fsyncDir, isErrno, readTextIfThere, writeAll, type DurableFiles } from './files.ts';
+import { asStorageError, isErrno } from '../storage/errors.ts';
+import { byFd, fsyncDir, readTextIfThere, writeAll } from '../storage/fs.ts';
+import type { DurableFiles } from './files.ts';
 
 /** Lines waiting for the next write of one user's file, and who waits for them. */
 interface Batch {

@@ -1,62 +1,14 @@
+import { CorruptPaste, TOMBSTONE_MS, type Listing, type Txn } from '../paste/repository.ts';
 import { open, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RandomIds } from '../crypto/random.ts';
-import { isErrno, listDir, readText, type DurableFiles } from './files.ts';
+import { isErrno } from '../storage/errors.ts';
+import { listDir, readText } from '../storage/fs.ts';
+import type { DurableFiles } from './files.ts';
 import { KeyedMutex } from './mutex.ts';
 import { PasteCache } from './paste-cache.ts';
-import {
-  contentOf,
-  DamagedRecord,
-  fileText,
-  keptFacts,
-  keptText,
-  HASH_LENGTH,
-  isExpired,
-  isTombstone,
-  NO_CONTENT,
-  parseFile,
-  shortcodeOf,
-  type Paste,
-} from './paste-record.ts';
-
-/** What a transaction asks the store to do with the paste once its callback returns. */
-export interface Txn<T> {
-  result: T;
-  next?: Paste | 'delete';
-  /** Also list the paste in the expiry index at this time, so the sweep revisits it. */
-  sweepAt?: number;
-  /** Runs synchronously right after the change is durable and cached. */
-  onCommit?: () => void;
-  /** Keep this (the version being replaced) as a revision file, durably, before `next` is written. */
-  keep?: Paste;
-  /** Remove every kept revision first (a delete, a burn, an expiry: README, Revisions). */
-  dropRevisions?: true;
-  /** Once `next` is written, remove the kept revisions numbered below this (MAX_REVISIONS). */
-  dropBelow?: number;
-}
-
-/**
- * A paste file that cannot be read as a paste (README, Data on disk and durability): what
- * the store throws for it instead of a paste, saying where it is and what is wrong, and
- * whose it is when that could be read.
- */
-export class CorruptPaste extends Error {
-  constructor(
-    readonly path: string,
-    readonly reason: string,
-    /** The hash the file names, or null when not even that could be read. */
-    readonly hash: string | null,
-    readonly ownerId: number | null,
-  ) {
-    super(`paste file ${path} is damaged: ${reason}`);
-  }
-}
-
-/** An index that lists pastes (an owner's list): `add` writes an entry durably, `withdraw` takes one back. */
-export interface Listing {
-  add(paste: Paste): Promise<void>;
-  withdraw(paste: Paste): Promise<void>;
-}
+import { contentOf, HASH_LENGTH, isExpired, isTombstone, NO_CONTENT, shortcodeOf, type Paste } from '../paste/paste.ts';
+import { DamagedRecord, fileText, keptFacts, keptText, parseFile } from './paste-record.ts';
 
 /** A disk read in flight, and whether a commit to its paste has made it stale. */
 interface Reading {
@@ -524,9 +476,6 @@ async function readHead(path: string, bytes: number): Promise<string> {
 
 /** Index entries a sweep slice visits at once: their durable writes share the disk's waits. */
 const SWEEP_PARALLEL = 8;
-
-/** How long an expired or burned paste's tombstone keeps answering 410 before it goes. */
-export const TOMBSTONE_MS = 30 * 86_400_000;
 
 /** Where the expiry index lists `hash` as due at `at`, under the index's root folder. */
 export const expiryEntryPath = (root: string, at: number, hash: string): string =>

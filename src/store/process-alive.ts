@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { isErrno } from './files.ts';
+import { isErrno } from '../storage/errors.ts';
 
 /** The fields of `/proc/<pid>/stat` after the command name (state first), or null off Linux or when gone. */
 function procStat(pid: number): string[] | null {

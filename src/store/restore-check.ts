@@ -5,7 +5,8 @@ import { AccountStore } from './accounts.ts';
 import { ArchiveError, type Manifest } from './archive.ts';
 import { DurableFiles } from './files.ts';
 import { readDataFormat } from './format.ts';
-import { CorruptPaste, PasteStore } from './pastes.ts';
+import { CorruptPaste } from '../paste/repository.ts';
+import { PasteStore } from './pastes.ts';
 import { SessionStore } from './sessions.ts';
 
 /**

@@ -1,6 +1,7 @@
 import { readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fsyncDir, isErrno, listDir, mkdirp } from './files.ts';
+import { fsyncDir, listDir, mkdirp } from '../storage/fs.ts';
+import { isErrno } from '../storage/errors.ts';
 
 /**
  * The staging folder of a restore, what is moved aside from the data folder, and the mark of an

@@ -2,7 +2,8 @@ import { appendFile, open, readdir, readFile, rm, stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path';
 import { ArchiveError, extractArchive, type Manifest, type MemberSink, scanArchive } from './archive.ts';
 import { CURRENT_RE } from './backup.ts';
-import { fsyncDir, isErrno, listDir, mkdirp, readText } from './files.ts';
+import { fsyncDir, listDir, mkdirp, readText } from '../storage/fs.ts';
+import { isErrno } from '../storage/errors.ts';
 import { DATA_FORMAT } from './format.ts';
 import { claimFolder, FolderInUse, type FolderClaim } from './instance.ts';
 import { ownerIndexFile, ownerIndexText } from './owner-index.ts';

@@ -1,6 +1,7 @@
 import { readStateFile, stateJson, type DurableFiles } from './files.ts';
 import { KeyedMutex } from './mutex.ts';
-import { CorruptPaste, type PasteStore } from './pastes.ts';
+import { CorruptPaste } from '../paste/repository.ts';
+import type { PasteStore } from './pastes.ts';
 
 /**
  * Views counted since they were last folded into a paste's file: `delta` views beyond a

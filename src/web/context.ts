@@ -12,13 +12,13 @@ import type { PasteService } from '../paste/service.ts';
 import { RequestContext } from '../pipeline/context.ts';
 import type { FaultLog } from '../pipeline/run.ts';
 import type { RateLimiter } from '../ratelimit/bucket.ts';
-import type { TokenRecord, User } from '../store/accounts.ts';
+import type { TokenRecord, User } from '../auth/records.ts';
 import { anonCsrfCookie, anonCsrfCookieName, isAnonCsrfToken, newAnonCsrfToken } from './csrf.ts';
 import { webHeaders, type Chrome } from './layout.ts';
 import type { PageParts } from './page-parts.ts';
 import type { ShownOnce } from './shown-once.ts';
 import type { TimeTags } from './time.ts';
-import type { Session } from '../store/sessions.ts';
+import type { Session } from '../auth/sessions.ts';
 
 /** What the web needs of the login sessions (store/sessions.ts). */
 export interface SessionRecords {

@@ -1,5 +1,5 @@
 import type { Headers } from '../http/reply.ts';
-import type { User } from '../store/accounts.ts';
+import type { User } from '../auth/records.ts';
 import { html, isolate, withoutDirectionControls, type SafeHtml } from './html.ts';
 import { ASSET_URLS } from './static.ts';
 

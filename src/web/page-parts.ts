@@ -1,7 +1,7 @@
 import type { Paste } from '../paste/paste.ts';
 import { VersionCache } from '../pipeline/version-cache.ts';
 import { ownedUtf8Bytes } from '../http/text-bytes.ts';
-import { stringBytes } from '../store/paste-cache.ts';
+import { stringBytes } from '../cache/second-chance.ts';
 import { codeView, type CodeView } from './code-view.ts';
 import { raw, type SafeHtml } from './html.ts';
 import { qrModules, qrSvgOf, type QrModules } from './qr.ts';

@@ -1,4 +1,4 @@
-import type { User } from '../store/accounts.ts';
+import type { User } from '../auth/records.ts';
 import type { WebContext } from './context.ts';
 import { clearSessionCookie, sessionCookie, sessionCookieName } from './session-cookies.ts';
 

@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { RandomIds } from '../../src/crypto/random.ts';
-import { encodeContent, fileText, type Paste } from '../../src/store/paste-record.ts';
+import { encodeContent, type Paste } from '../../src/paste/paste.ts';
+import { fileText } from '../../src/store/paste-record.ts';
 import { expiryEntryPath } from '../../src/store/pastes.ts';
 
 /**

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { ENTRY_OVERHEAD as O, PasteCache } from '../../src/store/paste-cache.ts';
-import { encodeContent, type Paste } from '../../src/store/paste-record.ts';
+import { encodeContent, type Paste } from '../../src/paste/paste.ts';
 
 const paste = (hash: string, content: string): Paste => ({
   v: 1,

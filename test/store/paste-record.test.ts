@@ -6,12 +6,11 @@ import {
   contentOf,
   encodeContent,
   etagOf,
-  fileText,
   isTombstone,
   NO_CONTENT,
-  parseFile,
   type Paste,
-} from '../../src/store/paste-record.ts';
+} from '../../src/paste/paste.ts';
+import { fileText, parseFile } from '../../src/store/paste-record.ts';
 
 const TRICKY = '"q" \\ é ✓ 😀\n\t\u0000 </script> \u2028';
 

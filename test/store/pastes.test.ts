@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { copyFile, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { contentOf, encodeContent, type Paste } from '../../src/store/paste-record.ts';
+import { contentOf, encodeContent, type Paste } from '../../src/paste/paste.ts';
 import { DurableFiles } from '../../src/store/files.ts';
 import { PasteStore } from '../../src/store/pastes.ts';
 import { cleanup, tempDataDir } from '../helpers/server.ts';

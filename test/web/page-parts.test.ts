@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { encodeContent, type Paste } from '../../src/store/paste-record.ts';
+import { encodeContent, type Paste } from '../../src/paste/paste.ts';
 import { PAGE_SLOT, PageParts } from '../../src/web/page-parts.ts';
 import { raw, type SafeHtml } from '../../src/web/html.ts';
 import { qrSvg } from '../../src/web/qr.ts';

@@ -3,7 +3,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { Signer, sign } from '../../src/crypto/signature.ts';
-import { loadServerKey, SERVER_KEY_PATH } from '../../src/web/server-key.ts';
+import { loadServerKey, SERVER_KEY_PATH } from '../../src/store/server-key.ts';
 import { DurableFiles } from '../../src/store/files.ts';
 import { cleanup, tempDataDir } from '../helpers/server.ts';
 

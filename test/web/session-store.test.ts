@@ -4,7 +4,8 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, beforeEach, describe, test } from 'node:test';
 import { DurableFiles } from '../../src/store/files.ts';
-import { SESSION_TOUCH_MS, SessionStore } from '../../src/store/sessions.ts';
+import { SESSION_TOUCH_MS } from '../../src/auth/sessions.ts';
+import { SessionStore } from '../../src/store/sessions.ts';
 import { cleanup, tempDataDir } from '../helpers/server.ts';
 
 const IDLE = 60 * 60_000;

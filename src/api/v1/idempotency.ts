@@ -1,10 +1,42 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { RandomIds } from '../../crypto/random.ts';
 import { HttpError } from '../../http/errors.ts';
 import { PasteError } from '../../paste/errors.ts';
-import { StorageFull, StorageReadOnly } from '../../store/files.ts';
-import { HASH_LENGTH } from '../../store/paste-record.ts';
-import { IDEMPOTENCY_TTL_MS, IdempotencyRecords, type IdempotencyRecord } from '../../store/idempotency.ts';
+import { StorageFull, StorageReadOnly } from '../../storage/errors.ts';
+import { HASH_LENGTH } from '../../paste/paste.ts';
+
+/**
+ * What a request with an `Idempotency-Key` was (README, Safe retries): the endpoint, a
+ * fingerprint of its fields, the paste it is about, and whether it was carried out. The store
+ * keeps it under an id made from a hash of the token id and the key (neither is kept in
+ * the clear), durably before the request's effect and again after it, so a retry after a
+ * crash finds it.
+ */
+export interface IdempotencyRecord {
+  endpoint: string;
+  fingerprint: string;
+  hash: string;
+  done: boolean;
+  /** When the key was first seen (epoch ms); it answers for 24 hours from then. */
+  at: number;
+  /** For an edit, the paste's revision when it began: a paste past it has the edit. */
+  revision?: number;
+}
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+
+/** A stored record's id for a token's key: a hash, so neither appears in storage. */
+export const idempotencyId = (tokenId: string, key: string): string =>
+  createHash('sha256').update(`${tokenId}\0${key}`).digest('base64url');
+
+/** Where the records live (store/idempotency.ts on the data folder). */
+export interface IdempotencyStore {
+  /** The record of `id`, or null when there is none. */
+  get(id: string): Promise<IdempotencyRecord | null>;
+  /** Writes the record durably before it resolves. */
+  put(id: string, record: IdempotencyRecord): Promise<void>;
+  remove(id: string): Promise<void>;
+}
 
 /** The header's value: 1 to 255 printable ASCII characters (a UUID is the usual choice). */
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
@@ -40,7 +72,7 @@ export class Idempotency {
   readonly #ids = new RandomIds();
 
   constructor(
-    private readonly records: IdempotencyRecords,
+    private readonly records: IdempotencyStore,
     /** The revision of the paste `hash` now (in any state), null when there is no such paste. */
     private readonly revisionOf: (hash: string) => Promise<number | null>,
     private readonly now: () => number,
@@ -64,7 +96,7 @@ export class Idempotency {
 
   /** Runs `effect` at most once per key; answers the paste's hash, the first time's on every repeat. */
   run(ask: Ask, effect: Effect): Promise<string> {
-    const id = IdempotencyRecords.idOf(ask.tokenId, ask.key);
+    const id = idempotencyId(ask.tokenId, ask.key);
     const fingerprint = createHmac('sha256', this.serverKey)
       .update(`${ask.endpoint}\0${ask.hash ?? ''}\0${ask.fields}`)
       .digest('base64url');

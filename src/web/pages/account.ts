@@ -3,7 +3,7 @@ import { AccountError } from '../../auth/errors.ts';
 import { HttpError } from '../../http/errors.ts';
 import { html as reply, redirect, type Reply } from '../../http/reply.ts';
 import { statusOf } from '../../pipeline/refusal.ts';
-import type { User } from '../../store/accounts.ts';
+import type { User } from '../../auth/records.ts';
 import { field, type WebContext, type WebDeps } from '../context.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
 import { html, type SafeHtml } from '../html.ts';

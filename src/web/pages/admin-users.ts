@@ -5,7 +5,7 @@ import { RandomIds } from '../../crypto/random.ts';
 import { HttpError } from '../../http/errors.ts';
 import { html as reply, redirect, type Reply } from '../../http/reply.ts';
 import { statusOf } from '../../pipeline/refusal.ts';
-import type { User } from '../../store/accounts.ts';
+import type { User } from '../../auth/records.ts';
 import { actorOf, field, userOf, type WebContext } from '../context.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
 import { html, isolate, type SafeHtml } from '../html.ts';

@@ -3,7 +3,7 @@ import { AccountError } from '../../auth/errors.ts';
 import { HttpError } from '../../http/errors.ts';
 import { statusOf } from '../../pipeline/refusal.ts';
 import { html as reply, redirect, type Reply } from '../../http/reply.ts';
-import type { TokenRecord, User } from '../../store/accounts.ts';
+import type { TokenRecord, User } from '../../auth/records.ts';
 import { field, userOf, type WebContext } from '../context.ts';
 import { csrfInput, inputMaxLength, notice, problemList } from '../forms.ts';
 import { html, isolate, type SafeHtml } from '../html.ts';

@@ -1,4 +1,4 @@
-import type { Viewer } from '../../auth/viewer.ts';
+import type { Viewer } from '../../paste/access.ts';
 import { html as reply, redirect, type Reply } from '../../http/reply.ts';
 import { PasteError } from '../../paste/errors.ts';
 import { contentOf, HASH_RE, type Paste } from '../../paste/paste.ts';

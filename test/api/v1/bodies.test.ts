@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { LARGE_CHARS, ReadBodies } from '../../../src/api/v1/bodies.ts';
-import { contentOf, encodeContent, type Paste } from '../../../src/store/paste-record.ts';
+import { contentOf, encodeContent, type Paste } from '../../../src/paste/paste.ts';
 
 const paste = (hash: string, content: string): Paste => ({
   v: 1,

@@ -1,13 +1,14 @@
 import { join } from 'node:path';
 import type { Accounts } from '../auth/accounts.ts';
 import type { Actor } from '../log/audit.ts';
-import { listDir, readText } from '../store/files.ts';
-import type { OwnerIndex } from '../store/owner-index.ts';
-import { contentOf, DamagedRecord, HASH_RE, parseFile, type Paste } from '../store/paste-record.ts';
-import type { PasteStore } from '../store/pastes.ts';
+import { listDir, readText } from '../storage/fs.ts';
+import type { OwnerIndex } from './owner-index.ts';
+import { contentOf, HASH_RE, type Paste } from '../paste/paste.ts';
+import { DamagedRecord, parseFile } from './paste-record.ts';
+import type { PasteStore } from './pastes.ts';
 import { passwordHashProblem } from '../crypto/passwords.ts';
-import { isLanguage } from './language.ts';
-import { hasLoneSurrogate, titleProblem } from './validate.ts';
+import { isLanguage } from '../paste/language.ts';
+import { hasLoneSurrogate, titleProblem } from '../paste/validate.ts';
 
 /**
  * One paste as `cli export` writes it and `cli import` reads it (README, Export and

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { isErrno, type DurableFiles } from '../store/files.ts';
+import { isErrno } from '../storage/errors.ts';
+import type { DurableFiles } from './files.ts';
 
 /** Where the key lives under DATA_DIR (beside the sessions, as it always has). */
 export const SERVER_KEY_PATH = ['sessions', 'server.key'] as const;

@@ -1,5 +1,4 @@
-import { DamagedFile, StorageFull, StorageReadOnly } from './files.ts';
-import { NewerDataFormat } from './format.ts';
+import { StorageProblem } from './errors.ts';
 
 const ERRNO_WORDS: Record<string, string> = {
   EACCES: 'permission denied: the data folder and everything in it must be writable by the user the service runs as',
@@ -20,13 +19,7 @@ const ERRNO_WORDS: Record<string, string> = {
  * or a stack that named neither.
  */
 export function describeProblem(err: unknown): string {
-  if (
-    err instanceof DamagedFile ||
-    err instanceof StorageFull ||
-    err instanceof StorageReadOnly ||
-    err instanceof NewerDataFormat
-  )
-    return err.message;
+  if (err instanceof StorageProblem) return err.message;
   if (err instanceof Error) {
     const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
     if (e.code === 'EADDRINUSE')

@@ -1,0 +1,36 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/**
+ * Web login sessions as the web side speaks of them and every store (store/, pg/) keeps
+ * them: the records of the sessions seam (web/context.ts, SessionRecords).
+ */
+
+/** A session id: 32 random bytes in base64url, 43 characters, 256 bits, unguessable. */
+export const SESSION_ID_RE = /^[A-Za-z0-9_-]{43}$/;
+
+export const newSessionId = (): string => randomBytes(32).toString('base64url');
+
+/** What is stored instead of the id: a leaked data folder must not hand out sessions. */
+export const sessionKey = (id: string): string => createHash('sha256').update(id).digest('hex');
+
+/** One login session as stored at `sessions/<sha256 of the id>.json`. Times are epoch ms. */
+export interface SessionRecord {
+  v: 1;
+  user_id: number;
+  /** The CSRF token of this session's forms; random, so it tells nothing about the id. */
+  csrf: string;
+  created_at: number;
+  last_seen: number;
+}
+
+export interface Session {
+  /** The secret id, as the cookie carries it. Never written to disk. */
+  id: string;
+  record: SessionRecord;
+}
+
+/**
+ * `last_seen` is refreshed on disk at most this often, so a busy user does not cost a
+ * durable write per request; expiry is therefore accurate to within this margin.
+ */
+export const SESSION_TOUCH_MS = 5 * 60_000;

@@ -1,0 +1,90 @@
+import type { Paste } from './paste.ts';
+
+/**
+ * What the paste service needs of storage, and the records it speaks to it: the seam every
+ * backend implements (store/ on the data folder, pg/ on PostgreSQL) without the service
+ * knowing which one it has (ARCHITECTURE.md, The storage seam).
+ */
+
+/** How long an expired or burned paste's tombstone keeps answering 410 before it goes. */
+export const TOMBSTONE_MS = 30 * 86_400_000;
+
+/** What a transaction asks the store to do with the paste once its callback returns. */
+export interface Txn<T> {
+  result: T;
+  next?: Paste | 'delete';
+  /** Also list the paste in the expiry index at this time, so the sweep revisits it. */
+  sweepAt?: number;
+  /** Runs synchronously right after the change is durable and cached. */
+  onCommit?: () => void;
+  /** Keep this (the version being replaced) as a revision file, durably, before `next` is written. */
+  keep?: Paste;
+  /** Remove every kept revision first (a delete, a burn, an expiry: README, Revisions). */
+  dropRevisions?: true;
+  /** Once `next` is written, remove the kept revisions numbered below this (MAX_REVISIONS). */
+  dropBelow?: number;
+}
+
+/**
+ * A paste file that cannot be read as a paste (README, Data on disk and durability): what
+ * the store throws for it instead of a paste, saying where it is and what is wrong, and
+ * whose it is when that could be read.
+ */
+export class CorruptPaste extends Error {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+    /** The hash the file names, or null when not even that could be read. */
+    readonly hash: string | null,
+    readonly ownerId: number | null,
+  ) {
+    super(`paste file ${path} is damaged: ${reason}`);
+  }
+}
+
+/** An index that lists pastes (an owner's list): `add` writes an entry durably, `withdraw` takes one back. */
+export interface Listing {
+  add(paste: Paste): Promise<void>;
+  withdraw(paste: Paste): Promise<void>;
+}
+
+/** What the service needs of the paste store (store/pastes.ts). */
+export interface PasteRepository {
+  /** The paste as the cache knows it, without waiting: undefined when the cache cannot say. */
+  cached(hash: string): Paste | null | undefined;
+  get(hash: string): Promise<Paste | null>;
+  getByShortcode(code: string): Promise<Paste | null>;
+  /** Creates a new paste under a free hash, trying `first` before random ones. */
+  create(make: (hash: string) => Paste, listing?: Listing, first?: string): Promise<Paste>;
+  transact<T>(hash: string, fn: (paste: Paste | null) => Txn<T> | Promise<Txn<T>>): Promise<T>;
+  /** Removes a damaged paste file (README, Data on disk and durability); null when it is not damaged. */
+  removeDamaged(hash: string): Promise<CorruptPaste | null>;
+  /** The numbers of a paste's kept revisions (README, Revisions), and one of them. */
+  revisions(hash: string): Promise<number[]>;
+  getRevision(hash: string, revision: number): Promise<Paste | null>;
+  /** A kept revision's time and text size, without reading its text when the store can help it. */
+  revisionFacts(hash: string, revision: number): Promise<{ savedAt: number; bytes: number } | null>;
+}
+
+/** Views counted in memory and folded into the files later (store/views.ts). */
+export interface ViewCounts {
+  /** Counts a view of a paste whose file counts `fileCount`; answers the views the file does not hold yet. */
+  add(hash: string, fileCount: number): number;
+  pending(hash: string, fileCount: number): number;
+}
+
+/** Each user's pastes (store/owner-index.ts). */
+export interface OwnerLists {
+  add(userId: number, hash: string): Promise<void>;
+  remove(userId: number, hash: string): Promise<void>;
+  list(userId: number): Promise<string[]>;
+  /** `list(userId).length`, without building the list. */
+  count(userId: number): Promise<number>;
+}
+
+/** The newest public pastes (store/recent.ts). */
+export interface RecentList {
+  add(hash: string): void;
+  remove(hash: string): void;
+  list(): readonly string[];
+}
