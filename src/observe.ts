@@ -27,15 +27,16 @@ function bearerIs(header: string | undefined, token: string): boolean {
 
 /** What already counts, read at each scrape. */
 export interface Sources {
-  cache: () => { hits: number; misses: number; bytes: number; entries: number };
-  sweep: () => { wiped: number; removed: number };
+  /** The storage's parts (backend.ts, StorageStats); a backend without one reports zero. */
+  cache?: () => { hits: number; misses: number; bytes: number; entries: number };
+  sweep?: () => { wiped: number; removed: number };
   pastes: () => { created: number; burned: number; deleted: number };
   log: () => { written: number; dropped: number; unwritten: number; unlogged: number };
-  writes: () => number;
+  writes?: () => number;
   /** The web pages' parts made once and reused (web/page-parts.ts). */
   parts: () => { counts: Record<string, { made: number; reused: number }>; bytes: number };
-  /** The paste files' folder, walked every 10 minutes to count pastes and bytes. */
-  pastesDir: string;
+  /** The paste files' folder, walked every 10 minutes to count pastes and bytes; none: not walked. */
+  pastesDir?: string;
 }
 
 /**
@@ -93,7 +94,7 @@ export class ServerMetrics {
       'paste_durable_writes_total',
       'Files written durably (temp file, fsync, rename or link, fsync of the folder).',
       [],
-      () => single(this.#src().writes()),
+      () => single(this.#src().writes?.() ?? 0),
     );
     m.gauge('paste_open_connections', 'Client connections open now.', [], () => single(this.#connections));
     const pastes = (k: 'created' | 'burned' | 'deleted') => () => single(this.#src().pastes()[k]);
@@ -101,13 +102,13 @@ export class ServerMetrics {
     m.counter('paste_pastes_burned_total', 'One-time pastes read, and so burned.', [], pastes('burned'));
     m.counter('paste_pastes_deleted_total', 'Pastes deleted by their owners or admins.', [], pastes('deleted'));
     m.counter('paste_pastes_expired_total', 'Expired pastes whose content the sweep wiped.', [], () =>
-      single(this.#src().sweep().wiped),
+      single(this.#src().sweep?.().wiped ?? 0),
     );
     m.counter(
       'paste_tombstones_removed_total',
       'Tombstones of expired or burned pastes the sweep removed after 30 days.',
       [],
-      () => single(this.#src().sweep().removed),
+      () => single(this.#src().sweep?.().removed ?? 0),
     );
     m.gauge(
       'paste_pastes_stored',
@@ -124,7 +125,7 @@ export class ServerMetrics {
     m.gauge('paste_stored_scan_timestamp_seconds', 'When the paste folder was last walked.', [], () =>
       this.#stored === null ? [] : single(this.#stored.at / 1000),
     );
-    const cache = (k: 'hits' | 'misses' | 'bytes' | 'entries') => () => single(this.#src().cache()[k]);
+    const cache = (k: 'hits' | 'misses' | 'bytes' | 'entries') => () => single(this.#src().cache?.()[k] ?? 0);
     m.counter('paste_cache_hits_total', 'Paste reads answered from memory.', [], cache('hits'));
     m.counter('paste_cache_misses_total', 'Paste reads that went to the disk.', [], cache('misses'));
     m.gauge('paste_cache_bytes', 'Bytes the paste cache counts for what it holds.', [], cache('bytes'));
@@ -172,7 +173,9 @@ export class ServerMetrics {
   attach(sources: Sources): void {
     this.#sources = sources;
     this.#stops.push(processMetrics(this.registry));
-    const scan = (): void => void this.#scan(sources.pastesDir).catch(() => undefined);
+    const dir = sources.pastesDir;
+    if (dir === undefined) return;
+    const scan = (): void => void this.#scan(dir).catch(() => undefined);
     const first = setTimeout(scan, 1_000);
     const every = setInterval(scan, SCAN_MS);
     first.unref();

@@ -5,11 +5,9 @@ import type { FailureBudget } from '../ratelimit/failure-budget.ts';
 import {
   CorruptPaste,
   TOMBSTONE_MS,
-  type Listing,
   type OwnerLists,
   type PasteRepository,
   type RecentList,
-  type Txn,
   type ViewCounts,
 } from './repository.ts';
 import { canSee, needsPassword, owns } from './access.ts';

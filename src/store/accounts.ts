@@ -3,11 +3,9 @@ import { watch, type FSWatcher } from 'node:fs';
 import { readFile, stat, statfs } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { PasswordHash } from '../crypto/passwords.ts';
 import { DamagedFile, isErrno } from '../storage/errors.ts';
 import type { DurableFiles } from './files.ts';
 import { withFileLock } from './lock.ts';
-import type { Privacy } from '../paste/paste.ts';
 
 const emptyDoc = (): AccountsDoc => ({ version: 1, next_user_id: 1, users: [], tokens: [] });
 

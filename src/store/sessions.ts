@@ -6,7 +6,7 @@ import {
   type Session,
   type SessionRecord,
 } from '../auth/sessions.ts';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isErrno } from '../storage/errors.ts';

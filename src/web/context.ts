@@ -1,3 +1,4 @@
+import type { LogPage, LogQuery } from '../log/reader.ts';
 import type { IncomingMessage } from 'node:http';
 import type { Accounts } from '../auth/accounts.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
@@ -36,8 +37,8 @@ export interface WebDeps {
   >;
   /** Bytes for forms sent without a session (README, Security and durability). */
   preAuth: BodyBudget;
-  /** The API log's folder, for the admin's API Logs page. */
-  logDir: string;
+  /** The API log, for the admins' API Logs page. */
+  apiLog: { read(query: LogQuery): Promise<LogPage> };
   /** New token secrets, held for the one page that shows them (shown-once.ts). */
   shownOnce: ShownOnce<{ record: TokenRecord; secret: string }>;
   /** A new user's temporary password, held for the one page that shows it. */

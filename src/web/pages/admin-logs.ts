@@ -2,7 +2,7 @@ import { HttpError } from '../../http/errors.ts';
 import type { Fields } from '../../http/fields.ts';
 import { html as reply, type Reply } from '../../http/reply.ts';
 import type { ApiLogEntry } from '../../log/entry.ts';
-import { BadCursorError, readLog, type LogQuery } from '../../log/reader.ts';
+import { BadCursorError, type LogQuery } from '../../log/reader.ts';
 import { formatTime } from '../../paste/paste.ts';
 import { field, type WebContext } from '../context.ts';
 import { options, problemList } from '../forms.ts';
@@ -95,7 +95,7 @@ export async function adminLogs(ctx: WebContext): Promise<Reply> {
   const { query, problems } = logQuery(ctx, ctx.query);
   let result;
   try {
-    result = await readLog(ctx.deps.logDir, query);
+    result = await ctx.deps.apiLog.read(query);
   } catch (err) {
     if (err instanceof BadCursorError)
       throw new HttpError('bad_request', 'That page link is not valid; start again from the newest entries.');

@@ -1,0 +1,90 @@
+import type { IdempotencyStore } from './api/v1/idempotency.ts';
+import type { AccountRecords } from './auth/accounts.ts';
+import type { Config } from './config.ts';
+import type { ApiLogEntry } from './log/entry.ts';
+import type { AuditSink } from './auth/accounts.ts';
+import type { AuditLog } from './log/audit.ts';
+import type { LogPage, LogQuery } from './log/reader.ts';
+import type { OwnerLists, PasteRepository, RecentList, ViewCounts } from './paste/repository.ts';
+import type { RateLimiter } from './ratelimit/bucket.ts';
+import type { SessionRecords } from './web/context.ts';
+
+/**
+ * Everything a running server keeps, as one backend provides it: the data folder
+ * (store/open.ts) or PostgreSQL (pg/open.ts). server.ts picks one from the configuration,
+ * in one place, and builds the services and both sides on what it returns; nothing else
+ * knows which it has (ARCHITECTURE.md, The storage seam).
+ */
+export interface Storage {
+  /** Where the state lives, for messages: `the data folder /srv/paste`, `PostgreSQL at db:5432`. */
+  readonly describe: string;
+  readonly pastes: PasteRepository & PasteUpkeep;
+  readonly views: ViewCounts;
+  readonly owners: OwnerLists;
+  readonly recent: RecentList;
+  readonly accounts: AccountRecords & { knownTokenId(id: string): boolean };
+  readonly sessions: SessionRecords;
+  readonly idempotency: IdempotencyStore;
+  readonly tokenUsage: TokenUses;
+  /** The web side's signing key, made once and kept (CSRF tokens, unlock grants, login keys). */
+  readonly serverKey: Buffer;
+  readonly apiLog: ApiLog;
+  readonly audit: AuditSink & Pick<AuditLog, 'read'>;
+  /** Puts the saved rate-limit buckets back into the limiter (README, Rate limits). */
+  restoreBuckets(limiter: RateLimiter): Promise<void>;
+  /**
+   * One tick of the upkeep's storage work (every few seconds): fold counted views in, save
+   * what is counted in memory (views, buckets, token use, the recent list), and, when
+   * `sweepDue`, forget ended sessions and old idempotency records. A failure is thrown
+   * after every part was tried.
+   */
+  upkeep(limiter: RateLimiter, sweepDue: boolean): Promise<void>;
+  /** Saves what is held in memory and lets go; resolves with what could not be saved, one sentence each. */
+  close(limiter: RateLimiter): Promise<string[]>;
+  /** What /metrics reports of the storage; absent parts are not reported. */
+  readonly stats: StorageStats;
+}
+
+/** The expiry sweep, run in bounded slices beside the rest of the upkeep (README, Expiry). */
+export interface PasteUpkeep {
+  sweepSlice(now: number, limit: number): Promise<{ changed: number; more: boolean }>;
+}
+
+/** When each token was last used, and from where (README, Web pages: API Tokens). */
+export interface TokenUses {
+  touch(tokenId: string, now: number, ip?: string): void;
+  get(tokenId: string): number | undefined;
+  ip(tokenId: string): string | undefined;
+  lastDay(tokenId: string, now: number): number;
+}
+
+/** The API request log (README, API request log): written in the background, read by the admins. */
+export interface ApiLog {
+  append(entry: ApiLogEntry): void;
+  read(query: LogQuery): Promise<LogPage>;
+  readonly written: number;
+  readonly dropped: number;
+  readonly unwritten: number;
+}
+
+export interface StorageStats {
+  cache?: () => { hits: number; misses: number; bytes: number; entries: number };
+  sweep?: () => { wiped: number; removed: number };
+  writes?: () => number;
+  /** The data folder's pastes, whose disk use /metrics reports. */
+  pastesDir?: string;
+}
+
+/** What a backend needs from the server besides the configuration. */
+export interface StorageOptions {
+  config: Config;
+  now: () => number;
+  /** What an operator should know (a full disk, a damaged file, a claim taken). */
+  warn: (message: string) => void;
+  /** What was done for the operator (a migration, a restore finished). */
+  info: (message: string) => void;
+  /** Each fsync's time, for /metrics. */
+  synced?: (what: 'file' | 'folder', seconds: number) => void;
+  /** How often the folder claim is kept (tests shorten it). */
+  claimEveryMs?: number;
+}

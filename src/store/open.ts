@@ -1,0 +1,162 @@
+import { join } from 'node:path';
+import type { Storage, StorageOptions } from '../backend.ts';
+import { AuditLog } from '../log/audit.ts';
+import { LogAppender } from '../log/appender.ts';
+import { readLog } from '../log/reader.ts';
+import { StorageFull } from '../storage/errors.ts';
+import { ensureWritableDir } from '../storage/fs.ts';
+import { AccountStore } from './accounts.ts';
+import { BucketFile } from './bucket-file.ts';
+import { DurableFiles } from './files.ts';
+import { IdempotencyRecords } from './idempotency.ts';
+import { claimFolder } from './instance.ts';
+import { checkDataFormat } from './migrate.ts';
+import { OwnerIndex } from './owner-index.ts';
+import { PasteStore } from './pastes.ts';
+import { RecentPastes } from './recent.ts';
+import { finishRestore } from './restore-swap.ts';
+import { loadServerKey, SERVER_KEY_PATH } from './server-key.ts';
+import { SessionStore } from './sessions.ts';
+import { TokenUsage } from './token-usage.ts';
+import { ViewCounter } from './views.ts';
+
+/** How often the folder claim is refreshed (README, One server per folder). */
+const CLAIM_MS = 5_000;
+
+/**
+ * The data-folder backend (README, Data on disk and durability): claims the folder,
+ * finishes a restore a crash cut short, checks (and migrates) the data format, then opens
+ * every store under DATA_DIR and loads what is kept in memory.
+ */
+export async function openFileStorage(opts: StorageOptions): Promise<Storage> {
+  const { config, now, warn, info } = opts;
+  const dir = config.dataDir;
+  await ensureWritableDir(dir);
+  // One server per folder: before anything is touched (files.init empties tmp/).
+  const claim = await claimFolder(dir);
+  if (await finishRestore(dir)) info(`finished a restore into ${dir} that was cut short`);
+  // A refused write is reported once a minute at most: under load it would be one line a request.
+  let lastRefusal = Number.NEGATIVE_INFINITY;
+  const files = new DurableFiles(join(dir, 'tmp'), {
+    refused: (refused) => {
+      if (Date.now() - lastRefusal < 60_000) return;
+      lastRefusal = Date.now();
+      warn(
+        `storage: ${refused.message}; writes answer ${refused instanceof StorageFull ? '507' : '503'} and change nothing until it can be written again`,
+      );
+    },
+    ...(opts.synced === undefined ? {} : { synced: opts.synced }),
+  });
+  await files.init();
+  const migrated = await checkDataFormat(dir, files);
+  if (migrated !== null) info(migrated);
+  const state = join(dir, 'state');
+  await files.ensureDir(state);
+
+  const accounts = new AccountStore(dir, files);
+  const pastes = new PasteStore(dir, files, config.pasteCacheBytes, (damage) =>
+    warn(
+      `paste ${damage.hash ?? '(hash unreadable)'}: ${damage.message}; its owner and admins get 500 paste_damaged (others 404) until one of them deletes it`,
+    ),
+  );
+  const views = new ViewCounter(pastes, files, join(state, 'views.json'));
+  const tokenUsage = new TokenUsage(files, join(state, 'token-usage.json'));
+  const owners = new OwnerIndex(dir, files);
+  const recent = new RecentPastes(files, join(state, 'recent.json'));
+  const idempotency = new IdempotencyRecords(dir, files);
+  const sessions = new SessionStore(join(dir, 'sessions'), files, config.sessionIdleMs, now);
+  const buckets = new BucketFile(files, join(state, 'ratelimit.json'));
+  const logDir = join(dir, 'logs');
+  const log = new LogAppender({ dir: logDir, now, retentionDays: config.logRetentionDays, warn });
+  const audit = new AuditLog(logDir, now, warn);
+  const [serverKey] = await Promise.all([
+    loadServerKey(files, join(dir, ...SERVER_KEY_PATH)),
+    accounts.load(),
+    pastes.init(),
+    owners.init(),
+    views.load(),
+    tokenUsage.load(),
+    recent.load(),
+    sessions.load(),
+  ]);
+  await accounts.watch();
+  log.start();
+
+  // The claim is kept on its own timer, synchronously (store/instance.ts): nothing else the
+  // server does can hold it up, and one found gone is written again.
+  let claimTold = false;
+  const claimTimer = setInterval(() => {
+    if (claim.refresh() !== 'taken' || claimTold) return;
+    claimTold = true;
+    warn(`${join(dir, 'server.pid')} names another process: two servers may be using ${dir}; stop one of them`);
+  }, opts.claimEveryMs ?? CLAIM_MS);
+  claimTimer.unref();
+
+  return {
+    describe: `the data folder ${dir}`,
+    pastes,
+    views,
+    owners,
+    recent,
+    accounts,
+    sessions,
+    idempotency,
+    tokenUsage,
+    serverKey,
+    apiLog: {
+      append: (entry) => log.append(entry),
+      read: (query) => readLog(logDir, query),
+      get written() {
+        return log.written;
+      },
+      get dropped() {
+        return log.dropped;
+      },
+      get unwritten() {
+        return log.unwritten;
+      },
+    },
+    audit,
+    restoreBuckets: (limiter) => buckets.load(limiter),
+    async upkeep(limiter, sweepDue) {
+      if (sweepDue) {
+        await sessions.sweep();
+        await idempotency.sweep(now());
+      }
+      await views.drain();
+      // The view counts still pending are saved every tick: a crash loses at most this tick's.
+      // Every save is waited for, even after one fails, so the tick never ends (nor shutdown
+      // begins its own saves) while one is still writing.
+      const saved = await Promise.allSettled([views.save(), buckets.save(limiter), tokenUsage.save(), recent.save()]);
+      for (const outcome of saved) if (outcome.status === 'rejected') throw outcome.reason;
+    },
+    async close(limiter) {
+      accounts.unwatch();
+      // Each save that fails becomes a warning; none keeps the others from being tried.
+      const attempt = (what: string, save: Promise<unknown>): Promise<string | null> =>
+        save.then(
+          () => null,
+          (err: unknown) => `could not save ${what}: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      const outcomes = await Promise.all([
+        attempt('the rate-limit buckets', buckets.save(limiter)),
+        attempt('the pending view counts', views.save()),
+        attempt("the tokens' last use", tokenUsage.save()),
+        attempt('the recent pastes list', recent.save()),
+        attempt('the API log', log.close()),
+      ]);
+      clearInterval(claimTimer);
+      await claim.release();
+      const warnings = outcomes.filter((w): w is string => w !== null);
+      if (log.unwritten > 0 || log.dropped > 0)
+        warnings.push(`${log.unwritten + log.dropped} API log lines could not be written to ${logDir} and are lost`);
+      return warnings;
+    },
+    stats: {
+      cache: () => pastes.cacheStats,
+      sweep: () => pastes.sweepStats,
+      writes: () => files.writes,
+      pastesDir: join(dir, 'pastes'),
+    },
+  };
+}
