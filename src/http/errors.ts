@@ -24,6 +24,7 @@ export const STATUS_BY_CODE = {
   internal: 500,
   paste_damaged: 500,
   unavailable: 503,
+  storage_unavailable: 503,
   storage_full: 507,
 } as const;
 

@@ -31,6 +31,21 @@ export class StorageReadOnly extends StorageProblem {
   }
 }
 
+/**
+ * The storage could not answer now (the database is down, restarting, or slower than
+ * DATABASE_TIMEOUT_MS; every connection of the pool is busy): the request is refused with
+ * 503 `storage_unavailable` and `Retry-After`, and whether it changed anything is what
+ * the transaction says: a write either committed whole or not at all.
+ */
+export class StorageUnavailable extends StorageProblem {
+  constructor(
+    message: string,
+    readonly retryAfterSec = 1,
+  ) {
+    super(message);
+  }
+}
+
 /** A file the service needs that cannot be what it should be (e.g. accounts.json cut short). */
 export class DamagedFile extends StorageProblem {
   constructor(

@@ -9,6 +9,7 @@ import { runCli } from '../../src/cli.ts';
 import { parseConfig } from '../../src/config.ts';
 import type { Passwords } from '../../src/crypto/passwords.ts';
 import { startServer as startApp, type RunningServer, type ServerOptions } from '../../src/server.ts';
+import { backendEnv } from './backend.ts';
 import { checkApiAnswer } from './openapi.ts';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
@@ -74,7 +75,13 @@ export async function startServer(
 ): Promise<AppServer> {
   const dataDir = opts.dataDir ?? (await tempDataDir());
   const clock = opts.clock ?? new TestClock();
-  const config = parseConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...opts.env });
+  const config = parseConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    ...(await backendEnv(dataDir)),
+    ...opts.env,
+  });
   let out = '';
   const logError = (err: unknown, requestId?: string): void => {
     out += `${requestId === undefined ? '' : `request ${requestId}: `}${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`;
@@ -109,7 +116,14 @@ export async function spawnServer(
   const dataDir = opts.dataDir ?? (await tempDataDir());
   const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts')], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...opts.env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      ...(await backendEnv(dataDir)),
+      ...opts.env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -170,7 +184,8 @@ export function events(out: string): LogEvent[] {
 /** Runs a CLI command in-process against a data folder; returns what it printed. */
 export async function cli(dataDir: string, args: string[], stdin = ''): Promise<string> {
   const lines: string[] = [];
-  await runCli(args, { env: { DATA_DIR: dataDir }, stdout: (l) => lines.push(l), readStdin: async () => stdin });
+  const env = { DATA_DIR: dataDir, ...(await backendEnv(dataDir)) };
+  await runCli(args, { env, stdout: (l) => lines.push(l), readStdin: async () => stdin });
   return lines.join('\n');
 }
 

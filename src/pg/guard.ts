@@ -1,0 +1,109 @@
+import { StorageUnavailable } from '../storage/errors.ts';
+
+/**
+ * SQLSTATE classes and codes that mean "the database cannot answer now", not "the request
+ * is wrong": connection exceptions (08), the server shutting down or starting (57P01-57P03),
+ * a statement cancelled by statement_timeout (57014), too many connections (53300).
+ */
+const UNAVAILABLE_STATES = new Set(['57014', '57P01', '57P02', '57P03', '53300', '53400']);
+/** The driver's own codes for a connection that failed, closed or timed out. */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+]);
+
+/** Whether a driver error says the database is out of reach rather than that a query failed. */
+export function isUnavailable(err: unknown): boolean {
+  if (err instanceof StorageUnavailable) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  return UNAVAILABLE_CODES.has(code) || UNAVAILABLE_STATES.has(code) || code.startsWith('08');
+}
+
+/**
+ * Every call into the database goes through one guard (pg/open.ts), which keeps three
+ * promises of the README (Running on PostgreSQL): a request never waits longer than
+ * DATABASE_TIMEOUT_MS for the database; the calls waiting for a connection are bounded, so a
+ * pool that is all busy refuses at once instead of queueing without end; and either case,
+ * like a lost connection, is a 503 `storage_unavailable` with Retry-After, never a 500.
+ */
+export class DbGuard {
+  #inFlight = 0;
+  /** Whether the last call reached the database (for /healthz). */
+  #answering = true;
+
+  constructor(
+    private readonly timeoutMs: number,
+    /** Calls allowed in flight at once: the pool's connections and a short queue behind them. */
+    private readonly maxInFlight: number,
+  ) {}
+
+  get answering(): boolean {
+    return this.#answering;
+  }
+
+  /** Runs `work` (a call into the database) under the guard. */
+  run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#inFlight >= this.maxInFlight)
+      return Promise.reject(new StorageUnavailable('every database connection is busy; try again in a moment'));
+    return this.#track(work());
+  }
+
+  async #track<T>(call: Promise<T>): Promise<T> {
+    this.#inFlight++;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new StorageUnavailable(`the database did not answer within ${this.timeoutMs} ms`)),
+          this.timeoutMs,
+        );
+      });
+      const out = await Promise.race([call, late]);
+      this.#answering = true;
+      return out;
+    } catch (err) {
+      if (!isUnavailable(err)) throw err;
+      this.#answering = false;
+      throw err instanceof StorageUnavailable
+        ? err
+        : new StorageUnavailable(`the database cannot be reached (${describeCode(err)})`);
+    } finally {
+      clearTimeout(timer);
+      this.#inFlight--;
+    }
+  }
+
+  /**
+   * `target` with every method that returns a promise run through the guard; getters and
+   * methods that answer at once (from memory) are left as they are. An `async` method is
+   * refused before it starts when the guard is full; another that turns out to return a
+   * promise is tracked from then on.
+   */
+  wrap<T extends object>(target: T): T {
+    return new Proxy(target, {
+      get: (obj, key) => {
+        const value: unknown = Reflect.get(obj, key, obj);
+        if (typeof value !== 'function') return value;
+        const fn = value as (...a: unknown[]) => unknown;
+        const isAsync = fn.constructor.name === 'AsyncFunction';
+        return (...args: unknown[]) => {
+          if (isAsync) return this.run(() => fn.apply(obj, args) as Promise<unknown>);
+          const out = fn.apply(obj, args);
+          return out instanceof Promise ? this.#track(out) : out;
+        };
+      },
+    });
+  }
+}
+
+const describeCode = (err: unknown): string => String((err as { code?: unknown }).code ?? 'unknown');

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { DbGuard, isUnavailable } from '../../src/pg/guard.ts';
+import { StorageUnavailable } from '../../src/storage/errors.ts';
+
+const never = (): Promise<never> => new Promise(() => undefined);
+
+describe('DbGuard', () => {
+  test('a call slower than the timeout is refused as storage unavailable, and the guard says the database is not answering', async () => {
+    const guard = new DbGuard(50, 10);
+    const started = performance.now();
+    await assert.rejects(
+      guard.run(never),
+      (err) => err instanceof StorageUnavailable && /within 50 ms/.test(err.message),
+    );
+    assert.ok(performance.now() - started < 1_000);
+    assert.equal(guard.answering, false);
+    assert.equal(await guard.run(async () => 7), 7);
+    assert.equal(guard.answering, true);
+  });
+
+  test('calls past the bound are refused at once instead of queueing', async () => {
+    const guard = new DbGuard(10_000, 2);
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const a = guard.run(() => held);
+    const b = guard.run(() => held);
+    await assert.rejects(
+      guard.run(async () => 1),
+      /every database connection is busy/,
+    );
+    release();
+    await Promise.all([a, b]);
+    assert.equal(await guard.run(async () => 1), 1, 'room again once the calls ended');
+  });
+
+  test('a lost connection becomes storage unavailable; a query error stays what it is', async () => {
+    const guard = new DbGuard(1_000, 10);
+    const lost = Object.assign(new Error('write CONNECTION_CLOSED'), { code: 'CONNECTION_CLOSED' });
+    await assert.rejects(
+      guard.run(() => Promise.reject(lost)),
+      (err) => err instanceof StorageUnavailable,
+    );
+    const shutdown = Object.assign(new Error('terminating connection'), { code: '57P01' });
+    assert.equal(isUnavailable(shutdown), true);
+    const unique = Object.assign(new Error('duplicate key'), { code: '23505' });
+    await assert.rejects(
+      guard.run(() => Promise.reject(unique)),
+      (err) => err === unique,
+    );
+    assert.equal(isUnavailable(unique), false);
+  });
+
+  test('wrap guards the methods that return promises and leaves the rest as they are', async () => {
+    const guard = new DbGuard(50, 10);
+    class Store {
+      #n = 1;
+      get n(): number {
+        return this.#n;
+      }
+      sync(): number {
+        return this.#n + 1;
+      }
+      async slow(): Promise<number> {
+        await never();
+        return this.#n;
+      }
+      later(): Promise<number> {
+        return Promise.resolve(this.#n + 2);
+      }
+    }
+    const store = guard.wrap(new Store());
+    assert.equal(store.n, 1, 'getters reach private fields through the wrapper');
+    assert.equal(store.sync(), 2);
+    assert.equal(await store.later(), 3);
+    await assert.rejects(store.slow(), (err) => err instanceof StorageUnavailable);
+  });
+});
