@@ -1,3 +1,4 @@
+import type { Health } from './backend.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clientIp, clientKey } from './http/client-ip.ts';
 import { json, type Reply } from './http/reply.ts';
@@ -18,6 +19,8 @@ export interface AppSides {
   ids: RequestIds;
   /** `/metrics` on this port (README, Metrics), when METRICS_TOKEN is set. */
   metrics?: (req: IncomingMessage) => Reply;
+  /** What `/healthz` adds about the storage (backend.ts); absent: always healthy. */
+  health?: () => Health;
 }
 
 /**
@@ -32,8 +35,10 @@ export function createApp(sides: AppSides): (req: IncomingMessage, res: ServerRe
     const path = q === -1 ? url : url.slice(0, q);
     const query = q === -1 ? '' : url.slice(q + 1);
     const id = sides.ids.of(req);
-    if (path === '/healthz')
-      return respond(res, json({ ok: true }), { 'cache-control': 'no-store', 'x-request-id': id });
+    if (path === '/healthz') {
+      const health = sides.health?.() ?? { ok: true };
+      return respond(res, json(health, health.ok ? 200 : 503), { 'cache-control': 'no-store', 'x-request-id': id });
+    }
     if (path === '/metrics' && sides.metrics !== undefined)
       return respond(res, sides.metrics(req), { 'x-request-id': id });
     // Browsers ask for /favicon.ico on pages without a link to an icon (the raw text page).

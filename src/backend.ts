@@ -43,6 +43,8 @@ export interface Storage {
   close(limiter: RateLimiter): Promise<string[]>;
   /** What /metrics reports of the storage; absent parts are not reported. */
   readonly stats: StorageStats;
+  /** What `/healthz` says of the storage, answered at once (a backend probes in the background). */
+  health?(): Health;
 }
 
 /** The expiry sweep, run in bounded slices beside the rest of the upkeep (README, Expiry). */
@@ -87,4 +89,10 @@ export interface StorageOptions {
   synced?: (what: 'file' | 'folder', seconds: number) => void;
   /** How often the folder claim is kept (tests shorten it). */
   claimEveryMs?: number;
+}
+
+/** The storage's word on `/healthz`: `ok` false answers 503, so a load balancer sends elsewhere. */
+export interface Health {
+  ok: boolean;
+  [fact: string]: unknown;
 }

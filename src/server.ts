@@ -230,6 +230,7 @@ function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string) {
     ipv6PrefixLength: config.ipv6PrefixLength,
     ids: new RequestIds(),
     ...(config.metricsToken === null ? {} : { metrics: scrape }),
+    ...(storage.health === undefined ? {} : { health: () => storage.health?.() ?? { ok: true } }),
   });
   return { app, scrape, inFlight, metricsOn };
 }
