@@ -112,12 +112,13 @@ CREATE TABLE paste_revisions (
 );
 
 -- Rate-limit buckets and every failure budget (one limiter, keyed `token:…`, `authfail:…`,
--- `login-ip:…`, …), so instances share one limit. Unlimited buckets hold 'Infinity'.
+-- `login-ip:…`, …), so instances share one limit. An unlimited key has no bucket, so every
+-- row has a finite level and a positive limit (ratelimit/bucket.ts).
 CREATE TABLE rate_buckets (
   key text PRIMARY KEY,
-  tokens double precision NOT NULL,
+  tokens double precision NOT NULL CHECK (tokens < 'Infinity' AND tokens > '-Infinity'),
   updated_at timestamptz NOT NULL,
-  limit_per_minute integer NOT NULL CHECK (limit_per_minute >= 0)
+  limit_per_minute double precision NOT NULL CHECK (limit_per_minute > 0 AND limit_per_minute < 'Infinity')
 );
 -- Pruning drops the buckets untouched long enough to be full again.
 CREATE INDEX rate_buckets_updated_at ON rate_buckets (updated_at);
@@ -150,8 +151,10 @@ CREATE TABLE idempotency_records (
 );
 CREATE INDEX idempotency_records_at ON idempotency_records (at);
 
--- The API log (README, API request log): append-only; the id keeps lines of the same
--- millisecond in the order they were written. LOG_RETENTION_DAYS deletes by time.
+-- The API log (README, API request log): append-only, each line as the file log writes it
+-- (log/appender.ts jsonLine: strings cut to MAX_CHARS, a cut endpoint's full length beside
+-- it). The id is the order lines were written in, which the admin page lists newest first
+-- and pages by; LOG_RETENTION_DAYS deletes by time.
 CREATE TABLE api_log (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   time timestamptz NOT NULL,
@@ -159,19 +162,21 @@ CREATE TABLE api_log (
   user_id integer,
   method text NOT NULL,
   endpoint text NOT NULL,
+  endpoint_length integer,
   status smallint NOT NULL,
   ip text NOT NULL,
   duration_ms double precision NOT NULL,
   request_id text,
-  error text
+  error text,
+  unlogged integer
 );
--- The log's page is newest first, filtered by time, by token or by status class.
-CREATE INDEX api_log_time ON api_log (time DESC, id DESC);
-CREATE INDEX api_log_token_time ON api_log (token_id, time DESC) WHERE token_id IS NOT NULL;
-CREATE INDEX api_log_status_time ON api_log (status, time DESC);
+-- The time filter and the retention's delete; the token filter, newest first.
+CREATE INDEX api_log_time ON api_log (time);
+CREATE INDEX api_log_token ON api_log (token_id, id DESC) WHERE token_id IS NOT NULL;
 
--- The audit log (README, Audit log): every admin action, never pruned. before/after never
--- hold a secret or a hash of one.
+-- The audit log (README, Audit log): every admin action, never pruned, listed newest first
+-- by id. before/after never hold a secret or a hash of one; they are `json`, not `jsonb`,
+-- so they read back as written (key order kept); SQL NULL is a value that was absent.
 CREATE TABLE audit_log (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   time timestamptz NOT NULL,
@@ -181,7 +186,6 @@ CREATE TABLE audit_log (
   ip text,
   action text NOT NULL,
   target text NOT NULL,
-  before jsonb,
-  after jsonb
+  before json,
+  after json
 );
-CREATE INDEX audit_log_time ON audit_log (time DESC, id DESC);
