@@ -52,6 +52,7 @@ export class PgAccounts implements AccountRecords {
   /** Whether a change may have been announced since the version was last read. */
   #stale = true;
   #checkedAt = 0;
+  #closed = false;
 
   constructor(
     private readonly sql: Sql,
@@ -74,6 +75,7 @@ export class PgAccounts implements AccountRecords {
    * meanwhile is lost.
    */
   async listen(): Promise<boolean> {
+    if (this.#closed) return false;
     if (this.#listenTurn !== null) return true;
     const turn = {};
     this.#listenTurn = turn;
@@ -109,8 +111,12 @@ export class PgAccounts implements AccountRecords {
     await listener?.unlisten();
   }
 
-  /** Ends the listener; the pool is the caller's to end. */
+  /**
+   * Ends the listener for good; the pool is the caller's to end (the driver keeps the listen
+   * connection open until then).
+   */
   close(): Promise<void> {
+    this.#closed = true;
     return this.unlisten();
   }
 

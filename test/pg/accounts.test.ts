@@ -7,7 +7,7 @@ import { parseConfig } from '../../src/config.ts';
 import { PgAccounts, RECHECK_MS } from '../../src/pg/accounts.ts';
 import { type Database, openDatabase } from '../../src/pg/connect.ts';
 import { migrate } from '../../src/pg/migrate.ts';
-import { createTestDatabase } from '../helpers/postgres.ts';
+import { createTestDatabase, psql, testCluster } from '../helpers/postgres.ts';
 
 const opened: { close(): Promise<void> }[] = [];
 after(async () => {
@@ -139,6 +139,37 @@ test('the listen connection killed: a change is seen within a second, and notifi
   assert.ok((await waitSeen(server, () => server.userByName('after') !== undefined, 1000)) < RECHECK_MS / 4);
 });
 
+test('while the listen connection cannot come back, changes are seen within a second; then announced again', async () => {
+  const { server, other, a } = await pair();
+  await server.fresh();
+  const [db] = await a.sql`select current_database() as name`;
+  const name = db?.['name'] as string;
+  const cluster = await testCluster();
+  // New connections refused (the pools keep theirs): the driver keeps trying to listen again.
+  psql(cluster, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
+  try {
+    psql(
+      cluster,
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND query ILIKE 'listen%'`,
+    );
+    for (const n of ['down1', 'down2']) {
+      await addUser(other, n);
+      const took = await waitSeen(server, () => server.userByName(n) !== undefined, RECHECK_MS + 200);
+      assert.ok(took <= RECHECK_MS + 200, `took ${took} ms`);
+    }
+  } finally {
+    psql(cluster, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+  }
+  // Listening again (the driver retries, backing off), a change is announced at once.
+  const listening = async () =>
+    (await a.sql`select 1 from pg_stat_activity where datname = current_database() and query ilike 'listen%'`).length;
+  for (let i = 0; i < 100 && (await listening()) === 0; i++) await new Promise((r) => setTimeout(r, 50));
+  await server.fresh();
+  await addUser(other, 'back');
+  const took = await waitSeen(server, () => server.userByName('back') !== undefined, RECHECK_MS);
+  assert.ok(took < RECHECK_MS / 4, `took ${took} ms`);
+});
+
 test('20 users created at once from two processes get 20 distinct ids; no update is lost', async () => {
   const { server, other } = await pair();
   await Promise.all(Array.from({ length: 20 }, (_, i) => addUser(i % 2 === 0 ? server : other, `user${i}`)));
@@ -256,6 +287,7 @@ test('a short-lived process without a listener changes the accounts and closes',
   await cli.close();
   await waitSeen(server, () => server.userByName('fromcli') !== undefined, 1000);
   await server.close();
+  assert.equal(await server.listen(), false);
   // Closed, the server store still answers, reading the version every turn.
   await addUser(cli, 'later');
   await server.fresh();
