@@ -125,7 +125,11 @@ export class PgAccounts implements AccountRecords {
     if (!(Number(payload) <= this.#version)) this.#stale = true;
   }
 
-  /** Resolves once the in-memory copy reflects every change committed before this call (see the class). */
+  /**
+   * Resolves once the in-memory copy reflects every change committed before this call: at
+   * once without a listener; with one, each as soon as its notification is in (a trip of the
+   * listen connection), and any change at the latest RECHECK_MS after its commit.
+   */
   fresh(): Promise<void> {
     this.#pendingCheck ??= new Promise<void>((resolve, reject) => {
       setImmediate(() => {
