@@ -28,6 +28,7 @@ const recorded = async (db: Database) =>
 
 /** One table for each kind of state DATA_DIR holds (README, Data on disk). */
 const STATE_TABLES = [
+  'accounts_state',
   'api_log',
   'audit_log',
   'idempotency_records',
