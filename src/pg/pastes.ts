@@ -3,6 +3,7 @@ import { RandomIds } from '../crypto/random.ts';
 import { HASH_LENGTH, isExpired, isTombstone, NO_CONTENT, type Paste } from '../paste/paste.ts';
 import { type CorruptPaste, type Listing, type PasteRepository, TOMBSTONE_MS, type Txn } from '../paste/repository.ts';
 import type { PasteUpkeep } from '../backend.ts';
+import { POOL_SIZE } from './connect.ts';
 import { pasteColumns, pasteOf, revisionOf, revisionRowOf, rowOf, sweepTimeOf } from './paste-row.ts';
 
 /**
@@ -12,8 +13,11 @@ import { pasteColumns, pasteOf, revisionOf, revisionRowOf, rowOf, sweepTimeOf } 
  */
 const MISSING_PASTE_LOCK = 0x7061_7374;
 
-/** Pastes a sweep slice visits at once, each in its own transaction, sharing the waits for commits. */
-const SWEEP_PARALLEL = 8;
+/**
+ * Pastes a sweep slice visits at once, each in its own transaction: half the pool, so the
+ * requests that arrive meanwhile still find connections.
+ */
+const SWEEP_PARALLEL = Math.max(1, Math.floor(POOL_SIZE / 2));
 
 /**
  * The pastes in PostgreSQL (`pastes`, `paste_revisions`), with the file store's contract
