@@ -257,12 +257,16 @@ test('20 concurrent reads of a one-time paste: exactly one gets the content, eac
 });
 
 test('transactions on a paste that has no row run one after another too', async () => {
-  const { store } = await fresh();
+  const { sql, store } = await fresh();
+  // Every connection of the pool opened first, so the transactions below do run at once.
+  await Promise.all(Array.from({ length: 10 }, () => sql`select pg_sleep(0.05)`));
   const seen: (string | null)[] = [];
   await Promise.all(
     Array.from({ length: 5 }, (_, i) =>
-      store.transact('Missing001', (cur) => {
+      store.transact('Missing001', async (cur) => {
         seen.push(cur === null ? null : contentOf(cur));
+        // Each decision takes a while: without the hash's lock, the others would decide meanwhile.
+        await new Promise((resolve) => setTimeout(resolve, 30));
         return cur === null ? { result: null, next: record('Missing001', `made by ${i}`) } : { result: null };
       }),
     ),
