@@ -102,15 +102,23 @@ CREATE TABLE pastes (
   -- text columns and jsonb refuse U+0000, which a paste may contain; a literal escapes it.
   content_json text NOT NULL,
   -- A burned paste's receipt {at, via, token_id} (README, Burn receipts); only ever shown.
-  receipt jsonb
+  receipt jsonb,
+  -- When the expiry sweep must next look at the paste, as the file store's expiry index
+  -- lists it: a live paste at its expiry, a tombstone when it is old enough to delete
+  -- (pg/pastes.ts, sweepTimeOf). Whoever writes a row sets it; null: never.
+  sweep_at timestamptz,
+  -- The order rows were made in: "My pastes" lists pastes made in the same millisecond
+  -- in the order they were made, as the owner's file listed them.
+  seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE
 );
 -- "My pastes", newest first, without touching anyone else's rows.
-CREATE INDEX pastes_owner_created ON pastes (owner_id, created_at DESC, hash);
--- The expiry sweep finds what is due without reading the pastes that never expire.
-CREATE INDEX pastes_expire_at ON pastes (expire_at) WHERE expire_at IS NOT NULL;
+CREATE INDEX pastes_owner_created ON pastes (owner_id, created_at DESC, seq DESC);
+-- The expiry sweep finds what is due without reading the pastes it has nothing to do with.
+CREATE INDEX pastes_sweep_at ON pastes (sweep_at) WHERE sweep_at IS NOT NULL;
 -- The home page's recent list is a query on this index rather than a saved list: the
--- newest public pastes still there, which no crash can leave out of date.
-CREATE INDEX pastes_recent_public ON pastes (created_at DESC) WHERE privacy = 'public' AND NOT burned;
+-- newest public pastes that are not one-time ones, which no crash can leave out of date.
+CREATE INDEX pastes_recent_public ON pastes (created_at DESC, seq DESC)
+  WHERE privacy = 'public' AND NOT burn_after_read;
 
 -- Kept revisions (README, Revisions): the paste as it was before each edit, MAX_REVISIONS
 -- per paste, oldest dropped first (the key orders them). They go with their paste.
@@ -119,6 +127,8 @@ CREATE TABLE paste_revisions (
   revision integer NOT NULL CHECK (revision >= 1),
   updated_at timestamptz NOT NULL,
   content_json text NOT NULL,
+  -- The text's size in UTF-8 bytes, so a History page learns it without reading the text.
+  bytes integer NOT NULL CHECK (bytes >= 0),
   -- The rest of that version (title, language, privacy, ...): read whole, never queried.
   fields jsonb NOT NULL,
   PRIMARY KEY (hash, revision)

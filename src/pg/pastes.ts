@@ -1,0 +1,229 @@
+import type { ISql, Sql, TransactionSql } from 'postgres';
+import { RandomIds } from '../crypto/random.ts';
+import { HASH_LENGTH, isExpired, isTombstone, NO_CONTENT, type Paste } from '../paste/paste.ts';
+import { type CorruptPaste, type Listing, type PasteRepository, TOMBSTONE_MS, type Txn } from '../paste/repository.ts';
+import type { PasteUpkeep } from '../backend.ts';
+import { POOL_SIZE } from './connect.ts';
+import { pasteColumns, pasteOf, revisionOf, revisionRowOf, rowOf, sweepTimeOf } from './paste-row.ts';
+
+/**
+ * The advisory lock class a transaction on a paste that has no row takes (with the hash's
+ * hashtext as the other key), so that two of them on one hash also run one after the other.
+ * The two-key lock space does not overlap the one-key space migrate.ts locks in.
+ */
+const MISSING_PASTE_LOCK = 0x7061_7374;
+
+/**
+ * Pastes a sweep slice visits at once, each in its own transaction: half the pool, so the
+ * requests that arrive meanwhile still find connections.
+ */
+const SWEEP_PARALLEL = Math.max(1, Math.floor(POOL_SIZE / 2));
+
+/**
+ * The pastes in PostgreSQL (`pastes`, `paste_revisions`), with the file store's contract
+ * (store/pastes.ts): the hash and its short code are reserved together (the unique
+ * generated `shortcode` column), every change goes through `transact` under the row's lock,
+ * and each commit is durable before its promise resolves. Nothing is cached: other servers
+ * on the same database change pastes too, so every read asks the database.
+ */
+export class PgPasteStore implements PasteRepository, PasteUpkeep {
+  readonly #ids = new RandomIds();
+  /** Expired pastes the sweep wiped, and tombstones it removed (README, Metrics). */
+  readonly #swept = { wiped: 0, removed: 0 };
+
+  constructor(private readonly sql: Sql) {}
+
+  /** Nothing is cached (another server may have changed the paste): the caller asks `get`. */
+  cached(_hash: string): Paste | null | undefined {
+    return undefined;
+  }
+
+  async get(hash: string): Promise<Paste | null> {
+    const [row] = await this.sql`select ${pasteColumns(this.sql)} from pastes where hash = ${hash}`;
+    return row === undefined ? null : pasteOf(row);
+  }
+
+  async getByShortcode(code: string): Promise<Paste | null> {
+    const [row] = await this.sql`select ${pasteColumns(this.sql)} from pastes where shortcode = ${code}`;
+    return row === undefined ? null : pasteOf(row);
+  }
+
+  get sweepStats(): { wiped: number; removed: number } {
+    return { ...this.#swept };
+  }
+
+  /** There is no cache: all zeros, so /metrics reports the same series on either backend. */
+  get cacheStats(): { hits: number; misses: number; bytes: number; entries: number } {
+    return { hits: 0, misses: 0, bytes: 0, entries: 0 };
+  }
+
+  /**
+   * Stores a new paste under a free hash, `first` tried before random ones, as the file
+   * store does: the insert refuses a taken hash or short code (ON CONFLICT DO NOTHING),
+   * which means another draw. The listing's entry is written beside the insert, and when
+   * one of the two fails the other is undone, so a refused create leaves neither.
+   */
+  async create(make: (hash: string) => Paste, listing?: Listing, first?: string): Promise<Paste> {
+    for (let candidate = first; ; candidate = undefined) {
+      const paste = make(candidate ?? this.#ids.base62(HASH_LENGTH));
+      const [row, entry] = await Promise.allSettled([this.#insert(this.sql, paste), listing?.add(paste)]);
+      const made = row.status === 'fulfilled' && row.value;
+      if (entry.status === 'rejected') {
+        if (made) await this.sql`delete from pastes where hash = ${paste.hash}`.catch(() => undefined);
+        throw entry.reason;
+      }
+      if (!made) await listing?.withdraw(paste).catch(() => undefined);
+      if (row.status === 'rejected') throw row.reason;
+      if (made) return paste;
+    }
+  }
+
+  /** Inserts a paste's row unless its hash or short code is taken; answers whether it did. */
+  async #insert(sql: ISql, p: Paste, sweepAt = sweepTimeOf(p)): Promise<boolean> {
+    const rows = await sql`insert into pastes ${sql(rowOf(p, sweepAt))} on conflict do nothing returning hash`;
+    return rows.length === 1;
+  }
+
+  /** A row cannot be half written: there is never a damaged paste to remove. */
+  async removeDamaged(_hash: string): Promise<CorruptPaste | null> {
+    return null;
+  }
+
+  /**
+   * Reads, decides and writes one paste in one transaction holding its row's lock, so of
+   * any number of transactions on a paste each sees the one before's outcome (one reader
+   * for a one-time paste). `onCommit` runs once the commit is durable, before the answer.
+   */
+  transact<T>(hash: string, fn: (paste: Paste | null) => Txn<T> | Promise<Txn<T>>): Promise<T> {
+    return this.#transact(hash, fn, null);
+  }
+
+  /** `transact`; with `visitedAt`, a transaction that changes nothing moves the paste's sweep time on. */
+  async #transact<T>(
+    hash: string,
+    fn: (paste: Paste | null) => Txn<T> | Promise<Txn<T>>,
+    visitedAt: number | null,
+  ): Promise<T> {
+    const txn = await this.sql.begin(async (tx) => {
+      let current = await this.#lock(tx, hash);
+      if (current === null) {
+        // No row to lock: the hash itself is locked, then looked for again (one may have been made meanwhile).
+        await tx`select pg_advisory_xact_lock(${MISSING_PASTE_LOCK}, hashtext(${hash}))`;
+        current = await this.#lock(tx, hash);
+      }
+      const decided = await fn(current);
+      await this.#apply(tx, hash, current, decided);
+      if (visitedAt !== null && decided.next === undefined && current !== null) {
+        // The sweep looked and found nothing due: as the file store drops the index entry
+        // it visited, the paste is next looked at when it is due, if ever.
+        const next = sweepTimeOf(current);
+        await tx`update pastes set sweep_at = ${next !== null && next > visitedAt ? new Date(next) : null}
+          where hash = ${hash}`;
+      }
+      return decided;
+    });
+    txn.onCommit?.();
+    return txn.result as T;
+  }
+
+  /** The paste, its row locked until the transaction ends; null when there is none. */
+  async #lock(tx: TransactionSql, hash: string): Promise<Paste | null> {
+    const [row] = await tx`select ${pasteColumns(tx)} from pastes where hash = ${hash} for update`;
+    return row === undefined ? null : pasteOf(row);
+  }
+
+  /** Does what a transaction's callback asked, in the file store's order, within its transaction. */
+  async #apply<T>(tx: TransactionSql, hash: string, current: Paste | null, txn: Txn<T>): Promise<void> {
+    if (txn.dropRevisions === true) await tx`delete from paste_revisions where hash = ${hash}`;
+    if (txn.keep !== undefined) {
+      const kept = revisionRowOf(hash, txn.keep);
+      // A version kept again under its number replaces the one kept before, as its file would.
+      await tx`insert into paste_revisions ${tx(kept)} on conflict (hash, revision) do update
+        set updated_at = excluded.updated_at, content_json = excluded.content_json,
+            bytes = excluded.bytes, fields = excluded.fields`;
+    }
+    if (txn.next === 'delete') {
+      // Its kept revisions go with it (ON DELETE CASCADE).
+      await tx`delete from pastes where hash = ${hash}`;
+    } else if (txn.next !== undefined) {
+      const due = sweepTimeOf(txn.next);
+      const sweepAt = txn.sweepAt === undefined || (due !== null && due < txn.sweepAt) ? due : txn.sweepAt;
+      if (current === null) {
+        // Under the hash's lock: a row made since would have been found. A taken short code refuses it.
+        if (!(await this.#insert(tx, txn.next, sweepAt)))
+          throw new Error(`paste ${hash}: its short code is another paste's`);
+      } else {
+        const { hash: _same, ...changed } = rowOf(txn.next, sweepAt);
+        await tx`update pastes set ${tx(changed)} where hash = ${hash}`;
+      }
+      if (txn.dropBelow !== undefined)
+        await tx`delete from paste_revisions where hash = ${hash} and revision < ${txn.dropBelow}`;
+    }
+  }
+
+  /** The numbers of the revisions kept for a paste (not the current one), ascending. */
+  async revisions(hash: string): Promise<number[]> {
+    const rows = await this.sql`select revision from paste_revisions where hash = ${hash} order by revision`;
+    return rows.map((r) => r['revision'] as number);
+  }
+
+  /** A kept revision of the paste `hash`, or null when there is none of that number. */
+  async getRevision(hash: string, revision: number): Promise<Paste | null> {
+    const [row] = await this.sql`select content_json, fields from paste_revisions
+      where hash = ${hash} and revision = ${revision}`;
+    return row === undefined ? null : revisionOf(row['content_json'] as string, row['fields']);
+  }
+
+  /** When a kept revision was saved and its text's size, without reading its text. */
+  async revisionFacts(hash: string, revision: number): Promise<{ savedAt: number; bytes: number } | null> {
+    const [row] = await this.sql`select (extract(epoch from updated_at) * 1000)::float8 as saved_at, bytes
+      from paste_revisions where hash = ${hash} and revision = ${revision}`;
+    return row === undefined ? null : { savedAt: row['saved_at'] as number, bytes: row['bytes'] as number };
+  }
+
+  /**
+   * One bounded part of the expiry sweep (README, Expiry), as the file store's: visits at
+   * most `limit` pastes whose sweep time has come, oldest first, a few at a time. An expired
+   * paste has its content, title and password wiped, leaving a tombstone that answers 410
+   * "expired" for TOMBSTONE_MS; a tombstone that old, expired or burned, is deleted; kept
+   * revisions go with either. Every visit moves the paste's sweep time on, so the next
+   * slice goes on where this one stopped.
+   */
+  async sweepSlice(now: number, limit: number): Promise<{ changed: number; more: boolean }> {
+    const due = await this.sql`select hash from pastes where sweep_at <= ${new Date(now)}
+      order by sweep_at limit ${limit}`;
+    let changed = 0;
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (let row = due[next++]; row !== undefined; row = due[next++]) {
+        if (await this.#sweepOne(row['hash'] as string, now)) changed++;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(SWEEP_PARALLEL, due.length) }, worker));
+    return { changed, more: due.length >= limit };
+  }
+
+  /** Wipes or removes one paste if it is due; answers whether it changed. */
+  async #sweepOne(hash: string, now: number): Promise<boolean> {
+    const done = await this.#transact(
+      hash,
+      (p): Txn<'wiped' | 'removed' | null> => {
+        if (p === null) return { result: null };
+        if (isTombstone(p))
+          return now >= p.updated_at + TOMBSTONE_MS
+            ? { result: 'removed', next: 'delete', dropRevisions: true }
+            : { result: null };
+        if (!isExpired(p, now)) return { result: null };
+        return {
+          result: 'wiped',
+          next: { ...p, title: '', content_json: NO_CONTENT, password: null, updated_at: now },
+          sweepAt: now + TOMBSTONE_MS,
+          dropRevisions: true,
+        };
+      },
+      now,
+    );
+    if (done !== null) this.#swept[done]++;
+    return done !== null;
+  }
+}
