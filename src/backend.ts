@@ -5,6 +5,7 @@ import type { ApiLogEntry } from './log/entry.ts';
 import type { AuditSink } from './auth/accounts.ts';
 import type { AuditLog } from './log/audit.ts';
 import type { LogPage, LogQuery } from './log/reader.ts';
+import type { Paste } from './paste/paste.ts';
 import type { OwnerLists, PasteRepository, RecentList, ViewCounts } from './paste/repository.ts';
 import type { RateLimiter } from './ratelimit/bucket.ts';
 import type { SessionRecords } from './web/context.ts';
@@ -95,4 +96,24 @@ export interface StorageOptions {
 export interface Health {
   ok: boolean;
   [fact: string]: unknown;
+}
+
+/**
+ * What the operator CLI works on (cli.ts), opened by the same backend as a server's storage,
+ * beside a running server or without one: accounts, pastes for export and import, and the
+ * audit log its actions go to.
+ */
+export interface CliStorage {
+  readonly describe: string;
+  readonly accounts: AccountRecords;
+  readonly audit: AuditSink;
+  readonly owners: OwnerLists;
+  readonly pastes: Pick<PasteRepository, 'get' | 'create'>;
+  /** Every stored paste's hash, owner and creation time, in no promised order (export sorts). */
+  listPastes(): AsyncIterable<Pick<Paste, 'hash' | 'owner_id' | 'created_at'>>;
+  /** Views of a paste counted but not yet in its record (export adds them). */
+  pendingViews(p: Paste): number;
+  /** When each token was last used (token list). */
+  lastUses(): Promise<Record<string, number>>;
+  close(): Promise<void>;
 }

@@ -9,19 +9,13 @@ import { type Config, ConfigError, parseConfig } from './config.ts';
 import { hashPassword } from './crypto/passwords.ts';
 import { AuditLog, type Actor } from './log/audit.ts';
 import { formatTime } from './paste/paste.ts';
-import { AccountStore } from './store/accounts.ts';
 import { BackupRefused, writeBackup } from './store/backup.ts';
 import { restoreBackup, RestoreError } from './store/restore.ts';
-import { finishRestore } from './store/restore-swap.ts';
-import { folderHolder } from './store/instance.ts';
-import { DurableFiles } from './store/files.ts';
-import { checkDataFormat } from './store/migrate.ts';
-import { OwnerIndex } from './store/owner-index.ts';
-import { exportLine, importPastes, storedPastes } from './store/transfer.ts';
-import { PasteStore } from './store/pastes.ts';
-import { ViewCounter } from './store/views.ts';
+import { exportLine, importPastes } from './store/transfer.ts';
+import { openFileCli } from './store/open.ts';
+import { openPgCli } from './pg/open.ts';
+import type { CliStorage } from './backend.ts';
 import { describeProblem } from './storage/problems.ts';
-import { readUsage } from './store/token-usage.ts';
 
 export class CliError extends Error {}
 
@@ -92,28 +86,33 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
   }
   const config = parseConfig(io.env);
   // Restore fills an empty folder: nothing may be written there before it.
-  if (argv[0] === 'restore') return restoreCommand(argv.slice(1), config, io);
-  // A restore a crash cut short is finished first, unless a server (which finished it at its start) holds the folder.
-  if ((await folderHolder(config.dataDir)) === null && (await finishRestore(config.dataDir)))
-    io.stderr?.(`note: finished a restore into ${config.dataDir} that was cut short`);
-  const files = new DurableFiles(join(config.dataDir, 'tmp'));
-  await files.ensureDir(join(config.dataDir, 'tmp'));
-  const migrated = await checkDataFormat(config.dataDir, files);
-  if (migrated !== null) io.stderr?.(`note: ${migrated}`);
-  const file = new AccountStore(config.dataDir, files);
-  await file.load();
+  if (argv[0] === 'restore') {
+    if (config.database !== null) throw new CliError(NO_BACKUP_ON_POSTGRES);
+    return restoreCommand(argv.slice(1), config, io);
+  }
+  if (argv[0] === 'backup' && config.database !== null) throw new CliError(NO_BACKUP_ON_POSTGRES);
+  const notes = { note: (m: string) => io.stderr?.(`note: ${m}`), warn: (m: string) => io.stderr?.(`warning: ${m}`) };
+  // The backend the server would use, picked the same way (server.ts, openStorage).
+  const storage = config.database === null ? await openFileCli(config, notes) : await openPgCli(config, notes);
+  try {
+    await command(argv, config, storage, io);
+  } finally {
+    await storage.close();
+  }
+}
+
+/** backup and restore copy the data folder; a database has its own tools (README, Running on PostgreSQL). */
+const NO_BACKUP_ON_POSTGRES =
+  'backup and restore work on the data folder; with DATABASE_URL set, back the database up with pg_dump and restore it with pg_restore';
+
+async function command(argv: string[], config: Config, storage: CliStorage, io: CliIo): Promise<void> {
   // The same rules as the web pages and the admin area: one accounts service owns them.
-  const accounts = new Accounts(
-    file,
-    Date.now,
-    new AuditLog(join(config.dataDir, 'logs'), Date.now, (m) => io.stderr?.(`warning: ${m}`)),
-  );
+  const accounts = new Accounts(storage.accounts, Date.now, storage.audit);
   const actor = cliActor();
   const [noun, verb, ...rest] = argv;
   const command = `${noun ?? ''} ${verb ?? ''}`;
-  if (noun === 'export') return exportCommand(argv.slice(1), config.dataDir, files, accounts, actor, io);
-  if (noun === 'import')
-    return importCommand(argv.slice(1), config.dataDir, config.maxPasteBytes, files, accounts, actor, io);
+  if (noun === 'export') return exportCommand(argv.slice(1), storage, accounts, actor, io);
+  if (noun === 'import') return importCommand(argv.slice(1), config.maxPasteBytes, storage, accounts, actor, io);
   if (noun === 'backup') return backupCommand(argv.slice(1), config.dataDir, accounts, actor, io);
 
   switch (command) {
@@ -133,7 +132,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
     }
     case 'user list': {
       if (rest.length > 0) throw new CliError(`unexpected argument "${rest[0]}"`);
-      const owners = new OwnerIndex(config.dataDir, files);
+      const owners = storage.owners;
       // One user a line (README, Command line): id, name, role, state, created, last login, tokens, pastes.
       const rows: string[][] = [];
       for (const u of [...accounts.users].sort((a, b) => a.id - b.id)) {
@@ -200,7 +199,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
     case 'token list': {
       parseOptions(rest, {});
       if (rest.length > 0) throw new CliError(`unexpected argument "${rest[0]}"`);
-      const used = await readUsage(join(config.dataDir, 'state', 'token-usage.json'));
+      const used = await storage.lastUses();
       // One token a line, id first (README, Command line): no header row for scripts to skip.
       const rows: string[][] = [];
       for (const t of accounts.tokens) {
@@ -240,8 +239,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
  */
 async function exportCommand(
   args: string[],
-  dataDir: string,
-  files: DurableFiles,
+  storage: CliStorage,
   accounts: Accounts,
   actor: Actor,
   io: CliIo,
@@ -251,26 +249,17 @@ async function exportCommand(
   const only = opts.get('user');
   const onlyUser = typeof only === 'string' ? accounts.userByName(only) : undefined;
   if (typeof only === 'string' && onlyUser === undefined) throw new CliError(`no user named "${only}"`);
-  const warn = (path: string, reason: string): void =>
-    io.stderr?.(`warning: ${path} is damaged (${reason}); not exported`);
   // First the order (creation time), then each paste read again: only one paste's text is held at a time.
   const order: [number, string][] = [];
-  for await (const p of storedPastes(dataDir, warn))
+  for await (const p of storage.listPastes())
     if (onlyUser === undefined || p.owner_id === onlyUser.id) order.push([p.created_at, p.hash]);
   order.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : 1));
-  const store = new PasteStore(dataDir, files, 0);
-  const views = new ViewCounter(store, files, join(dataDir, 'state', 'views.json'));
-  await views.load();
   let count = 0;
   for (const [, hash] of order) {
-    const p = await store.get(hash).catch(() => null);
+    const p = await storage.pastes.get(hash).catch(() => null);
     if (p === null) continue; // Deleted (or damaged) since the first pass.
     io.stdout(
-      exportLine(
-        p,
-        accounts.user(p.owner_id)?.name ?? `user-${p.owner_id}`,
-        p.view_count + views.pending(p.hash, p.view_count),
-      ),
+      exportLine(p, accounts.user(p.owner_id)?.name ?? `user-${p.owner_id}`, p.view_count + storage.pendingViews(p)),
     );
     count++;
   }
@@ -288,19 +277,21 @@ async function exportCommand(
  */
 async function importCommand(
   args: string[],
-  dataDir: string,
   maxPasteBytes: number,
-  files: DurableFiles,
+  storage: CliStorage,
   accounts: Accounts,
   actor: Actor,
   io: CliIo,
 ): Promise<void> {
   if (args.length > 0) throw new CliError(`unexpected argument "${args[0]}"`);
-  const store = new PasteStore(dataDir, files, 0);
-  const owners = new OwnerIndex(dataDir, files);
-  await Promise.all([store.init(), owners.init()]);
   const lines = io.stdinLines?.() ?? (await io.readStdin()).split('\n');
-  const report = await importPastes(lines, { maxPasteBytes, store, owners, accounts, actor });
+  const report = await importPastes(lines, {
+    maxPasteBytes,
+    store: storage.pastes,
+    owners: storage.owners,
+    accounts,
+    actor,
+  });
   for (const name of report.usersAdded)
     io.stdout(`added user ${name} (no password yet: set one with "user passwd ${name}")`);
   for (const [from, to] of report.renamed) io.stdout(`renamed ${from} -> ${to} (the hash was taken here)`);

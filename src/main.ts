@@ -57,7 +57,9 @@ function main(): void {
     },
     (err: unknown) => {
       // One event that names the file, folder or port and what is wrong with it (README, Run it).
-      log.error(`cannot start: ${describeProblem(err)}`);
+      // A problem may already say it stops the start (pg/connect.ts names the database it waited for).
+      const problem = describeProblem(err);
+      log.error(problem.startsWith('cannot start: ') ? problem : `cannot start: ${problem}`);
       process.exit(1);
     },
   );

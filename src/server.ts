@@ -25,6 +25,7 @@ import { InFlight, serve, TurnQueue, type FaultLog } from './pipeline/run.ts';
 import { RateLimiter } from './ratelimit/bucket.ts';
 import { FailureBudget } from './ratelimit/failure-budget.ts';
 import { StorageFull, StorageReadOnly } from './storage/errors.ts';
+import { openPgStorage } from './pg/open.ts';
 import { openFileStorage } from './store/open.ts';
 import { PageParts } from './web/page-parts.ts';
 import { ShownOnce } from './web/shown-once.ts';
@@ -108,7 +109,7 @@ async function openStorage(b: Basics): Promise<Storage> {
     synced: (what: 'file' | 'folder', seconds: number) => b.metrics.fsync.observe(seconds, [what]),
     ...(b.opts.upkeep?.claimEveryMs === undefined ? {} : { claimEveryMs: b.opts.upkeep.claimEveryMs }),
   };
-  return openFileStorage(options);
+  return b.config.database === null ? openFileStorage(options) : openPgStorage(options);
 }
 
 /** The services, the rate limiter and the budgets every side shares, built on the storage. */

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import type { Storage, StorageOptions } from '../backend.ts';
+import type { CliStorage, Storage, StorageOptions } from '../backend.ts';
+import type { Config } from '../config.ts';
 import { AuditLog } from '../log/audit.ts';
 import { LogAppender } from '../log/appender.ts';
 import { readLog } from '../log/reader.ts';
@@ -9,7 +10,7 @@ import { AccountStore } from './accounts.ts';
 import { BucketFile } from './bucket-file.ts';
 import { DurableFiles } from './files.ts';
 import { IdempotencyRecords } from './idempotency.ts';
-import { claimFolder } from './instance.ts';
+import { claimFolder, folderHolder } from './instance.ts';
 import { checkDataFormat } from './migrate.ts';
 import { OwnerIndex } from './owner-index.ts';
 import { PasteStore } from './pastes.ts';
@@ -17,7 +18,8 @@ import { RecentPastes } from './recent.ts';
 import { finishRestore } from './restore-swap.ts';
 import { loadServerKey, SERVER_KEY_PATH } from './server-key.ts';
 import { SessionStore } from './sessions.ts';
-import { TokenUsage } from './token-usage.ts';
+import { readUsage, TokenUsage } from './token-usage.ts';
+import { storedPastes } from './transfer.ts';
 import { ViewCounter } from './views.ts';
 
 /** How often the folder claim is refreshed (README, One server per folder). */
@@ -158,5 +160,49 @@ export async function openFileStorage(opts: StorageOptions): Promise<Storage> {
       writes: () => files.writes,
       pastesDir: join(dir, 'pastes'),
     },
+  };
+}
+
+/**
+ * The data folder as the CLI opens it (CONTRACT §2): beside a running server or without
+ * one. A restore a crash cut short is finished first unless a server holds the folder (its
+ * start finished it), and the data format is checked (and migrated) before anything reads it.
+ */
+export async function openFileCli(
+  config: Config,
+  notes: { note: (message: string) => void; warn: (message: string) => void },
+): Promise<CliStorage> {
+  const dir = config.dataDir;
+  if ((await folderHolder(dir)) === null && (await finishRestore(dir)))
+    notes.note(`finished a restore into ${dir} that was cut short`);
+  const files = new DurableFiles(join(dir, 'tmp'));
+  await files.ensureDir(join(dir, 'tmp'));
+  const migrated = await checkDataFormat(dir, files);
+  if (migrated !== null) notes.note(migrated);
+  const accounts = new AccountStore(dir, files);
+  await accounts.load();
+  const pastes = new PasteStore(dir, files, 0);
+  const owners = new OwnerIndex(dir, files);
+  const views = new ViewCounter(pastes, files, join(dir, 'state', 'views.json'));
+  return {
+    describe: `the data folder ${dir}`,
+    accounts,
+    audit: new AuditLog(join(dir, 'logs'), Date.now, notes.warn),
+    owners,
+    pastes: {
+      get: (hash) => pastes.get(hash),
+      // The folders a create writes into are made on first use only.
+      create: async (make, listing, first) => {
+        await Promise.all([pastes.init(), owners.init()]);
+        return pastes.create(make, listing, first);
+      },
+    },
+    async *listPastes() {
+      await views.load();
+      yield* storedPastes(dir, (path, reason) => notes.warn(`${path} is damaged (${reason}); not exported`));
+    },
+    pendingViews: (p) => views.pending(p.hash, p.view_count),
+    lastUses: () => readUsage(join(dir, 'state', 'token-usage.json')),
+    close: async () => undefined,
   };
 }

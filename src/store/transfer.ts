@@ -1,11 +1,10 @@
+import type { OwnerLists, PasteRepository } from '../paste/repository.ts';
 import { join } from 'node:path';
 import type { Accounts } from '../auth/accounts.ts';
 import type { Actor } from '../log/audit.ts';
 import { listDir, readText } from '../storage/fs.ts';
-import type { OwnerIndex } from './owner-index.ts';
 import { contentOf, HASH_RE, type Paste } from '../paste/paste.ts';
 import { DamagedRecord, parseFile } from './paste-record.ts';
-import type { PasteStore } from './pastes.ts';
 import { passwordHashProblem } from '../crypto/passwords.ts';
 import { isLanguage } from '../paste/language.ts';
 import { hasLoneSurrogate, titleProblem } from '../paste/validate.ts';
@@ -184,8 +183,8 @@ export interface ImportReport {
 export interface ImportDeps {
   /** The largest text a line may carry (MAX_PASTE_BYTES), as for a create. */
   maxPasteBytes: number;
-  store: PasteStore;
-  owners: OwnerIndex;
+  store: Pick<PasteRepository, 'get' | 'create'>;
+  owners: OwnerLists;
   accounts: Accounts;
   actor: Actor;
 }

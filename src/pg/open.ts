@@ -1,0 +1,199 @@
+import type { CliStorage, Storage, StorageOptions } from '../backend.ts';
+import type { Config } from '../config.ts';
+import { PgAccounts } from './accounts.ts';
+import { PgApiLog } from './api-log.ts';
+import { PgAudit } from './audit.ts';
+import { PgBuckets } from './buckets.ts';
+import { openDatabase, POOL_SIZE, type Database } from './connect.ts';
+import { DbGuard } from './guard.ts';
+import { PgIdempotency } from './idempotency.ts';
+import { migrate } from './migrate.ts';
+import { PgOwnerLists } from './owner-lists.ts';
+import { PgPasteStore } from './pastes.ts';
+import { PgRecentList } from './recent.ts';
+import { loadServerKey } from './server-key.ts';
+import { PgSessions } from './sessions.ts';
+import { PgTokenUsage } from './token-usage.ts';
+import { PgViewCounts } from './views.ts';
+
+/** Calls allowed to wait for a connection beside those using one: beyond, 503 at once (README, Running on PostgreSQL). */
+const QUEUED_PER_CONNECTION = 8;
+/** How often the API log's old lines are deleted (LOG_RETENTION_DAYS). */
+const PRUNE_MS = 3_600_000;
+/** How often /healthz's word on the database is renewed in the background. */
+const PROBE_MS = 1_000;
+
+/**
+ * The PostgreSQL backend (README, Running on PostgreSQL): waits for the database, brings its
+ * schema up to date under the migration lock, then builds every store on one pool. Every
+ * call a request makes into the database goes through one guard (pg/guard.ts).
+ */
+export async function openPgStorage(opts: StorageOptions): Promise<Storage> {
+  const { config, now, warn, info } = opts;
+  const db = await openDatabase(config, { onWait: (reason) => info(`waiting for the database: ${reason}`) });
+  try {
+    const migrated = await migrate(db.sql);
+    if (migrated.applied.length > 0)
+      info(`database schema brought from version ${migrated.from} to ${migrated.to} on ${db.describe}`);
+    return await openStores(db, opts);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+}
+
+async function openStores(db: Database, opts: StorageOptions): Promise<Storage> {
+  const { config, now, warn } = opts;
+  const sql = db.sql;
+  const guard = new DbGuard(config.databaseTimeoutMs, POOL_SIZE * QUEUED_PER_CONNECTION);
+  const pastes = new PgPasteStore(sql);
+  const views = new PgViewCounts(sql);
+  const recent = new PgRecentList(sql);
+  const accounts = new PgAccounts(sql);
+  const sessions = new PgSessions(sql, config.sessionIdleMs, now);
+  const idempotency = new PgIdempotency(sql);
+  const tokenUsage = new PgTokenUsage(sql, now);
+  const buckets = new PgBuckets(sql, now);
+  const apiLog = new PgApiLog(sql, { now, warn, where: db.describe });
+  const audit = new PgAudit(sql, now, warn);
+  const [serverKey] = await Promise.all([loadServerKey(sql), accounts.load(), recent.load(), tokenUsage.load()]);
+  apiLog.start();
+
+  // Old API log lines go by LOG_RETENTION_DAYS, as the files do (README, API request log).
+  const prune = (): void =>
+    void apiLog
+      .prune(config.logRetentionDays, now())
+      .catch((err: unknown) => warn(`pruning the API log: ${String(err)}`));
+  const pruneTimer = setInterval(prune, PRUNE_MS);
+  pruneTimer.unref();
+  prune();
+
+  // /healthz answers at once from the last probe: a load balancer's check never waits on the database.
+  let answering = true;
+  const probe = (): void =>
+    void guard
+      .run(() => sql`select 1`)
+      .then(
+        () => {
+          answering = true;
+        },
+        () => {
+          answering = false;
+        },
+      );
+  const probeTimer = setInterval(probe, PROBE_MS);
+  probeTimer.unref();
+
+  return {
+    describe: `PostgreSQL at ${db.describe}`,
+    pastes: guard.wrap(pastes),
+    views,
+    owners: guard.wrap(new PgOwnerLists(sql)),
+    recent,
+    accounts: guard.wrap(accounts),
+    sessions: guard.wrap(sessions),
+    idempotency: guard.wrap(idempotency),
+    tokenUsage,
+    serverKey,
+    apiLog: {
+      append: (entry) => apiLog.append(entry),
+      read: (query) => guard.run(() => apiLog.read(query)),
+      get written() {
+        return apiLog.written;
+      },
+      get dropped() {
+        return apiLog.dropped;
+      },
+      get unwritten() {
+        return apiLog.unwritten;
+      },
+    },
+    audit: {
+      record: (actor, r) => audit.record(actor, r),
+      read: (offset, limit) => guard.run(() => audit.read(offset, limit)),
+    },
+    restoreBuckets: (limiter) => buckets.restore(limiter),
+    async upkeep(limiter, sweepDue) {
+      const work: Promise<unknown>[] = [];
+      if (sweepDue) work.push(sessions.sweep(), idempotency.sweep(now()));
+      // The recent list is read again: another instance's new pastes join it (README, Running several instances).
+      work.push(views.drain(), buckets.save(limiter), tokenUsage.save(), recent.load());
+      // Every part is tried, even after one fails, so nothing is left half done behind a failure.
+      const outcomes = await Promise.allSettled(work);
+      for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
+    },
+    async close(limiter) {
+      clearInterval(pruneTimer);
+      clearInterval(probeTimer);
+      const attempt = (what: string, save: Promise<unknown>): Promise<string | null> =>
+        save.then(
+          () => null,
+          (err: unknown) => `could not save ${what}: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      const outcomes = await Promise.all([
+        attempt('the rate-limit buckets', buckets.save(limiter)),
+        attempt('the pending view counts', views.save()),
+        attempt("the tokens' last use", tokenUsage.save()),
+        attempt('the API log', apiLog.close()),
+      ]);
+      await accounts.close();
+      await db.close();
+      const warnings = outcomes.filter((w): w is string => w !== null);
+      if (apiLog.unwritten > 0 || apiLog.dropped > 0)
+        warnings.push(
+          `${apiLog.unwritten + apiLog.dropped} API log lines could not be written to ${db.describe} and are lost`,
+        );
+      return warnings;
+    },
+    stats: {
+      sweep: () => pastes.sweepStats,
+    },
+    health: () => ({ ok: answering, database: answering ? 'answers' : 'does not answer' }),
+  };
+}
+
+/**
+ * The database as the CLI opens it (CONTRACT §2), beside running servers or without one:
+ * the schema brought up to date as a server would, and the accounts read without a listener
+ * (a command is short; the servers hear of its changes through the accounts' notification).
+ */
+export async function openPgCli(config: Config, notes: { note: (message: string) => void }): Promise<CliStorage> {
+  const db = await openDatabase(config, { onWait: (reason) => notes.note(`waiting for the database: ${reason}`) });
+  try {
+    const migrated = await migrate(db.sql);
+    if (migrated.applied.length > 0)
+      notes.note(`database schema brought from version ${migrated.from} to ${migrated.to} on ${db.describe}`);
+    const sql = db.sql;
+    const accounts = new PgAccounts(sql, { listen: false });
+    await accounts.load();
+    const pastes = new PgPasteStore(sql);
+    return {
+      describe: `PostgreSQL at ${db.describe}`,
+      accounts,
+      audit: new PgAudit(sql, Date.now, (m) => notes.note(`warning: ${m}`)),
+      owners: new PgOwnerLists(sql),
+      pastes,
+      async *listPastes() {
+        // A cursor: the list of a large install is never held whole.
+        for await (const rows of sql<{ hash: string; owner_id: number; created_at: number }[]>`
+          select hash, owner_id, (extract(epoch from created_at) * 1000)::float8 as created_at
+          from pastes order by created_at, hash`.cursor(500))
+          yield* rows;
+      },
+      // Views are added to the rows as they are counted by each server's upkeep: none wait here.
+      pendingViews: () => 0,
+      async lastUses() {
+        const rows = await sql<{ token_id: string; at: number }[]>`
+          select token_id, (extract(epoch from last_used_at) * 1000)::float8 as at from token_usage`;
+        return Object.fromEntries(rows.map((r) => [r.token_id, r.at]));
+      },
+      close: async () => {
+        await accounts.close();
+        await db.close();
+      },
+    };
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+}

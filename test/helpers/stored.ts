@@ -1,0 +1,123 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after } from 'node:test';
+import type { Sql } from 'postgres';
+import { shortcodeOf } from '../../src/paste/paste.ts';
+import { BACKEND, backendEnv } from './backend.ts';
+
+/**
+ * What a server stored, read the way its backend keeps it (README, Tests): the data folder's
+ * files, or the database's rows. Tests that look behind the API (a secret never stored in
+ * clear, a log line's fields) read through these, so they hold on both backends.
+ */
+
+const pools = new Map<string, Sql>();
+
+after(async () => {
+  await Promise.all([...pools.values()].map((sql) => sql.end({ timeout: 1 })));
+});
+
+/** A connection to the database of this data folder (TEST_BACKEND=postgres only). */
+export async function database(dataDir: string): Promise<Sql> {
+  const url = (await backendEnv(dataDir))['DATABASE_URL'];
+  if (url === undefined) throw new Error('database() needs TEST_BACKEND=postgres');
+  let sql = pools.get(url);
+  if (sql === undefined) {
+    const { default: postgres } = await import('postgres');
+    sql = postgres(url, { max: 2, onnotice: () => undefined });
+    pools.set(url, sql);
+  }
+  return sql;
+}
+
+const ms = (column: string): string => `(extract(epoch from ${column}) * 1000)::float8`;
+
+/** The API log's lines as JSON objects, oldest first, with the keys the file lines have. */
+export async function apiLogLines(dataDir: string): Promise<Record<string, unknown>[]> {
+  if (BACKEND === 'files') {
+    const dir = join(dataDir, 'logs');
+    const lines: Record<string, unknown>[] = [];
+    const names = await readdir(dir).catch(() => [] as string[]);
+    for (const f of names.filter((n) => n.startsWith('api-')).sort())
+      for (const line of (await readFile(join(dir, f), 'utf8')).split('\n'))
+        if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+    return lines;
+  }
+  const sql = await database(dataDir);
+  const rows = await sql.unsafe(`select *, ${ms('time')} as time_ms from api_log order by id`);
+  return rows.map((r) => {
+    const line: Record<string, unknown> = {
+      time: new Date(r['time_ms'] as number).toISOString(),
+      token_id: r['token_id'],
+      user_id: r['user_id'],
+      method: r['method'],
+      endpoint: r['endpoint'],
+    };
+    if (r['endpoint_length'] !== null) line['endpoint_length'] = r['endpoint_length'];
+    Object.assign(line, { status: r['status'], ip: r['ip'], duration_ms: r['duration_ms'] });
+    for (const key of ['request_id', 'error', 'unlogged']) if (r[key] !== null) line[key] = r[key];
+    return line;
+  });
+}
+
+/** The audit log's entries, oldest first, as the file lines hold them. */
+export async function auditEntries(dataDir: string): Promise<Record<string, unknown>[]> {
+  if (BACKEND === 'files') {
+    const dir = join(dataDir, 'logs');
+    const out: Record<string, unknown>[] = [];
+    const names = await readdir(dir).catch(() => [] as string[]);
+    for (const f of names.filter((n) => n.startsWith('audit-')).sort())
+      for (const line of (await readFile(join(dir, f), 'utf8')).split('\n'))
+        if (line) out.push(JSON.parse(line) as Record<string, unknown>);
+    return out;
+  }
+  const sql = await database(dataDir);
+  const rows = await sql.unsafe(`select *, ${ms('time')} as time_ms from audit_log order by id`);
+  return rows.map((r) => ({
+    time: new Date(r['time_ms'] as number).toISOString(),
+    via: r['via'],
+    user_id: r['user_id'],
+    user: r['user_name'],
+    ip: r['ip'],
+    action: r['action'],
+    target: r['target'],
+    before: r['before'],
+    after: r['after'],
+  }));
+}
+
+/**
+ * Everything the backend holds, as one text to search (a secret must be nowhere in it): every
+ * file under the data folder, or every row of every table.
+ */
+export async function everythingStored(dataDir: string): Promise<string> {
+  let out = await allFiles(dataDir);
+  if (BACKEND === 'postgres') {
+    const sql = await database(dataDir);
+    const tables = await sql<{ name: string }[]>`
+      select table_name as name from information_schema.tables where table_schema = 'public'`;
+    for (const { name } of tables) out += JSON.stringify(await sql.unsafe(`select * from "${name}"`));
+  }
+  return out;
+}
+
+async function allFiles(dir: string): Promise<string> {
+  let out = '';
+  for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    const p = join(dir, e.name);
+    out += e.isDirectory() ? await allFiles(p) : await readFile(p, 'utf8').catch(() => '');
+  }
+  return out;
+}
+
+/** A paste as stored (the file's JSON, or its row), or null when there is none. */
+export async function storedPaste(dataDir: string, hash: string): Promise<Record<string, unknown> | null> {
+  if (BACKEND === 'files') {
+    const code = shortcodeOf(hash);
+    const text = await readFile(join(dataDir, 'pastes', code.slice(0, 2), `${code}.json`), 'utf8').catch(() => null);
+    return text === null ? null : (JSON.parse(text) as Record<string, unknown>);
+  }
+  const sql = await database(dataDir);
+  const [row] = await sql`select * from pastes where hash = ${hash}`;
+  return row === undefined ? null : { ...row };
+}
