@@ -24,7 +24,7 @@ import type { RequestContext } from './pipeline/context.ts';
 import { InFlight, serve, TurnQueue, type FaultLog } from './pipeline/run.ts';
 import { RateLimiter } from './ratelimit/bucket.ts';
 import { FailureBudget } from './ratelimit/failure-budget.ts';
-import { StorageFull, StorageReadOnly } from './storage/errors.ts';
+import { StorageFull, StorageReadOnly, StorageUnavailable } from './storage/errors.ts';
 import { openPgStorage } from './pg/open.ts';
 import { openFileStorage } from './store/open.ts';
 import { PageParts } from './web/page-parts.ts';
@@ -288,9 +288,11 @@ function startUpkeep(b: Basics, storage: Storage, limiter: RateLimiter) {
     while (!stopping && (await storage.pastes.sweepSlice(now(), slice)).more)
       if (opts.upkeep?.betweenSlices !== undefined) await opts.upkeep.betweenSlices();
   };
-  // A write the storage refused has been reported already (the backend warns); anything else is a fault.
+  // A write the storage refused, or an outage of the database, has been reported already (the
+  // backend warns once); anything else is a fault.
   const report = (err: unknown): void => {
-    if (!(err instanceof StorageFull || err instanceof StorageReadOnly)) b.logError(err);
+    if (!(err instanceof StorageFull || err instanceof StorageReadOnly || err instanceof StorageUnavailable))
+      b.logError(err);
   };
   // One step at a time, so steps never overlap.
   let lastSweep = Number.NEGATIVE_INFINITY;

@@ -43,7 +43,7 @@ export async function openPgStorage(opts: StorageOptions): Promise<Storage> {
 }
 
 async function openStores(db: Database, opts: StorageOptions): Promise<Storage> {
-  const { config, now, warn } = opts;
+  const { config, now, warn, info } = opts;
   const sql = db.sql;
   const guard = new DbGuard(config.databaseTimeoutMs, POOL_SIZE * QUEUED_PER_CONNECTION);
   const pastes = new PgPasteStore(sql);
@@ -69,15 +69,21 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
   prune();
 
   // /healthz answers at once from the last probe: a load balancer's check never waits on the database.
+  // The operator hears of an outage once when it begins and once when it ends, not once a request.
   let answering = true;
   const probe = (): void =>
     void guard
       .run(() => sql`select 1`)
       .then(
         () => {
+          if (!answering) info(`the database at ${db.describe} answers again`);
           answering = true;
         },
-        () => {
+        (err: unknown) => {
+          if (answering)
+            warn(
+              `the database at ${db.describe} does not answer (${err instanceof Error ? err.message : String(err)}); requests that need it get 503 until it does`,
+            );
           answering = false;
         },
       );
@@ -119,7 +125,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
       // The recent list is read again: another instance's new pastes join it (README, Running several instances).
       work.push(views.drain(), buckets.save(limiter), tokenUsage.save(), recent.load());
       // Every part is tried, even after one fails, so nothing is left half done behind a failure.
-      const outcomes = await Promise.allSettled(work);
+      const outcomes = await Promise.allSettled(work.map((w) => guard.run(() => w)));
       for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
     },
     async close(limiter) {

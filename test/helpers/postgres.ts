@@ -164,3 +164,59 @@ after(stopCluster);
 // Interrupted: exit, which closes the watchdog's pipe (the test runner stops a file with SIGTERM).
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
   process.once(signal, () => process.exit(signal === 'SIGINT' ? 130 : 143));
+
+/** A cluster a test can stop and start again (a database going away under a server), and its URL. */
+export interface OwnCluster {
+  url: string;
+  /** `pg_ctl stop -m fast`: every connection is cut, new ones are refused. */
+  stop(): void;
+  start(): void;
+  /** `pg_ctl restart -m fast`. */
+  restart(): void;
+}
+
+/**
+ * A cluster of its own, run by pg_ctl rather than the watchdog, so it can be stopped and
+ * started while a server uses it; stopped and removed after the test file.
+ */
+export async function ownCluster(): Promise<OwnCluster> {
+  const user = clusterUser();
+  const as = user ?? {};
+  const dir = await mkdtemp(join(tmpdir(), 'pastebin-pg-own-'));
+  const socketDir = join(dir, 'socket');
+  await mkdir(socketDir);
+  if (user !== null) {
+    await chown(dir, user.uid, user.gid);
+    await chown(socketDir, user.uid, user.gid);
+  }
+  const data = join(dir, 'data');
+  execFileSync(
+    join(PG_BIN, 'initdb'),
+    ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '-N', '--no-instructions'],
+    { ...as, stdio: ['ignore', 'ignore', 'pipe'], cwd: dir },
+  );
+  const port = await freePort();
+  const ctl = (...args: string[]): void => {
+    execFileSync(join(PG_BIN, 'pg_ctl'), ['-D', data, '-w', '-l', join(dir, 'log'), ...args], {
+      ...as,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      cwd: dir,
+    });
+  };
+  const options = ['-o', `-k ${socketDir} -p ${port} -c listen_addresses=127.0.0.1`];
+  ctl('start', ...options);
+  after(() => {
+    try {
+      ctl('stop', '-m', 'immediate');
+    } catch {
+      // Already stopped by the test.
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop: () => ctl('stop', '-m', 'fast'),
+    start: () => ctl('start', ...options),
+    restart: () => ctl('restart', '-m', 'fast', ...options),
+  };
+}

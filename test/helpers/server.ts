@@ -182,9 +182,14 @@ export function events(out: string): LogEvent[] {
 }
 
 /** Runs a CLI command in-process against a data folder; returns what it printed. */
-export async function cli(dataDir: string, args: string[], stdin = ''): Promise<string> {
+export async function cli(
+  dataDir: string,
+  args: string[],
+  stdin = '',
+  extraEnv: Record<string, string> = {},
+): Promise<string> {
   const lines: string[] = [];
-  const env = { DATA_DIR: dataDir, ...(await backendEnv(dataDir)) };
+  const env = { DATA_DIR: dataDir, ...(await backendEnv(dataDir)), ...extraEnv };
   await runCli(args, { env, stdout: (l) => lines.push(l), readStdin: async () => stdin });
   return lines.join('\n');
 }

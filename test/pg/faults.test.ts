@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ownCluster } from '../helpers/postgres.ts';
+import { cli, req, ROOT, startServer, tempDataDir, type AppServer } from '../helpers/server.ts';
+
+/** A port nothing listens on: taken, then given back. */
+async function unusedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+  return port;
+}
+
+/** A token for a user made through the CLI against this database. */
+async function tokenFor(dataDir: string, url: string): Promise<string> {
+  const env = { DATABASE_URL: url };
+  const run = (args: string[]): Promise<string> => cli(dataDir, args, '', env);
+  await run(['user', 'add', 'alice']);
+  return run(['token', 'create', '--user', 'alice', '--scopes', 'read,write']);
+}
+
+const create = (s: AppServer, token: string, content: string) =>
+  req(s, 'POST', '/api/v1/paste_create.php', { token, body: { content } });
+
+describe('the database unreachable or lost (README, Running on PostgreSQL)', () => {
+  test('at start: waited for DATABASE_WAIT_SECONDS, then one "cannot start" line naming host and port, exit 1', async () => {
+    const port = await unusedPort();
+    const started = performance.now();
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        PORT: '0',
+        DATA_DIR: await tempDataDir(),
+        DATABASE_URL: `postgres://paste:s3cret-pw@127.0.0.1:${port}/paste`,
+        DATABASE_WAIT_SECONDS: '1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const code = await new Promise<number | null>((resolve) => proc.once('exit', resolve));
+    const seconds = (performance.now() - started) / 1000;
+    assert.equal(code, 1, out);
+    assert.ok(seconds >= 1 && seconds < 15, `exited after ${seconds} s`);
+    const errors = out.split('\n').filter((l) => l.includes('"level":"error"'));
+    assert.equal(errors.length, 1, out);
+    assert.match(
+      errors[0] as string,
+      new RegExp(`cannot start: the database at 127\\.0\\.0\\.1:${port} does not answer`),
+    );
+    assert.doesNotMatch(out, /s3cret-pw/);
+  });
+
+  test('lost while serving: 503 storage_unavailable with Retry-After within DATABASE_TIMEOUT_MS, /healthz says so, and service comes back with every answered write', async () => {
+    const db = await ownCluster();
+    const dataDir = await tempDataDir();
+    const token = await tokenFor(dataDir, db.url);
+    const s = await startServer({ dataDir, env: { DATABASE_URL: db.url, DATABASE_TIMEOUT_MS: '1000' } });
+    const made = await create(s, token, 'written before the outage');
+    assert.equal(made.status, 200);
+    const hash = made.json?.['hash'] as string;
+
+    db.stop();
+    for (const ask of [
+      () => req(s, 'GET', `/api/v1/paste.php?hash=${hash}`, { token }),
+      () => create(s, token, 'during the outage'),
+    ]) {
+      const t0 = performance.now();
+      const r = await ask();
+      const ms = performance.now() - t0;
+      assert.equal(r.status, 503, r.text);
+      assert.equal(r.json?.['code'], 'storage_unavailable');
+      assert.ok(Number(r.headers['retry-after']) >= 1);
+      assert.ok(ms < 3_000, `answered after ${ms} ms`);
+    }
+    // /healthz answers at once from the background probe, which sees the outage within a second or two.
+    let health = await req(s, 'GET', '/healthz');
+    for (let i = 0; i < 30 && health.status === 200; i++) {
+      await sleep(200);
+      health = await req(s, 'GET', '/healthz');
+    }
+    assert.equal(health.status, 503);
+    assert.equal(health.json?.['database'], 'does not answer');
+    assert.doesNotMatch(s.output(), /^\s+at .*:\d+:\d+\)?$/m, 'no stack in the server log for an outage');
+    assert.match(s.output(), /does not answer.*requests that need it get 503/, 'the outage is told once');
+
+    db.start();
+    let back = await req(s, 'GET', `/api/v1/paste.php?hash=${hash}`, { token });
+    for (let i = 0; i < 50 && back.status !== 200; i++) {
+      await sleep(200);
+      back = await req(s, 'GET', `/api/v1/paste.php?hash=${hash}`, { token });
+    }
+    assert.equal(back.status, 200, 'the server reconnected by itself');
+    assert.equal((back.json!['paste'] as Record<string, unknown>)['content'], 'written before the outage');
+    assert.equal((await create(s, token, 'after the outage')).status, 200);
+    let healthy = await req(s, 'GET', '/healthz');
+    for (let i = 0; i < 30 && healthy.status !== 200; i++) {
+      await sleep(200);
+      healthy = await req(s, 'GET', '/healthz');
+    }
+    assert.deepEqual(healthy.json, { ok: true, database: 'answers' });
+  });
+
+  test('restarted under load (pg_ctl restart -m fast): 503s meanwhile, never a 500, and every acknowledged create is there after', async () => {
+    const db = await ownCluster();
+    const dataDir = await tempDataDir();
+    const token = await tokenFor(dataDir, db.url);
+    const s = await startServer({ dataDir, env: { DATABASE_URL: db.url, DATABASE_TIMEOUT_MS: '1000' } });
+    const acked: [string, string][] = [];
+    const statuses = new Map<number, number>();
+    let stop = false;
+    const writer = async (w: number): Promise<void> => {
+      for (let i = 0; !stop; i++) {
+        const content = `writer ${w} paste ${i}`;
+        const r = await create(s, token, content);
+        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+        if (r.status === 200) acked.push([r.json?.['hash'] as string, content]);
+        else await sleep(50);
+      }
+    };
+    const writers = [0, 1, 2, 3].map(writer);
+    await sleep(500);
+    db.restart();
+    await sleep(1_500);
+    stop = true;
+    await Promise.all(writers);
+    assert.deepEqual(
+      [...statuses.keys()].filter((code) => code !== 200 && code !== 503),
+      [],
+      JSON.stringify([...statuses]),
+    );
+    assert.ok(acked.length > 10, `${acked.length} acknowledged`);
+    for (const [hash, content] of acked) {
+      const r = await req(s, 'GET', `/api/v1/raw.php?hash=${hash}`, { token });
+      assert.equal(r.status, 200, hash);
+      assert.equal(r.text, content);
+    }
+  });
+});
