@@ -4,6 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseFile } from '../../src/store/paste-record.ts';
+import { BACKEND } from '../helpers/backend.ts';
 import { cleanup, makeToken, req, spawnServer, tempDataDir, type ProcessServer } from '../helpers/server.ts';
 
 /**
@@ -155,6 +156,9 @@ test(`kill -9 during parallel writes, ${ROUNDS} rounds: every acknowledged write
       const r = await req(s, 'GET', `/api/v1/raw.php?hash=${hash}`, { token });
       assert.equal(r.status, 410, `one-time paste ${hash} was read, yet answers ${r.status}`);
     }
+    // On the data folder: no file is torn, and no temp file is left behind (a database's rows
+    // are written in transactions, and it has no scratch folder).
+    if (BACKEND === 'postgres') return;
     for (const shard of await readdir(join(dataDir, 'pastes'))) {
       for (const f of await readdir(join(dataDir, 'pastes', shard)))
         parseFile(await readFile(join(dataDir, 'pastes', shard, f), 'utf8'));
