@@ -1,8 +1,10 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import type { Sql } from 'postgres';
+import type { AccountsDoc } from '../../src/auth/records.ts';
 import { shortcodeOf } from '../../src/paste/paste.ts';
+import { readAccounts } from '../../src/pg/account-rows.ts';
 import { BACKEND, backendEnv } from './backend.ts';
 
 /**
@@ -84,6 +86,57 @@ export async function auditEntries(dataDir: string): Promise<Record<string, unkn
     before: r['before'],
     after: r['after'],
   }));
+}
+
+/** The accounts as the file holds them (users, tokens, revoked token ids): the file, or its rows. */
+export async function storedAccounts(dataDir: string): Promise<AccountsDoc> {
+  if (BACKEND === 'files') return JSON.parse(await readFile(join(dataDir, 'accounts.json'), 'utf8')) as AccountsDoc;
+  return (await readAccounts(await database(dataDir))).doc;
+}
+
+/** The login sessions as stored, by key (the SHA-256 hex of the cookie's id), in key order. */
+export async function storedSessions(dataDir: string): Promise<{ key: string; record: Record<string, unknown> }[]> {
+  if (BACKEND === 'files') {
+    const dir = join(dataDir, 'sessions');
+    const out: { key: string; record: Record<string, unknown> }[] = [];
+    for (const name of (await readdir(dir).catch(() => [] as string[])).sort())
+      if (name.endsWith('.json'))
+        out.push({
+          key: name.slice(0, -'.json'.length),
+          record: JSON.parse(await readFile(join(dir, name), 'utf8')) as Record<string, unknown>,
+        });
+    return out;
+  }
+  const sql = await database(dataDir);
+  const rows = await sql.unsafe(
+    `select key, user_id, csrf, ${ms('created_at')} as created_at, ${ms('last_seen')} as last_seen from sessions order by key`,
+  );
+  return rows.map(({ key, ...record }) => ({ key: key as string, record }));
+}
+
+/** Moves a stored session's last use back by `ms` (with the server stopped), as if it had idled. */
+export async function ageSession(dataDir: string, key: string, by: number): Promise<void> {
+  if (BACKEND === 'files') {
+    const file = join(dataDir, 'sessions', `${key}.json`);
+    const rec = JSON.parse(await readFile(file, 'utf8')) as { last_seen: number };
+    rec.last_seen -= by;
+    await writeFile(file, JSON.stringify(rec));
+    return;
+  }
+  const sql = await database(dataDir);
+  const { count } =
+    await sql`update sessions set last_seen = last_seen - ${by} * interval '1 millisecond' where key = ${key}`;
+  if (count !== 1) throw new Error(`no stored session ${key}`);
+}
+
+/** The keys of the rate-limit buckets as saved (the state file written at a clean stop, or the rows). */
+export async function storedBucketKeys(dataDir: string): Promise<string[]> {
+  if (BACKEND === 'files') {
+    const text = await readFile(join(dataDir, 'state', 'ratelimit.json'), 'utf8');
+    return Object.keys(JSON.parse(text) as object);
+  }
+  const sql = await database(dataDir);
+  return (await sql<{ key: string }[]>`select key from rate_buckets order by key`).map((r) => r.key);
 }
 
 /**

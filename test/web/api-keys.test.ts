@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { req, startServer, type TestServer } from '../helpers/server.ts';
+import { everythingStored } from '../helpers/stored.ts';
 import { registerAll, WebClient, type WebRes } from '../helpers/web-client.ts';
 
 let s: TestServer;
@@ -107,7 +106,7 @@ describe('My API Keys', () => {
       list.text,
       /<span class="badge badge-accent">read<\/span><span class="badge badge-accent">write<\/span>/,
     );
-    assert.ok(!(await readFile(join(s.dataDir, 'accounts.json'), 'utf8')).includes(secret), 'only a hash is stored');
+    assert.ok(!(await everythingStored(s.dataDir)).includes(secret), 'only a hash is stored');
 
     // The token works on the API at once, and the page then shows when it was last used.
     const api = await req(s, 'POST', '/api/v1/paste_create.php', { token: secret, body: { content: 'via token' } });

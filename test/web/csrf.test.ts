@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { req, startServer, type TestServer } from '../helpers/server.ts';
+import { storedAccounts } from '../helpers/stored.ts';
 import { createViaForm, registerAll, WebClient } from '../helpers/web-client.ts';
 
 let s: TestServer;
@@ -27,7 +26,7 @@ before(async () => {
   assert.notEqual(tokenId, '');
 });
 
-const accountsText = (): Promise<string> => readFile(join(s.dataDir, 'accounts.json'), 'utf8');
+const accountsText = async (): Promise<string> => JSON.stringify(await storedAccounts(s.dataDir));
 
 /** Every state-changing form, with fields that would succeed given a valid token. */
 const forms = (): [string, string, Record<string, string>][] => [

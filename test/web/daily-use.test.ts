@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { cleanup, makeToken, req, spawnServer, startServer } from '../helpers/server.ts';
+import { apiLogLines } from '../helpers/stored.ts';
 import { createViaForm, registerAll } from '../helpers/web-client.ts';
 
 describe('the web side, for daily use', () => {
@@ -103,10 +102,7 @@ describe('the API Logs filters', () => {
       const token = await makeToken(server.dataDir, { user: 'root' });
       assert.equal((await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token })).status, 404);
       await new Promise((r) => setTimeout(r, 1_500));
-      const dir = join(server.dataDir, 'logs');
-      const line = JSON.parse(
-        (await readFile(join(dir, (await readdir(dir))[0] ?? ''), 'utf8')).split('\n')[0] ?? '{}',
-      ) as { time: string };
+      const line = (await apiLogLines(server.dataDir))[0] as { time: string };
       const minute = line.time.slice(0, 16);
       const next = new Date(Date.parse(`${minute}Z`) + 60_000).toISOString().slice(0, 16);
       const rows = async (query: string): Promise<number> =>

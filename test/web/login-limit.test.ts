@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { cleanup, startServer, type TestServer } from '../helpers/server.ts';
+import { everythingStored, storedBucketKeys } from '../helpers/stored.ts';
 import { register, WebClient } from '../helpers/web-client.ts';
 
 const servers: TestServer[] = [];
@@ -19,7 +18,7 @@ after(async () => {
 /** The rate-limit buckets as persisted (written on a clean stop). */
 async function bucketKeys(s: TestServer): Promise<string[]> {
   await s.stop();
-  return Object.keys(JSON.parse(await readFile(join(s.dataDir, 'state', 'ratelimit.json'), 'utf8')) as object);
+  return storedBucketKeys(s.dataDir);
 }
 
 async function loginForm(s: TestServer): Promise<WebClient> {
@@ -84,8 +83,7 @@ describe('login names and the rate-limit file', () => {
     assert.match(r.text, /Wrong user name or password/);
     assert.ok(r.text.length < 20_000, 'the name is not echoed back');
     assert.equal((await c.post('/login', { name: 'y'.repeat(33), password: 'whatever-1' })).status, 401);
-    const raw = await readFile(join(s.dataDir, 'state', 'ratelimit.json'), 'utf8').catch(() => '');
-    assert.ok(!raw.includes(typo), 'not even between saves');
+    assert.ok(!(await everythingStored(s.dataDir)).includes(typo), 'not even between saves');
     const keys = await bucketKeys(s);
     const users = keys.filter((k) => k.startsWith('login-user:'));
     assert.equal(users.length, 1, keys.join('\n'));

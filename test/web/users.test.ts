@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { cli, makeToken, req, startServer, type TestServer } from '../helpers/server.ts';
+import { auditEntries, everythingStored, storedAccounts } from '../helpers/stored.ts';
 import { login, registerAll, WebClient, type WebRes } from '../helpers/web-client.ts';
 
 let s: TestServer;
@@ -15,14 +14,7 @@ before(async () => {
 });
 
 /** The audit log's lines, oldest first, from every day's file. */
-async function auditLines(): Promise<Record<string, unknown>[]> {
-  const today = new Date().toISOString().slice(0, 10);
-  const text = await readFile(join(s.dataDir, 'logs', `audit-${today}.jsonl`), 'utf8');
-  return text
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
+const auditLines = (): Promise<Record<string, unknown>[]> => auditEntries(s.dataDir);
 
 /** A login that may be refused: the page's answer as it is. */
 async function tryLogin(name: string, password = 'password123'): Promise<WebRes> {
@@ -74,8 +66,7 @@ describe('Users page', () => {
     const done = await login(carol, 'carol', password);
     assert.equal(done.status, 303);
     assert.equal((await carol.get('/my')).status, 200);
-    const accounts = await readFile(join(s.dataDir, 'accounts.json'), 'utf8');
-    assert.equal(accounts.includes(password), false, 'only a hash is stored');
+    assert.equal((await everythingStored(s.dataDir)).includes(password), false, 'only a hash is stored');
     const entry = await lastAudit();
     assert.equal(entry['action'], 'user.add');
     assert.equal(entry['target'], 'user:carol');
@@ -148,9 +139,7 @@ describe('Users page', () => {
     // Two admins: bob may demote root... but root demotes bob back instead.
     assert.equal((await admin.post('/admin/users', { action: 'unadmin', name: 'bob' })).status, 303);
     assert.equal((await bob.get('/admin/users')).status, 403);
-    const accounts = JSON.parse(await readFile(join(s.dataDir, 'accounts.json'), 'utf8')) as {
-      tokens: { id: string; scopes: string[] }[];
-    };
+    const accounts = await storedAccounts(s.dataDir);
     assert.deepEqual(
       accounts.tokens.find((t) => t.id === bobAdminToken.slice(4, 12))?.scopes,
       ['read', 'write'],
@@ -313,9 +302,7 @@ describe('API Tokens page', () => {
     assert.equal((await admin.post('/admin/tokens', { action: 'revoke', id })).status, 303);
     const revoke = await lastAudit();
     assert.deepEqual([revoke['action'], revoke['target'], revoke['after']], ['token.revoke', `token:${id}`, null]);
-    const accounts = JSON.parse(await readFile(join(s.dataDir, 'accounts.json'), 'utf8')) as {
-      tokens: { hash: string }[];
-    };
+    const accounts = await storedAccounts(s.dataDir);
     const all = JSON.stringify(await auditLines());
     for (const t of accounts.tokens) assert.equal(all.includes(t.hash), false);
     assert.equal(all.includes(token), false);
