@@ -4,6 +4,7 @@ import { after } from 'node:test';
 import type { Sql } from 'postgres';
 import { shortcodeOf } from '../../src/paste/paste.ts';
 import { BACKEND, backendEnv } from './backend.ts';
+import { beforeClusterStops } from './postgres.ts';
 
 /**
  * What a server stored, read the way its backend keeps it (README, Tests): the data folder's
@@ -13,9 +14,12 @@ import { BACKEND, backendEnv } from './backend.ts';
 
 const pools = new Map<string, Sql>();
 
-after(async () => {
+const endPools = async (): Promise<void> => {
   await Promise.all([...pools.values()].map((sql) => sql.end({ timeout: 1 })));
-});
+  pools.clear();
+};
+after(endPools);
+beforeClusterStops(endPools);
 
 /** A connection to the database of this data folder (TEST_BACKEND=postgres only). */
 export async function database(dataDir: string): Promise<Sql> {
@@ -120,4 +124,25 @@ export async function storedPaste(dataDir: string, hash: string): Promise<Record
   const sql = await database(dataDir);
   const [row] = await sql`select * from pastes where hash = ${hash}`;
   return row === undefined ? null : { ...row };
+}
+
+/** How many pastes are stored, tombstones included: the paste files, or the rows. */
+export async function storedPasteCount(dataDir: string): Promise<number> {
+  if (BACKEND === 'files') {
+    const root = join(dataDir, 'pastes');
+    let n = 0;
+    for (const shard of await readdir(root).catch(() => [] as string[])) n += (await readdir(join(root, shard))).length;
+    return n;
+  }
+  const sql = await database(dataDir);
+  const [row] = await sql`select count(*)::int as n from pastes`;
+  return row?.['n'] as number;
+}
+
+/** How many Idempotency-Key records are stored: the files of idempotency/, or the rows. */
+export async function storedIdempotencyRecords(dataDir: string): Promise<number> {
+  if (BACKEND === 'files') return (await readdir(join(dataDir, 'idempotency'))).length;
+  const sql = await database(dataDir);
+  const [row] = await sql`select count(*)::int as n from idempotency_records`;
+  return row?.['n'] as number;
 }
