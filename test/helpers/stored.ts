@@ -146,3 +146,16 @@ export async function storedIdempotencyRecords(dataDir: string): Promise<number>
   const [row] = await sql`select count(*)::int as n from idempotency_records`;
   return row?.['n'] as number;
 }
+
+/** The revision numbers kept of a paste, oldest first: its `.rN.json` files, or its rows of paste_revisions. */
+export async function storedRevisions(dataDir: string, hash: string): Promise<number[]> {
+  if (BACKEND === 'files') {
+    const code = shortcodeOf(hash);
+    const names = await readdir(join(dataDir, 'pastes', code.slice(0, 2))).catch(() => [] as string[]);
+    const kept = names.map((n) => new RegExp(`^${code}\\.r(\\d+)\\.json$`).exec(n)?.[1]).filter((n) => n !== undefined);
+    return kept.map(Number).sort((a, b) => a - b);
+  }
+  const sql = await database(dataDir);
+  const rows = await sql`select revision from paste_revisions where hash = ${hash} order by revision`;
+  return rows.map((r) => r['revision'] as number);
+}
