@@ -46,7 +46,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
   const { config, now, warn, info } = opts;
   const sql = db.sql;
   const guard = new DbGuard(config.databaseTimeoutMs, POOL_SIZE * QUEUED_PER_CONNECTION);
-  const pastes = new PgPasteStore(sql);
+  const pastes = new PgPasteStore(sql, config.pasteCacheBytes);
   const views = new PgViewCounts(sql);
   const recent = new PgRecentList(sql);
   const accounts = new PgAccounts(sql);
@@ -172,7 +172,7 @@ export async function openPgCli(config: Config, notes: { note: (message: string)
     const sql = db.sql;
     const accounts = new PgAccounts(sql, { listen: false });
     await accounts.load();
-    const pastes = new PgPasteStore(sql);
+    const pastes = new PgPasteStore(sql, config.pasteCacheBytes);
     return {
       describe: `PostgreSQL at ${db.describe}`,
       accounts,

@@ -4,6 +4,7 @@ import { HASH_LENGTH, isExpired, isTombstone, NO_CONTENT, type Paste } from '../
 import { type CorruptPaste, type Listing, type PasteRepository, TOMBSTONE_MS, type Txn } from '../paste/repository.ts';
 import type { PasteUpkeep } from '../backend.ts';
 import { POOL_SIZE } from './connect.ts';
+import { PasteIdentity } from './paste-identity.ts';
 import { pasteColumns, pasteOf, revisionOf, revisionRowOf, rowOf, sweepTimeOf } from './paste-row.ts';
 
 /**
@@ -30,8 +31,15 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
   readonly #ids = new RandomIds();
   /** Expired pastes the sweep wiped, and tombstones it removed (README, Metrics). */
   readonly #swept = { wiped: 0, removed: 0 };
+  /** A row read again unchanged comes back as the same object (paste-identity.ts). */
+  readonly #identity: PasteIdentity;
 
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    cacheBytes = 32 * 1024 * 1024,
+  ) {
+    this.#identity = new PasteIdentity(cacheBytes);
+  }
 
   /** Nothing is cached (another server may have changed the paste): the caller asks `get`. */
   cached(_hash: string): Paste | null | undefined {
@@ -40,12 +48,12 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
 
   async get(hash: string): Promise<Paste | null> {
     const [row] = await this.sql`select ${pasteColumns(this.sql)} from pastes where hash = ${hash}`;
-    return row === undefined ? null : pasteOf(row);
+    return row === undefined ? null : this.#identity.of(pasteOf(row));
   }
 
   async getByShortcode(code: string): Promise<Paste | null> {
     const [row] = await this.sql`select ${pasteColumns(this.sql)} from pastes where shortcode = ${code}`;
-    return row === undefined ? null : pasteOf(row);
+    return row === undefined ? null : this.#identity.of(pasteOf(row));
   }
 
   get sweepStats(): { wiped: number; removed: number } {

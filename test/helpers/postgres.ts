@@ -147,8 +147,20 @@ async function startCluster(): Promise<TestCluster> {
   return { port, socketDir, adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres` };
 }
 
+/** What must end before the cluster stops: root `after` hooks run in the order they were registered, ours first. */
+const beforeStop: (() => Promise<unknown>)[] = [];
+
+/**
+ * Runs `fn` (stopping servers, ending pools) before the cluster stops, so no connection of
+ * this process is cut under it: one cut mid-query rejects where nothing is left to listen.
+ */
+export function beforeClusterStops(fn: () => Promise<unknown>): void {
+  beforeStop.push(fn);
+}
+
 /** An immediate shutdown (the watchdog sends SIGQUIT: no checkpoint, the folder is thrown away), then the folder goes. */
 async function stopCluster(): Promise<void> {
+  await Promise.allSettled(beforeStop.map((fn) => fn()));
   const proc = running;
   running = null;
   if (proc !== null && proc.exitCode === null && proc.signalCode === null) {

@@ -10,6 +10,7 @@ import { parseConfig } from '../../src/config.ts';
 import type { Passwords } from '../../src/crypto/passwords.ts';
 import { startServer as startApp, type RunningServer, type ServerOptions } from '../../src/server.ts';
 import { backendEnv } from './backend.ts';
+import { beforeClusterStops } from './postgres.ts';
 import { checkApiAnswer } from './openapi.ts';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
@@ -55,10 +56,13 @@ const started = new Set<{ stop(): Promise<unknown>; dataDir: string }>();
 
 // Setup written once: whatever a test file started is stopped and removed after its tests
 // (stop and cleanup may also be called earlier; both are idempotent).
-after(async () => {
+async function stopAll(): Promise<void> {
   await Promise.all([...started].map((s) => s.stop()));
   await Promise.all([...started].map((s) => cleanup(s.dataDir)));
-});
+}
+after(stopAll);
+// Before the test PostgreSQL stops, whose after hook comes first: no pool is cut under a server.
+beforeClusterStops(stopAll);
 
 /**
  * Starts the app in this process on a free port, with its own data folder and clock, the

@@ -6,6 +6,7 @@ import type { AccountsDoc } from '../../src/auth/records.ts';
 import { shortcodeOf } from '../../src/paste/paste.ts';
 import { readAccounts } from '../../src/pg/account-rows.ts';
 import { BACKEND, backendEnv } from './backend.ts';
+import { beforeClusterStops } from './postgres.ts';
 
 /**
  * What a server stored, read the way its backend keeps it (README, Tests): the data folder's
@@ -15,9 +16,12 @@ import { BACKEND, backendEnv } from './backend.ts';
 
 const pools = new Map<string, Sql>();
 
-after(async () => {
+const endPools = async (): Promise<void> => {
   await Promise.all([...pools.values()].map((sql) => sql.end({ timeout: 1 })));
-});
+  pools.clear();
+};
+after(endPools);
+beforeClusterStops(endPools);
 
 /** A connection to the database of this data folder (TEST_BACKEND=postgres only). */
 export async function database(dataDir: string): Promise<Sql> {
@@ -173,4 +177,38 @@ export async function storedPaste(dataDir: string, hash: string): Promise<Record
   const sql = await database(dataDir);
   const [row] = await sql`select * from pastes where hash = ${hash}`;
   return row === undefined ? null : { ...row };
+}
+
+/** How many pastes are stored, tombstones included: the paste files, or the rows. */
+export async function storedPasteCount(dataDir: string): Promise<number> {
+  if (BACKEND === 'files') {
+    const root = join(dataDir, 'pastes');
+    let n = 0;
+    for (const shard of await readdir(root).catch(() => [] as string[])) n += (await readdir(join(root, shard))).length;
+    return n;
+  }
+  const sql = await database(dataDir);
+  const [row] = await sql`select count(*)::int as n from pastes`;
+  return row?.['n'] as number;
+}
+
+/** How many Idempotency-Key records are stored: the files of idempotency/, or the rows. */
+export async function storedIdempotencyRecords(dataDir: string): Promise<number> {
+  if (BACKEND === 'files') return (await readdir(join(dataDir, 'idempotency'))).length;
+  const sql = await database(dataDir);
+  const [row] = await sql`select count(*)::int as n from idempotency_records`;
+  return row?.['n'] as number;
+}
+
+/** The revision numbers kept of a paste, oldest first: its `.rN.json` files, or its rows of paste_revisions. */
+export async function storedRevisions(dataDir: string, hash: string): Promise<number[]> {
+  if (BACKEND === 'files') {
+    const code = shortcodeOf(hash);
+    const names = await readdir(join(dataDir, 'pastes', code.slice(0, 2))).catch(() => [] as string[]);
+    const kept = names.map((n) => new RegExp(`^${code}\\.r(\\d+)\\.json$`).exec(n)?.[1]).filter((n) => n !== undefined);
+    return kept.map(Number).sort((a, b) => a - b);
+  }
+  const sql = await database(dataDir);
+  const rows = await sql`select revision from paste_revisions where hash = ${hash} order by revision`;
+  return rows.map((r) => r['revision'] as number);
 }

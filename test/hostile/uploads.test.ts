@@ -1,20 +1,11 @@
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { makeToken, req, startServer, type TestServer } from '../helpers/server.ts';
+import { apiLogLines } from '../helpers/stored.ts';
 
 /** The API log's lines, read once the server has stopped (and so written them all). */
-async function logLines(server: TestServer): Promise<Record<string, unknown>[]> {
-  const dir = join(server.dataDir, 'logs');
-  const lines: Record<string, unknown>[] = [];
-  for (const f of await readdir(dir)) {
-    for (const line of (await readFile(join(dir, f), 'utf8')).split('\n'))
-      if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
-  }
-  return lines;
-}
+const logLines = (server: TestServer): Promise<Record<string, unknown>[]> => apiLogLines(server.dataDir);
 
 const opened = (port: number): Promise<Socket> =>
   new Promise((resolve, reject) => {

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { SHORT_LINK_MISSES_PER_MINUTE } from '../../src/paste/service.ts';
 import { req, startServer, type AppServer } from '../helpers/server.ts';
+import { apiLogLines } from '../helpers/stored.ts';
 import { WebClient } from '../helpers/web-client.ts';
 
 const HOME = '2001:db8:a:1';
@@ -17,12 +16,9 @@ const badToken = (ip: string) => ({ token: 'pst_AAAAAAAA_not-a-token', headers: 
 const hashQuery = '/api/v1/paste.php?hash=AAAAAAAAAA';
 
 async function apiLogIps(server: AppServer, n: number): Promise<string[]> {
-  const dir = join(server.dataDir, 'logs');
+  // The log is written in the background at least once a second: wait for the lines.
   for (let i = 0; i < 40; i++) {
-    const ips: string[] = [];
-    for (const f of (await readdir(dir).catch(() => [])).filter((f) => f.startsWith('api-')))
-      for (const line of (await readFile(join(dir, f), 'utf8')).split('\n'))
-        if (line !== '') ips.push(String((JSON.parse(line) as { ip: unknown }).ip));
+    const ips = (await apiLogLines(server.dataDir)).map((l) => String(l['ip']));
     if (ips.length >= n) return ips;
     await new Promise((r) => setTimeout(r, 100));
   }

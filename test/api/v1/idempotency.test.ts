@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -7,14 +7,7 @@ import { Idempotency } from '../../../src/api/v1/idempotency.ts';
 import { IdempotencyRecords } from '../../../src/store/idempotency.ts';
 import { DurableFiles } from '../../../src/store/files.ts';
 import { makeToken, req, startServer, type AppServer } from '../../helpers/server.ts';
-
-/** Every paste file on disk. */
-async function pasteFiles(server: AppServer): Promise<string[]> {
-  const root = join(server.dataDir, 'pastes');
-  const out: string[] = [];
-  for (const shard of await readdir(root).catch(() => [])) out.push(...(await readdir(join(root, shard))));
-  return out;
-}
+import { storedIdempotencyRecords, storedPasteCount } from '../../helpers/stored.ts';
 
 const create = (
   server: AppServer,
@@ -38,14 +31,14 @@ describe('Idempotency-Key on create', () => {
     assert.equal(first.status, 200);
     assert.equal(again.status, 200);
     assert.equal(again.text, first.text);
-    assert.equal((await pasteFiles(server)).length, 1);
+    assert.equal(await storedPasteCount(server.dataDir), 1);
     // Asked for as text, the repeat is the same paste's URL.
     const text = await create(server, token, 'k-1', 'once', { accept: 'text/plain' });
     assert.equal(text.text, `${String(first.json['url'])}\n`);
     // Without a key, or with another one, each request is its own paste.
     await create(server, token, undefined, 'once');
     await create(server, token, 'k-2', 'once');
-    assert.equal((await pasteFiles(server)).length, 3);
+    assert.equal(await storedPasteCount(server.dataDir), 3);
   });
 
   test('the same key for another request is 422; another token has keys of its own', async () => {
@@ -74,12 +67,12 @@ describe('Idempotency-Key on create', () => {
     const answers = await Promise.all(Array.from({ length: 10 }, () => create(server, token, 'burst', 'same')));
     assert.deepEqual(new Set(answers.map((a) => a.status)), new Set([200]));
     assert.equal(new Set(answers.map((a) => a.text)).size, 1);
-    assert.equal((await pasteFiles(server)).length, 1);
+    assert.equal(await storedPasteCount(server.dataDir), 1);
     const mixed = await Promise.all([create(server, token, 'burst-2', 'a'), create(server, token, 'burst-2', 'b')]);
     assert.deepEqual(mixed.map((a) => a.status).sort(), [200, 422]);
   });
 
-  test('keys survive a restart, and are forgotten after 24 hours (and swept from disk)', async () => {
+  test('keys survive a restart, and are forgotten after 24 hours (and swept from storage)', async () => {
     const server = await startServer();
     const token = await makeToken(server.dataDir);
     const first = await create(server, token, 'durable', 'kept');
@@ -87,9 +80,10 @@ describe('Idempotency-Key on create', () => {
     const again = await startServer({ dataDir: server.dataDir });
     // The same paste (the address differs only by the new server's port).
     assert.equal((await create(again, token, 'durable', 'kept')).json['hash'], first.json['hash']);
+    assert.equal(await storedIdempotencyRecords(again.dataDir), 1);
     again.clock.advance(24 * 3_600_000 + 1_000);
     await again.upkeep();
-    assert.deepEqual(await readdir(join(again.dataDir, 'idempotency')), []);
+    assert.equal(await storedIdempotencyRecords(again.dataDir), 0);
     const later = await create(again, token, 'durable', 'kept');
     assert.equal(later.status, 200);
     assert.notEqual(later.json['hash'], first.json['hash']);

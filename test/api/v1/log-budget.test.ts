@@ -1,19 +1,14 @@
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { MAX_CHARS } from '../../../src/log/entry.ts';
 import { UNAUTHENTICATED_LINES_PER_MINUTE } from '../../../src/log/line-budget.ts';
 import { makeToken, req, startServer, type AppServer } from '../../helpers/server.ts';
+import { apiLogLines } from '../../helpers/stored.ts';
 
-/** The API log's lines as written, once the server has stopped (and so flushed them). */
+/** The API log's lines as stored (as JSON text), once the server has stopped (and so flushed them). */
 async function rawLines(server: AppServer): Promise<string[]> {
   await server.stop();
-  const dir = join(server.dataDir, 'logs');
-  const out: string[] = [];
-  for (const f of (await readdir(dir)).filter((n) => n.startsWith('api-')).sort())
-    out.push(...(await readFile(join(dir, f), 'utf8')).split('\n').filter((l) => l !== ''));
-  return out;
+  return (await apiLogLines(server.dataDir)).map((l) => JSON.stringify(l));
 }
 const parsed = (lines: string[]) => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
 

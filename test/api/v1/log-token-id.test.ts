@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { cli, req, startServer } from '../../helpers/server.ts';
+import { apiLogLines } from '../../helpers/stored.ts';
 
 test('a refused token that is (or was) ours is logged by its id, never its secret; a made-up one by none', async () => {
   const server = await startServer();
@@ -26,16 +25,8 @@ test('a refused token that is (or was) ours is logged by its id, never its secre
     assert.equal((await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token })).status, 401);
   }
   await server.stop();
-  const dir = join(server.dataDir, 'logs');
-  const text = (
-    await Promise.all(
-      (await readdir(dir)).filter((f) => f.startsWith('api-')).map((f) => readFile(join(dir, f), 'utf8')),
-    )
-  ).join('');
-  const lines = text
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = await apiLogLines(server.dataDir);
+  const text = JSON.stringify(lines);
   assert.deepEqual(
     lines.map((l) => l['token_id']),
     [idOf(revoked), idOf(expiring), idOf(expiring), null],

@@ -1,32 +1,16 @@
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { parseConfig } from '../../../src/config.ts';
+import { openPgCli } from '../../../src/pg/open.ts';
+import { openFileCli } from '../../../src/store/open.ts';
+import { BACKEND, backendEnv } from '../../helpers/backend.ts';
 import { cleanup, cli, makeToken, req, startServer, type TestServer } from '../../helpers/server.ts';
+import { apiLogLines, everythingStored } from '../../helpers/stored.ts';
 
 const hashQuery = '/api/v1/paste.php?hash=AAAAAAAAAA';
 
-async function logLines(server: TestServer): Promise<Record<string, unknown>[]> {
-  const dir = join(server.dataDir, 'logs');
-  const lines: Record<string, unknown>[] = [];
-  // The API log's files; the audit log of the CLI's actions lives beside them.
-  for (const f of (await readdir(dir)).filter((n) => !n.startsWith('audit-')).sort()) {
-    assert.match(f, /^api-\d{4}-\d\d-\d\d\.jsonl$/);
-    for (const line of (await readFile(join(dir, f), 'utf8')).split('\n'))
-      if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
-  }
-  return lines;
-}
-
-/** Every file under a folder, recursively, as text. */
-async function allFiles(dir: string): Promise<string> {
-  let out = '';
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    out += e.isDirectory() ? await allFiles(p) : await readFile(p, 'utf8');
-  }
-  return out;
-}
+/** The API log's lines (the audit log of the CLI's actions is kept apart from them). */
+const logLines = (server: TestServer): Promise<Record<string, unknown>[]> => apiLogLines(server.dataDir);
 
 describe('per-token rate limit', () => {
   test('headers count down, then 429 with limit_per_minute and Retry-After', async () => {
@@ -91,14 +75,15 @@ describe('per-token rate limit', () => {
       await req(server, 'GET', hashQuery, { token });
       assert.equal((await req(server, 'GET', hashQuery, { token })).status, 429);
       const id = token.split('_')[1] as string;
-      // The admin UI edits rates through the same accounts file the CLI writes.
-      const { AccountStore } = await import('../../../src/store/accounts.ts');
-      const { DurableFiles } = await import('../../../src/store/files.ts');
-      const accounts = new AccountStore(server.dataDir, new DurableFiles(join(server.dataDir, 'tmp')));
-      await accounts.mutate((doc) => {
+      // The admin UI edits rates through the same accounts the CLI writes, opened here as the CLI opens them.
+      const config = parseConfig({ DATA_DIR: server.dataDir, ...(await backendEnv(server.dataDir)) });
+      const notes = { note: () => undefined, warn: () => undefined };
+      const storage = config.database === null ? await openFileCli(config, notes) : await openPgCli(config, notes);
+      await storage.accounts.mutate((doc) => {
         const t = doc.tokens.find((x) => x.id === id);
         if (t) t.rate_limit_per_minute = 0;
       });
+      await storage.close();
       const r = await req(server, 'GET', hashQuery, { token });
       assert.equal(r.status, 404);
       assert.equal(r.headers['x-ratelimit-limit'], '0');
@@ -168,7 +153,7 @@ async function waitForLog(server: TestServer, n: number): Promise<Record<string,
 }
 
 describe('API request log', () => {
-  test('every API request becomes one JSON line with the contract keys, secrets nowhere on disk', async () => {
+  test('every API request becomes one JSON line with the contract keys, secrets nowhere stored', async () => {
     const server = await startServer();
     try {
       const token = await makeToken(server.dataDir);
@@ -209,7 +194,7 @@ describe('API request log', () => {
       assert.match(lines[2]?.['error'] as string, /endpoint/);
       assert.match(lines[3]?.['error'] as string, /token/);
       await server.stop();
-      const everything = await allFiles(server.dataDir);
+      const everything = await everythingStored(server.dataDir);
       assert.doesNotMatch(everything, new RegExp(token));
       assert.doesNotMatch(everything, /pw-in-query-456|pw-in-body-123/);
     } finally {
@@ -226,7 +211,8 @@ describe('healthz', () => {
       for (let i = 0; i < 5; i++) {
         const r = await req(server, 'GET', '/healthz');
         assert.equal(r.status, 200);
-        assert.deepEqual(r.json, { ok: true });
+        // On PostgreSQL it also says whether the database answers (pg/open.ts, health).
+        assert.deepEqual(r.json, BACKEND === 'postgres' ? { ok: true, database: 'answers' } : { ok: true });
       }
       await server.stop();
       assert.deepEqual(await logLines(server).catch(() => []), []);
