@@ -267,7 +267,9 @@ export function downloadName(p: Pick<Paste, 'title' | 'hash' | 'language'>): str
       .replace(/[^A-Za-z0-9._-]+/g, '-')
       .replace(/^[-.]+|[-.]+$/g, '')
       .slice(0, 80) || `paste-${p.hash}`;
-  return base.toLowerCase().endsWith(`.${ext}`) || /\.[a-z0-9]{1,5}$/i.test(base) ? base : `${base}.${ext}`;
+  // The language's extension always goes last: a title "setup.exe" or "report.html" on a text
+  // paste must not download as something a click would run or render.
+  return base.toLowerCase().endsWith(`.${ext}`) ? base : `${base}.${ext}`;
 }
 
 /** POST /p/{hash}/raw: the text alone, after its password. */
