@@ -117,3 +117,13 @@ export interface CliStorage {
   lastUses(): Promise<Record<string, number>>;
   close(): Promise<void>;
 }
+
+/**
+ * A save at close, as a warning when it fails: every save is tried, none keeps the others from
+ * being tried, and what could not be saved is told in one sentence (README, Shutdown).
+ */
+export const savedOr = (what: string, save: Promise<unknown>): Promise<string | null> =>
+  save.then(
+    () => null,
+    (err: unknown) => `could not save ${what}: ${err instanceof Error ? err.message : String(err)}`,
+  );

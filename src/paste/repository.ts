@@ -1,4 +1,4 @@
-import type { Paste } from './paste.ts';
+import { isExpired, isTombstone, NO_CONTENT, type Paste } from './paste.ts';
 
 /**
  * What the paste service needs of storage, and the records it speaks to it: the seam every
@@ -87,4 +87,24 @@ export interface RecentList {
   add(hash: string): void;
   remove(hash: string): void;
   list(): readonly string[];
+}
+
+/**
+ * What the expiry sweep does to a paste it visits, on every backend (README, Expiry): an
+ * expired paste becomes a tombstone (its text, title and password wiped, its revisions gone)
+ * that answers 410 for TOMBSTONE_MS, and a tombstone that old is deleted.
+ */
+export function sweepTxn(p: Paste | null, now: number): Txn<'wiped' | 'removed' | null> {
+  if (p === null) return { result: null };
+  if (isTombstone(p))
+    return now >= p.updated_at + TOMBSTONE_MS
+      ? { result: 'removed', next: 'delete', dropRevisions: true }
+      : { result: null };
+  if (!isExpired(p, now)) return { result: null };
+  return {
+    result: 'wiped',
+    next: { ...p, title: '', content_json: NO_CONTENT, password: null, updated_at: now },
+    sweepAt: now + TOMBSTONE_MS,
+    dropRevisions: true,
+  };
 }

@@ -1,4 +1,4 @@
-import type { CliStorage, Storage, StorageOptions } from '../backend.ts';
+import { type CliStorage, savedOr, type Storage, type StorageOptions } from '../backend.ts';
 import type { Config } from '../config.ts';
 import { PgAccounts } from './accounts.ts';
 import { PgApiLog } from './api-log.ts';
@@ -131,16 +131,11 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
     async close(limiter) {
       clearInterval(pruneTimer);
       clearInterval(probeTimer);
-      const attempt = (what: string, save: Promise<unknown>): Promise<string | null> =>
-        save.then(
-          () => null,
-          (err: unknown) => `could not save ${what}: ${err instanceof Error ? err.message : String(err)}`,
-        );
       const outcomes = await Promise.all([
-        attempt('the rate-limit buckets', buckets.save(limiter)),
-        attempt('the pending view counts', views.save()),
-        attempt("the tokens' last use", tokenUsage.save()),
-        attempt('the API log', apiLog.close()),
+        savedOr('the rate-limit buckets', buckets.save(limiter)),
+        savedOr('the pending view counts', views.save()),
+        savedOr("the tokens' last use", tokenUsage.save()),
+        savedOr('the API log', apiLog.close()),
       ]);
       await accounts.close();
       await db.close();

@@ -1,7 +1,7 @@
 import type { ISql, Sql, TransactionSql } from 'postgres';
 import { RandomIds } from '../crypto/random.ts';
-import { HASH_LENGTH, isExpired, isTombstone, NO_CONTENT, type Paste } from '../paste/paste.ts';
-import { type CorruptPaste, type Listing, type PasteRepository, TOMBSTONE_MS, type Txn } from '../paste/repository.ts';
+import { HASH_LENGTH, type Paste } from '../paste/paste.ts';
+import { type CorruptPaste, type Listing, type PasteRepository, type Txn, sweepTxn } from '../paste/repository.ts';
 import type { PasteUpkeep } from '../backend.ts';
 import { POOL_SIZE } from './connect.ts';
 import { PasteIdentity } from './paste-identity.ts';
@@ -213,24 +213,7 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
 
   /** Wipes or removes one paste if it is due; answers whether it changed. */
   async #sweepOne(hash: string, now: number): Promise<boolean> {
-    const done = await this.#transact(
-      hash,
-      (p): Txn<'wiped' | 'removed' | null> => {
-        if (p === null) return { result: null };
-        if (isTombstone(p))
-          return now >= p.updated_at + TOMBSTONE_MS
-            ? { result: 'removed', next: 'delete', dropRevisions: true }
-            : { result: null };
-        if (!isExpired(p, now)) return { result: null };
-        return {
-          result: 'wiped',
-          next: { ...p, title: '', content_json: NO_CONTENT, password: null, updated_at: now },
-          sweepAt: now + TOMBSTONE_MS,
-          dropRevisions: true,
-        };
-      },
-      now,
-    );
+    const done = await this.#transact(hash, (p) => sweepTxn(p, now), now);
     if (done !== null) this.#swept[done]++;
     return done !== null;
   }

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { CliStorage, Storage, StorageOptions } from '../backend.ts';
+import { type CliStorage, savedOr, type Storage, type StorageOptions } from '../backend.ts';
 import type { Config } from '../config.ts';
 import { AuditLog } from '../log/audit.ts';
 import { LogAppender } from '../log/appender.ts';
@@ -135,17 +135,12 @@ export async function openFileStorage(opts: StorageOptions): Promise<Storage> {
     async close(limiter) {
       accounts.unwatch();
       // Each save that fails becomes a warning; none keeps the others from being tried.
-      const attempt = (what: string, save: Promise<unknown>): Promise<string | null> =>
-        save.then(
-          () => null,
-          (err: unknown) => `could not save ${what}: ${err instanceof Error ? err.message : String(err)}`,
-        );
       const outcomes = await Promise.all([
-        attempt('the rate-limit buckets', buckets.save(limiter)),
-        attempt('the pending view counts', views.save()),
-        attempt("the tokens' last use", tokenUsage.save()),
-        attempt('the recent pastes list', recent.save()),
-        attempt('the API log', log.close()),
+        savedOr('the rate-limit buckets', buckets.save(limiter)),
+        savedOr('the pending view counts', views.save()),
+        savedOr("the tokens' last use", tokenUsage.save()),
+        savedOr('the recent pastes list', recent.save()),
+        savedOr('the API log', log.close()),
       ]);
       clearInterval(claimTimer);
       await claim.release();

@@ -1,4 +1,4 @@
-import { CorruptPaste, TOMBSTONE_MS, type Listing, type Txn } from '../paste/repository.ts';
+import { CorruptPaste, TOMBSTONE_MS, type Listing, type Txn, sweepTxn } from '../paste/repository.ts';
 import { open, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RandomIds } from '../crypto/random.ts';
@@ -7,7 +7,7 @@ import { listDir, readText } from '../storage/fs.ts';
 import type { DurableFiles } from './files.ts';
 import { KeyedMutex } from './mutex.ts';
 import { PasteCache } from './paste-cache.ts';
-import { contentOf, HASH_LENGTH, isExpired, isTombstone, NO_CONTENT, shortcodeOf, type Paste } from '../paste/paste.ts';
+import { contentOf, HASH_LENGTH, isTombstone, shortcodeOf, type Paste } from '../paste/paste.ts';
 import { DamagedRecord, fileText, keptFacts, keptText, parseFile } from './paste-record.ts';
 
 /** A disk read in flight, and whether a commit to its paste has made it stale. */
@@ -428,20 +428,7 @@ export class PasteStore {
     const done =
       hash === undefined
         ? null
-        : await this.transact(hash, (p): Txn<'wiped' | 'removed' | null> => {
-            if (p === null) return { result: null };
-            if (isTombstone(p))
-              return now >= p.updated_at + TOMBSTONE_MS
-                ? { result: 'removed', next: 'delete', dropRevisions: true }
-                : { result: null };
-            if (!isExpired(p, now)) return { result: null };
-            return {
-              result: 'wiped',
-              next: { ...p, title: '', content_json: NO_CONTENT, password: null, updated_at: now },
-              sweepAt: now + TOMBSTONE_MS,
-              dropRevisions: true,
-            };
-          }).catch((err: unknown) => {
+        : await this.transact(hash, (p) => sweepTxn(p, now)).catch((err: unknown) => {
             // A damaged file is reported when found and waits for its owner or an admin; the sweep goes on.
             if (err instanceof CorruptPaste) return null;
             throw err;
