@@ -51,7 +51,7 @@ function main(): void {
 
   starting.then(
     (running) => {
-      log.info(`listening on http://${config.host}:${running.port} (data in ${config.dataDir})`);
+      log.info(`listening on http://${config.host}:${running.port} (${running.storage})`);
       if (running.metricsPort !== null)
         log.info(`metrics on http://${config.metricsListen?.host ?? ''}:${running.metricsPort}/metrics`);
     },

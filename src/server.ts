@@ -75,6 +75,8 @@ export interface RunningServer {
   metricsPort: number | null;
   /** The public address, with the port a PORT of 0 was given. */
   baseUrl: string;
+  /** Where the state lives, for the start-up line: `the data folder …`, `PostgreSQL at …`. */
+  storage: string;
   /** Runs the background upkeep once now (sweep, view counts, state files), as its timer does. */
   upkeep(): Promise<void>;
   /**
@@ -381,7 +383,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     })());
 
   const metricsPort = metricsServer === null ? null : (metricsServer.address() as AddressInfo).port;
-  return { server, port, metricsPort, baseUrl, upkeep: upkeep.now, close };
+  return { server, port, metricsPort, baseUrl, storage: storage.describe, upkeep: upkeep.now, close };
 }
 
 /**
