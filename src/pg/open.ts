@@ -16,7 +16,10 @@ import { PgSessions } from './sessions.ts';
 import { PgTokenUsage } from './token-usage.ts';
 import { PgViewCounts } from './views.ts';
 
-/** Calls allowed to wait for a connection beside those using one: beyond, 503 at once (README, Running on PostgreSQL). */
+/**
+ * Calls allowed to wait for a connection beside those using one: beyond, 503 at once
+ * (README, Running on PostgreSQL).
+ */
 const QUEUED_PER_CONNECTION = 8;
 /** How often the API log's old lines are deleted (LOG_RETENTION_DAYS). */
 const PRUNE_MS = 3_600_000;

@@ -202,9 +202,10 @@ function utf8(bytes: Uint8Array): string | null {
 }
 
 /**
- * Imports export lines, as text or (from standard input) as each line's bytes. A paste keeps its hash unless another paste here has it (or its
- * short code): then it gets a new one and the report says so. The same paste imported
- * again (same hash, creation time and content) is left as it is.
+ * Imports export lines, as text or (from standard input) as each line's bytes. A paste
+ * keeps its hash unless another paste here has it (or its short code): then it gets a new
+ * one and the report says so. The same paste imported again (same hash, creation time and
+ * content) is left as it is.
  */
 export async function importPastes(
   lines: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,

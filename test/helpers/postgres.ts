@@ -158,7 +158,10 @@ export function beforeClusterStops(fn: () => Promise<unknown>): void {
   beforeStop.push(fn);
 }
 
-/** An immediate shutdown (the watchdog sends SIGQUIT: no checkpoint, the folder is thrown away), then the folder goes. */
+/**
+ * An immediate shutdown (the watchdog sends SIGQUIT: no checkpoint, the folder is thrown
+ * away), then the folder goes.
+ */
 async function stopCluster(): Promise<void> {
   await Promise.allSettled(beforeStop.map((fn) => fn()));
   const proc = running;

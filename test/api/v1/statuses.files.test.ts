@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { makeToken, req, startServer, type AppServer, type Res } from '../../helpers/server.ts';
 
-/** A fault nobody planned for, made by turning a paste file into a folder: the data folder's own (statuses.test.ts holds the rest). */
+/**
+ * A fault nobody planned for, made by turning a paste file into a folder: the data folder's
+ * own (statuses.test.ts holds the rest).
+ */
 
 let server: AppServer;
 let token: string;
