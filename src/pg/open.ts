@@ -32,7 +32,7 @@ const PROBE_MS = 1_000;
  * call a request makes into the database goes through one guard (pg/guard.ts).
  */
 export async function openPgStorage(opts: StorageOptions): Promise<Storage> {
-  const { config, now, warn, info } = opts;
+  const { config, info } = opts;
   const db = await openDatabase(config, { onWait: (reason) => info(`waiting for the database: ${reason}`) });
   try {
     const migrated = await migrate(db.sql);

@@ -114,7 +114,7 @@ test('a burned or deleted paste takes no folded views, and its count is dropped'
 });
 
 test("a save asked for while a drain runs folds nothing twice; two servers' counts add up", async () => {
-  const { store, sql } = await fresh();
+  const { sql } = await fresh();
   // More pastes than one statement folds.
   const n = 1_203;
   await sql`insert into pastes (hash, owner_id, privacy, created_at, updated_at, language, title, highlight, burn_after_read, content_json)
