@@ -1,58 +1,18 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { cleanup, events, makeToken, req, ROOT, spawnServer, tempDataDir } from '../helpers/server.ts';
-
-/** Runs `src/main.ts` or `src/cli.ts` to its end; answers its exit code and what it printed. */
-function run(
-  script: 'main' | 'cli',
-  env: Record<string, string>,
-  args: string[] = [],
-  uid?: number,
-): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, `src/${script}.ts`), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      ...(uid === undefined ? {} : { uid, gid: uid }),
-    });
-    let out = '';
-    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
-    proc.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-  });
-}
-
-/** The one line the CLI printed: no stack, no error object. */
-function oneLine(out: string, pattern: RegExp): void {
-  const lines = out.trim().split('\n');
-  assert.equal(lines.length, 1, out);
-  assert.match(lines[0] ?? '', pattern);
-}
-
-/** The one event the server logged: an error whose message matches. */
-function oneEvent(out: string, pattern: RegExp): void {
-  const all = events(out);
-  assert.equal(all.length, 1, out);
-  assert.equal(all[0]?.level, 'error');
-  assert.match(all[0]?.message ?? '', pattern);
-  assert.equal(all[0]?.['stack'], undefined, 'no stack');
-}
+import { cleanup, makeToken, req, spawnServer, tempDataDir } from '../helpers/server.ts';
+import { oneEvent, oneLine, runScript } from '../helpers/start-errors.ts';
 
 describe('start-up and CLI errors name the file or folder, in one line', () => {
   test('a truncated accounts.json', async () => {
     const dir = await tempDataDir();
     try {
       await writeFile(join(dir, 'accounts.json'), '{"version":1,"next_user_id":2,"users":[{"id":1,"na');
-      const server = await run('main', { DATA_DIR: dir });
+      const server = await runScript('main', { DATA_DIR: dir });
       assert.equal(server.code, 1);
       oneEvent(
         server.out,
@@ -60,7 +20,7 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
           `^cannot start: ${join(dir, 'accounts.json')} is damaged: it is not valid JSON \\(cut short\\?\\); restore it from a backup$`,
         ),
       );
-      const cli = await run('cli', { DATA_DIR: dir }, ['user', 'list']);
+      const cli = await runScript('cli', { DATA_DIR: dir }, ['user', 'list']);
       assert.equal(cli.code, 1);
       oneLine(cli.out, new RegExp(`^error: ${join(dir, 'accounts.json')} is damaged: `));
     } finally {
@@ -71,12 +31,12 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
   test('a format.json that is not JSON, in a folder with data: named, and nothing is migrated', async () => {
     const dir = await tempDataDir();
     try {
-      assert.equal((await run('cli', { DATA_DIR: dir }, ['user', 'add', 'zed'])).code, 0);
+      assert.equal((await runScript('cli', { DATA_DIR: dir }, ['user', 'add', 'zed'])).code, 0);
       await writeFile(join(dir, 'format.json'), 'garbage');
-      const server = await run('main', { DATA_DIR: dir });
+      const server = await runScript('main', { DATA_DIR: dir });
       assert.equal(server.code, 1);
       oneEvent(server.out, new RegExp(`^cannot start: ${join(dir, 'format.json')} is damaged: it is not JSON`));
-      const cli = await run('cli', { DATA_DIR: dir }, ['user', 'list']);
+      const cli = await runScript('cli', { DATA_DIR: dir }, ['user', 'list']);
       assert.equal(cli.code, 1);
       oneLine(cli.out, new RegExp(`^error: ${join(dir, 'format.json')} is damaged: it is not JSON`));
       assert.equal(await readFile(join(dir, 'format.json'), 'utf8'), 'garbage', 'left for the operator to mend');
@@ -92,7 +52,7 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
     try {
       const claim = await readFile(join(dir, 'server.pid'), 'utf8');
       assert.match(claim, new RegExp(`^${first.proc.pid} \\S+\\n$`));
-      const second = await run('main', { DATA_DIR: dir });
+      const second = await runScript('main', { DATA_DIR: dir });
       assert.equal(second.code, 1);
       oneEvent(
         second.out,
@@ -107,8 +67,8 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
         'the first serves on',
       );
       const archive = join(dir, '..', `${dir.split('/').at(-1) ?? 'x'}.tar.gz`);
-      assert.equal((await run('cli', { DATA_DIR: dir }, ['backup', archive])).code, 0);
-      const restore = await run('cli', { DATA_DIR: dir }, ['restore', archive, '--force']);
+      assert.equal((await runScript('cli', { DATA_DIR: dir }, ['backup', archive])).code, 0);
+      const restore = await runScript('cli', { DATA_DIR: dir }, ['restore', archive, '--force']);
       assert.equal(restore.code, 1);
       oneLine(
         restore.out,
@@ -144,7 +104,7 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
       if (process.getuid?.() === 0) uid = 65534;
     }
     try {
-      const server = await run('main', { DATA_DIR: dir }, [], uid);
+      const server = await runScript('main', { DATA_DIR: dir }, [], uid);
       assert.equal(server.code, 1);
       oneEvent(
         server.out,
@@ -152,7 +112,7 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
           `^cannot start: ${dir} cannot be written \\((EROFS: read-only file system|EACCES: permission denied)\\)$`,
         ),
       );
-      const cli = await run('cli', { DATA_DIR: dir }, ['user', 'add', 'zed'], uid);
+      const cli = await runScript('cli', { DATA_DIR: dir }, ['user', 'add', 'zed'], uid);
       assert.equal(cli.code, 1);
       oneLine(cli.out, new RegExp(`^error: ${dir}.* cannot be written`));
     } finally {
@@ -166,7 +126,7 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
     const dir = await tempDataDir();
     try {
       await writeFile(join(dir, 'format.json'), '{"format":99}');
-      const server = await run('main', { DATA_DIR: dir });
+      const server = await runScript('main', { DATA_DIR: dir });
       assert.equal(server.code, 1);
       oneEvent(
         server.out,
@@ -174,7 +134,7 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
           `^cannot start: ${join(dir, 'format.json')} says data format 99, and this version reads format 2 at most: run the newer version that wrote it$`,
         ),
       );
-      const cli = await run('cli', { DATA_DIR: dir }, ['token', 'list']);
+      const cli = await runScript('cli', { DATA_DIR: dir }, ['token', 'list']);
       assert.equal(cli.code, 1);
       oneLine(cli.out, /^error: .*format\.json says data format 99/);
       await rm(join(dir, 'format.json'));
@@ -194,14 +154,14 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
   test('a HOST no resolver knows, and a file where DATA_DIR should be', async () => {
     const dir = await tempDataDir();
     try {
-      const unknown = await run('main', { DATA_DIR: dir, HOST: 'no-such-host.invalid' });
+      const unknown = await runScript('main', { DATA_DIR: dir, HOST: 'no-such-host.invalid' });
       assert.equal(unknown.code, 1);
       oneEvent(
         unknown.out,
         /^cannot start: HOST no-such-host\.invalid is not a name this machine can resolve \((ENOTFOUND|EAI_AGAIN)\)$/,
       );
       await writeFile(join(dir, 'a-file'), 'x');
-      const file = await run('main', { DATA_DIR: join(dir, 'a-file') });
+      const file = await runScript('main', { DATA_DIR: join(dir, 'a-file') });
       assert.equal(file.code, 1);
       oneEvent(
         file.out,

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { backendEnv } from '../helpers/backend.ts';
-import { cleanup, events, ROOT, spawnServer, tempDataDir } from '../helpers/server.ts';
+import { cleanup, spawnServer, tempDataDir } from '../helpers/server.ts';
+import { oneEvent, oneLine, runScript } from '../helpers/start-errors.ts';
 
 /** Runs `src/main.ts` or `src/cli.ts` to its end; answers its exit code and what it printed. */
 function run(
@@ -14,47 +13,7 @@ function run(
 ): Promise<{ code: number | null; out: string }> {
   // The backend of the suite (test/helpers/backend.ts): this data folder's database, if any.
   const backend = env['DATA_DIR'] === undefined ? Promise.resolve({}) : backendEnv(env['DATA_DIR']);
-  return backend.then((b) => run1(script, { ...b, ...env }, args, uid));
-}
-
-function run1(
-  script: 'main' | 'cli',
-  env: Record<string, string>,
-  args: string[],
-  uid?: number,
-): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, `src/${script}.ts`), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      ...(uid === undefined ? {} : { uid, gid: uid }),
-    });
-    let out = '';
-    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
-    proc.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-  });
-}
-
-/** The one line the CLI printed: no stack, no error object. */
-function oneLine(out: string, pattern: RegExp): void {
-  const lines = out.trim().split('\n');
-  assert.equal(lines.length, 1, out);
-  assert.match(lines[0] ?? '', pattern);
-}
-
-/** The one event the server logged: an error whose message matches. */
-function oneEvent(out: string, pattern: RegExp): void {
-  const all = events(out);
-  assert.equal(all.length, 1, out);
-  assert.equal(all[0]?.level, 'error');
-  assert.match(all[0]?.message ?? '', pattern);
-  assert.equal(all[0]?.['stack'], undefined, 'no stack');
+  return backend.then((b) => runScript(script, { ...b, ...env }, args, uid));
 }
 
 describe('start-up and CLI errors name the file or folder, in one line', () => {
