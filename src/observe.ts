@@ -92,7 +92,7 @@ export class ServerMetrics {
     );
     m.counter(
       'paste_durable_writes_total',
-      'Files written durably (temp file, fsync, rename or link, fsync of the folder).',
+      'Durable writes: files written durably (temp file, fsync, rename or link, fsync of the folder), or on PostgreSQL paste changes committed.',
       [],
       () => single(this.#src().writes?.() ?? 0),
     );
@@ -127,7 +127,7 @@ export class ServerMetrics {
     );
     const cache = (k: 'hits' | 'misses' | 'bytes' | 'entries') => () => single(this.#src().cache?.()[k] ?? 0);
     m.counter('paste_cache_hits_total', 'Paste reads answered from memory.', [], cache('hits'));
-    m.counter('paste_cache_misses_total', 'Paste reads that went to the disk.', [], cache('misses'));
+    m.counter('paste_cache_misses_total', 'Paste reads that went to the disk or the database.', [], cache('misses'));
     m.gauge('paste_cache_bytes', 'Bytes the paste cache counts for what it holds.', [], cache('bytes'));
     m.gauge('paste_cache_entries', 'Pastes in the cache.', [], cache('entries'));
     const parts = (k: 'made' | 'reused') => () =>

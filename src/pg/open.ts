@@ -150,7 +150,10 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
       return warnings;
     },
     stats: {
+      cache: () => pastes.cacheStats,
       sweep: () => pastes.sweepStats,
+      // A commit is this backend's durable write; PostgreSQL does its own fsyncs, which the server does not see.
+      writes: () => pastes.commits,
     },
     health: () => ({ ok: answering, database: answering ? 'answers' : 'does not answer' }),
   };

@@ -31,6 +31,9 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
   readonly #ids = new RandomIds();
   /** Expired pastes the sweep wiped, and tombstones it removed (README, Metrics). */
   readonly #swept = { wiped: 0, removed: 0 };
+  /** Reads that asked the database, and paste changes committed (README, Metrics). */
+  #misses = 0;
+  #commits = 0;
   /** A row read again unchanged comes back as the same object (paste-identity.ts). */
   readonly #identity: PasteIdentity;
 
@@ -47,11 +50,13 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
   }
 
   async get(hash: string): Promise<Paste | null> {
+    this.#misses++;
     const [row] = await this.sql`select ${pasteColumns(this.sql)} from pastes where hash = ${hash}`;
     return row === undefined ? null : this.#identity.of(pasteOf(row));
   }
 
   async getByShortcode(code: string): Promise<Paste | null> {
+    this.#misses++;
     const [row] = await this.sql`select ${pasteColumns(this.sql)} from pastes where shortcode = ${code}`;
     return row === undefined ? null : this.#identity.of(pasteOf(row));
   }
@@ -60,9 +65,14 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
     return { ...this.#swept };
   }
 
-  /** There is no cache: all zeros, so /metrics reports the same series on either backend. */
+  /** There is no cache: every read is a miss, so /metrics counts reads on either backend. */
   get cacheStats(): { hits: number; misses: number; bytes: number; entries: number } {
-    return { hits: 0, misses: 0, bytes: 0, entries: 0 };
+    return { hits: 0, misses: this.#misses, bytes: 0, entries: 0 };
+  }
+
+  /** Creates and changes committed since start: the durable writes /metrics counts on this backend. */
+  get commits(): number {
+    return this.#commits;
   }
 
   /**
@@ -82,7 +92,10 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
       }
       if (!made) await listing?.withdraw(paste).catch(() => undefined);
       if (row.status === 'rejected') throw row.reason;
-      if (made) return paste;
+      if (made) {
+        this.#commits++;
+        return paste;
+      }
     }
   }
 
@@ -112,6 +125,7 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
     fn: (paste: Paste | null) => Txn<T> | Promise<Txn<T>>,
     visitedAt: number | null,
   ): Promise<T> {
+    let wrote = false;
     const txn = await this.sql.begin(async (tx) => {
       let current = await this.#lock(tx, hash);
       if (current === null) {
@@ -120,7 +134,7 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
         current = await this.#lock(tx, hash);
       }
       const decided = await fn(current);
-      await this.#apply(tx, hash, current, decided);
+      wrote = await this.#apply(tx, hash, current, decided);
       if (visitedAt !== null && decided.next === undefined && current !== null) {
         // The sweep looked and found nothing due: as the file store drops the index entry
         // it visited, the paste is next looked at when it is due, if ever.
@@ -130,6 +144,7 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
       }
       return decided;
     });
+    if (wrote) this.#commits++;
     txn.onCommit?.();
     return txn.result as T;
   }
@@ -140,8 +155,11 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
     return row === undefined ? null : pasteOf(row);
   }
 
-  /** Does what a transaction's callback asked, in the file store's order, within its transaction. */
-  async #apply<T>(tx: TransactionSql, hash: string, current: Paste | null, txn: Txn<T>): Promise<void> {
+  /**
+   * Does what a transaction's callback asked, in the file store's order, within its
+   * transaction; answers whether it asked for any change.
+   */
+  async #apply<T>(tx: TransactionSql, hash: string, current: Paste | null, txn: Txn<T>): Promise<boolean> {
     if (txn.dropRevisions === true) await tx`delete from paste_revisions where hash = ${hash}`;
     if (txn.keep !== undefined) {
       const kept = revisionRowOf(hash, txn.keep);
@@ -167,6 +185,7 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
       if (txn.dropBelow !== undefined)
         await tx`delete from paste_revisions where hash = ${hash} and revision < ${txn.dropBelow}`;
     }
+    return txn.dropRevisions === true || txn.keep !== undefined || txn.next !== undefined;
   }
 
   /** The numbers of the revisions kept for a paste (not the current one), ascending. */

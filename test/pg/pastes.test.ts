@@ -76,7 +76,8 @@ test('every field of a paste comes back as it was stored, a receipt and U+0000 i
   assert.deepEqual(await store.get('Old0000001'), { ...old, receipt: null, revision: 1 });
   assert.equal(store.cached(full.hash), undefined, 'nothing is cached: every read asks the database');
   assert.equal(await store.removeDamaged(full.hash), null);
-  assert.deepEqual(store.cacheStats, { hits: 0, misses: 0, bytes: 0, entries: 0 });
+  assert.deepEqual(store.cacheStats, { hits: 0, misses: 5, bytes: 0, entries: 0 }, 'every read is a miss');
+  assert.equal(store.commits, 2, 'the two creates');
 });
 
 test('create: a taken `first` hash or short code means another draw, and the listing follows', async () => {
@@ -211,6 +212,9 @@ test('transact: onCommit runs once committed, before the answer; a change the da
     }),
     /no/,
   );
+  // The durable writes /metrics counts: the create and the edit; not what was refused, nor a look that changed nothing.
+  await store.transact(p.hash, (cur) => ({ result: cur }));
+  assert.equal(store.commits, 2);
 });
 
 test('20 concurrent reads of a one-time paste: exactly one gets the content, each sees the one before', async () => {
