@@ -3,9 +3,9 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { backendEnv } from './helpers/backend.ts';
+import { apiLogLines } from './helpers/stored.ts';
 import { cleanup, events, makeToken, req, ROOT, spawnServer, tempDataDir } from './helpers/server.ts';
 
 describe('graceful shutdown', () => {
@@ -99,11 +99,7 @@ describe('graceful shutdown', () => {
     assert.equal(await server.stop(), 0);
     slow.destroy();
     assert.doesNotMatch(server.output(), /could not be written/);
-    const day = new Date().toISOString().slice(0, 10);
-    const lines = (await readFile(join(server.dataDir, 'logs', `api-${day}.jsonl`), 'utf8'))
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = await apiLogLines(server.dataDir);
     const cut = lines.filter((l) => l['endpoint'] === '/api/v1/paste_create.php');
     assert.equal(cut.length, 1, JSON.stringify(lines));
     assert.ok(Number(cut[0]?.['status']) >= 400);
@@ -120,7 +116,7 @@ describe('graceful shutdown', () => {
     const dataDir = await tempDataDir();
     const proc = spawn('npm', ['start', '--silent'], {
       cwd: ROOT,
-      env: { ...process.env, PORT: '0', DATA_DIR: dataDir },
+      env: { ...process.env, PORT: '0', DATA_DIR: dataDir, ...(await backendEnv(dataDir)) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
