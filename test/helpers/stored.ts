@@ -1,10 +1,11 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import type { Sql } from 'postgres';
 import type { AccountsDoc } from '../../src/auth/records.ts';
 import { shortcodeOf } from '../../src/paste/paste.ts';
 import { readAccounts } from '../../src/pg/account-rows.ts';
+import { ACCOUNTS_CHANNEL } from '../../src/pg/accounts.ts';
 import { BACKEND, backendEnv } from './backend.ts';
 import { beforeClusterStops } from './postgres.ts';
 
@@ -211,4 +212,59 @@ export async function storedRevisions(dataDir: string, hash: string): Promise<nu
   const sql = await database(dataDir);
   const rows = await sql`select revision from paste_revisions where hash = ${hash} order by revision`;
   return rows.map((r) => r['revision'] as number);
+}
+
+/** A paste's file, where the store keeps it. */
+const pasteFile = (dataDir: string, hash: string): string => {
+  const code = shortcodeOf(hash);
+  return join(dataDir, 'pastes', code.slice(0, 2), `${code}.json`);
+};
+
+/**
+ * Replaces a paste's stored password hash with `plant(old)`, behind the server's back (a
+ * damaged or hand-edited store): its file rewritten, or its row updated. Stop the server
+ * first: the file store keeps pastes in memory.
+ */
+export async function plantPastePassword(dataDir: string, hash: string, plant: (old: string) => string): Promise<void> {
+  if (BACKEND === 'files') {
+    const file = pasteFile(dataDir, hash);
+    const record = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    record['password'] = plant(record['password'] as string);
+    await writeFile(file, JSON.stringify(record));
+    return;
+  }
+  const sql = await database(dataDir);
+  const [row] = await sql<{ password: string }[]>`select password from pastes where hash = ${hash}`;
+  if (row === undefined) throw new Error(`no stored paste ${hash}`);
+  await sql`update pastes set password = ${plant(row.password)} where hash = ${hash}`;
+}
+
+/**
+ * Replaces a user's stored password hash with `plant(old)` as another writer of the accounts
+ * would, so a running server takes it up: the file replaced whole by a rename (which the
+ * server watches for), or the row changed under the accounts lock with the version moved on
+ * and announced (pg/accounts.ts).
+ */
+export async function plantUserPassword(dataDir: string, name: string, plant: (old: string) => string): Promise<void> {
+  if (BACKEND === 'files') {
+    const file = join(dataDir, 'accounts.json');
+    const doc = JSON.parse(await readFile(file, 'utf8')) as { users: { name: string; password: string }[] };
+    const user = doc.users.find((u) => u.name === name);
+    if (user === undefined) throw new Error(`no user ${name}`);
+    user.password = plant(user.password);
+    await writeFile(`${file}.new`, JSON.stringify(doc));
+    await rename(`${file}.new`, file);
+    return;
+  }
+  const sql = await database(dataDir);
+  await sql.begin(async (tx) => {
+    // The accounts lock first, as every writer takes it (pg/accounts.ts, mutate).
+    await tx`select version from accounts_state for update`;
+    const [user] = await tx<{ password: string }[]>`select password from users where name = ${name}`;
+    if (user === undefined) throw new Error(`no user ${name}`);
+    await tx`update users set password = ${plant(user.password)} where name = ${name}`;
+    const [state] = await tx<{ version: string }[]>`
+      update accounts_state set version = version + 1 returning version::text as version`;
+    await tx`select pg_notify(${ACCOUNTS_CHANNEL}, ${state?.version ?? ''})`;
+  });
 }
