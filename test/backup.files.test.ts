@@ -476,3 +476,16 @@ describe('a restore cut short by a crash', () => {
     }
   });
 });
+
+describe('backup from the CLI', () => {
+  test('backup into a folder that does not exist names the folder', async () => {
+    const dir = await tempDataDir();
+    try {
+      const r = await cliProcess(dir, ['backup', join(dir, 'no-such-folder', 'b.tar.gz')]);
+      assert.equal(r.code, 1);
+      assert.equal(r.err, `error: ${join(dir, 'no-such-folder')} does not exist: create the folder first\n`);
+    } finally {
+      await cleanup(dir);
+    }
+  });
+});

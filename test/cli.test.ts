@@ -1,16 +1,21 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CliError, parseOptions } from '../src/cli.ts';
+import { backendEnv } from './helpers/backend.ts';
 import { cleanup, cli, req, ROOT, startServer, tempDataDir, type TestServer } from './helpers/server.ts';
+import { auditEntries, everythingStored, storedAccounts } from './helpers/stored.ts';
 
-/** The CLI as an operator runs it: its own process, exit status and stderr. */
-function run(dataDir: string, args: string[], input = ''): { status: number | null; stdout: string; stderr: string } {
+/** The CLI as an operator runs it, on the suite's backend: its own process, exit status and stderr. */
+async function run(
+  dataDir: string,
+  args: string[],
+  input = '',
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), ...args], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir },
+    env: { ...process.env, DATA_DIR: dataDir, ...(await backendEnv(dataDir)) },
     input,
     encoding: 'utf8',
   });
@@ -24,11 +29,11 @@ describe('cli as a process', () => {
   });
   after(() => cleanup(dir));
 
-  test('user add prints the id; token create prints the secret alone on one line', () => {
-    const u = run(dir, ['user', 'add', 'carol']);
+  test('user add prints the id; token create prints the secret alone on one line', async () => {
+    const u = await run(dir, ['user', 'add', 'carol']);
     assert.equal(u.status, 0, u.stderr);
     assert.equal(u.stdout, '1\n');
-    const t = run(dir, [
+    const t = await run(dir, [
       'token',
       'create',
       '--user',
@@ -44,7 +49,7 @@ describe('cli as a process', () => {
     assert.match(t.stdout, /^pst_[A-Za-z0-9]{8}_[A-Za-z0-9]{32}\n$/);
   });
 
-  test('errors exit non-zero with one line on stderr', () => {
+  test('errors exit non-zero with one line on stderr', async () => {
     for (const args of [
       ['token', 'create', '--user', 'nobody', '--scopes', 'read'],
       ['token', 'create', '--user', 'carol', '--scopes', 'read,fly'],
@@ -61,14 +66,14 @@ describe('cli as a process', () => {
       ['token', 'revoke', 'nope'],
       ['frobnicate'],
     ]) {
-      const r = run(dir, args);
+      const r = await run(dir, args);
       assert.notEqual(r.status, 0, args.join(' '));
       assert.equal(r.stdout, '');
       assert.match(r.stderr, /^error: [^\n]+\n$/, args.join(' '));
     }
   });
 
-  test('no command, help or --help prints the commands, with no configuration needed; an unknown one points there', () => {
+  test('no command, help or --help prints the commands, with no configuration needed; an unknown one points there', async () => {
     for (const args of [[], ['help'], ['--help'], ['-h']]) {
       const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), ...args], {
         cwd: ROOT,
@@ -79,7 +84,10 @@ describe('cli as a process', () => {
       assert.match(r.stdout, /^usage:\n {2}user add NAME/);
       assert.match(r.stdout, /restore FILE \[--force\]\n$/);
     }
-    assert.match(run(dir, ['frobnicate']).stderr, /^error: unknown command "frobnicate"; --help lists the commands\n$/);
+    assert.match(
+      (await run(dir, ['frobnicate'])).stderr,
+      /^error: unknown command "frobnicate"; --help lists the commands\n$/,
+    );
   });
 
   test('from a terminal, --password-stdin reads one line after a prompt, without echoing it', {
@@ -98,7 +106,8 @@ describe('cli as a process', () => {
     ]
       .map((a) => `'${a}'`)
       .join(' ');
-    const p = spawn('script', ['-qec', cmd, '/dev/null'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir } });
+    const env = { ...process.env, DATA_DIR: dir, ...(await backendEnv(dir)) };
+    const p = spawn('script', ['-qec', cmd, '/dev/null'], { cwd: ROOT, env });
     let out = '';
     const prompted = new Promise<void>((resolve) =>
       p.stdout.on('data', (d: Buffer) => ((out += d.toString()), out.includes('password: ') && resolve())),
@@ -110,9 +119,7 @@ describe('cli as a process', () => {
     p.stdin.end();
     assert.doesNotMatch(out, /a secret typed in/, 'not echoed');
     assert.match(out, /^\d+\r?$/m, "the new user's id");
-    const accounts = JSON.parse(await readFile(join(dir, 'accounts.json'), 'utf8')) as {
-      users: { name: string; password: string | null }[];
-    };
+    const accounts = await storedAccounts(dir);
     assert.match(accounts.users.find((u) => u.name === 'tty-user')?.password ?? '', /^scrypt\$/);
 
     // Ctrl-C or Ctrl-D at the prompt: nothing is done, and the exit status says so.
@@ -132,7 +139,7 @@ describe('cli as a process', () => {
       ]
         .map((a) => `'${a}'`)
         .join(' ');
-      const q = spawn('script', ['-qec', line, '/dev/null'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir } });
+      const q = spawn('script', ['-qec', line, '/dev/null'], { cwd: ROOT, env });
       let said = '';
       const asked = new Promise<void>((resolve) =>
         q.stdout.on('data', (d: Buffer) => ((said += d.toString()), said.includes('password: ') && resolve())),
@@ -143,7 +150,7 @@ describe('cli as a process', () => {
       assert.equal(await ended, 1, said);
       q.stdin.end();
       assert.match(said, /error: no password given/);
-      const now = JSON.parse(await readFile(join(dir, 'accounts.json'), 'utf8')) as { users: { name: string }[] };
+      const now = await storedAccounts(dir);
       assert.equal(
         now.users.some((u) => u.name === name),
         false,
@@ -151,19 +158,12 @@ describe('cli as a process', () => {
     }
   });
 
-  test('backup into a folder that does not exist names the folder', () => {
-    const r = run(dir, ['backup', join(dir, 'no-such-folder', 'b.tar.gz')]);
-    assert.equal(r.status, 1);
-    assert.equal(r.stderr, `error: ${join(dir, 'no-such-folder')} does not exist: create the folder first\n`);
-  });
-
   test('user add --password-stdin stores a scrypt hash, never the password', async () => {
-    const r = run(dir, ['user', 'add', 'dave', '--admin', '--password-stdin'], 'a long password\n');
+    const r = await run(dir, ['user', 'add', 'dave', '--admin', '--password-stdin'], 'a long password\n');
     assert.equal(r.status, 0, r.stderr);
-    const doc = await readFile(join(dir, 'accounts.json'), 'utf8');
-    assert.doesNotMatch(doc, /a long password/);
-    assert.match(doc, /scrypt\$/);
-    assert.equal(run(dir, ['token', 'create', '--user', 'dave', '--scopes', 'read,admin']).status, 0);
+    assert.doesNotMatch(await everythingStored(dir), /a long password/);
+    assert.match((await storedAccounts(dir)).users.find((u) => u.name === 'dave')?.password ?? '', /^scrypt\$/);
+    assert.equal((await run(dir, ['token', 'create', '--user', 'dave', '--scopes', 'read,admin'])).status, 0);
   });
 });
 
@@ -215,9 +215,10 @@ describe('cli against a running server', () => {
     }
   });
 
-  test('a changed token file never shows a secret in clear', async () => {
+  test('a token the CLI creates is stored without its secret in clear', async () => {
     const secret = await cli(server.dataDir, ['token', 'create', '--user', 'erin', '--scopes', 'read']);
-    assert.doesNotMatch(await readFile(join(server.dataDir, 'accounts.json'), 'utf8'), new RegExp(secret));
+    assert.doesNotMatch(JSON.stringify(await storedAccounts(server.dataDir)), new RegExp(secret));
+    assert.doesNotMatch(await everythingStored(server.dataDir), new RegExp(secret));
   });
 });
 
@@ -229,10 +230,10 @@ describe('cli user management', () => {
   after(() => cleanup(dir));
 
   test('user list shows one user a line; disable, enable and admin change it; each is audited', async () => {
-    assert.equal(run(dir, ['user', 'add', 'root', '--admin']).status, 0);
-    assert.equal(run(dir, ['user', 'add', 'gus']).status, 0);
-    assert.equal(run(dir, ['token', 'create', '--user', 'gus', '--scopes', 'read']).status, 0);
-    const list = run(dir, ['user', 'list']);
+    assert.equal((await run(dir, ['user', 'add', 'root', '--admin'])).status, 0);
+    assert.equal((await run(dir, ['user', 'add', 'gus'])).status, 0);
+    assert.equal((await run(dir, ['token', 'create', '--user', 'gus', '--scopes', 'read'])).status, 0);
+    const list = await run(dir, ['user', 'list']);
     assert.equal(list.status, 0, list.stderr);
     const lines = list.stdout.trimEnd().split('\n');
     assert.equal(lines.length, 2);
@@ -241,13 +242,13 @@ describe('cli user management', () => {
       /^1\s+root\s+admin\s+enabled\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+never\s+0 tokens\s+0 pastes$/,
     );
     assert.match(lines[1] ?? '', /^2\s+gus\s+user\s+enabled\s+.*\s+1 token\s+0 pastes$/);
-    assert.equal(run(dir, ['user', 'disable', 'gus']).status, 0);
-    assert.match(run(dir, ['user', 'list']).stdout, /gus\s+user\s+disabled/);
-    assert.equal(run(dir, ['user', 'enable', 'gus']).status, 0);
-    assert.equal(run(dir, ['user', 'admin', 'gus']).status, 0);
-    assert.match(run(dir, ['user', 'list']).stdout, /gus\s+admin\s+enabled/);
-    assert.equal(run(dir, ['user', 'admin', 'gus', '--remove']).status, 0);
-    assert.match(run(dir, ['user', 'list']).stdout, /gus\s+user\s+enabled/);
+    assert.equal((await run(dir, ['user', 'disable', 'gus'])).status, 0);
+    assert.match((await run(dir, ['user', 'list'])).stdout, /gus\s+user\s+disabled/);
+    assert.equal((await run(dir, ['user', 'enable', 'gus'])).status, 0);
+    assert.equal((await run(dir, ['user', 'admin', 'gus'])).status, 0);
+    assert.match((await run(dir, ['user', 'list'])).stdout, /gus\s+admin\s+enabled/);
+    assert.equal((await run(dir, ['user', 'admin', 'gus', '--remove'])).status, 0);
+    assert.match((await run(dir, ['user', 'list'])).stdout, /gus\s+user\s+enabled/);
     for (const args of [
       ['user', 'disable', 'root'],
       ['user', 'admin', 'root', '--remove'],
@@ -255,16 +256,12 @@ describe('cli user management', () => {
       ['user', 'enable'],
       ['user', 'admin', 'gus', '--off'],
     ]) {
-      const r = run(dir, args);
+      const r = await run(dir, args);
       assert.notEqual(r.status, 0, args.join(' '));
       assert.match(r.stderr, /^error: [^\n]+\n$/, args.join(' '));
     }
-    assert.match(run(dir, ['user', 'disable', 'root']).stderr, /only enabled admin/);
-    const day = new Date().toISOString().slice(0, 10);
-    const audit = (await readFile(join(dir, 'logs', `audit-${day}.jsonl`), 'utf8'))
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.match((await run(dir, ['user', 'disable', 'root'])).stderr, /only enabled admin/);
+    const audit = await auditEntries(dir);
     assert.deepEqual(
       audit.map((e) => `${e['action']} ${e['target']}`),
       [
