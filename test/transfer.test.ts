@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { byteLines, runCli } from '../src/cli.ts';
+import { backendEnv } from './helpers/backend.ts';
 import { cleanup, cli, makeToken, req, ROOT, startServer, tempDataDir, type AppServer } from './helpers/server.ts';
 import { login, WebClient } from './helpers/web-client.ts';
 
@@ -16,7 +17,7 @@ async function run(
   const err: string[] = [];
   try {
     await runCli(args, {
-      env: { DATA_DIR: dataDir },
+      env: { DATA_DIR: dataDir, ...(await backendEnv(dataDir)) },
       stdout: (l) => out.push(l),
       stderr: (l) => err.push(l),
       readStdin: async () => stdin,
@@ -281,7 +282,7 @@ describe('export and import', () => {
       bad[bad.indexOf('@')] = 0xe9; // Latin-1 é: not UTF-8 on its own.
       const imp = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'import'], {
         cwd: ROOT,
-        env: { ...process.env, DATA_DIR: into },
+        env: { ...process.env, DATA_DIR: into, ...(await backendEnv(into)) },
         input: Buffer.concat([Buffer.from(`${good}\r\n`), bad, Buffer.from('\n')]),
         encoding: 'utf8',
       });
@@ -308,17 +309,18 @@ describe('export and import', () => {
     assert.deepEqual(lines, ['one', 'café', '', 'last']);
   });
 
-  test('as a process: export to stdout, import from stdin, a summary and an exit status', () => {
+  test('as a process: export to stdout, import from stdin, a summary and an exit status', async () => {
+    const env = { ...process.env, DATA_DIR: a.dataDir, ...(await backendEnv(a.dataDir)) };
     const exp = spawnSync(
       process.execPath,
       ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'export', '--user', 'alice'],
-      { cwd: ROOT, env: { ...process.env, DATA_DIR: a.dataDir }, encoding: 'utf8' },
+      { cwd: ROOT, env, encoding: 'utf8' },
     );
     assert.equal(exp.status, 0, exp.stderr);
     assert.equal(exp.stdout.split('\n').filter(Boolean).length, 4);
     const imp = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'import'], {
       cwd: ROOT,
-      env: { ...process.env, DATA_DIR: a.dataDir },
+      env,
       input: `${exp.stdout}garbage\n`,
       encoding: 'utf8',
     });

@@ -168,7 +168,9 @@ export async function openPgCli(config: Config, notes: { note: (message: string)
   const db = await openDatabase(config, { onWait: (reason) => notes.note(`waiting for the database: ${reason}`) });
   try {
     const migrated = await migrate(db.sql);
-    if (migrated.applied.length > 0)
+    // An empty database gets its schema in silence, as a new data folder its format: a command's
+    // stderr holds only what it has to say. An upgrade of a schema in use is told.
+    if (migrated.applied.length > 0 && migrated.from > 0)
       notes.note(`database schema brought from version ${migrated.from} to ${migrated.to} on ${db.describe}`);
     const sql = db.sql;
     const accounts = new PgAccounts(sql, { listen: false });
