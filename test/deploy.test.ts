@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { HAPROXY, HAPROXY_CFG } from './helpers/cluster.ts';
+import { HAPROXY, HAPROXY_CFG } from './helpers/haproxy.ts';
 import { ROOT } from './helpers/server.ts';
 
 /**

@@ -14,7 +14,7 @@ test('kill -9 of one instance under load through the proxy loses no acknowledged
     await sleep(2_000);
     victim.proc.kill('SIGKILL');
     await victim.stop();
-    await cluster.waitFor(0, 'DOWN');
+    await cluster.proxy.waitFor(0, 'DOWN');
     await sleep(2_000);
   })();
   const load = await loadThroughProxy({
@@ -25,7 +25,7 @@ test('kill -9 of one instance under load through the proxy loses no acknowledged
     retryCreates: false,
   });
   await run;
-  const view = await cluster.view();
+  const view = await cluster.proxy.view();
   t.diagnostic(
     `${load.acknowledged.length} creates acknowledged, ${load.unacknowledged.length} not (${load.unacknowledged.map((u) => u.last).join(', ')}), ${load.reads} reads; HAProxy: ${JSON.stringify(view)}`,
   );

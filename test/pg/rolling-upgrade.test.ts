@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { exchange, loadThroughProxy } from '../helpers/cluster-load.ts';
-import { INSTANCES, startCluster } from '../helpers/cluster.ts';
+import { startCluster } from '../helpers/cluster.ts';
+import { INSTANCES } from '../helpers/haproxy.ts';
 import { psql, testCluster } from '../helpers/postgres.ts';
 
 test('a rolling restart under load through HAProxy: no failed read, no create lost or made twice, no 5xx (README, Running several instances)', async (t) => {
@@ -27,13 +28,13 @@ test('a rolling restart under load through HAProxy: no failed read, no create lo
   });
   await upgrade;
   t.diagnostic(
-    `${load.acknowledged.length} creates, ${load.reads} reads, ${load.retried.length} retries (${load.retried.join(', ')}); HAProxy: ${JSON.stringify(await cluster.view())}`,
+    `${load.acknowledged.length} creates, ${load.reads} reads, ${load.retried.length} retries (${load.retried.join(', ')}); HAProxy: ${JSON.stringify(await cluster.proxy.view())}`,
   );
   assert.deepEqual(exits, [0, 0]);
   assert.ok(load.acknowledged.length >= 20 && load.reads >= 60, 'too little load to mean anything');
   assert.deepEqual(load.failedReads, []);
   // The drain kept the proxy from ever meeting a closed instance: nothing to send again elsewhere.
-  for (const [name, v] of Object.entries(await cluster.view()))
+  for (const [name, v] of Object.entries(await cluster.proxy.view()))
     assert.deepEqual([v.retries, v.redispatches, v.responseErrors], [0, 0, 0], name);
   // Every create got its 200 in the end: no 5xx (or error) was left to the client.
   assert.deepEqual(load.unacknowledged, []);
