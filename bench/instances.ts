@@ -26,6 +26,7 @@ const SEED_PASTES = 1_000;
 /** The issue's goal: two instances read at least this many times what one does. */
 const GOAL = 1.3;
 const CPU_GROUPS = ['instances', 'PostgreSQL', 'HAProxy', 'load generator', 'rest of the machine'] as const;
+const PER_READ = ['instances', 'PostgreSQL', 'HAProxy'] as const;
 
 interface Result {
   measure: Measure;
@@ -94,12 +95,16 @@ export async function benchInstances(s: InstancesSettings): Promise<void> {
     const best = (name: string): Result =>
       (results.get(name) ?? []).reduce((x, y) => (y.measure.rps > x.measure.rps ? y : x));
     console.log(`\n${machineLine()}\ncommand: npm run bench -- --instances ${s.instances}\n`);
-    console.log(`| setup | req/s | p50 ms | p99 ms | cores: ${CPU_GROUPS.join(' / ')} |`);
-    console.log('| --- | ---: | ---: | ---: | --- |');
+    console.log(
+      `| setup | req/s | p50 ms | p99 ms | cores: ${CPU_GROUPS.join(' / ')} | CPU µs a read: ${PER_READ.join(' / ')} |`,
+    );
+    console.log('| --- | ---: | ---: | ---: | --- | --- |');
     for (const { name } of setups) {
       const { measure: m, cores } = best(name);
+      // What one read costs each part, whatever else ran: cores ÷ reads a second.
+      const perRead = PER_READ.map((g) => (((cores[g] ?? 0) / m.rps) * 1e6).toFixed(0)).join(' / ');
       console.log(
-        `| ${name} | ${m.rps.toFixed(0)} | ${m.p50} | ${m.p99} | ${CPU_GROUPS.map((g) => (cores[g] ?? 0).toFixed(2)).join(' / ')} |`,
+        `| ${name} | ${m.rps.toFixed(0)} | ${m.p50} | ${m.p99} | ${CPU_GROUPS.map((g) => (cores[g] ?? 0).toFixed(2)).join(' / ')} | ${perRead} |`,
       );
     }
     const two = best('two instances, through HAProxy').measure.rps;
