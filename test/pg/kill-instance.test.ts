@@ -40,9 +40,8 @@ test('kill -9 of one instance under load through the proxy loses no acknowledged
 
   // Back up, then every acknowledged create is there, through the proxy, whichever instance answers.
   await cluster.startAgain(0);
-  const agent = false;
   for (const p of load.acknowledged) {
-    const got = await exchange(agent, cluster.port, 'GET', `/api/v1/raw.php?hash=${p.hash}`, {
+    const got = await exchange(false, cluster.port, 'GET', `/api/v1/raw.php?hash=${p.hash}`, {
       authorization: `Bearer ${cluster.token}`,
     });
     assert.deepEqual([got.status, got.text], [200, p.content], p.hash);
@@ -50,7 +49,7 @@ test('kill -9 of one instance under load through the proxy loses no acknowledged
   // A create whose answer was lost is settled by its retry: the same key gives one paste, whole.
   for (const u of load.unacknowledged) {
     const again = await exchange(
-      agent,
+      false,
       cluster.port,
       'POST',
       '/api/v1/paste_create.php',
@@ -59,7 +58,7 @@ test('kill -9 of one instance under load through the proxy loses no acknowledged
     );
     assert.equal(again.status, 200, again.text);
     const hash = (JSON.parse(again.text) as { hash: string }).hash;
-    const got = await exchange(agent, cluster.port, 'GET', `/api/v1/raw.php?hash=${hash}`, {
+    const got = await exchange(false, cluster.port, 'GET', `/api/v1/raw.php?hash=${hash}`, {
       authorization: `Bearer ${cluster.token}`,
     });
     assert.equal(got.text, u.content);
