@@ -2,7 +2,8 @@
  * `npm run bench`: our server against a bare node:http reference, same load, same run.
  * Flags: --rounds N (per side, default 2), --duration S (8), --warmup S (2),
  * --connections N (50), --only TEXT (scenarios whose name contains it), --no-startup,
- * --reference-work headers,log (the reference does that much of our per-request work too).
+ * --reference-work headers,log (the reference does that much of our per-request work too),
+ * --instances 2 (reads from two instances on PostgreSQL behind HAProxy against one: bench/instances.ts).
  * Load comes from wrk when it is on PATH, else from autocannon (BENCH_LOADGEN=wrk|autocannon
  * forces one). BENCH_OURS_ROOT=/path/to/other/checkout benches that checkout's build as
  * "ours" (seeding, the reference and this code stay this repository's).
@@ -34,6 +35,8 @@ interface Flags extends RoundSettings {
   startup: boolean;
   /** Work the reference does besides answering (bench/reference.ts, REF_WORK): '' for none. */
   referenceWork: string;
+  /** --instances N: reads from N instances behind HAProxy against one, instead (bench/instances.ts). */
+  instances: number | null;
 }
 
 function parseFlags(argv: string[]): Flags {
@@ -45,6 +48,7 @@ function parseFlags(argv: string[]): Flags {
     only: null,
     startup: true,
     referenceWork: '',
+    instances: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -64,6 +68,7 @@ function parseFlags(argv: string[]): Flags {
     else if (a === '--connections') flags.connections = count(1);
     else if (a === '--only') flags.only = value();
     else if (a === '--no-startup') flags.startup = false;
+    else if (a === '--instances') flags.instances = count(1);
     else if (a === '--reference-work') {
       flags.referenceWork = value();
       for (const w of flags.referenceWork.split(','))
@@ -78,6 +83,12 @@ const BIG_BYTES = 512 * 1024;
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2));
+  if (flags.instances !== null) {
+    // Loaded only here: it starts a PostgreSQL cluster, which stays up until this process exits.
+    const { benchInstances } = await import('./instances.ts');
+    await benchInstances({ ...flags, instances: flags.instances });
+    process.exit(0);
+  }
   const started = performance.now();
   const elapsed = (): string => `${((performance.now() - started) / 1000).toFixed(0)} s`;
   console.log(machineLine());

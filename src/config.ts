@@ -18,6 +18,11 @@ export interface Config {
   sessionIdleMs: number;
   /** How long in-flight requests may take to finish after SIGTERM. */
   shutdownTimeoutMs: number;
+  /**
+   * How long a stopping server keeps serving after SIGTERM while /healthz answers 503, so a
+   * load balancer takes it out before it closes (README, Running several instances).
+   */
+  shutdownDrainMs: number;
   /** Memory for hot pastes and their rendered responses. */
   pasteCacheBytes: number;
   /** The server's own log: JSON lines, or lines for people (README, Server log). */
@@ -197,19 +202,22 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     problems.push(`BASE_URL must be an http(s) URL, got "${baseUrl}"`);
   }
 
+  const trustProxy = flag('TRUST_PROXY');
   const config: Config = {
     port,
     host,
     dataDir,
     baseUrl,
     maxPasteBytes: int('MAX_PASTE_BYTES', 1_048_576, 1, 64 * 1_048_576),
-    trustProxy: flag('TRUST_PROXY'),
+    trustProxy,
     authFailLimitPerMinute: int('AUTH_FAIL_LIMIT_PER_MINUTE', 30, 0, 1_000_000),
     ipv6PrefixLength: int('IPV6_PREFIX_LENGTH', 64, 32, 128),
     logRetentionDays: int('LOG_RETENTION_DAYS', 30, 1, 36_500),
     openRegistration: flag('OPEN_REGISTRATION'),
     sessionIdleMs: int('SESSION_IDLE_DAYS', 14, 1, 3650) * 86_400_000,
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    // Behind a proxy, long enough for deploy/haproxy.cfg's checks (every 500 ms) to see the 503.
+    shutdownDrainMs: int('SHUTDOWN_DRAIN_MS', trustProxy ? 2_000 : 0, 0, 600_000),
     pasteCacheBytes: int('PASTE_CACHE_MB', 32, 0, 65_536) * 1_048_576,
     logFormat: logFormatOf(env['LOG_FORMAT'], problems),
     defaultTokenRatePerMinute: int('DEFAULT_TOKEN_RATE_PER_MINUTE', 60, 1, 1_000_000),

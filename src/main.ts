@@ -28,11 +28,20 @@ function main(): void {
   // "listening" appears is never met by Node's default (exit without cleanup).
   let stopping = false;
   const shutdown = (signal: string): void => {
-    if (stopping) return; // a second signal while draining changes nothing
+    if (stopping) {
+      // A second signal cuts the drain short (Ctrl-C twice); a stop already closing goes on as it was.
+      void starting.then((running) => running.close()).catch(() => undefined);
+      return;
+    }
     stopping = true;
     log.info(`${signal} received, shutting down`);
+    if (config.shutdownDrainMs > 0)
+      log.info(`draining for ${config.shutdownDrainMs} ms: /healthz answers 503, requests are still served`);
     starting
-      .then((running) => running.close())
+      .then(async (running) => {
+        await running.drain();
+        return running.close();
+      })
       .then(
         (warnings) => {
           // What a full or read-only disk kept from being saved is said, and the stop is still clean.

@@ -80,6 +80,11 @@ export interface RunningServer {
   /** Runs the background upkeep once now (sweep, view counts, state files), as its timer does. */
   upkeep(): Promise<void>;
   /**
+   * The first phase of a stop behind a load balancer: /healthz answers 503 at once while every
+   * request is still served, for SHUTDOWN_DRAIN_MS; resolves then, or as soon as close() is called.
+   */
+  drain(): Promise<void>;
+  /**
    * Graceful stop: no new connections, finish in-flight requests, persist state. Resolves
    * with what could not be saved (a full or read-only disk), one sentence each; it does
    * not fail for that, so the process still ends cleanly.
@@ -161,7 +166,7 @@ function buildServices(b: Basics, storage: Storage) {
 type Services = ReturnType<typeof buildServices>;
 
 /** The API and the web side on the services, and the request listener that routes to them. */
-function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string) {
+function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string, draining: () => boolean) {
   const { config, now, logError, metrics } = b;
   const api = apiSide({
     baseUrl,
@@ -233,7 +238,7 @@ function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string) {
     ipv6PrefixLength: config.ipv6PrefixLength,
     ids: new RequestIds(),
     ...(config.metricsToken === null ? {} : { metrics: scrape }),
-    ...(storage.health === undefined ? {} : { health: () => storage.health?.() ?? { ok: true } }),
+    health: () => (draining() ? { ok: false, shutting_down: true } : (storage.health?.() ?? { ok: true })),
   });
   return { app, scrape, inFlight, metricsOn };
 }
@@ -353,7 +358,21 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   // Listen before building the sides: with PORT=0 the default BASE_URL needs the port we got.
   const { server, sockets, port } = await listen(config);
   const baseUrl = config.baseUrl === `http://localhost:${config.port}` ? `http://localhost:${port}` : config.baseUrl;
-  const sides = buildSides(b, storage, services, baseUrl);
+  // SIGTERM's first phase (README, Running several instances): /healthz answers 503 while
+  // requests are still served, so the load balancer's checks take this instance out before it closes.
+  let draining = false;
+  let endDrain = (): void => {};
+  let drained: Promise<void> | null = null;
+  const drain = (): Promise<void> =>
+    (drained ??= new Promise<void>((resolve) => {
+      draining = true;
+      const timer = setTimeout(resolve, config.shutdownDrainMs);
+      endDrain = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    }));
+  const sides = buildSides(b, storage, services, baseUrl, () => draining);
   if (sides.metricsOn) b.metrics.watch(server);
   server.on('request', sides.app);
   server.on('checkContinue', (req, res) => {
@@ -369,6 +388,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   let closing: Promise<string[]> | null = null;
   const close = (): Promise<string[]> =>
     (closing ??= (async () => {
+      draining = true;
+      endDrain();
       b.metrics.stop();
       if (metricsServer !== null) {
         metricsServer.close();
@@ -383,7 +404,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     })());
 
   const metricsPort = metricsServer === null ? null : (metricsServer.address() as AddressInfo).port;
-  return { server, port, metricsPort, baseUrl, storage: storage.describe, upkeep: upkeep.now, close };
+  return { server, port, metricsPort, baseUrl, storage: storage.describe, upkeep: upkeep.now, drain, close };
 }
 
 /**

@@ -159,3 +159,18 @@ test('MAX_REVISIONS is 100 unless set, from 1 to 10000', () => {
   for (const bad of ['0', '10001', 'many', '-1'])
     assert.throws(() => parseConfig({ MAX_REVISIONS: bad }), /MAX_REVISIONS must be an integer from 1 to 10000/);
 });
+
+test('SHUTDOWN_DRAIN_MS is 0 by default, 2000 behind a proxy (TRUST_PROXY=1), and any 0 to 600000 given', () => {
+  assert.equal(parseConfig({}).shutdownDrainMs, 0);
+  assert.equal(parseConfig({ TRUST_PROXY: '1' }).shutdownDrainMs, 2_000);
+  assert.equal(parseConfig({ TRUST_PROXY: '1', SHUTDOWN_DRAIN_MS: '0' }).shutdownDrainMs, 0);
+  assert.equal(parseConfig({ SHUTDOWN_DRAIN_MS: '750' }).shutdownDrainMs, 750);
+  for (const bad of ['-1', '1.5', 'soon', '600001'])
+    assert.throws(
+      () => parseConfig({ SHUTDOWN_DRAIN_MS: bad, PORT: 'x' }),
+      (err: unknown) =>
+        err instanceof ConfigError &&
+        err.problems.some((p) => p === `SHUTDOWN_DRAIN_MS must be an integer from 0 to 600000, got "${bad}"`) &&
+        err.problems.some((p) => p.startsWith('PORT')),
+    );
+});

@@ -152,3 +152,47 @@ describe('graceful shutdown', () => {
     assert.match(event?.message ?? '', /^cannot start: invalid configuration: PORT .*; MAX_PASTE_BYTES /);
   });
 });
+
+describe('the shutdown drain (SHUTDOWN_DRAIN_MS, README, Running several instances)', () => {
+  const waitFor = async (server: { output: () => string }, pattern: RegExp): Promise<void> => {
+    for (let i = 0; i < 200 && !pattern.test(server.output()); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.match(server.output(), pattern);
+  };
+
+  test('after SIGTERM /healthz answers 503 at once, requests are still served for the drain, then exit 0', async () => {
+    const server = await spawnServer({ env: { SHUTDOWN_DRAIN_MS: '1500' } });
+    const token = await makeToken(server.dataDir);
+    assert.equal((await req(server, 'GET', '/healthz')).status, 200);
+    const signalled = performance.now();
+    const exited = server.stop();
+    await waitFor(server, /draining for 1500 ms/);
+    const health = await req(server, 'GET', '/healthz');
+    assert.deepEqual([health.status, health.json], [503, { ok: false, shutting_down: true }]);
+    // A new connection is still accepted, and both a write and a read are answered.
+    const made = await req(server, 'POST', '/api/v1/paste_create.php', {
+      token,
+      body: { content: 'during the drain' },
+    });
+    assert.equal(made.status, 200, made.text);
+    const read = await req(server, 'GET', `/api/v1/raw.php?hash=${String(made.json['hash'])}`, { token });
+    assert.equal(read.text, 'during the drain');
+    assert.equal(server.proc.exitCode, null);
+    assert.equal(await exited, 0);
+    assert.ok(performance.now() - signalled >= 1_400, 'the server closed before its drain ended');
+    assert.match(server.output(), /shutdown complete/);
+    await assert.rejects(req(server, 'GET', '/healthz'), /ECONNREFUSED/);
+    await cleanup(server.dataDir);
+  });
+
+  test('a second signal cuts the drain short and the stop is still clean', async () => {
+    const server = await spawnServer({ env: { SHUTDOWN_DRAIN_MS: '600000' } });
+    const t0 = performance.now();
+    server.proc.kill('SIGTERM');
+    await waitFor(server, /draining for 600000 ms/);
+    assert.equal((await req(server, 'GET', '/healthz')).status, 503);
+    assert.equal(await server.stop('SIGINT'), 0);
+    assert.ok(performance.now() - t0 < 10_000);
+    assert.match(server.output(), /shutdown complete/);
+    await cleanup(server.dataDir);
+  });
+});
