@@ -206,6 +206,7 @@ function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string) {
     limiter: s.limiter,
     now,
     logError,
+    warn: b.warn,
   });
   // Off unless configured (README, Metrics): then nothing is counted or walked at all.
   const metricsOn = config.metricsToken !== null || config.metricsListen !== null;

@@ -35,7 +35,7 @@ export interface SessionRecords {
 export interface WebDeps {
   config: Pick<
     Config,
-    'baseUrl' | 'maxPasteBytes' | 'openRegistration' | 'sessionIdleMs' | 'defaultTokenRatePerMinute'
+    'baseUrl' | 'maxPasteBytes' | 'openRegistration' | 'sessionIdleMs' | 'defaultTokenRatePerMinute' | 'authProxy'
   >;
   /** Bytes for forms sent without a session (README, Security and durability). */
   preAuth: BodyBudget;
@@ -68,6 +68,8 @@ export interface WebDeps {
   now: () => number;
   /** Where unexpected faults go: the server's own log, never the visitor. */
   logError: FaultLog;
+  /** What the operator should know (a proxy header from an address not trusted): the server's log. */
+  warn: (message: string) => void;
 }
 
 /**
