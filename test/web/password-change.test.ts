@@ -118,6 +118,9 @@ describe('a temporary password from the Users page', () => {
   test('is changed at the first sign-in before any other page; API tokens are unaffected', async () => {
     const temporary = await handOut('add', 'carol');
     assert.equal((await storedUser('carol'))?.password_temporary, true, 'stored on the user');
+    const row = async (): Promise<string> =>
+      /<tr id="user-carol">([\s\S]*?)<\/tr>/.exec((await admin.get('/admin/users')).text)?.[1] ?? '';
+    assert.match(await row(), /<span class="badge">temporary password<\/span>/, 'the admins see it');
     const token = await makeToken(s.dataDir, { user: 'carol', scopes: 'read,write' });
     const carol = new WebClient(s);
     await login(carol, 'carol', temporary);
@@ -140,6 +143,7 @@ describe('a temporary password from the Users page', () => {
     assert.equal(done.status, 303);
     assert.equal((await carol.get('/my')).status, 200);
     assert.equal((await storedUser('carol'))?.password_temporary, undefined);
+    assert.doesNotMatch(await row(), /temporary password/);
     const entry = (await auditEntries(s.dataDir)).at(-1) ?? {};
     assert.deepEqual(
       [entry['action'], entry['before'], entry['after']],

@@ -37,7 +37,7 @@ async function userRow(ctx: WebContext, u: User, me: User): Promise<SafeHtml> {
   const login = u.last_login_at ?? null;
   const disabled = u.disabled === true;
   return html`<tr id="user-${u.name}">
-<td class="full" data-label="User"><span class="title-cell">${isolate(u.name)}</span>${u.role === 'admin' ? html` <span class="badge badge-warn">admin</span>` : ''}${disabled ? html` <span class="badge">disabled</span>` : ''}${u.id === me.id ? html` <span class="muted small">(you)</span>` : ''}<br><span class="muted small">id ${u.id} · created ${times.tag(u.created_at, now)}</span></td>
+<td class="full" data-label="User"><span class="title-cell">${isolate(u.name)}</span>${u.role === 'admin' ? html` <span class="badge badge-warn">admin</span>` : ''}${disabled ? html` <span class="badge">disabled</span>` : ''}${u.password_temporary === true ? html` <span class="badge">temporary password</span>` : ''}${u.id === me.id ? html` <span class="muted small">(you)</span>` : ''}<br><span class="muted small">id ${u.id} · created ${times.tag(u.created_at, now)}</span></td>
 <td data-label="Last login">${login === null ? html`<span class="muted">never</span>` : times.tag(login, now)}</td>
 <td data-label="Tokens" class="num"><a href="/admin/tokens?q=${encodeURIComponent(u.name)}">${tokens}</a></td>
 <td data-label="Pastes" class="num">${pastes}</td>
@@ -58,7 +58,7 @@ ${
     : html`<section class="card secret-card" id="added"><div class="alert alert-ok"><strong>${isolate(s.added.name)} ${s.added.reset === true ? 'has a new password; their sessions have ended' : 'was added'}.</strong> Their temporary password is shown only this once; hand it over safely. They choose their own at their first sign-in.</div>
 <label class="label" for="temporary-password">Temporary password</label>
 <div class="secret-box"><input type="text" id="temporary-password" class="copyable" value="${s.added.password}" readonly spellcheck="false"><button class="btn btn-primary" type="button" data-copy="temporary-password" hidden>Copy</button></div>
-<p class="muted small">The server keeps only a hash of it. To set another, the command line's <code>user passwd ${s.added.name}</code> (the new password on stdin).</p></section>`
+<p class="muted small">The server keeps only a hash of it. If it is lost, Reset password on their row makes another.</p></section>`
 }
 ${problemList(s.problems ?? [])}
 <div class="columns">
