@@ -114,6 +114,12 @@ describe('sign-in by a trusted proxy', () => {
     assert.equal((await c.get('/admin/users', as('gina', 'dev, admins'))).status, 200, 'created as an admin');
     assert.equal((await c.get('/admin/users', as('gina', 'dev'))).status, 403);
     assert.equal((await c.get('/admin/users', as('gina', 'admins'))).status, 200);
+    const page = await c.get('/admin/audit', as('gina', 'admins'));
+    assert.match(
+      page.text,
+      /<td data-label="Who"><bdi>auth proxy<\/bdi><\/td>/,
+      'the proxy is named as who did it, with no user id',
+    );
     const audit = (await auditEntries(proxied.dataDir)).filter((e) => e['target'] === 'user:gina');
     assert.deepEqual(
       audit.map((e) => [e['action'], e['user'], e['ip']]),
