@@ -211,6 +211,7 @@ function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string, d
     limiter: s.limiter,
     now,
     logError,
+    warn: b.warn,
   });
   // Off unless configured (README, Metrics): then nothing is counted or walked at all.
   const metricsOn = config.metricsToken !== null || config.metricsListen !== null;

@@ -152,8 +152,17 @@ export class Accounts {
     return this.records.token(id);
   }
 
-  /** Adds a user as an operator does: any role, with a password hash or none (CLI `user add`, the Users page). */
-  addUser(name: string, role: User['role'], password: PasswordHash | null, actor?: Actor): Promise<User> {
+  /**
+   * Adds a user as an operator does: any role, with a password hash or none (CLI `user add`, the
+   * Users page). A `temporary` password must be changed at the first web sign-in.
+   */
+  addUser(
+    name: string,
+    role: User['role'],
+    password: PasswordHash | null,
+    actor?: Actor,
+    opts: { temporary?: boolean } = {},
+  ): Promise<User> {
     if (!USER_NAME_RE.test(name))
       throw new AccountError(
         'invalid_name',
@@ -171,6 +180,7 @@ export class Accounts {
         disabled: false,
         last_login_at: null,
       };
+      if (opts.temporary === true && password !== null) u.password_temporary = true;
       doc.users.push(u);
       return { result: u, record: { action: 'user.add', target: `user:${u.name}`, before: null, after: userFacts(u) } };
     });
@@ -265,14 +275,48 @@ export class Accounts {
     });
   }
 
-  /** Sets a user's web password (CLI `user passwd`). */
-  async setPassword(name: string, password: PasswordHash, actor?: Actor): Promise<void> {
-    await this.#audited(actor, (doc) => {
+  /**
+   * Sets a user's web password (CLI `user passwd`, an admin's reset on the Users page). One the
+   * operator hands out as `temporary` must be changed at the next web sign-in; any other clears that.
+   */
+  async setPassword(
+    name: string,
+    password: PasswordHash,
+    actor?: Actor,
+    opts: { temporary?: boolean } = {},
+  ): Promise<User> {
+    return this.#audited(actor, (doc) => {
       const u = this.#find(doc, name);
+      const before = { temporary: u.password_temporary === true };
       u.password = password;
+      if (opts.temporary === true) u.password_temporary = true;
+      else delete u.password_temporary;
+      return {
+        result: u,
+        record: {
+          action: 'user.passwd',
+          target: `user:${u.name}`,
+          before,
+          after: { temporary: opts.temporary === true },
+        },
+      };
+    });
+  }
+
+  /**
+   * A user's change of their own password on the web, once the current one was checked: it
+   * is no longer temporary. Audited with the user as the actor; the hash never is.
+   */
+  async changeOwnPassword(userId: number, password: PasswordHash, actor: Actor): Promise<void> {
+    await this.#audited(actor, (doc) => {
+      const u = doc.users.find((x) => x.id === userId);
+      if (u === undefined) throw new AccountError('no_such_user', 'That account no longer exists.');
+      const before = { temporary: u.password_temporary === true };
+      u.password = password;
+      delete u.password_temporary;
       return {
         result: undefined,
-        record: { action: 'user.passwd', target: `user:${u.name}`, before: null, after: null },
+        record: { action: 'user.password_change', target: `user:${u.name}`, before, after: { temporary: false } },
       };
     });
   }

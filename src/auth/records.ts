@@ -20,6 +20,8 @@ export interface User {
   disabled?: boolean;
   /** The last successful web login (epoch ms); null: never. Always present from data format 2. */
   last_login_at?: number | null;
+  /** The password was handed out by an admin: the web asks for a new one before anything else. Absent: false. */
+  password_temporary?: boolean;
 }
 
 export interface TokenRecord {

@@ -18,15 +18,20 @@ const ms = (d: unknown): number => (d as Date).getTime();
 const msOrNull = (d: unknown): number | null => (d === null ? null : ms(d));
 const date = (n: number | null | undefined): Date | null => (n === null || n === undefined ? null : new Date(n));
 
-const userFrom = (r: Row): User => ({
-  id: r['id'] as number,
-  name: r['name'] as string,
-  role: r['role'] as User['role'],
-  password: r['password'] as string | null,
-  created_at: ms(r['created_at']),
-  disabled: r['disabled'] as boolean,
-  last_login_at: msOrNull(r['last_login_at']),
-});
+/** A user as the accounts make it: `password_temporary` appears only when true, as in the file. */
+const userFrom = (r: Row): User => {
+  const u: User = {
+    id: r['id'] as number,
+    name: r['name'] as string,
+    role: r['role'] as User['role'],
+    password: r['password'] as string | null,
+    created_at: ms(r['created_at']),
+    disabled: r['disabled'] as boolean,
+    last_login_at: msOrNull(r['last_login_at']),
+  };
+  if (r['password_temporary'] === true) u.password_temporary = true;
+  return u;
+};
 
 /** A token as createToken makes it: the optional limits appear only once set. */
 const tokenFrom = (r: Row): TokenRecord => {
@@ -53,6 +58,7 @@ const userRow = (u: User) => ({
   created_at: new Date(u.created_at),
   disabled: u.disabled === true,
   last_login_at: date(u.last_login_at),
+  password_temporary: u.password_temporary === true,
 });
 
 const tokenRow = (t: TokenRecord) => ({
@@ -72,7 +78,7 @@ const tokenRow = (t: TokenRecord) => ({
 export async function readAccounts(tx: Query): Promise<{ doc: AccountsDoc; version: number }> {
   const [state, users, tokens, revoked] = await Promise.all([
     tx`select version, next_user_id from accounts_state`,
-    tx`select id, name, role, password, created_at, disabled, last_login_at from users order by id`,
+    tx`select id, name, role, password, created_at, disabled, last_login_at, password_temporary from users order by id`,
     tx`select id, user_id, label, scopes, rate_limit_per_minute, hash, created_at, expires_at, max_paste_bytes, privacies
        from tokens order by seq`,
     tx`select id from revoked_tokens order by seq`,
@@ -138,7 +144,8 @@ export async function writeChanges(tx: TransactionSql, before: AccountsDoc, afte
   for (const part of chunks(users.upserts.map(userRow))) {
     await tx`insert into users ${tx(part)} on conflict (id) do update set
       name = excluded.name, role = excluded.role, password = excluded.password, created_at = excluded.created_at,
-      disabled = excluded.disabled, last_login_at = excluded.last_login_at`;
+      disabled = excluded.disabled, last_login_at = excluded.last_login_at,
+      password_temporary = excluded.password_temporary`;
   }
   for (const part of chunks(tokens.upserts.map(tokenRow))) {
     await tx`insert into tokens ${tx(part)} on conflict (id) do update set

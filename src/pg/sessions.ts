@@ -74,6 +74,11 @@ export class PgSessions implements SessionRecords {
     if (SESSION_ID_RE.test(id)) await this.sql`delete from sessions where key = ${sessionKey(id)}`;
   }
 
+  async endOthers(userId: number, keep: string): Promise<number> {
+    const result = await this.sql`delete from sessions where user_id = ${userId} and key <> ${sessionKey(keep)}`;
+    return result.count;
+  }
+
   /** Removes every session idle for longer than the limit; returns how many went. */
   async sweep(): Promise<number> {
     const result = await this.sql`delete from sessions where last_seen <= ${new Date(this.now() - this.idleMs)}`;

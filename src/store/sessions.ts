@@ -96,6 +96,13 @@ export class SessionStore {
     if (SESSION_ID_RE.test(id)) await this.#remove(sessionKey(id));
   }
 
+  async endOthers(userId: number, keep: string): Promise<number> {
+    const kept = sessionKey(keep);
+    const ending = [...this.#byKey].filter(([key, r]) => r.user_id === userId && key !== kept).map(([key]) => key);
+    for (const key of ending) await this.#remove(key);
+    return ending.length;
+  }
+
   /** Removes every session idle for longer than the limit; returns how many went. */
   async sweep(): Promise<number> {
     const now = this.now();

@@ -27,13 +27,15 @@ export interface SessionRecords {
   get(id: string): Promise<{ session: Session; touched: boolean } | null>;
   create(userId: number): Promise<Session>;
   destroy(id: string): Promise<void>;
+  /** Ends every session of a user but the one with id `keep` (a password change); returns how many ended. */
+  endOthers(userId: number, keep: string): Promise<number>;
 }
 
 /** What the web side needs, built once by server.ts. */
 export interface WebDeps {
   config: Pick<
     Config,
-    'baseUrl' | 'maxPasteBytes' | 'openRegistration' | 'sessionIdleMs' | 'defaultTokenRatePerMinute'
+    'baseUrl' | 'maxPasteBytes' | 'openRegistration' | 'sessionIdleMs' | 'defaultTokenRatePerMinute' | 'authProxy'
   >;
   /** Bytes for forms sent without a session (README, Security and durability). */
   preAuth: BodyBudget;
@@ -41,8 +43,8 @@ export interface WebDeps {
   apiLog: { read(query: LogQuery): Promise<LogPage> };
   /** New token secrets, held for the one page that shows them (shown-once.ts). */
   shownOnce: ShownOnce<{ record: TokenRecord; secret: string }>;
-  /** A new user's temporary password, held for the one page that shows it. */
-  shownPasswords: ShownOnce<{ name: string; password: string }>;
+  /** A new or reset user's temporary password, held for the one page that shows it. */
+  shownPasswords: ShownOnce<{ name: string; password: string; reset?: boolean }>;
   /** The admins' record, for the Audit page (README, Audit log). */
   audit: Pick<AuditLog, 'read'>;
   /** The paste page's costly parts, made once per paste version (page-parts.ts). */
@@ -66,6 +68,8 @@ export interface WebDeps {
   now: () => number;
   /** Where unexpected faults go: the server's own log, never the visitor. */
   logError: FaultLog;
+  /** What the operator should know (a proxy header from an address not trusted): the server's log. */
+  warn: (message: string) => void;
 }
 
 /**
@@ -128,6 +132,8 @@ export type WebHandler = (ctx: WebContext) => Reply | Promise<Reply>;
 export interface WebRoute {
   handler: WebHandler;
   access?: 'user' | 'admin';
+  /** Reachable by a user whose password is temporary (the account page, logging out); every other page sends them there. */
+  beforeNewPassword?: true;
 }
 
 /** A string field of a form or query, '' when absent or not a string. */

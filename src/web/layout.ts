@@ -37,7 +37,7 @@ function nav(c: Chrome): SafeHtml {
     return html`<nav class="nav">${link('/', 'Recent')}${link('/login', 'Log in')}${link('/register', 'Register')}</nav>`;
   }
   return html`<nav class="nav">
-${link('/', 'New paste')}${link('/my', 'My pastes')}${link('/api_keys.php', 'API keys')}${c.user.role === 'admin' ? link('/admin/tokens', 'Admin', (p) => p.startsWith('/admin/')) : ''}
+${link('/', 'New paste')}${link('/my', 'My pastes')}${link('/api_keys.php', 'API keys')}${link('/account', 'Account')}${c.user.role === 'admin' ? link('/admin/tokens', 'Admin', (p) => p.startsWith('/admin/')) : ''}
 <form method="post" action="/logout" class="nav-logout"><input type="hidden" name="_csrf" value="${c.csrf()}"><button type="submit" class="linklike" title="Log out ${c.user.name}">Log out <span class="who">${isolate(c.user.name)}</span></button></form>
 </nav>`;
 }

@@ -10,6 +10,7 @@ import { deleteForm, deletePaste, editForm, editPaste } from './pages/edit.ts';
 import { pasteHistory } from './pages/history.ts';
 import { createPaste, home } from './pages/home.ts';
 import { myPastes } from './pages/my.ts';
+import { ACCOUNT_PATH, account, changePassword } from './pages/password.ts';
 import { pasteQr, rawPaste, rawPasteUnlock, shortLink, unlockPaste, viewPaste } from './pages/paste.ts';
 
 /**
@@ -23,7 +24,9 @@ export const webRoutes: RouteDef<WebRoute>[] = [
   { method: 'POST', path: '/login', data: { handler: login } },
   { method: 'GET', path: '/register', data: { handler: registerForm } },
   { method: 'POST', path: '/register', data: { handler: register } },
-  { method: 'POST', path: '/logout', data: { handler: logout } },
+  { method: 'POST', path: '/logout', data: { handler: logout, beforeNewPassword: true } },
+  { method: 'GET', path: ACCOUNT_PATH, data: { handler: account, access: 'user', beforeNewPassword: true } },
+  { method: 'POST', path: ACCOUNT_PATH, data: { handler: changePassword, access: 'user', beforeNewPassword: true } },
   { method: 'GET', path: '/my', data: { handler: myPastes, access: 'user' } },
   { method: 'GET', path: '/api_keys.php', data: { handler: apiKeys, access: 'user' } },
   { method: 'POST', path: '/api_keys.php', data: { handler: apiKeysAction, access: 'user' } },

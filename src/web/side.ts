@@ -9,6 +9,8 @@ import type { Side, Step } from '../pipeline/run.ts';
 import { WebContext, type WebDeps, type WebRoute } from './context.ts';
 import { CSRF_FIELD, csrfMatches } from './csrf.ts';
 import { errorReply, NOT_FOUND_MESSAGE } from './pages/error.ts';
+import { ACCOUNT_PATH } from './pages/password.ts';
+import { proxySignIn, proxyUserOf } from './proxy-sign-in.ts';
 import { webRoutes } from './routes.ts';
 import { resolveSession, sessionIdOf } from './session.ts';
 import { secureCookies } from './session-cookies.ts';
@@ -81,17 +83,28 @@ const access: Step<WebContext> = (ctx) => {
   return undefined;
 };
 
+/**
+ * A password an admin handed out is changed before anything else (README, Web pages: Your
+ * account): every other page sends its user to the account page. API tokens are not affected.
+ */
+const newPassword: Step<WebContext> = (ctx) => {
+  if (ctx.user?.password_temporary !== true || routeOf(ctx).beforeNewPassword === true) return undefined;
+  return redirect(ACCOUNT_PATH, ctx.method === 'POST' ? 303 : 302);
+};
+
 const handle: Step<WebContext> = (ctx) => routeOf(ctx).handler(ctx);
 
 /**
- * The web side (README, Web pages): who is asking (session cookie), the route (404 / 405),
+ * The web side (README, Web pages): who is asking (session cookie, then a trusted proxy's
+ * header when AUTH_PROXY_HEADER is set), the route (404 / 405),
  * for a POST its Origin, the form and its CSRF token (403, 415, 413, 400, 403), the route's
- * access rule (login redirect or 403), then the page. Errors become escaped HTML pages;
+ * access rule (login redirect or 403), a temporary password's redirect, then the page. Errors become escaped HTML pages;
  * nothing here touches the API log.
  */
 export function webSide(deps: WebDeps, routes = webRoutes): Side<WebContext> {
   const router = new Router<WebRoute>(routes);
   const secure = secureCookies(deps.config.baseUrl);
+  const proxy = deps.config.authProxy;
   const route: Step<WebContext> = (ctx) => {
     const found = resolveRoute(router, ctx.method, ctx.path, WORDS, ctx);
     ctx.route = found.data;
@@ -101,9 +114,19 @@ export function webSide(deps: WebDeps, routes = webRoutes): Side<WebContext> {
   return {
     context: (req, path, rawQuery, ip, clientKey, id) =>
       new WebContext(deps, secure, req, path, rawQuery, ip, clientKey, id),
-    steps: [session, route, origin, form, csrf, access, handle],
-    // A session's lookup waits for the accounts check, in the check phase (web/session.ts).
-    waitsForCheckPhase: (ctx) => sessionIdOf(ctx) !== null,
+    steps: [
+      session,
+      ...(proxy === null ? [] : [proxySignIn(proxy, deps.warn)]),
+      route,
+      origin,
+      form,
+      csrf,
+      access,
+      newPassword,
+      handle,
+    ],
+    // A session's lookup (and a proxy's sign-in) waits for the accounts check, in the check phase (web/session.ts).
+    waitsForCheckPhase: (ctx) => sessionIdOf(ctx) !== null || proxyUserOf(ctx, proxy) !== null,
     refuse: (ctx, err) => {
       const e = toHttpError(err, (fault) => deps.logError(fault, ctx.id), 'The server hit an unexpected error.');
       // The paste rules' "not found" is worded for people, and the same for every cause.

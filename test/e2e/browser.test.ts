@@ -321,7 +321,7 @@ test('reloading the page that shows a new secret makes no second token; My paste
   assert.deepEqual(problems, [], 'no console errors or CSP violations');
 });
 
-test('the Users page adds a user with a temporary password that logs in, disables and enables them; the Audit page shows it all', async () => {
+test('the Users page adds a user with a temporary password, changed at their first login; disables and enables them; the Audit page shows it all', async () => {
   // Logged in as the first test's user, the admin.
   await page.goto('/admin/users');
   await page.fill('#new-name', 'tempuser');
@@ -340,6 +340,13 @@ test('the Users page adds a user with a temporary password that logs in, disable
   await theirs.fill('#password', password);
   await theirs.click('form[action="/login"] button[type=submit]');
   await theirs.goto('/my');
+  assert.equal(new URL(theirs.url()).pathname, '/account', 'a temporary password is changed first');
+  await theirs.fill('#current', password);
+  await theirs.fill('#password', 'tempusers-own-pw');
+  await theirs.fill('#confirm', 'tempusers-own-pw');
+  await theirs.click('form[action="/account"] button[type=submit]');
+  assert.match((await theirs.textContent('.alert')) ?? '', /Your password was changed/);
+  await theirs.goto('/my');
   assert.equal(new URL(theirs.url()).pathname, '/my');
 
   // Disabled: their next page sends them to log in.
@@ -355,7 +362,7 @@ test('the Users page adds a user with a temporary password that logs in, disable
 
   await page.goto('/admin/audit');
   const actions = await page.locator('td[data-label="Action"]').allTextContents();
-  assert.deepEqual(actions.slice(0, 3), ['user.enable', 'user.disable', 'user.add']);
+  assert.deepEqual(actions.slice(0, 4), ['user.enable', 'user.disable', 'user.password_change', 'user.add']);
   await shoot(page, 'admin-audit');
   await page.goto('/admin/tokens?q=tempuser');
   assert.match((await page.textContent('main')) ?? '', /No token matches/);

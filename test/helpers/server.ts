@@ -234,7 +234,8 @@ export interface Res {
  * `body` objects are sent as JSON unless `form` is set.
  */
 export function req(
-  server: { port: number },
+  /** `localAddress`: the address the request comes from (another of 127.0.0.0/8, say). */
+  server: { port: number; localAddress?: string },
   method: string,
   path: string,
   opts: {
@@ -260,7 +261,8 @@ export function req(
     }
   }
   return new Promise((resolve, reject) => {
-    const r = httpRequest({ host: '127.0.0.1', port: server.port, method, path, headers }, (res) => {
+    const from = server.localAddress === undefined ? {} : { localAddress: server.localAddress };
+    const r = httpRequest({ host: '127.0.0.1', port: server.port, method, path, headers, ...from }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {

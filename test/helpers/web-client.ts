@@ -17,7 +17,7 @@ export class WebClient {
   readonly cookies = new Map<string, string>();
   csrf = '';
 
-  constructor(private readonly server: { port: number }) {}
+  constructor(private readonly server: { port: number; localAddress?: string }) {}
 
   cookieHeader(): string {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');

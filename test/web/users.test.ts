@@ -65,7 +65,7 @@ describe('Users page', () => {
     const carol = new WebClient(s);
     const done = await login(carol, 'carol', password);
     assert.equal(done.status, 303);
-    assert.equal((await carol.get('/my')).status, 200);
+    assert.equal((await carol.get('/my')).location, '/account', 'a temporary password is changed first');
     assert.equal((await everythingStored(s.dataDir)).includes(password), false, 'only a hash is stored');
     const entry = await lastAudit();
     assert.equal(entry['action'], 'user.add');

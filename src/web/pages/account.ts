@@ -148,9 +148,20 @@ export async function register(ctx: WebContext): Promise<Reply> {
   return startSession(ctx, user, '/');
 }
 
-/** POST /logout */
+/**
+ * POST /logout. Behind a sign-in proxy, AUTH_PROXY_LOGOUT_URL is the proxy's own sign-out:
+ * without it, the proxy's next request would sign the user in here again at once.
+ */
 export async function logout(ctx: WebContext): Promise<Reply> {
   if (ctx.session !== null) await ctx.deps.sessions.destroy(ctx.session.id);
   ctx.setCookies.push(clearSessionCookie(ctx.secure));
-  return redirect('/', 303);
+  const away = ctx.deps.config.authProxy?.logoutUrl ?? '/';
+  if (away.startsWith('/')) return redirect(away, 303);
+  // CSP's form-action 'self' also holds for where a form's answer redirects, so a 303 to the
+  // proxy's host would be blocked: the page goes there itself (Refresh), with a link besides.
+  ctx.headers['refresh'] = `0; url=${away}`;
+  ctx.user = null;
+  ctx.session = null;
+  const body = html`<section class="card narrow"><h1>Logged out</h1><p>Signing you out of the sign-in service too: <a href="${away}">continue</a>.</p></section>`;
+  return reply(page(ctx, 'Logged out', body));
 }

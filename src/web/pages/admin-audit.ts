@@ -28,7 +28,7 @@ function entryRow(e: AuditEntry): SafeHtml {
   const who =
     e.via === 'cli'
       ? html`<span class="badge">CLI</span>${e.user === null ? '' : html` <span class="muted small">${isolate(e.user)}</span>`}`
-      : html`${e.via === 'api' ? html`<span class="badge">API</span> ` : ''}${isolate(e.user ?? '?')} <span class="muted small">#${e.user_id ?? '?'}</span>`;
+      : html`${e.via === 'api' ? html`<span class="badge">API</span> ` : ''}${isolate(e.user ?? '?')}${e.user_id === null ? '' : html` <span class="muted small">#${e.user_id}</span>`}`;
   return html`<tr>
 <td data-label="Time (UTC)" class="mono">${formatTime(Date.parse(e.time))}</td>
 <td data-label="Who">${who}</td>

@@ -20,7 +20,7 @@ const temporaryPassword = (): string => ids.base62(16);
 interface UsersState {
   problems?: string[];
   message?: string;
-  added?: { name: string; password: string };
+  added?: { name: string; password: string; reset?: boolean };
   name?: string;
 }
 
@@ -37,11 +37,11 @@ async function userRow(ctx: WebContext, u: User, me: User): Promise<SafeHtml> {
   const login = u.last_login_at ?? null;
   const disabled = u.disabled === true;
   return html`<tr id="user-${u.name}">
-<td class="full" data-label="User"><span class="title-cell">${isolate(u.name)}</span>${u.role === 'admin' ? html` <span class="badge badge-warn">admin</span>` : ''}${disabled ? html` <span class="badge">disabled</span>` : ''}${u.id === me.id ? html` <span class="muted small">(you)</span>` : ''}<br><span class="muted small">id ${u.id} · created ${times.tag(u.created_at, now)}</span></td>
+<td class="full" data-label="User"><span class="title-cell">${isolate(u.name)}</span>${u.role === 'admin' ? html` <span class="badge badge-warn">admin</span>` : ''}${disabled ? html` <span class="badge">disabled</span>` : ''}${u.password_temporary === true ? html` <span class="badge">temporary password</span>` : ''}${u.id === me.id ? html` <span class="muted small">(you)</span>` : ''}<br><span class="muted small">id ${u.id} · created ${times.tag(u.created_at, now)}</span></td>
 <td data-label="Last login">${login === null ? html`<span class="muted">never</span>` : times.tag(login, now)}</td>
 <td data-label="Tokens" class="num"><a href="/admin/tokens?q=${encodeURIComponent(u.name)}">${tokens}</a></td>
 <td data-label="Pastes" class="num">${pastes}</td>
-<td class="full" data-label=""><span class="row-actions">${disabled ? action(ctx, u, 'enable', 'Enable') : action(ctx, u, 'disable', 'Disable', true)}${u.role === 'admin' ? action(ctx, u, 'unadmin', 'Remove admin') : action(ctx, u, 'admin', 'Make admin')}</span></td>
+<td class="full" data-label=""><span class="row-actions">${disabled ? action(ctx, u, 'enable', 'Enable') : action(ctx, u, 'disable', 'Disable', true)}${u.role === 'admin' ? action(ctx, u, 'unadmin', 'Remove admin') : action(ctx, u, 'admin', 'Make admin')}${action(ctx, u, 'reset', 'Reset password')}</span></td>
 </tr>`;
 }
 
@@ -55,10 +55,10 @@ ${s.message === undefined ? '' : notice('ok', s.message)}
 ${
   s.added === undefined
     ? ''
-    : html`<section class="card secret-card" id="added"><div class="alert alert-ok"><strong>${isolate(s.added.name)} was added.</strong> Their temporary password is shown only this once; hand it over safely.</div>
+    : html`<section class="card secret-card" id="added"><div class="alert alert-ok"><strong>${isolate(s.added.name)} ${s.added.reset === true ? 'has a new password; their sessions have ended' : 'was added'}.</strong> Their temporary password is shown only this once; hand it over safely. They choose their own at their first sign-in.</div>
 <label class="label" for="temporary-password">Temporary password</label>
 <div class="secret-box"><input type="text" id="temporary-password" class="copyable" value="${s.added.password}" readonly spellcheck="false"><button class="btn btn-primary" type="button" data-copy="temporary-password" hidden>Copy</button></div>
-<p class="muted small">The server keeps only a hash of it. To set another, the command line's <code>user passwd ${s.added.name}</code> (the new password on stdin).</p></section>`
+<p class="muted small">The server keeps only a hash of it. If it is lost, Reset password on their row makes another.</p></section>`
 }
 ${problemList(s.problems ?? [])}
 <div class="columns">
@@ -106,7 +106,13 @@ export async function adminUsers(ctx: WebContext): Promise<Reply> {
   return usersPage(ctx, done !== undefined && who !== undefined ? { message: `${who.name} ${done}.` } : {});
 }
 
-/** POST /admin/users: add, disable, enable, admin, unadmin; each one goes to the audit log. */
+/** To the page that shows a temporary password once (shown-once.ts), never in the address. */
+function showPassword(ctx: WebContext, shown: { name: string; password: string; reset?: boolean }): Reply {
+  const key = ctx.deps.shownPasswords.put(userOf(ctx).id, shown, ctx.deps.now());
+  return redirect(`/admin/users?added=${key}#added`, 303);
+}
+
+/** POST /admin/users: add, reset (a temporary password), disable, enable, admin, unadmin; each one is audited. */
 export async function adminUsersAction(ctx: WebContext): Promise<Reply> {
   const { accounts } = ctx.deps;
   await accounts.fresh();
@@ -132,11 +138,16 @@ export async function adminUsersAction(ctx: WebContext): Promise<Reply> {
         field(ctx.form, 'admin') === '1' ? 'admin' : 'user',
         await hashPassword(password),
         actor,
+        { temporary: true },
       );
-      return redirect(
-        `/admin/users?added=${ctx.deps.shownPasswords.put(actor.user_id as number, { name: user.name, password }, ctx.deps.now())}#added`,
-        303,
-      );
+      return showPassword(ctx, { name: user.name, password });
+    }
+    if (act === 'reset') {
+      const password = temporaryPassword();
+      const user = await accounts.setPassword(name, await hashPassword(password), actor, { temporary: true });
+      // Whoever held the old password is signed out; an admin resetting their own keeps this session.
+      await ctx.deps.sessions.endOthers(user.id, ctx.session?.id ?? '');
+      return showPassword(ctx, { name: user.name, password, reset: true });
     }
     if (act === 'disable' || act === 'enable') await accounts.setDisabled(name, act === 'disable', actor);
     else if (act === 'admin' || act === 'unadmin')
