@@ -36,7 +36,24 @@ export interface Config {
   databaseWaitSeconds: number;
   /** How long one query (and one connection attempt) may take before the request gets a 503. */
   databaseTimeoutMs: number;
+  /** ANONYMOUS_PASTES and its limits (README, Anonymous pastes); null: every create needs an account. */
+  anonymous: AnonymousLimits | null;
 }
+
+/** What a create without an account may do: per client IP per minute, bytes, the longest expiry. */
+export interface AnonymousLimits {
+  ratePerMinute: number;
+  maxBytes: number;
+  maxExpiry: AnonymousExpiry;
+}
+
+/** The expiries an anonymous paste may be capped at: any of paste/expiry.ts's but `never`. */
+const ANONYMOUS_EXPIRIES = ['10m', '1h', '1d', '1w', '1m'] as const;
+type AnonymousExpiry = (typeof ANONYMOUS_EXPIRIES)[number];
+const isAnonymousExpiry = (s: string): s is AnonymousExpiry => (ANONYMOUS_EXPIRIES as readonly string[]).includes(s);
+
+/** Anonymous pastes' default size bound, when MAX_PASTE_BYTES is not smaller. */
+const ANONYMOUS_DEFAULT_BYTES = 65_536;
 
 /** SSL as `sslmode` asks: off, tried, or required (with the certificate checked for `verify-full`). */
 export const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-full'] as const;
@@ -175,6 +192,18 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     return false;
   };
 
+  /** The anonymous door's limits; its bytes are at most MAX_PASTE_BYTES, its expiry never `never`. */
+  const anonymousOf = (maxPasteBytes: number): AnonymousLimits => {
+    const maxExpiry = env['ANONYMOUS_MAX_EXPIRY'] || '1w';
+    if (!isAnonymousExpiry(maxExpiry))
+      problems.push(`ANONYMOUS_MAX_EXPIRY must be one of ${ANONYMOUS_EXPIRIES.join(', ')}, got "${maxExpiry}"`);
+    return {
+      ratePerMinute: int('ANONYMOUS_RATE_PER_MINUTE', 10, 1, 1_000_000),
+      maxBytes: int('ANONYMOUS_MAX_BYTES', Math.min(ANONYMOUS_DEFAULT_BYTES, maxPasteBytes), 1, maxPasteBytes),
+      maxExpiry: isAnonymousExpiry(maxExpiry) ? maxExpiry : '1w',
+    };
+  };
+
   const port = int('PORT', 8080, 0, 65535);
   const host = env['HOST'] || '127.0.0.1';
   // An IPv4 or IPv6 address, or a host name (letters, digits and hyphens, dot-separated labels).
@@ -219,7 +248,9 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     databaseWaitSeconds: int('DATABASE_WAIT_SECONDS', 30, 0, 3600),
     databaseTimeoutMs: int('DATABASE_TIMEOUT_MS', 5000, 100, 600_000),
     maxRevisions: int('MAX_REVISIONS', 100, 1, 10_000),
+    anonymous: null,
   };
+  config.anonymous = flag('ANONYMOUS_PASTES') ? anonymousOf(config.maxPasteBytes) : null;
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

@@ -19,6 +19,7 @@ import { respond } from './http/respond.ts';
 import { LineBudget } from './log/line-budget.ts';
 import { ServerLog } from './log/server-log.ts';
 import { ServerMetrics } from './observe.ts';
+import { AnonymousDoor } from './paste/anonymous.ts';
 import { PasteService } from './paste/service.ts';
 import type { RequestContext } from './pipeline/context.ts';
 import { InFlight, serve, TurnQueue, type FaultLog } from './pipeline/run.ts';
@@ -152,6 +153,7 @@ function buildServices(b: Basics, storage: Storage) {
     limiter,
     authenticator,
     pastes,
+    anonymous: config.anonymous === null ? null : new AnonymousDoor(config.anonymous, limiter),
     accounts: new Accounts(storage.accounts, now, storage.audit),
     // One budget for both sides: what matters is the memory all unauthenticated bodies hold.
     preAuth: new BodyBudget(preAuthBudgetBytes(maxBodyBytes(config.maxPasteBytes))),
@@ -171,6 +173,7 @@ function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string) {
     authenticator: s.authenticator,
     limiter: s.limiter,
     pastes: s.pastes,
+    anonymous: s.anonymous,
     bodies: new ReadBodies(Math.max(1_048_576, config.pasteCacheBytes / 8)),
     idempotency: new Idempotency(
       storage.idempotency,
@@ -202,6 +205,7 @@ function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string) {
     authenticator: s.authenticator,
     sessions: storage.sessions,
     pastes: s.pastes,
+    anonymous: s.anonymous,
     tokenUsage: storage.tokenUsage,
     limiter: s.limiter,
     now,

@@ -159,3 +159,37 @@ test('MAX_REVISIONS is 100 unless set, from 1 to 10000', () => {
   for (const bad of ['0', '10001', 'many', '-1'])
     assert.throws(() => parseConfig({ MAX_REVISIONS: bad }), /MAX_REVISIONS must be an integer from 1 to 10000/);
 });
+
+test('ANONYMOUS_PASTES is off unless set; on, its limits have defaults and are checked', () => {
+  assert.equal(parseConfig({}).anonymous, null);
+  assert.equal(parseConfig({ ANONYMOUS_PASTES: '0', ANONYMOUS_MAX_EXPIRY: 'never' }).anonymous, null);
+  assert.deepEqual(parseConfig({ ANONYMOUS_PASTES: '1' }).anonymous, {
+    ratePerMinute: 10,
+    maxBytes: 65_536,
+    maxExpiry: '1w',
+  });
+  // The default size bound is never more than MAX_PASTE_BYTES.
+  assert.equal(parseConfig({ ANONYMOUS_PASTES: '1', MAX_PASTE_BYTES: '1000' }).anonymous?.maxBytes, 1000);
+  assert.deepEqual(
+    parseConfig({
+      ANONYMOUS_PASTES: '1',
+      ANONYMOUS_RATE_PER_MINUTE: '3',
+      ANONYMOUS_MAX_BYTES: '500',
+      ANONYMOUS_MAX_EXPIRY: '1h',
+    }).anonymous,
+    { ratePerMinute: 3, maxBytes: 500, maxExpiry: '1h' },
+  );
+  for (const [name, value] of [
+    ['ANONYMOUS_MAX_EXPIRY', 'never'],
+    ['ANONYMOUS_MAX_EXPIRY', '2w'],
+    ['ANONYMOUS_RATE_PER_MINUTE', '0'],
+    ['ANONYMOUS_MAX_BYTES', '2000000'],
+    ['ANONYMOUS_PASTES', 'yes'],
+  ] as const) {
+    assert.throws(
+      () => parseConfig({ ANONYMOUS_PASTES: '1', [name]: value }),
+      (err) => err instanceof ConfigError && err.message.includes(name),
+      `${name}=${value}`,
+    );
+  }
+});

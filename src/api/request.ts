@@ -7,6 +7,7 @@ import type { Fields } from '../http/fields.ts';
 import type { Reply } from '../http/reply.ts';
 import type { ApiLogEntry } from '../log/entry.ts';
 import type { LineBudget } from '../log/line-budget.ts';
+import type { AnonymousDoor } from '../paste/anonymous.ts';
 import type { PasteService } from '../paste/service.ts';
 import type { FaultLog } from '../pipeline/run.ts';
 import type { RateLimiter } from '../ratelimit/bucket.ts';
@@ -25,6 +26,8 @@ export interface ApiDeps {
   authenticator: Pick<Authenticator, 'token'>;
   limiter: Pick<RateLimiter, 'consume'>;
   pastes: PasteService;
+  /** Creates without a token (ANONYMOUS_PASTES); null: every request needs one. */
+  anonymous: AnonymousDoor | null;
   /** The read answers' rendered pieces, per paste version. */
   bodies: ReadBodies;
   /** Writes carried out once per Idempotency-Key. */
@@ -55,6 +58,8 @@ export interface TokenRoute {
   scope: Scope;
   /** Takes a `text/plain` body as its `content`, the other fields from the query string (README, Create a paste). */
   text?: true;
+  /** Lets a request without any token through as an anonymous one, when ANONYMOUS_PASTES is on. */
+  anonymous?: true;
   handler: (r: ApiRequest) => Reply | Promise<Reply>;
 }
 

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { AuthError } from '../auth/errors.ts';
 import { tokenViewer, type Principal } from '../auth/viewer.ts';
+import { ANONYMOUS_OWNER, ANONYMOUS_PRIVACIES, type AnonymousDoor } from '../paste/anonymous.ts';
 import { hasScope } from '../auth/tokens.ts';
 import { bodyType, maxBodyBytes, readFields, type BodyType } from '../http/body.ts';
 import { HttpError } from '../http/errors.ts';
@@ -95,20 +96,49 @@ const credentials: Step<ApiContext> = (ctx) => {
  * 401 for a missing or bad token, 429 once the client's failed-auth budget is spent, against
  * the accounts as they are now (a token the CLI just made or revoked counts at once).
  */
-const authenticate: Step<ApiContext> = (ctx) =>
-  ctx.deps.accounts.fresh().then(() => {
+const authenticate: Step<ApiContext> = (ctx) => {
+  const door = ctx.deps.anonymous;
+  if (ctx.secret === null && door !== null && routeOf(ctx).anonymous === true) {
+    ctx.principal = anonymousPrincipal(door);
+    ctx.viewer = NOBODY;
+    ctx.headers['x-ratelimit-limit'] = String(door.rules.ratePerMinute);
+    return undefined;
+  }
+  return ctx.deps.accounts.fresh().then(() => {
     const principal = ctx.deps.authenticator.token(ctx.secret, ctx, ctx.req.socket);
     ctx.principal = principal;
     ctx.viewer = tokenViewer(principal);
     ctx.headers['x-ratelimit-limit'] = String(principal.rateLimit);
     return undefined;
   });
+};
+
+/**
+ * A request without a token on a route open to anonymous creates: no account, the door's
+ * size bound, public or unlisted only, and the client's own budget (rateLimit below).
+ */
+/** The anonymous caller as the paste rules see it: a user id no paste has, not even an anonymous one. */
+const NOBODY = { userId: -1, isAdmin: false };
+
+const anonymousPrincipal = (door: AnonymousDoor): Principal => ({
+  tokenId: '',
+  userId: ANONYMOUS_OWNER,
+  scopes: ['write'],
+  rateLimit: door.rules.ratePerMinute,
+  maxPasteBytes: door.rules.maxBytes,
+  privacies: ANONYMOUS_PRIVACIES,
+  anonymous: true,
+});
 
 /** The token's bucket (README, Rate limits): 429 with `limit_per_minute` and `Retry-After`. */
 const rateLimit: Step<ApiContext> = (ctx) => {
-  const limit = principalOf(ctx).rateLimit;
+  const p = principalOf(ctx);
+  const limit = p.rateLimit;
   if (limit === 0) return undefined;
-  const d = ctx.deps.limiter.consume(`token:${principalOf(ctx).tokenId}`, limit);
+  const d =
+    p.anonymous === true && ctx.deps.anonymous !== null
+      ? ctx.deps.anonymous.admit(ctx.clientKey)
+      : ctx.deps.limiter.consume(`token:${p.tokenId}`, limit);
   ctx.headers['x-ratelimit-remaining'] = String(d.remaining);
   if (!d.allowed) {
     throw new HttpError('rate_limited', 'Rate limit exceeded; slow down', {
@@ -192,12 +222,13 @@ export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
     },
     done: (ctx, reply) => {
       // Without a valid token nothing else bounds how fast a client makes lines.
-      const unlogged = ctx.principal === null ? deps.logBudget.admit(ctx.clientKey) : 0;
+      const anonymous = ctx.principal?.anonymous === true;
+      const unlogged = ctx.principal === null || anonymous ? deps.logBudget.admit(ctx.clientKey) : 0;
       if (unlogged === null) return;
       const entry: ApiLogEntry = {
         time: iso.of(deps.now()),
-        token_id: ctx.principal?.tokenId ?? ctx.refusedTokenId,
-        user_id: ctx.principal?.userId ?? null,
+        token_id: anonymous ? null : (ctx.principal?.tokenId ?? ctx.refusedTokenId),
+        user_id: anonymous ? null : (ctx.principal?.userId ?? null),
         method: ctx.method,
         endpoint: ctx.path,
         status: reply.status,

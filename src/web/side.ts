@@ -69,8 +69,8 @@ const csrf: Step<WebContext> = (ctx) => {
 
 /** Anonymous visitors of a members' page go to the login page (and back); non-admins get 403 from admin pages. */
 const access: Step<WebContext> = (ctx) => {
-  const need = routeOf(ctx).access;
-  if (need !== undefined && ctx.user === null) {
+  const { access: need, anonymous } = routeOf(ctx);
+  if (need !== undefined && ctx.user === null && !(anonymous === true && ctx.deps.anonymous !== null)) {
     const back =
       ctx.method === 'GET' || ctx.method === 'HEAD'
         ? ctx.path + (ctx.rawQuery === '' ? '' : `?${ctx.rawQuery}`)

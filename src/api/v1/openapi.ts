@@ -151,6 +151,12 @@ const writeResult: Schema = {
       format: 'uri',
       description: "The short link (`/s/` and the hash's first six characters).",
     },
+    delete_url: {
+      type: 'string',
+      format: 'uri',
+      description:
+        'Only for a paste made without a token (ANONYMOUS_PASTES): the page that deletes it. Its key is shown this once and kept only as a digest.',
+    },
   },
 };
 
@@ -346,7 +352,8 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           operationId: 'createPaste',
           summary: 'Create a paste (scope `write`)',
           description:
-            'A `text/plain` body (UTF-8; another charset is 415) is the content, and the other fields come from the query string: `cmd | curl -H "Content-Type: text/plain" --data-binary @- "…/paste_create.php?title=build.log&expiry=1d"`. With `Accept: text/plain` the answer is the paste\'s URL and a newline.',
+            'A `text/plain` body (UTF-8; another charset is 415) is the content, and the other fields come from the query string: `cmd | curl -H "Content-Type: text/plain" --data-binary @- "…/paste_create.php?title=build.log&expiry=1d"`. With `Accept: text/plain` the answer is the paste\'s URL and a newline.\n\nWhen the server runs with ANONYMOUS_PASTES=1, a request with no token at all is an anonymous create: its own rate limit per client IP (ANONYMOUS_RATE_PER_MINUTE, in the rate-limit headers), at most ANONYMOUS_MAX_BYTES of content (413), public or unlisted only (400), an expiry no longer than ANONYMOUS_MAX_EXPIRY (400; left out, it is that longest one), no Idempotency-Key; the answer adds `delete_url`. Otherwise a request without a token is 401.',
+          security: [{ bearer: [] }, { queryToken: [] }, {}],
           parameters: [idempotencyKey, ...textQueryParams],
           requestBody: {
             required: true,
