@@ -49,6 +49,8 @@ export interface ApiRequest {
   clientKey: string;
   query: Fields;
   body: Fields;
+  /** The path's parameters (`/documents/:key`). */
+  params: Readonly<Record<string, string>>;
   principal: Principal;
   viewer: Viewer;
 }
@@ -58,8 +60,13 @@ export interface TokenRoute {
   scope: Scope;
   /** Takes a `text/plain` body as its `content`, the other fields from the query string (README, Create a paste). */
   text?: true;
-  /** Lets a request without any token through as an anonymous one, when ANONYMOUS_PASTES is on. */
-  anonymous?: true;
+  /**
+   * Lets a request that carries no token at all through: `create` as an anonymous paste
+   * when ANONYMOUS_PASTES is on, `read` always (what a paste's web page shows anyone).
+   */
+  anonymous?: 'create' | 'read';
+  /** The whole body is the content whatever its Content-Type, never a place for a token (hastebin's API). */
+  raw?: true;
   handler: (r: ApiRequest) => Reply | Promise<Reply>;
 }
 

@@ -14,11 +14,13 @@ import { RequestContext } from '../pipeline/context.ts';
 import { toHttpError } from '../pipeline/refusal.ts';
 import type { Side, Step } from '../pipeline/run.ts';
 import { stringField, type ApiDeps, type ApiRoute, type TokenRoute } from './request.ts';
+import { hasteRoutes, isHastePath } from './haste.ts';
 import { apiV1Routes } from './v1/routes.ts';
 
 /** An API request as its steps fill it in. */
 export class ApiContext extends RequestContext {
   route: ApiRoute | null = null;
+  params: Readonly<Record<string, string>> = NO_PARAMS;
   /** The query string, or why it is malformed: said only after auth, rate limit and scope. */
   query: Fields | HttpError = NO_FIELDS;
   type: BodyType | null = null;
@@ -50,6 +52,8 @@ export class ApiContext extends RequestContext {
   }
 }
 
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);
+
 const WORDS = { notFound: 'Unknown endpoint', notAllowed: (m: string) => `Method ${m} is not allowed here` };
 
 const routeOf = (ctx: ApiContext): TokenRoute => {
@@ -77,8 +81,8 @@ const credentials: Step<ApiContext> = (ctx) => {
   // A malformed Authorization header counts as a bad token rather than being ignored.
   if (header !== undefined) ctx.secret = /^Bearer +([^\s]+) *$/i.exec(header)?.[1] ?? '';
   else ctx.secret = ctx.query instanceof HttpError ? findParam(ctx.rawQuery, 'token') : stringField(ctx.query, 'token');
-  // A text body is all content: it has no token field to look for.
-  if (ctx.secret !== null || ctx.type === null || ctx.type === 'text') return undefined;
+  // A text body is all content: it has no token field to look for; nor has a raw one.
+  if (ctx.secret !== null || ctx.type === null || ctx.type === 'text' || routeOf(ctx).raw === true) return undefined;
   return readFields(ctx.req, ctx.type, maxBodyBytes(ctx.deps.maxPasteBytes), ctx.deps.preAuth).then(
     (body) => {
       ctx.body = body;
@@ -98,10 +102,11 @@ const credentials: Step<ApiContext> = (ctx) => {
  */
 const authenticate: Step<ApiContext> = (ctx) => {
   const door = ctx.deps.anonymous;
-  if (ctx.secret === null && door !== null && routeOf(ctx).anonymous === true) {
-    ctx.principal = anonymousPrincipal(door);
+  const open = ctx.secret === null ? routeOf(ctx).anonymous : undefined;
+  if (open === 'read' || (open === 'create' && door !== null)) {
+    ctx.principal = open === 'read' || door === null ? ANONYMOUS_READER : anonymousPrincipal(door);
     ctx.viewer = NOBODY;
-    ctx.headers['x-ratelimit-limit'] = String(door.rules.ratePerMinute);
+    ctx.headers['x-ratelimit-limit'] = String(ctx.principal.rateLimit);
     return undefined;
   }
   return ctx.deps.accounts.fresh().then(() => {
@@ -119,6 +124,17 @@ const authenticate: Step<ApiContext> = (ctx) => {
  */
 /** The anonymous caller as the paste rules see it: a user id no paste has, not even an anonymous one. */
 const NOBODY = { userId: -1, isAdmin: false };
+
+/** A reader without a token: what the web shows anyone, with no budget of its own, as the web has none. */
+const ANONYMOUS_READER: Principal = {
+  tokenId: '',
+  userId: -1,
+  scopes: ['read'],
+  rateLimit: 0,
+  maxPasteBytes: null,
+  privacies: null,
+  anonymous: true,
+};
 
 const anonymousPrincipal = (door: AnonymousDoor): Principal => ({
   tokenId: '',
@@ -164,6 +180,7 @@ const body: Step<ApiContext> = (ctx) => {
     return undefined;
   };
   if (ctx.method !== 'POST' || ctx.body !== null) return check();
+  if (routeOf(ctx).raw === true) return rawBody(ctx).then(check);
   const text = routeOf(ctx).text === true;
   if (ctx.type === null || (ctx.type === 'text' && !text)) {
     throw new HttpError(
@@ -176,6 +193,18 @@ const body: Step<ApiContext> = (ctx) => {
     return check();
   });
 };
+
+/**
+ * A raw body (hastebin's `POST /documents`): the content whatever the Content-Type says,
+ * but a multipart form, which is not text, and the other fields from the query string.
+ */
+function rawBody(ctx: ApiContext): Promise<void> {
+  if (/^\s*multipart\//i.test(ctx.req.headers['content-type'] ?? ''))
+    throw new HttpError('unsupported_media_type', 'Send the text itself as the body, not a multipart form');
+  return readFields(ctx.req, 'text', maxBodyBytes(ctx.deps.maxPasteBytes)).then((fields) => {
+    ctx.body = ctx.query instanceof HttpError ? fields : withQuery(fields, ctx.query);
+  });
+}
 
 /** A text body's `content` with the other fields from the query string (the body's wins). */
 function withQuery(body: Fields, query: Fields): Fields {
@@ -195,12 +224,13 @@ const principalOf = (ctx: ApiContext): Principal => {
  * the JSON envelope, and one log line for every request whatever its fate, but for those
  * past their client's budget of lines when no valid token pays for them.
  */
-export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
+export function apiSide(deps: ApiDeps, routes = [...apiV1Routes, ...hasteRoutes]): Side<ApiContext> {
   const router = new Router<ApiRoute>(routes);
   const iso = new IsoTimes();
   const route: Step<ApiContext> = (ctx) => {
     const found = resolveRoute(router, ctx.method, ctx.path, WORDS, ctx);
     ctx.route = found.data;
+    ctx.params = found.params;
     return undefined;
   };
   const handle: Step<ApiContext> = (ctx) => {
@@ -209,7 +239,8 @@ export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
     // The body step has thrown whatever query or body error there was: both are fields now.
     const query = ctx.query as Fields;
     const body = (ctx.body as Fields | null) ?? NO_FIELDS;
-    return routeOf(ctx).handler({ deps, req, ip, clientKey, query, body, principal: principalOf(ctx), viewer });
+    const { params } = ctx;
+    return routeOf(ctx).handler({ deps, req, ip, clientKey, query, body, params, principal: principalOf(ctx), viewer });
   };
   return {
     context: (req, path, rawQuery, ip, clientKey, id) => new ApiContext(deps, req, path, rawQuery, ip, clientKey, id),
@@ -218,6 +249,8 @@ export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
       const e = toHttpError(err, (fault) => deps.logError(fault, ctx.id), 'Internal server error');
       ctx.error = e.message;
       if (err instanceof AuthError && err.tokenId !== undefined) ctx.refusedTokenId = err.tokenId;
+      // hastebin's clients read its error shape (api/haste.ts).
+      if (isHastePath(ctx.path)) return json({ message: e.message, ...e.extra.body }, e.status, e.extra.headers);
       return json({ ok: false, error: e.message, code: e.code, ...e.extra.body }, e.status, e.extra.headers);
     },
     done: (ctx, reply) => {

@@ -1,6 +1,7 @@
 import { userViewer } from '../auth/viewer.ts';
 import { bodyType, maxBodyBytes, readFields } from '../http/body.ts';
 import { HttpError } from '../http/errors.ts';
+import { emptyFields } from '../http/fields.ts';
 import { redirect } from '../http/reply.ts';
 import { resolveRoute, Router } from '../http/router.ts';
 import { PasteError } from '../paste/errors.ts';
@@ -9,6 +10,7 @@ import type { Side, Step } from '../pipeline/run.ts';
 import { WebContext, type WebDeps, type WebRoute } from './context.ts';
 import { CSRF_FIELD, csrfMatches } from './csrf.ts';
 import { errorReply, NOT_FOUND_MESSAGE } from './pages/error.ts';
+import { viewPaste } from './pages/paste.ts';
 import { webRoutes } from './routes.ts';
 import { resolveSession, sessionIdOf } from './session.ts';
 import { secureCookies } from './session-cookies.ts';
@@ -83,6 +85,28 @@ const access: Step<WebContext> = (ctx) => {
 
 const handle: Step<WebContext> = (ctx) => routeOf(ctx).handler(ctx);
 
+const PASTE_PAGE: WebRoute = { handler: viewPaste };
+/** `/<key>` or `/<key>.<ext>`: one segment, 10 letters or digits, an optional extension. */
+const HASTE_LINK_RE = /^\/([A-Za-z0-9]{10})(?:\.[A-Za-z0-9]{1,16})?$/;
+
+/**
+ * A hastebin client's link, `/<key>` or `/<key>.js` (api/haste.ts): the paste's page, as at
+ * `/p/<key>`. Only a GET or HEAD of a path no route has and of exactly that shape is one,
+ * so no page, now or later, is hidden behind it.
+ */
+function hasteLink(
+  router: Router<WebRoute>,
+  ctx: WebContext,
+): { data: WebRoute; params: Record<string, string> } | null {
+  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return null;
+  const m = HASTE_LINK_RE.exec(ctx.path);
+  if (m === null || router.match(ctx.method, ctx.path).kind !== 'not_found') return null;
+  const params = emptyFields() as Record<string, string>;
+  params['hash'] = m[1] as string;
+  ctx.pattern = '/:key';
+  return { data: PASTE_PAGE, params };
+}
+
 /**
  * The web side (README, Web pages): who is asking (session cookie), the route (404 / 405),
  * for a POST its Origin, the form and its CSRF token (403, 415, 413, 400, 403), the route's
@@ -93,7 +117,7 @@ export function webSide(deps: WebDeps, routes = webRoutes): Side<WebContext> {
   const router = new Router<WebRoute>(routes);
   const secure = secureCookies(deps.config.baseUrl);
   const route: Step<WebContext> = (ctx) => {
-    const found = resolveRoute(router, ctx.method, ctx.path, WORDS, ctx);
+    const found = hasteLink(router, ctx) ?? resolveRoute(router, ctx.method, ctx.path, WORDS, ctx);
     ctx.route = found.data;
     ctx.params = found.params;
     return undefined;

@@ -1,3 +1,4 @@
+import { HASTE_ERROR, hastePaths } from '../haste-openapi.ts';
 import { STATUS_BY_CODE, type ErrorCode } from '../../http/errors.ts';
 import { EXPIRY_MS } from '../../paste/expiry.ts';
 import { LANGUAGE_ALIASES, LANGUAGES } from '../../paste/language.ts';
@@ -471,6 +472,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           },
         },
       },
+      ...hastePaths,
     },
     components: {
       securitySchemes: {
@@ -537,6 +539,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           properties: { ok: { const: true }, paste: ref('Paste') },
         },
         Paste: paste,
+        HasteError: HASTE_ERROR,
         Receipt: {
           type: 'object',
           description:

@@ -11,7 +11,7 @@ export const apiV1Routes: RouteDef<ApiRoute>[] = [
   {
     method: 'POST',
     path: '/api/v1/paste_create.php',
-    data: { scope: 'write', text: true, anonymous: true, handler: createPaste },
+    data: { scope: 'write', text: true, anonymous: 'create', handler: createPaste },
   },
   { method: 'POST', path: '/api/v1/paste_edit.php', data: { scope: 'write', handler: editPaste } },
   { method: 'POST', path: '/api/v1/paste_delete.php', data: { scope: 'write', handler: deletePaste } },

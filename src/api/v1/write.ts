@@ -16,10 +16,22 @@ import { deleteUrl, pasteUrl, refuse, requireHash, shortUrl } from './present.ts
  * text/plain`, a shell piping into curl) gets the paste's URL and a newline.
  */
 export async function createPaste(r: ApiRequest): Promise<Reply> {
+  const { hash, deleteUrl } = await makePaste(r);
+  const url = pasteUrl(r.deps, hash);
+  if (prefersPlainText(r.req.headers.accept)) return { kind: 'text', status: 200, body: `${url}\n` };
+  const made = { ok: true, hash, url, short_url: shortUrl(r.deps, hash) };
+  return json(deleteUrl === undefined ? made : { ...made, delete_url: deleteUrl });
+}
+
+/**
+ * Makes the paste a create asks for, by the token's rules or, without one, the anonymous
+ * door's; answers its hash, and an anonymous paste's delete link. Both APIs create here.
+ */
+export async function makePaste(r: ApiRequest): Promise<{ hash: string; deleteUrl?: string }> {
   const v = validateCreate(r.body, r.deps.maxPasteBytes);
   if (!v.ok) throw refuse(v.problems);
   const door = r.deps.anonymous;
-  if (r.principal.anonymous === true && door !== null) return createAnonymous(r, door, v.value);
+  if (r.principal.anonymous === true && door !== null) return makeAnonymous(r, door, v.value);
   const input = v.value;
   withinTokenLimits(r, input.content, input.privacy);
   const owner = r.principal.userId;
@@ -30,9 +42,7 @@ export async function createPaste(r: ApiRequest): Promise<Reply> {
     null,
     async (h) => (await r.deps.pastes.create(input, owner, h)).hash,
   );
-  const url = pasteUrl(r.deps, hash);
-  if (prefersPlainText(r.req.headers.accept)) return { kind: 'text', status: 200, body: `${url}\n` };
-  return json({ ok: true, hash, url, short_url: shortUrl(r.deps, hash) });
+  return { hash };
 }
 
 /**
@@ -40,15 +50,17 @@ export async function createPaste(r: ApiRequest): Promise<Reply> {
  * retried by Idempotency-Key (there is no token to keep the key under), and answered with
  * the delete link, whose key is shown this once and kept only as a digest.
  */
-async function createAnonymous(r: ApiRequest, door: AnonymousDoor, asked: CreateInput): Promise<Reply> {
+async function makeAnonymous(
+  r: ApiRequest,
+  door: AnonymousDoor,
+  asked: CreateInput,
+): Promise<{ hash: string; deleteUrl: string }> {
   const input = { ...asked, expiry: door.expiryOf(r.body, asked.expiry) };
   const problems = door.problems(r.body, input);
   if (problems.length > 0) throw refuse(problems);
   const { key, digest } = door.newDeleteKey();
   const { hash } = await r.deps.pastes.create(input, ANONYMOUS_OWNER, undefined, digest);
-  const url = pasteUrl(r.deps, hash);
-  if (prefersPlainText(r.req.headers.accept)) return { kind: 'text', status: 200, body: `${url}\n` };
-  return json({ ok: true, hash, url, short_url: shortUrl(r.deps, hash), delete_url: deleteUrl(r.deps, hash, key) });
+  return { hash, deleteUrl: deleteUrl(r.deps, hash, key) };
 }
 
 /** The token's own limits (README, Web pages: API Tokens): 413 past its size, 403 for a privacy it may not use. */
