@@ -38,6 +38,8 @@ export interface Config {
   databaseTimeoutMs: number;
   /** ANONYMOUS_PASTES and its limits (README, Anonymous pastes); null: every create needs an account. */
   anonymous: AnonymousLimits | null;
+  /** CORS_ORIGINS: the origins the API answers across origins (`*`: any); empty: none (README, CORS). */
+  corsOrigins: readonly string[];
 }
 
 /** What a create without an account may do: per client IP per minute, bytes, the longest expiry. */
@@ -101,6 +103,39 @@ function listenOf(raw: string | undefined, problems: string[]): { host: string; 
     return null;
   }
   return { host: m[1] ?? m[2] ?? '', port };
+}
+
+/**
+ * CORS_ORIGINS: a comma-separated list of origins (`https://app.example`, a port if not the
+ * scheme's own, no path), or `*` alone; unset or empty: none.
+ */
+export function corsOriginsOf(raw: string | undefined, problems: string[]): string[] {
+  const list = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (list.length === 1 && list[0] === '*') return ['*'];
+  const origins: string[] = [];
+  for (const item of list) {
+    let origin: string | null = null;
+    try {
+      const u = new URL(item);
+      // Browsers send an origin as scheme://host[:port], lower case, the default port left out.
+      if (
+        (u.protocol === 'http:' || u.protocol === 'https:') &&
+        `${u.origin}` === item.toLowerCase().replace(/\/$/, '')
+      )
+        origin = u.origin;
+    } catch {
+      // URL throws a TypeError for anything unparseable: reported below.
+    }
+    if (origin === null) {
+      problems.push(
+        `CORS_ORIGINS must be * or a comma-separated list of origins such as https://app.example:8443, got "${item}"`,
+      );
+    } else origins.push(origin);
+  }
+  return origins;
 }
 
 /** LOG_FORMAT: `json` (the default) or `pretty`. */
@@ -249,6 +284,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     databaseTimeoutMs: int('DATABASE_TIMEOUT_MS', 5000, 100, 600_000),
     maxRevisions: int('MAX_REVISIONS', 100, 1, 10_000),
     anonymous: null,
+    corsOrigins: corsOriginsOf(env['CORS_ORIGINS'], problems),
   };
   config.anonymous = flag('ANONYMOUS_PASTES') ? anonymousOf(config.maxPasteBytes) : null;
   if (problems.length > 0) throw new ConfigError(problems);

@@ -11,6 +11,7 @@ import type { Config } from './config.ts';
 import { Passwords } from './crypto/passwords.ts';
 import { Signer, sign } from './crypto/signature.ts';
 import { BodyBudget, preAuthBudgetBytes } from './http/body-budget.ts';
+import { Cors } from './http/cors.ts';
 import { maxBodyBytes } from './http/body.ts';
 import { inviteWhenRead } from './http/continue.ts';
 import type { Reply } from './http/reply.ts';
@@ -174,6 +175,7 @@ function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string) {
     limiter: s.limiter,
     pastes: s.pastes,
     anonymous: s.anonymous,
+    cors: config.corsOrigins.length === 0 ? null : new Cors(config.corsOrigins),
     bodies: new ReadBodies(Math.max(1_048_576, config.pasteCacheBytes / 8)),
     idempotency: new Idempotency(
       storage.idempotency,

@@ -193,3 +193,20 @@ test('ANONYMOUS_PASTES is off unless set; on, its limits have defaults and are c
     );
   }
 });
+
+test('CORS_ORIGINS is empty unless set; it takes * or a list of origins, and nothing else', () => {
+  assert.deepEqual(parseConfig({}).corsOrigins, []);
+  assert.deepEqual(parseConfig({ CORS_ORIGINS: '' }).corsOrigins, []);
+  assert.deepEqual(parseConfig({ CORS_ORIGINS: '*' }).corsOrigins, ['*']);
+  assert.deepEqual(parseConfig({ CORS_ORIGINS: 'https://app.example, http://localhost:3000' }).corsOrigins, [
+    'https://app.example',
+    'http://localhost:3000',
+  ]);
+  for (const bad of ['https://app.example/path', 'app.example', '*, https://app.example', 'ftp://x.example', 'null']) {
+    assert.throws(
+      () => parseConfig({ CORS_ORIGINS: bad }),
+      (err) => err instanceof ConfigError && err.message.includes('CORS_ORIGINS'),
+      bad,
+    );
+  }
+});

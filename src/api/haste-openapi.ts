@@ -23,7 +23,8 @@ const WHY: Record<number, string> = {
 
 const requestId = { $ref: '#/components/headers/X-Request-Id' };
 
-function answers(...statuses: number[]): Record<string, Schema> {
+/** hastebin's error answers for these statuses (a 304 has no body). */
+export function answers(...statuses: number[]): Record<string, Schema> {
   const out: Record<string, Schema> = {};
   for (const status of statuses) {
     const headers: Schema = { 'X-Request-Id': requestId };

@@ -3,6 +3,7 @@ import type { Authenticator } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/viewer.ts';
 import type { Viewer } from '../paste/access.ts';
 import type { BodyBudget } from '../http/body-budget.ts';
+import type { Cors } from '../http/cors.ts';
 import type { Fields } from '../http/fields.ts';
 import type { Reply } from '../http/reply.ts';
 import type { ApiLogEntry } from '../log/entry.ts';
@@ -26,6 +27,8 @@ export interface ApiDeps {
   authenticator: Pick<Authenticator, 'token'>;
   limiter: Pick<RateLimiter, 'consume'>;
   pastes: PasteService;
+  /** Cross-origin access (CORS_ORIGINS); null: same-origin only, and OPTIONS is a 405 like any other method. */
+  cors: Cors | null;
   /** Creates without a token (ANONYMOUS_PASTES); null: every request needs one. */
   anonymous: AnonymousDoor | null;
   /** The read answers' rendered pieces, per paste version. */

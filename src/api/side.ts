@@ -4,6 +4,7 @@ import { tokenViewer, type Principal } from '../auth/viewer.ts';
 import { ANONYMOUS_OWNER, ANONYMOUS_PRIVACIES, type AnonymousDoor } from '../paste/anonymous.ts';
 import { hasScope } from '../auth/tokens.ts';
 import { bodyType, maxBodyBytes, readFields, type BodyType } from '../http/body.ts';
+import { Cors } from '../http/cors.ts';
 import { HttpError } from '../http/errors.ts';
 import { emptyFields, findParam, NO_FIELDS, parseUrlEncoded, type Fields } from '../http/fields.ts';
 import { json } from '../http/reply.ts';
@@ -59,6 +60,17 @@ const WORDS = { notFound: 'Unknown endpoint', notAllowed: (m: string) => `Method
 const routeOf = (ctx: ApiContext): TokenRoute => {
   if (ctx.route === null || ctx.route.scope === null) throw new Error('the route and open steps have not run');
   return ctx.route;
+};
+
+/**
+ * Cross-origin access (README, CORS): an allowed origin's page may read every answer, errors
+ * included, and a browser's preflight is answered here, before any route or token.
+ */
+const cors: Step<ApiContext> = (ctx) => {
+  const policy = ctx.deps.cors;
+  if (policy === null) return undefined;
+  policy.decorate(ctx.req, ctx.headers);
+  return Cors.isPreflight(ctx.req) ? policy.preflight(ctx.req) : undefined;
 };
 
 /** An endpoint that needs no token (the OpenAPI document) is answered here, before any is asked for. */
@@ -244,7 +256,7 @@ export function apiSide(deps: ApiDeps, routes = [...apiV1Routes, ...hasteRoutes]
   };
   return {
     context: (req, path, rawQuery, ip, clientKey, id) => new ApiContext(deps, req, path, rawQuery, ip, clientKey, id),
-    steps: [route, open, credentials, authenticate, rateLimit, scope, body, handle],
+    steps: [cors, route, open, credentials, authenticate, rateLimit, scope, body, handle],
     refuse: (ctx, err) => {
       const e = toHttpError(err, (fault) => deps.logError(fault, ctx.id), 'Internal server error');
       ctx.error = e.message;
