@@ -92,13 +92,16 @@ const credentials: Step<ApiContext> = (ctx) => {
   const header = ctx.req.headers.authorization;
   // A malformed Authorization header counts as a bad token rather than being ignored.
   if (header !== undefined) ctx.secret = /^Bearer +([^\s]+) *$/i.exec(header)?.[1] ?? '';
-  else ctx.secret = ctx.query instanceof HttpError ? findParam(ctx.rawQuery, 'token') : stringField(ctx.query, 'token');
+  else
+    ctx.secret = noneIfEmpty(
+      ctx.query instanceof HttpError ? findParam(ctx.rawQuery, 'token') : stringField(ctx.query, 'token'),
+    );
   // A text body is all content: it has no token field to look for; nor has a raw one.
   if (ctx.secret !== null || ctx.type === null || ctx.type === 'text' || routeOf(ctx).raw === true) return undefined;
   return readFields(ctx.req, ctx.type, maxBodyBytes(ctx.deps.maxPasteBytes), ctx.deps.preAuth).then(
     (body) => {
       ctx.body = body;
-      ctx.secret = stringField(body, 'token');
+      ctx.secret = noneIfEmpty(stringField(body, 'token'));
       return undefined;
     },
     (err: unknown) => {
@@ -107,6 +110,13 @@ const credentials: Step<ApiContext> = (ctx) => {
     },
   );
 };
+
+/**
+ * An empty `token` field or parameter is no token, as a form with the field left blank
+ * means (pastebinit's config, contrib/pastebinit): without ANONYMOUS_PASTES it is the same
+ * 401 "token required" as before. An empty bearer header stays a malformed one.
+ */
+const noneIfEmpty = (secret: string | null): string | null => (secret === '' ? null : secret);
 
 /**
  * 401 for a missing or bad token, 429 once the client's failed-auth budget is spent, against
