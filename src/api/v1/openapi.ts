@@ -377,7 +377,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
       title: 'Paste API',
       version: '1',
       description:
-        "The JSON API of a self-hosted paste service. Every answer carries `X-Request-Id`. Every endpoint but this document needs an API token, sent (in this order of preference) as `Authorization: Bearer <token>`, as the query parameter `token`, or as the body field `token`. When several errors apply, the first of 404, 405, 401/429 (authentication), 429 (rate limit), 403 (scope), 415/413/400 (body), then the endpoint's own checks wins. Every answer carries `Cache-Control: no-store`.",
+        "The JSON API of a self-hosted paste service. Every answer carries `X-Request-Id`. Every endpoint but this document needs an API token, sent (in this order of preference) as `Authorization: Bearer <token>`, as the query parameter `token`, or as the body field `token` (an empty one is none); but for a create when the server allows anonymous pastes (ANONYMOUS_PASTES), and hastebin's reads, which without a token see what the paste's web page shows. hastebin's endpoints (`/documents`, `/raw/{key}`) answer hastebin's shapes. With CORS_ORIGINS set, a browser's preflight (`OPTIONS`) is answered 204, and answers to a listed origin carry `Access-Control-Allow-Origin`. When several errors apply, the first of 404, 405, 401/429 (authentication), 429 (rate limit), 403 (scope), 415/413/400 (body), then the endpoint's own checks wins. Every answer carries `Cache-Control: no-store`.",
     },
     servers: [{ url: baseUrl }],
     security: [{ bearer: [] }, { queryToken: [] }],
