@@ -47,7 +47,8 @@ function wrongField(f: Record<string, unknown>): string | null {
   if (f['receipt'] !== undefined && f['receipt'] !== null && !isReceipt(f['receipt'])) return 'receipt';
   if (f['revision'] !== undefined && (!Number.isInteger(f['revision']) || (f['revision'] as number) < 1))
     return 'revision';
-  if (f['delete_key'] !== undefined && typeof f['delete_key'] !== 'string') return 'delete_key';
+  if (f['delete_key'] !== undefined && (typeof f['delete_key'] !== 'string' || !/^[0-9a-f]{64}$/.test(f['delete_key'])))
+    return 'delete_key';
   return null;
 }
 

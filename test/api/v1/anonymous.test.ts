@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { apiLogLines, everythingStored, storedPaste } from '../../helpers/stored.ts';
-import { makeToken, req, startServer, type AppServer } from '../../helpers/server.ts';
+import { cli, makeToken, req, startServer, type AppServer } from '../../helpers/server.ts';
 import { WebClient } from '../../helpers/web-client.ts';
 
 let off: AppServer;
@@ -154,5 +154,35 @@ describe('the anonymous rate limit', () => {
         [200, null],
       ],
     );
+  });
+});
+
+describe('anonymous pastes across export and import', () => {
+  test('an anonymous paste moves as one (owner null, its delete key as a digest): still anonymous, its link still works', async () => {
+    const r = await create(on, { content: 'moving house' });
+    const hash = r.json['hash'] as string;
+    const link = new URL(r.json['delete_url'] as string).pathname;
+    const line = (await cli(on.dataDir, ['export']))
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l['hash'] === hash);
+    assert.ok(line !== undefined);
+    assert.equal(line['owner'], null);
+    assert.match(String(line['delete_key']), /^[0-9a-f]{64}$/);
+
+    const target = await startServer({ env: { ANONYMOUS_PASTES: '1' } });
+    const report = await cli(target.dataDir, ['import'], `${JSON.stringify(line)}\n`);
+    assert.match(report, /imported 1\b/);
+    assert.doesNotMatch(report, /user/i, 'no user is made for it');
+    assert.equal((await storedPaste(target.dataDir, hash))?.['owner_id'], 0);
+    const visitor = new WebClient(target);
+    await visitor.get(link);
+    assert.equal((await visitor.post(link, {})).status, 200);
+    assert.equal(await storedPaste(target.dataDir, hash), null);
+
+    // A user's line never brings a delete key along.
+    const forged = { ...line, hash: 'Zz00000000', owner: 'mallory' };
+    await cli(target.dataDir, ['import'], `${JSON.stringify(forged)}\n`);
+    assert.equal((await storedPaste(target.dataDir, 'Zz00000000'))?.['delete_key'] ?? null, null);
   });
 });
