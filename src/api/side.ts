@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { AuthError } from '../auth/errors.ts';
 import { tokenViewer, type Principal } from '../auth/viewer.ts';
-import { ANONYMOUS_OWNER, ANONYMOUS_PRIVACIES, type AnonymousDoor } from '../paste/anonymous.ts';
+import { ANONYMOUS_READER, anonymousCreator, NOBODY } from './open-principals.ts';
 import { hasScope } from '../auth/tokens.ts';
 import { bodyType, maxBodyBytes, readFields, type BodyType } from '../http/body.ts';
 import { Cors } from '../http/cors.ts';
@@ -126,7 +126,7 @@ const authenticate: Step<ApiContext> = (ctx) => {
   const door = ctx.deps.anonymous;
   const open = ctx.secret === null ? routeOf(ctx).anonymous : undefined;
   if (open === 'read' || (open === 'create' && door !== null)) {
-    ctx.principal = open === 'read' || door === null ? ANONYMOUS_READER : anonymousPrincipal(door);
+    ctx.principal = open === 'read' || door === null ? ANONYMOUS_READER : anonymousCreator(door);
     ctx.viewer = NOBODY;
     ctx.headers['x-ratelimit-limit'] = String(ctx.principal.rateLimit);
     return undefined;
@@ -139,34 +139,6 @@ const authenticate: Step<ApiContext> = (ctx) => {
     return undefined;
   });
 };
-
-/**
- * A request without a token on a route open to anonymous creates: no account, the door's
- * size bound, public or unlisted only, and the client's own budget (rateLimit below).
- */
-/** The anonymous caller as the paste rules see it: a user id no paste has, not even an anonymous one. */
-const NOBODY = { userId: -1, isAdmin: false };
-
-/** A reader without a token: what the web shows anyone, with no budget of its own, as the web has none. */
-const ANONYMOUS_READER: Principal = {
-  tokenId: '',
-  userId: -1,
-  scopes: ['read'],
-  rateLimit: 0,
-  maxPasteBytes: null,
-  privacies: null,
-  anonymous: true,
-};
-
-const anonymousPrincipal = (door: AnonymousDoor): Principal => ({
-  tokenId: '',
-  userId: ANONYMOUS_OWNER,
-  scopes: ['write'],
-  rateLimit: door.rules.ratePerMinute,
-  maxPasteBytes: door.rules.maxBytes,
-  privacies: ANONYMOUS_PRIVACIES,
-  anonymous: true,
-});
 
 /** The token's bucket (README, Rate limits): 429 with `limit_per_minute` and `Retry-After`. */
 const rateLimit: Step<ApiContext> = (ctx) => {
