@@ -157,6 +157,14 @@ describe('the anonymous rate limit', () => {
   });
 });
 
+test('IPv6 clients share the anonymous budget of their /64 (IPV6_PREFIX_LENGTH), as the other per-IP budgets', async () => {
+  const s = await startServer({ env: { ANONYMOUS_PASTES: '1', ANONYMOUS_RATE_PER_MINUTE: '1', TRUST_PROXY: '1' } });
+  const from = (ip: string) => create(s, { content: 'x' }, { 'x-forwarded-for': ip });
+  assert.equal((await from('2001:db8:1:2::1')).status, 200);
+  assert.equal((await from('2001:db8:1:2::ffff')).status, 429, 'the same /64');
+  assert.equal((await from('2001:db8:1:3::1')).status, 200, 'another /64');
+});
+
 describe('anonymous pastes across export and import', () => {
   test('an anonymous paste moves as one (owner null, its delete key as a digest): still anonymous, its link still works', async () => {
     const r = await create(on, { content: 'moving house' });
