@@ -1,5 +1,6 @@
 import type { Health } from './backend.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isHastePath } from './api/haste.ts';
 import { clientIp, clientKey } from './http/client-ip.ts';
 import { json, type Reply } from './http/reply.ts';
 import type { RequestIds } from './http/request-id.ts';
@@ -44,7 +45,8 @@ export function createApp(sides: AppSides): (req: IncomingMessage, res: ServerRe
     // Browsers ask for /favicon.ico on pages without a link to an icon (the raw text page).
     const asset = path.startsWith('/static/') || path === '/favicon.ico' ? staticAsset(req, path, query) : null;
     if (asset !== null) return respond(res, asset, { 'x-request-id': id });
-    const side = path.startsWith('/api/') ? sides.api : sides.web;
+    // hastebin's API (api/haste.ts) is the API's too, at the paths its clients use.
+    const side = path.startsWith('/api/') || isHastePath(path) ? sides.api : sides.web;
     const ip = clientIp(req, sides.trustProxy);
     side(req, res, path, query, ip, clientKey(ip, sides.ipv6PrefixLength), id);
   };

@@ -8,6 +8,7 @@ import { isScope, type Scope } from './auth/tokens.ts';
 import { type Config, ConfigError, parseConfig } from './config.ts';
 import { hashPassword } from './crypto/passwords.ts';
 import { AuditLog, type Actor } from './log/audit.ts';
+import { isAnonymous } from './paste/anonymous.ts';
 import { formatTime } from './paste/paste.ts';
 import { BackupRefused, writeBackup } from './store/backup.ts';
 import { restoreBackup, RestoreError } from './store/restore.ts';
@@ -259,7 +260,11 @@ async function exportCommand(
     const p = await storage.pastes.get(hash).catch(() => null);
     if (p === null) continue; // Deleted (or damaged) since the first pass.
     io.stdout(
-      exportLine(p, accounts.user(p.owner_id)?.name ?? `user-${p.owner_id}`, p.view_count + storage.pendingViews(p)),
+      exportLine(
+        p,
+        isAnonymous(p) ? null : (accounts.user(p.owner_id)?.name ?? `user-${p.owner_id}`),
+        p.view_count + storage.pendingViews(p),
+      ),
     );
     count++;
   }

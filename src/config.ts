@@ -43,6 +43,10 @@ export interface Config {
   databaseTimeoutMs: number;
   /** Sign-in by a trusted proxy (README, Sign-in by a proxy); null: off, the header means nothing. */
   authProxy: AuthProxyConfig | null;
+  /** ANONYMOUS_PASTES and its limits (README, Anonymous pastes); null: every create needs an account. */
+  anonymous: AnonymousLimits | null;
+  /** CORS_ORIGINS: the origins the API answers across origins (`*`: any); empty: none (README, CORS). */
+  corsOrigins: readonly string[];
 }
 
 /** AUTH_PROXY_*: who may vouch for a user, in which header, and what follows from it. */
@@ -59,6 +63,21 @@ export interface AuthProxyConfig {
   /** Where Log out goes (the proxy's own sign-out); null: this site's home page. */
   logoutUrl: string | null;
 }
+
+/** What a create without an account may do: per client IP per minute, bytes, the longest expiry. */
+export interface AnonymousLimits {
+  ratePerMinute: number;
+  maxBytes: number;
+  maxExpiry: AnonymousExpiry;
+}
+
+/** The expiries an anonymous paste may be capped at: any of paste/expiry.ts's but `never`. */
+const ANONYMOUS_EXPIRIES = ['10m', '1h', '1d', '1w', '1m'] as const;
+type AnonymousExpiry = (typeof ANONYMOUS_EXPIRIES)[number];
+const isAnonymousExpiry = (s: string): s is AnonymousExpiry => (ANONYMOUS_EXPIRIES as readonly string[]).includes(s);
+
+/** Anonymous pastes' default size bound, when MAX_PASTE_BYTES is not smaller. */
+const ANONYMOUS_DEFAULT_BYTES = 65_536;
 
 /** SSL as `sslmode` asks: off, tried, or required (with the certificate checked for `verify-full`). */
 export const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-full'] as const;
@@ -106,6 +125,39 @@ function listenOf(raw: string | undefined, problems: string[]): { host: string; 
     return null;
   }
   return { host: m[1] ?? m[2] ?? '', port };
+}
+
+/**
+ * CORS_ORIGINS: a comma-separated list of origins (`https://app.example`, a port if not the
+ * scheme's own, no path), or `*` alone; unset or empty: none.
+ */
+export function corsOriginsOf(raw: string | undefined, problems: string[]): string[] {
+  const list = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (list.length === 1 && list[0] === '*') return ['*'];
+  const origins: string[] = [];
+  for (const item of list) {
+    let origin: string | null = null;
+    try {
+      const u = new URL(item);
+      // Browsers send an origin as scheme://host[:port], lower case, the default port left out.
+      if (
+        (u.protocol === 'http:' || u.protocol === 'https:') &&
+        `${u.origin}` === item.toLowerCase().replace(/\/$/, '')
+      )
+        origin = u.origin;
+    } catch {
+      // URL throws a TypeError for anything unparseable: reported below.
+    }
+    if (origin === null) {
+      problems.push(
+        `CORS_ORIGINS must be * or a comma-separated list of origins such as https://app.example:8443, got "${item}"`,
+      );
+    } else origins.push(origin);
+  }
+  return origins;
 }
 
 /** LOG_FORMAT: `json` (the default) or `pretty`. */
@@ -270,6 +322,18 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     return false;
   };
 
+  /** The anonymous door's limits; its bytes are at most MAX_PASTE_BYTES, its expiry never `never`. */
+  const anonymousOf = (maxPasteBytes: number): AnonymousLimits => {
+    const maxExpiry = env['ANONYMOUS_MAX_EXPIRY'] || '1w';
+    if (!isAnonymousExpiry(maxExpiry))
+      problems.push(`ANONYMOUS_MAX_EXPIRY must be one of ${ANONYMOUS_EXPIRIES.join(', ')}, got "${maxExpiry}"`);
+    return {
+      ratePerMinute: int('ANONYMOUS_RATE_PER_MINUTE', 10, 1, 1_000_000),
+      maxBytes: int('ANONYMOUS_MAX_BYTES', Math.min(ANONYMOUS_DEFAULT_BYTES, maxPasteBytes), 1, maxPasteBytes),
+      maxExpiry: isAnonymousExpiry(maxExpiry) ? maxExpiry : '1w',
+    };
+  };
+
   const port = int('PORT', 8080, 0, 65535);
   const host = env['HOST'] || '127.0.0.1';
   // An IPv4 or IPv6 address, or a host name (letters, digits and hyphens, dot-separated labels).
@@ -318,7 +382,10 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     databaseTimeoutMs: int('DATABASE_TIMEOUT_MS', 5000, 100, 600_000),
     maxRevisions: int('MAX_REVISIONS', 100, 1, 10_000),
     authProxy: authProxyOf(env, problems, flag),
+    anonymous: null,
+    corsOrigins: corsOriginsOf(env['CORS_ORIGINS'], problems),
   };
+  config.anonymous = flag('ANONYMOUS_PASTES') ? anonymousOf(config.maxPasteBytes) : null;
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

@@ -11,6 +11,7 @@ import type { Config } from './config.ts';
 import { Passwords } from './crypto/passwords.ts';
 import { Signer, sign } from './crypto/signature.ts';
 import { BodyBudget, preAuthBudgetBytes } from './http/body-budget.ts';
+import { Cors } from './http/cors.ts';
 import { maxBodyBytes } from './http/body.ts';
 import { inviteWhenRead } from './http/continue.ts';
 import type { Reply } from './http/reply.ts';
@@ -19,6 +20,7 @@ import { respond } from './http/respond.ts';
 import { LineBudget } from './log/line-budget.ts';
 import { ServerLog } from './log/server-log.ts';
 import { ServerMetrics } from './observe.ts';
+import { AnonymousDoor } from './paste/anonymous.ts';
 import { PasteService } from './paste/service.ts';
 import type { RequestContext } from './pipeline/context.ts';
 import { InFlight, serve, TurnQueue, type FaultLog } from './pipeline/run.ts';
@@ -157,6 +159,7 @@ function buildServices(b: Basics, storage: Storage) {
     limiter,
     authenticator,
     pastes,
+    anonymous: config.anonymous === null ? null : new AnonymousDoor(config.anonymous, limiter),
     accounts: new Accounts(storage.accounts, now, storage.audit),
     // One budget for both sides: what matters is the memory all unauthenticated bodies hold.
     preAuth: new BodyBudget(preAuthBudgetBytes(maxBodyBytes(config.maxPasteBytes))),
@@ -176,6 +179,8 @@ function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string, d
     authenticator: s.authenticator,
     limiter: s.limiter,
     pastes: s.pastes,
+    anonymous: s.anonymous,
+    cors: config.corsOrigins.length === 0 ? null : new Cors(config.corsOrigins),
     bodies: new ReadBodies(Math.max(1_048_576, config.pasteCacheBytes / 8)),
     idempotency: new Idempotency(
       storage.idempotency,
@@ -207,6 +212,7 @@ function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string, d
     authenticator: s.authenticator,
     sessions: storage.sessions,
     pastes: s.pastes,
+    anonymous: s.anonymous,
     tokenUsage: storage.tokenUsage,
     limiter: s.limiter,
     now,

@@ -174,3 +174,54 @@ test('SHUTDOWN_DRAIN_MS is 0 by default, 2000 behind a proxy (TRUST_PROXY=1), an
         err.problems.some((p) => p.startsWith('PORT')),
     );
 });
+
+test('ANONYMOUS_PASTES is off unless set; on, its limits have defaults and are checked', () => {
+  assert.equal(parseConfig({}).anonymous, null);
+  assert.equal(parseConfig({ ANONYMOUS_PASTES: '0', ANONYMOUS_MAX_EXPIRY: 'never' }).anonymous, null);
+  assert.deepEqual(parseConfig({ ANONYMOUS_PASTES: '1' }).anonymous, {
+    ratePerMinute: 10,
+    maxBytes: 65_536,
+    maxExpiry: '1w',
+  });
+  // The default size bound is never more than MAX_PASTE_BYTES.
+  assert.equal(parseConfig({ ANONYMOUS_PASTES: '1', MAX_PASTE_BYTES: '1000' }).anonymous?.maxBytes, 1000);
+  assert.deepEqual(
+    parseConfig({
+      ANONYMOUS_PASTES: '1',
+      ANONYMOUS_RATE_PER_MINUTE: '3',
+      ANONYMOUS_MAX_BYTES: '500',
+      ANONYMOUS_MAX_EXPIRY: '1h',
+    }).anonymous,
+    { ratePerMinute: 3, maxBytes: 500, maxExpiry: '1h' },
+  );
+  for (const [name, value] of [
+    ['ANONYMOUS_MAX_EXPIRY', 'never'],
+    ['ANONYMOUS_MAX_EXPIRY', '2w'],
+    ['ANONYMOUS_RATE_PER_MINUTE', '0'],
+    ['ANONYMOUS_MAX_BYTES', '2000000'],
+    ['ANONYMOUS_PASTES', 'yes'],
+  ] as const) {
+    assert.throws(
+      () => parseConfig({ ANONYMOUS_PASTES: '1', [name]: value }),
+      (err) => err instanceof ConfigError && err.message.includes(name),
+      `${name}=${value}`,
+    );
+  }
+});
+
+test('CORS_ORIGINS is empty unless set; it takes * or a list of origins, and nothing else', () => {
+  assert.deepEqual(parseConfig({}).corsOrigins, []);
+  assert.deepEqual(parseConfig({ CORS_ORIGINS: '' }).corsOrigins, []);
+  assert.deepEqual(parseConfig({ CORS_ORIGINS: '*' }).corsOrigins, ['*']);
+  assert.deepEqual(parseConfig({ CORS_ORIGINS: 'https://app.example, http://localhost:3000' }).corsOrigins, [
+    'https://app.example',
+    'http://localhost:3000',
+  ]);
+  for (const bad of ['https://app.example/path', 'app.example', '*, https://app.example', 'ftp://x.example', 'null']) {
+    assert.throws(
+      () => parseConfig({ CORS_ORIGINS: bad }),
+      (err) => err instanceof ConfigError && err.message.includes('CORS_ORIGINS'),
+      bad,
+    );
+  }
+});

@@ -3,10 +3,12 @@ import type { Authenticator } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/viewer.ts';
 import type { Viewer } from '../paste/access.ts';
 import type { BodyBudget } from '../http/body-budget.ts';
+import type { Cors } from '../http/cors.ts';
 import type { Fields } from '../http/fields.ts';
 import type { Reply } from '../http/reply.ts';
 import type { ApiLogEntry } from '../log/entry.ts';
 import type { LineBudget } from '../log/line-budget.ts';
+import type { AnonymousDoor } from '../paste/anonymous.ts';
 import type { PasteService } from '../paste/service.ts';
 import type { FaultLog } from '../pipeline/run.ts';
 import type { RateLimiter } from '../ratelimit/bucket.ts';
@@ -25,6 +27,10 @@ export interface ApiDeps {
   authenticator: Pick<Authenticator, 'token'>;
   limiter: Pick<RateLimiter, 'consume'>;
   pastes: PasteService;
+  /** Cross-origin access (CORS_ORIGINS); null: same-origin only, and OPTIONS is a 405 like any other method. */
+  cors: Cors | null;
+  /** Creates without a token (ANONYMOUS_PASTES); null: every request needs one. */
+  anonymous: AnonymousDoor | null;
   /** The read answers' rendered pieces, per paste version. */
   bodies: ReadBodies;
   /** Writes carried out once per Idempotency-Key. */
@@ -46,6 +52,8 @@ export interface ApiRequest {
   clientKey: string;
   query: Fields;
   body: Fields;
+  /** The path's parameters (`/documents/:key`). */
+  params: Readonly<Record<string, string>>;
   principal: Principal;
   viewer: Viewer;
 }
@@ -55,6 +63,13 @@ export interface TokenRoute {
   scope: Scope;
   /** Takes a `text/plain` body as its `content`, the other fields from the query string (README, Create a paste). */
   text?: true;
+  /**
+   * Lets a request that carries no token at all through: `create` as an anonymous paste
+   * when ANONYMOUS_PASTES is on, `read` always (what a paste's web page shows anyone).
+   */
+  anonymous?: 'create' | 'read';
+  /** The whole body is the content whatever its Content-Type, never a place for a token (hastebin's API). */
+  raw?: true;
   handler: (r: ApiRequest) => Reply | Promise<Reply>;
 }
 

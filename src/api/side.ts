@@ -1,8 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import { AuthError } from '../auth/errors.ts';
 import { tokenViewer, type Principal } from '../auth/viewer.ts';
+import { ANONYMOUS_READER, anonymousCreator, NOBODY } from './open-principals.ts';
 import { hasScope } from '../auth/tokens.ts';
 import { bodyType, maxBodyBytes, readFields, type BodyType } from '../http/body.ts';
+import { Cors } from '../http/cors.ts';
 import { HttpError } from '../http/errors.ts';
 import { emptyFields, findParam, NO_FIELDS, parseUrlEncoded, type Fields } from '../http/fields.ts';
 import { json } from '../http/reply.ts';
@@ -13,11 +15,13 @@ import { RequestContext } from '../pipeline/context.ts';
 import { toHttpError } from '../pipeline/refusal.ts';
 import type { Side, Step } from '../pipeline/run.ts';
 import { stringField, type ApiDeps, type ApiRoute, type TokenRoute } from './request.ts';
+import { hasteRoutes, isHastePath } from './haste.ts';
 import { apiV1Routes } from './v1/routes.ts';
 
 /** An API request as its steps fill it in. */
 export class ApiContext extends RequestContext {
   route: ApiRoute | null = null;
+  params: Readonly<Record<string, string>> = NO_PARAMS;
   /** The query string, or why it is malformed: said only after auth, rate limit and scope. */
   query: Fields | HttpError = NO_FIELDS;
   type: BodyType | null = null;
@@ -49,11 +53,24 @@ export class ApiContext extends RequestContext {
   }
 }
 
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);
+
 const WORDS = { notFound: 'Unknown endpoint', notAllowed: (m: string) => `Method ${m} is not allowed here` };
 
 const routeOf = (ctx: ApiContext): TokenRoute => {
   if (ctx.route === null || ctx.route.scope === null) throw new Error('the route and open steps have not run');
   return ctx.route;
+};
+
+/**
+ * Cross-origin access (README, CORS): an allowed origin's page may read every answer, errors
+ * included, and a browser's preflight is answered here, before any route or token.
+ */
+const cors: Step<ApiContext> = (ctx) => {
+  const policy = ctx.deps.cors;
+  if (policy === null) return undefined;
+  policy.decorate(ctx.req, ctx.headers);
+  return Cors.isPreflight(ctx.req) ? policy.preflight(ctx.req) : undefined;
 };
 
 /** An endpoint that needs no token (the OpenAPI document) is answered here, before any is asked for. */
@@ -75,13 +92,16 @@ const credentials: Step<ApiContext> = (ctx) => {
   const header = ctx.req.headers.authorization;
   // A malformed Authorization header counts as a bad token rather than being ignored.
   if (header !== undefined) ctx.secret = /^Bearer +([^\s]+) *$/i.exec(header)?.[1] ?? '';
-  else ctx.secret = ctx.query instanceof HttpError ? findParam(ctx.rawQuery, 'token') : stringField(ctx.query, 'token');
-  // A text body is all content: it has no token field to look for.
-  if (ctx.secret !== null || ctx.type === null || ctx.type === 'text') return undefined;
+  else
+    ctx.secret = noneIfEmpty(
+      ctx.query instanceof HttpError ? findParam(ctx.rawQuery, 'token') : stringField(ctx.query, 'token'),
+    );
+  // A text body is all content: it has no token field to look for; nor has a raw one.
+  if (ctx.secret !== null || ctx.type === null || ctx.type === 'text' || routeOf(ctx).raw === true) return undefined;
   return readFields(ctx.req, ctx.type, maxBodyBytes(ctx.deps.maxPasteBytes), ctx.deps.preAuth).then(
     (body) => {
       ctx.body = body;
-      ctx.secret = stringField(body, 'token');
+      ctx.secret = noneIfEmpty(stringField(body, 'token'));
       return undefined;
     },
     (err: unknown) => {
@@ -92,23 +112,43 @@ const credentials: Step<ApiContext> = (ctx) => {
 };
 
 /**
+ * An empty `token` field or parameter is no token, as a form with the field left blank
+ * means (pastebinit's config, contrib/pastebinit): without ANONYMOUS_PASTES it is the same
+ * 401 "token required" as before. An empty bearer header stays a malformed one.
+ */
+const noneIfEmpty = (secret: string | null): string | null => (secret === '' ? null : secret);
+
+/**
  * 401 for a missing or bad token, 429 once the client's failed-auth budget is spent, against
  * the accounts as they are now (a token the CLI just made or revoked counts at once).
  */
-const authenticate: Step<ApiContext> = (ctx) =>
-  ctx.deps.accounts.fresh().then(() => {
+const authenticate: Step<ApiContext> = (ctx) => {
+  const door = ctx.deps.anonymous;
+  const open = ctx.secret === null ? routeOf(ctx).anonymous : undefined;
+  if (open === 'read' || (open === 'create' && door !== null)) {
+    ctx.principal = open === 'read' || door === null ? ANONYMOUS_READER : anonymousCreator(door);
+    ctx.viewer = NOBODY;
+    ctx.headers['x-ratelimit-limit'] = String(ctx.principal.rateLimit);
+    return undefined;
+  }
+  return ctx.deps.accounts.fresh().then(() => {
     const principal = ctx.deps.authenticator.token(ctx.secret, ctx, ctx.req.socket);
     ctx.principal = principal;
     ctx.viewer = tokenViewer(principal);
     ctx.headers['x-ratelimit-limit'] = String(principal.rateLimit);
     return undefined;
   });
+};
 
 /** The token's bucket (README, Rate limits): 429 with `limit_per_minute` and `Retry-After`. */
 const rateLimit: Step<ApiContext> = (ctx) => {
-  const limit = principalOf(ctx).rateLimit;
+  const p = principalOf(ctx);
+  const limit = p.rateLimit;
   if (limit === 0) return undefined;
-  const d = ctx.deps.limiter.consume(`token:${principalOf(ctx).tokenId}`, limit);
+  const d =
+    p.anonymous === true && ctx.deps.anonymous !== null
+      ? ctx.deps.anonymous.admit(ctx.clientKey)
+      : ctx.deps.limiter.consume(`token:${p.tokenId}`, limit);
   ctx.headers['x-ratelimit-remaining'] = String(d.remaining);
   if (!d.allowed) {
     throw new HttpError('rate_limited', 'Rate limit exceeded; slow down', {
@@ -134,6 +174,7 @@ const body: Step<ApiContext> = (ctx) => {
     return undefined;
   };
   if (ctx.method !== 'POST' || ctx.body !== null) return check();
+  if (routeOf(ctx).raw === true) return rawBody(ctx).then(check);
   const text = routeOf(ctx).text === true;
   if (ctx.type === null || (ctx.type === 'text' && !text)) {
     throw new HttpError(
@@ -146,6 +187,18 @@ const body: Step<ApiContext> = (ctx) => {
     return check();
   });
 };
+
+/**
+ * A raw body (hastebin's `POST /documents`): the content whatever the Content-Type says,
+ * but a multipart form, which is not text, and the other fields from the query string.
+ */
+function rawBody(ctx: ApiContext): Promise<void> {
+  if (/^\s*multipart\//i.test(ctx.req.headers['content-type'] ?? ''))
+    throw new HttpError('unsupported_media_type', 'Send the text itself as the body, not a multipart form');
+  return readFields(ctx.req, 'text', maxBodyBytes(ctx.deps.maxPasteBytes)).then((fields) => {
+    ctx.body = ctx.query instanceof HttpError ? fields : withQuery(fields, ctx.query);
+  });
+}
 
 /** A text body's `content` with the other fields from the query string (the body's wins). */
 function withQuery(body: Fields, query: Fields): Fields {
@@ -165,12 +218,13 @@ const principalOf = (ctx: ApiContext): Principal => {
  * the JSON envelope, and one log line for every request whatever its fate, but for those
  * past their client's budget of lines when no valid token pays for them.
  */
-export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
+export function apiSide(deps: ApiDeps, routes = [...apiV1Routes, ...hasteRoutes]): Side<ApiContext> {
   const router = new Router<ApiRoute>(routes);
   const iso = new IsoTimes();
   const route: Step<ApiContext> = (ctx) => {
     const found = resolveRoute(router, ctx.method, ctx.path, WORDS, ctx);
     ctx.route = found.data;
+    ctx.params = found.params;
     return undefined;
   };
   const handle: Step<ApiContext> = (ctx) => {
@@ -179,25 +233,29 @@ export function apiSide(deps: ApiDeps, routes = apiV1Routes): Side<ApiContext> {
     // The body step has thrown whatever query or body error there was: both are fields now.
     const query = ctx.query as Fields;
     const body = (ctx.body as Fields | null) ?? NO_FIELDS;
-    return routeOf(ctx).handler({ deps, req, ip, clientKey, query, body, principal: principalOf(ctx), viewer });
+    const { params } = ctx;
+    return routeOf(ctx).handler({ deps, req, ip, clientKey, query, body, params, principal: principalOf(ctx), viewer });
   };
   return {
     context: (req, path, rawQuery, ip, clientKey, id) => new ApiContext(deps, req, path, rawQuery, ip, clientKey, id),
-    steps: [route, open, credentials, authenticate, rateLimit, scope, body, handle],
+    steps: [cors, route, open, credentials, authenticate, rateLimit, scope, body, handle],
     refuse: (ctx, err) => {
       const e = toHttpError(err, (fault) => deps.logError(fault, ctx.id), 'Internal server error');
       ctx.error = e.message;
       if (err instanceof AuthError && err.tokenId !== undefined) ctx.refusedTokenId = err.tokenId;
+      // hastebin's clients read its error shape (api/haste.ts).
+      if (isHastePath(ctx.path)) return json({ message: e.message, ...e.extra.body }, e.status, e.extra.headers);
       return json({ ok: false, error: e.message, code: e.code, ...e.extra.body }, e.status, e.extra.headers);
     },
     done: (ctx, reply) => {
       // Without a valid token nothing else bounds how fast a client makes lines.
-      const unlogged = ctx.principal === null ? deps.logBudget.admit(ctx.clientKey) : 0;
+      const anonymous = ctx.principal?.anonymous === true;
+      const unlogged = ctx.principal === null || anonymous ? deps.logBudget.admit(ctx.clientKey) : 0;
       if (unlogged === null) return;
       const entry: ApiLogEntry = {
         time: iso.of(deps.now()),
-        token_id: ctx.principal?.tokenId ?? ctx.refusedTokenId,
-        user_id: ctx.principal?.userId ?? null,
+        token_id: anonymous ? null : (ctx.principal?.tokenId ?? ctx.refusedTokenId),
+        user_id: anonymous ? null : (ctx.principal?.userId ?? null),
         method: ctx.method,
         endpoint: ctx.path,
         status: reply.status,

@@ -11,6 +11,8 @@ export interface Principal {
   /** The token's own limits (README, Web pages: API Tokens): largest content, allowed privacies; null: none. */
   maxPasteBytes: number | null;
   privacies: readonly string[] | null;
+  /** A create without a token, let through by ANONYMOUS_PASTES (README, Anonymous pastes). */
+  anonymous?: true;
 }
 
 /*

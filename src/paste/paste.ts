@@ -48,6 +48,11 @@ export interface Paste {
   readonly receipt?: Receipt | null;
   /** Which version this is: 1 when created, one more with each edit (README, Revisions). */
   readonly revision?: number;
+  /**
+   * An anonymous paste's delete key, as its SHA-256 (paste/anonymous.ts). Only anonymous
+   * pastes have the field, so every other paste's file stays as it was written before.
+   */
+  readonly delete_key?: string;
 }
 
 /** When a one-time paste was read and how: on the web, or through the API with which token. */

@@ -11,6 +11,7 @@ import {
   type ViewCounts,
 } from './repository.ts';
 import { canSee, needsPassword, owns } from './access.ts';
+import { ANONYMOUS_OWNER, deleteKeyMatches } from './anonymous.ts';
 import { PasteError } from './errors.ts';
 import { expireAt } from './expiry.ts';
 import { detectLanguage } from './language.ts';
@@ -400,8 +401,11 @@ export class PasteService {
     return p;
   }
 
-  /** Creates a paste; `hash`, when given, is tried first (a retried request's, README Safe retries). */
-  async create(input: CreateInput, ownerId: number, hash?: string): Promise<Paste> {
+  /**
+   * Creates a paste; `hash`, when given, is tried first (a retried request's, README Safe
+   * retries). An anonymous paste keeps its delete key's digest, and is on no owner's list.
+   */
+  async create(input: CreateInput, ownerId: number, hash?: string, deleteKey?: string): Promise<Paste> {
     const now = this.#now();
     const password = input.password === null ? null : await this.#passwords.hash(input.password);
     const content_json = encodeContent(input.content);
@@ -424,8 +428,11 @@ export class PasteService {
         view_count: 0,
         receipt: null,
         revision: 1,
+        ...(deleteKey === undefined ? {} : { delete_key: deleteKey }),
       }),
-      { add: (p) => this.#owners.add(ownerId, p.hash), withdraw: (p) => this.#owners.remove(ownerId, p.hash) },
+      ownerId === ANONYMOUS_OWNER
+        ? undefined
+        : { add: (p) => this.#owners.add(ownerId, p.hash), withdraw: (p) => this.#owners.remove(ownerId, p.hash) },
       hash,
     );
     if (paste.privacy === 'public' && paste.burn_after_read === 0) this.#recent.add(paste.hash);
@@ -440,7 +447,8 @@ export class PasteService {
    */
   async relist(hash: string): Promise<void> {
     const p = await this.#store.get(hash);
-    if (p !== null && !(await this.#owners.list(p.owner_id)).includes(hash)) await this.#owners.add(p.owner_id, hash);
+    if (p === null || p.owner_id === ANONYMOUS_OWNER) return;
+    if (!(await this.#owners.list(p.owner_id)).includes(hash)) await this.#owners.add(p.owner_id, hash);
   }
 
   /** How many pastes the user owns (the admins' Users page, `cli user list`). */
@@ -572,7 +580,20 @@ export class PasteService {
     }
     this.#counts.deleted++;
     this.#recent.remove(hash);
-    if (ownerId !== null) await this.#owners.remove(ownerId, hash);
+    if (ownerId !== null && ownerId !== ANONYMOUS_OWNER) await this.#owners.remove(ownerId, hash);
+  }
+
+  /**
+   * Deletes an anonymous paste with the key its maker was given (README, Anonymous pastes).
+   * A wrong key, or a paste that has none, is told apart from no paste by nothing.
+   */
+  async deleteWithKey(hash: string, key: string): Promise<void> {
+    await this.#store.transact(hash, (p) => {
+      if (p === null || !deleteKeyMatches(key, p.delete_key)) throw new PasteError('not_found');
+      return { result: p, next: 'delete', dropRevisions: true };
+    });
+    this.#counts.deleted++;
+    this.#recent.remove(hash);
   }
 
   /**

@@ -15,7 +15,7 @@ export const pasteColumns = (sql: ISql): PendingQuery<Row[]> => sql`
   (extract(epoch from created_at) * 1000)::float8 as created_at,
   (extract(epoch from updated_at) * 1000)::float8 as updated_at,
   (extract(epoch from expire_at) * 1000)::float8 as expire_at,
-  view_count::float8 as view_count, receipt, revision`;
+  view_count::float8 as view_count, receipt, revision, delete_key`;
 
 /**
  * When the expiry sweep must next look at a paste, or null for never: a tombstone (burned
@@ -54,6 +54,7 @@ export function pasteOf(r: Row): Paste {
     view_count: r['view_count'] as number,
     receipt: receiptOf(r['receipt']),
     revision: r['revision'] as number,
+    ...(typeof r['delete_key'] === 'string' ? { delete_key: r['delete_key'] } : {}),
   };
 }
 
@@ -79,6 +80,7 @@ export function rowOf(p: Paste, sweepAt: number | null): Record<string, unknown>
     content_json: p.content_json,
     receipt: p.receipt === undefined || p.receipt === null ? null : receiptOf(p.receipt),
     sweep_at: sweepAt === null ? null : time(sweepAt),
+    delete_key: p.delete_key ?? null,
   };
 }
 

@@ -47,6 +47,8 @@ function wrongField(f: Record<string, unknown>): string | null {
   if (f['receipt'] !== undefined && f['receipt'] !== null && !isReceipt(f['receipt'])) return 'receipt';
   if (f['revision'] !== undefined && (!Number.isInteger(f['revision']) || (f['revision'] as number) < 1))
     return 'revision';
+  if (f['delete_key'] !== undefined && (typeof f['delete_key'] !== 'string' || !/^[0-9a-f]{64}$/.test(f['delete_key'])))
+    return 'delete_key';
   return null;
 }
 
@@ -130,5 +132,6 @@ export function parseFile(text: string): Paste {
     view_count: f.view_count,
     receipt: f.receipt ?? null,
     revision: f.revision ?? 1,
+    ...(typeof f.delete_key === 'string' ? { delete_key: f.delete_key } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import { ANONYMOUS_OWNER } from '../paste/anonymous.ts';
 import type { OwnerLists, PasteRepository } from '../paste/repository.ts';
 import { join } from 'node:path';
 import type { Accounts } from '../auth/accounts.ts';
@@ -26,19 +27,22 @@ export interface ExportedPaste {
   burn_after_read: 0 | 1;
   burned: boolean;
   password: string | null;
-  owner: string;
+  /** The owner's name; null for an anonymous paste (paste/anonymous.ts). */
+  owner: string | null;
   created_at: string;
   updated_at: string;
   expire_at: string | null;
   view_count: number;
   revision: number;
   receipt: { at: string; via: 'web' | 'api'; token_id: string | null } | null;
+  /** An anonymous paste's delete key, as the digest it is kept as, so its link still works after a move. */
+  delete_key?: string;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** The export line of a stored paste. */
-export function exportLine(p: Paste, owner: string, viewCount: number): string {
+export function exportLine(p: Paste, owner: string | null, viewCount: number): string {
   const line: ExportedPaste = {
     v: 1,
     hash: p.hash,
@@ -61,6 +65,7 @@ export function exportLine(p: Paste, owner: string, viewCount: number): string {
         ? null
         : { at: iso(p.receipt.at), via: p.receipt.via, token_id: p.receipt.token_id },
   };
+  if (p.delete_key !== undefined) line.delete_key = p.delete_key;
   return JSON.stringify(line);
 }
 
@@ -81,7 +86,7 @@ function time(value: unknown, name: string): number {
  * import): a title and text within the limits, a password only as the salted hash an
  * export writes, and no text left in a burned paste.
  */
-export function parseExportLine(line: string, maxBytes: number): { paste: Paste; owner: string } {
+export function parseExportLine(line: string, maxBytes: number): { paste: Paste; owner: string | null } {
   let o: Record<string, unknown>;
   try {
     o = JSON.parse(line) as Record<string, unknown>;
@@ -90,7 +95,9 @@ export function parseExportLine(line: string, maxBytes: number): { paste: Paste;
   }
   if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new ImportError('not a JSON object');
   if (o['v'] !== 1) throw new ImportError('"v" must be 1 (a line written by a newer version?)');
-  if (typeof o['owner'] !== 'string' || o['owner'] === '') throw new ImportError('"owner" must be a user name');
+  const owner = o['owner'];
+  if (owner !== null && (typeof owner !== 'string' || owner === ''))
+    throw new ImportError('"owner" must be a user name, or null for an anonymous paste');
   if (typeof o['language'] !== 'string' || !isLanguage(o['language']))
     throw new ImportError('"language" is not a language this service knows');
   const r = o['receipt'] as Record<string, unknown> | null | undefined;
@@ -104,6 +111,8 @@ export function parseExportLine(line: string, maxBytes: number): { paste: Paste;
   };
   delete (record as Record<string, unknown>)['owner'];
   delete (record as Record<string, unknown>)['v'];
+  // Only an anonymous paste has a delete key.
+  if (owner !== null) delete (record as Record<string, unknown>)['delete_key'];
   // The store's own check of a file's fields (store/paste-record.ts) decides the rest.
   let paste: Paste;
   try {
@@ -114,7 +123,7 @@ export function parseExportLine(line: string, maxBytes: number): { paste: Paste;
     throw err;
   }
   checkLimits(paste, maxBytes);
-  return { paste, owner: o['owner'] };
+  return { paste, owner };
 }
 
 /** What a create would refuse, and what no export writes. */
@@ -231,8 +240,9 @@ export async function importPastes(
       continue;
     }
     const { paste, owner } = parsed;
-    let user = deps.accounts.userByName(owner);
-    if (user === undefined) {
+    // An anonymous paste (owner null) has no user to find or make.
+    let user = owner === null ? null : deps.accounts.userByName(owner);
+    if (user === undefined && owner !== null) {
       try {
         user = await deps.accounts.addUser(owner, 'user', null, deps.actor);
       } catch (err) {
@@ -244,7 +254,7 @@ export async function importPastes(
       }
       report.usersAdded.push(user.name);
     }
-    const ownerId = user.id;
+    const ownerId = user === null || user === undefined ? ANONYMOUS_OWNER : user.id;
     const here = HASH_RE.test(paste.hash) ? await deps.store.get(paste.hash).catch(() => null) : null;
     if (
       here !== null &&
@@ -258,7 +268,10 @@ export async function importPastes(
     const stored = await deps.store.create(
       // Spread, then overridden: the fields keep the order parseFile gave them.
       (hash) => ({ ...paste, hash, owner_id: ownerId }),
-      { add: (p) => deps.owners.add(ownerId, p.hash), withdraw: (p) => deps.owners.remove(ownerId, p.hash) },
+      // An anonymous paste is on no owner's list.
+      ownerId === ANONYMOUS_OWNER
+        ? undefined
+        : { add: (p) => deps.owners.add(ownerId, p.hash), withdraw: (p) => deps.owners.remove(ownerId, p.hash) },
       paste.hash,
     );
     report.imported++;

@@ -9,6 +9,7 @@ import type { BodyBudget } from '../http/body-budget.ts';
 import { parseCookies } from '../http/cookies.ts';
 import { NO_FIELDS, parseUrlEncodedLenient, type Fields } from '../http/fields.ts';
 import type { Reply } from '../http/reply.ts';
+import type { AnonymousDoor } from '../paste/anonymous.ts';
 import type { PasteService } from '../paste/service.ts';
 import { RequestContext } from '../pipeline/context.ts';
 import type { FaultLog } from '../pipeline/run.ts';
@@ -57,6 +58,8 @@ export interface WebDeps {
   authenticator: Pick<Authenticator, 'login'>;
   sessions: SessionRecords;
   pastes: PasteService;
+  /** Creates without an account (ANONYMOUS_PASTES); null: only users create. */
+  anonymous: AnonymousDoor | null;
   /** When each token was last used, for the token lists. */
   tokenUsage: {
     get(tokenId: string): number | undefined;
@@ -134,6 +137,8 @@ export interface WebRoute {
   access?: 'user' | 'admin';
   /** Reachable by a user whose password is temporary (the account page, logging out); every other page sends them there. */
   beforeNewPassword?: true;
+  /** A `user` route that visitors may reach too when ANONYMOUS_PASTES is on (creating a paste). */
+  anonymous?: true;
 }
 
 /** A string field of a form or query, '' when absent or not a string. */

@@ -68,13 +68,14 @@ export function pasteFields(
   v: PasteFormValues,
   expiryChoices: readonly (readonly [string, string])[],
   extra: SafeHtml,
+  privacyChoices: readonly (readonly [string, string])[] = PRIVACY_CHOICES,
 ): SafeHtml {
   return html`<div class="field"><label for="title">Title <span class="muted small">(optional)</span></label><input type="text" id="title" name="title" value="${v.title}" maxlength="${inputMaxLength(TITLE_MAX_CHARS)}" placeholder="Untitled paste"></div>
 <div class="field"><label for="content">Content</label><textarea id="content" name="content" class="code-input" rows="14" spellcheck="false" autocapitalize="off" required placeholder="Paste your text or code here">
 ${v.content}</textarea></div>
 <div class="grid">
 <div class="field"><label for="language">Language</label><select id="language" name="language">${options(languageChoices(), v.language)}</select></div>
-<div class="field"><label for="privacy">Visibility</label><select id="privacy" name="privacy">${options(PRIVACY_CHOICES, v.privacy)}</select></div>
+<div class="field"><label for="privacy">Visibility</label><select id="privacy" name="privacy">${options(privacyChoices, v.privacy)}</select></div>
 <div class="field"><label for="expiry">Expires</label><select id="expiry" name="expiry">${options(expiryChoices, v.expiry)}</select></div>
 ${extra}
 </div>

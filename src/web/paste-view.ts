@@ -1,3 +1,4 @@
+import { ANONYMOUS_NAME, isAnonymous } from '../paste/anonymous.ts';
 import { owns } from '../paste/access.ts';
 import { contentOf, shortcodeOf, type Paste } from '../paste/paste.ts';
 import type { Counted } from '../paste/service.ts';
@@ -65,7 +66,7 @@ export function pasteView(
 ): string {
   const { times } = ctx.deps;
   const now = ctx.deps.now();
-  const owner = ctx.deps.accounts.user(p.owner_id)?.name ?? 'a former user';
+  const owner = isAnonymous(p) ? ANONYMOUS_NAME : (ctx.deps.accounts.user(p.owner_id)?.name ?? 'a former user');
   const mine = owns(ctx.viewer, p);
   // The code block, its line count and size are made once per version (page-parts.ts); a
   // one-time paste's only showing is made for it alone, and shows all of the text.

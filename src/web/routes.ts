@@ -9,6 +9,7 @@ import { apiKeys, apiKeysAction } from './pages/api-keys.ts';
 import { deleteForm, deletePaste, editForm, editPaste } from './pages/edit.ts';
 import { pasteHistory } from './pages/history.ts';
 import { createPaste, home } from './pages/home.ts';
+import { keyDelete, keyDeleteForm } from './pages/key-delete.ts';
 import { myPastes } from './pages/my.ts';
 import { ACCOUNT_PATH, account, changePassword } from './pages/password.ts';
 import { pasteQr, rawPaste, rawPasteUnlock, shortLink, unlockPaste, viewPaste } from './pages/paste.ts';
@@ -19,7 +20,7 @@ import { pasteQr, rawPaste, rawPasteUnlock, shortLink, unlockPaste, viewPaste } 
  */
 export const webRoutes: RouteDef<WebRoute>[] = [
   { method: 'GET', path: '/', data: { handler: home } },
-  { method: 'POST', path: '/', data: { handler: createPaste, access: 'user' } },
+  { method: 'POST', path: '/', data: { handler: createPaste, access: 'user', anonymous: true } },
   { method: 'GET', path: '/login', data: { handler: loginForm } },
   { method: 'POST', path: '/login', data: { handler: login } },
   { method: 'GET', path: '/register', data: { handler: registerForm } },
@@ -46,5 +47,7 @@ export const webRoutes: RouteDef<WebRoute>[] = [
   { method: 'POST', path: '/p/:hash/edit', data: { handler: editPaste, access: 'user' } },
   { method: 'GET', path: '/p/:hash/delete', data: { handler: deleteForm, access: 'user' } },
   { method: 'POST', path: '/p/:hash/delete', data: { handler: deletePaste, access: 'user' } },
+  { method: 'GET', path: '/p/:hash/delete/:key', data: { handler: keyDeleteForm } },
+  { method: 'POST', path: '/p/:hash/delete/:key', data: { handler: keyDelete } },
   { method: 'GET', path: '/s/:code', data: { handler: shortLink } },
 ];

@@ -1,6 +1,7 @@
 import { userViewer } from '../auth/viewer.ts';
 import { bodyType, maxBodyBytes, readFields } from '../http/body.ts';
 import { HttpError } from '../http/errors.ts';
+import { emptyFields } from '../http/fields.ts';
 import { redirect } from '../http/reply.ts';
 import { resolveRoute, Router } from '../http/router.ts';
 import { PasteError } from '../paste/errors.ts';
@@ -11,6 +12,7 @@ import { CSRF_FIELD, csrfMatches } from './csrf.ts';
 import { errorReply, NOT_FOUND_MESSAGE } from './pages/error.ts';
 import { ACCOUNT_PATH } from './pages/password.ts';
 import { proxySignIn, proxyUserOf } from './proxy-sign-in.ts';
+import { viewPaste } from './pages/paste.ts';
 import { webRoutes } from './routes.ts';
 import { resolveSession, sessionIdOf } from './session.ts';
 import { secureCookies } from './session-cookies.ts';
@@ -71,8 +73,8 @@ const csrf: Step<WebContext> = (ctx) => {
 
 /** Anonymous visitors of a members' page go to the login page (and back); non-admins get 403 from admin pages. */
 const access: Step<WebContext> = (ctx) => {
-  const need = routeOf(ctx).access;
-  if (need !== undefined && ctx.user === null) {
+  const { access: need, anonymous } = routeOf(ctx);
+  if (need !== undefined && ctx.user === null && !(anonymous === true && ctx.deps.anonymous !== null)) {
     const back =
       ctx.method === 'GET' || ctx.method === 'HEAD'
         ? ctx.path + (ctx.rawQuery === '' ? '' : `?${ctx.rawQuery}`)
@@ -94,6 +96,28 @@ const newPassword: Step<WebContext> = (ctx) => {
 
 const handle: Step<WebContext> = (ctx) => routeOf(ctx).handler(ctx);
 
+const PASTE_PAGE: WebRoute = { handler: viewPaste };
+/** `/<key>` or `/<key>.<ext>`: one segment, 10 letters or digits, an optional extension. */
+const HASTE_LINK_RE = /^\/([A-Za-z0-9]{10})(?:\.[A-Za-z0-9]{1,16})?$/;
+
+/**
+ * A hastebin client's link, `/<key>` or `/<key>.js` (api/haste.ts): the paste's page, as at
+ * `/p/<key>`. Only a GET or HEAD of a path no route has and of exactly that shape is one,
+ * so no page, now or later, is hidden behind it.
+ */
+function hasteLink(
+  router: Router<WebRoute>,
+  ctx: WebContext,
+): { data: WebRoute; params: Record<string, string> } | null {
+  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return null;
+  const m = HASTE_LINK_RE.exec(ctx.path);
+  if (m === null || router.match(ctx.method, ctx.path).kind !== 'not_found') return null;
+  const params = emptyFields() as Record<string, string>;
+  params['hash'] = m[1] as string;
+  ctx.pattern = '/:key';
+  return { data: PASTE_PAGE, params };
+}
+
 /**
  * The web side (README, Web pages): who is asking (session cookie, then a trusted proxy's
  * header when AUTH_PROXY_HEADER is set), the route (404 / 405),
@@ -106,7 +130,7 @@ export function webSide(deps: WebDeps, routes = webRoutes): Side<WebContext> {
   const secure = secureCookies(deps.config.baseUrl);
   const proxy = deps.config.authProxy;
   const route: Step<WebContext> = (ctx) => {
-    const found = resolveRoute(router, ctx.method, ctx.path, WORDS, ctx);
+    const found = hasteLink(router, ctx) ?? resolveRoute(router, ctx.method, ctx.path, WORDS, ctx);
     ctx.route = found.data;
     ctx.params = found.params;
     return undefined;

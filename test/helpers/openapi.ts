@@ -46,10 +46,23 @@ export interface Answer {
   text: string;
 }
 
+/** The document's path a request path is an instance of: itself, or a `{param}` template it fits. */
+function templateOf(path: string): string {
+  if (doc.paths[path] !== undefined) return path;
+  const segments = path.split('/');
+  for (const template of Object.keys(doc.paths)) {
+    const parts = template.split('/');
+    if (parts.length === segments.length && parts.every((p, i) => /^\{\w+\}$/.test(p) || p === segments[i]))
+      return template;
+  }
+  return path;
+}
+
 /** Throws an AssertionError saying how `answer` to `method path` departs from the document. */
 export function checkApiAnswer(method: string, pathAndQuery: string, answer: Answer): void {
-  const path = pathAndQuery.split('?')[0] ?? '';
-  const where = `${method} ${path} → ${answer.status}`;
+  const sent = pathAndQuery.split('?')[0] ?? '';
+  const path = templateOf(sent);
+  const where = `${method} ${sent} → ${answer.status}`;
   const item = doc.paths[path];
   const op = item?.[method === 'HEAD' ? 'get' : method.toLowerCase()];
   let responseAt: string[];

@@ -12,6 +12,7 @@ import { startServer as startApp, type RunningServer, type ServerOptions } from 
 import { backendEnv } from './backend.ts';
 import { beforeClusterStops } from './postgres.ts';
 import { checkApiAnswer } from './openapi.ts';
+import { isHastePath } from '../../src/api/haste.ts';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -275,7 +276,7 @@ export function req(
         }
         const answer = { status: res.statusCode ?? 0, headers: res.headers, text, json };
         // Every API answer a test sees must be what the OpenAPI document says it can be.
-        if (path.startsWith('/api/')) {
+        if (path.startsWith('/api/') || isHastePath(path.split('?')[0] ?? '')) {
           try {
             checkApiAnswer(method, path, answer);
           } catch (err) {

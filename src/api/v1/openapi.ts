@@ -1,3 +1,5 @@
+import { HASTE_ERROR, hastePaths } from '../haste-openapi.ts';
+import { withPreflight } from './openapi-preflight.ts';
 import { STATUS_BY_CODE, type ErrorCode } from '../../http/errors.ts';
 import { EXPIRY_MS } from '../../paste/expiry.ts';
 import { LANGUAGE_ALIASES, LANGUAGES } from '../../paste/language.ts';
@@ -150,6 +152,12 @@ const writeResult: Schema = {
       type: 'string',
       format: 'uri',
       description: "The short link (`/s/` and the hash's first six characters).",
+    },
+    delete_url: {
+      type: 'string',
+      format: 'uri',
+      description:
+        'Only for a paste made without a token (ANONYMOUS_PASTES): the page that deletes it. Its key is shown this once and kept only as a digest.',
     },
   },
 };
@@ -336,17 +344,18 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
       title: 'Paste API',
       version: '1',
       description:
-        "The JSON API of a self-hosted paste service. Every answer carries `X-Request-Id`. Every endpoint but this document needs an API token, sent (in this order of preference) as `Authorization: Bearer <token>`, as the query parameter `token`, or as the body field `token`. When several errors apply, the first of 404, 405, 401/429 (authentication), 429 (rate limit), 403 (scope), 415/413/400 (body), then the endpoint's own checks wins. Every answer carries `Cache-Control: no-store`.",
+        "The JSON API of a self-hosted paste service. Every answer carries `X-Request-Id`. Every endpoint but this document needs an API token, sent (in this order of preference) as `Authorization: Bearer <token>`, as the query parameter `token`, or as the body field `token` (an empty one is none); but for a create when the server allows anonymous pastes (ANONYMOUS_PASTES), and hastebin's reads, which without a token see what the paste's web page shows. hastebin's endpoints (`/documents`, `/raw/{key}`) answer hastebin's shapes. With CORS_ORIGINS set, a browser's preflight (`OPTIONS`) is answered 204, and answers to a listed origin carry `Access-Control-Allow-Origin`. When several errors apply, the first of 404, 405, 401/429 (authentication), 429 (rate limit), 403 (scope), 415/413/400 (body), then the endpoint's own checks wins. Every answer carries `Cache-Control: no-store`.",
     },
     servers: [{ url: baseUrl }],
     security: [{ bearer: [] }, { queryToken: [] }],
-    paths: {
+    paths: withPreflight({
       '/api/v1/paste_create.php': {
         post: {
           operationId: 'createPaste',
           summary: 'Create a paste (scope `write`)',
           description:
-            'A `text/plain` body (UTF-8; another charset is 415) is the content, and the other fields come from the query string: `cmd | curl -H "Content-Type: text/plain" --data-binary @- "…/paste_create.php?title=build.log&expiry=1d"`. With `Accept: text/plain` the answer is the paste\'s URL and a newline.',
+            'A `text/plain` body (UTF-8; another charset is 415) is the content, and the other fields come from the query string: `cmd | curl -H "Content-Type: text/plain" --data-binary @- "…/paste_create.php?title=build.log&expiry=1d"`. With `Accept: text/plain` the answer is the paste\'s URL and a newline.\n\nWhen the server runs with ANONYMOUS_PASTES=1, a request with no token at all is an anonymous create: its own rate limit per client IP (ANONYMOUS_RATE_PER_MINUTE, in the rate-limit headers), at most ANONYMOUS_MAX_BYTES of content (413), public or unlisted only (400), an expiry no longer than ANONYMOUS_MAX_EXPIRY (400; left out, it is that longest one), no Idempotency-Key; the answer adds `delete_url`. Otherwise a request without a token is 401.',
+          security: [{ bearer: [] }, { queryToken: [] }, {}],
           parameters: [idempotencyKey, ...textQueryParams],
           requestBody: {
             required: true,
@@ -464,7 +473,8 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           },
         },
       },
-    },
+      ...hastePaths,
+    }),
     components: {
       securitySchemes: {
         bearer: {
@@ -530,6 +540,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           properties: { ok: { const: true }, paste: ref('Paste') },
         },
         Paste: paste,
+        HasteError: HASTE_ERROR,
         Receipt: {
           type: 'object',
           description:

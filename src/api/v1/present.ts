@@ -2,6 +2,7 @@ import { badRequest, HttpError } from '../../http/errors.ts';
 import type { Fields } from '../../http/fields.ts';
 import { contentOf, formatTime, HASH_RE, shortcodeOf, type Paste } from '../../paste/paste.ts';
 import type { Problem } from '../../paste/validate.ts';
+import { ANONYMOUS_NAME, isAnonymous } from '../../paste/anonymous.ts';
 import type { ApiDeps } from '../request.ts';
 import { ownedUtf8Bytes } from '../../http/text-bytes.ts';
 import { LARGE_CHARS } from './bodies.ts';
@@ -18,6 +19,9 @@ export function requireHash(...sources: Fields[]): string {
 }
 
 export const pasteUrl = (deps: ApiDeps, hash: string): string => `${deps.baseUrl}/p/${hash}`;
+/** An anonymous paste's delete link (README, Anonymous pastes): its page asks before it deletes. */
+export const deleteUrl = (deps: Pick<ApiDeps, 'baseUrl'>, hash: string, key: string): string =>
+  `${deps.baseUrl}/p/${hash}/delete/${key}`;
 export const shortUrl = (deps: Pick<ApiDeps, 'baseUrl'>, hash: string): string =>
   `${deps.baseUrl}/s/${shortcodeOf(hash)}`;
 
@@ -38,7 +42,7 @@ function presentFields(deps: Pick<ApiDeps, 'baseUrl' | 'accounts'>, p: Paste): R
     created_at: formatTime(p.created_at),
     expire_at: p.expire_at === null ? null : formatTime(p.expire_at),
     revision: p.revision ?? 1,
-    owner: { id: p.owner_id, display_name: owner?.name ?? 'unknown' },
+    owner: { id: p.owner_id, display_name: isAnonymous(p) ? ANONYMOUS_NAME : (owner?.name ?? 'unknown') },
   };
 }
 

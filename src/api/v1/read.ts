@@ -29,7 +29,7 @@ function password(r: ApiRequest): string | undefined {
  * A client that names the paste's revision in `If-None-Match` is answered 304 after every
  * other check, and nothing is counted or burned (README, Caching).
  */
-function readPaste(r: ApiRequest): Counted | Promise<Counted> {
+export function readPaste(r: ApiRequest): Counted | Promise<Counted> {
   const hash = requireHash(r.query);
   const revision = stringField(r.query, 'revision');
   if (revision !== null) {
@@ -43,7 +43,7 @@ function readPaste(r: ApiRequest): Counted | Promise<Counted> {
   }
   const held = r.req.headers['if-none-match'];
   const known = held === undefined ? undefined : (p: Paste): boolean => namesEtag(held, etagOf(p), false);
-  const reader = { via: 'api' as const, tokenId: r.principal.tokenId };
+  const reader = { via: 'api' as const, tokenId: r.principal.anonymous === true ? null : r.principal.tokenId };
   return r.deps.pastes.read(hash, r.viewer, {
     password: password(r),
     client: r.clientKey,

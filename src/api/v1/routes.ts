@@ -8,7 +8,11 @@ import { createPaste, deletePaste, editPaste } from './write.ts';
 export const apiV1Routes: RouteDef<ApiRoute>[] = [
   { method: 'GET', path: '/api/v1/paste.php', data: { scope: 'read', handler: getPaste } },
   { method: 'GET', path: '/api/v1/raw.php', data: { scope: 'read', handler: rawPaste } },
-  { method: 'POST', path: '/api/v1/paste_create.php', data: { scope: 'write', text: true, handler: createPaste } },
+  {
+    method: 'POST',
+    path: '/api/v1/paste_create.php',
+    data: { scope: 'write', text: true, anonymous: 'create', handler: createPaste },
+  },
   { method: 'POST', path: '/api/v1/paste_edit.php', data: { scope: 'write', handler: editPaste } },
   { method: 'POST', path: '/api/v1/paste_delete.php', data: { scope: 'write', handler: deletePaste } },
   { method: 'GET', path: '/api/v1/openapi.json', data: { scope: null, answer: openApiReply } },

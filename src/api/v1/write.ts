@@ -5,18 +5,33 @@ import { namesEtag } from '../../http/conditional.ts';
 import { etagOf, type Paste } from '../../paste/paste.ts';
 import type { Precondition } from '../../paste/service.ts';
 import { json, type Reply } from '../../http/reply.ts';
-import { validateCreate, validateEdit } from '../../paste/validate.ts';
+import { ANONYMOUS_OWNER, type AnonymousDoor } from '../../paste/anonymous.ts';
+import { validateCreate, validateEdit, type CreateInput } from '../../paste/validate.ts';
 import type { ApiRequest } from '../request.ts';
 import { Idempotency } from './idempotency.ts';
-import { pasteUrl, refuse, requireHash, shortUrl } from './present.ts';
+import { deleteUrl, pasteUrl, refuse, requireHash, shortUrl } from './present.ts';
 
 /**
  * POST paste_create.php (README, Create a paste). A client that asks for text (`Accept:
  * text/plain`, a shell piping into curl) gets the paste's URL and a newline.
  */
 export async function createPaste(r: ApiRequest): Promise<Reply> {
+  const { hash, deleteUrl } = await makePaste(r);
+  const url = pasteUrl(r.deps, hash);
+  if (prefersPlainText(r.req.headers.accept)) return { kind: 'text', status: 200, body: `${url}\n` };
+  const made = { ok: true, hash, url, short_url: shortUrl(r.deps, hash) };
+  return json(deleteUrl === undefined ? made : { ...made, delete_url: deleteUrl });
+}
+
+/**
+ * Makes the paste a create asks for, by the token's rules or, without one, the anonymous
+ * door's; answers its hash, and an anonymous paste's delete link. Both APIs create here.
+ */
+export async function makePaste(r: ApiRequest): Promise<{ hash: string; deleteUrl?: string }> {
   const v = validateCreate(r.body, r.deps.maxPasteBytes);
   if (!v.ok) throw refuse(v.problems);
+  const door = r.deps.anonymous;
+  if (r.principal.anonymous === true && door !== null) return makeAnonymous(r, door, v.value);
   const input = v.value;
   withinTokenLimits(r, input.content, input.privacy);
   const owner = r.principal.userId;
@@ -27,9 +42,25 @@ export async function createPaste(r: ApiRequest): Promise<Reply> {
     null,
     async (h) => (await r.deps.pastes.create(input, owner, h)).hash,
   );
-  const url = pasteUrl(r.deps, hash);
-  if (prefersPlainText(r.req.headers.accept)) return { kind: 'text', status: 200, body: `${url}\n` };
-  return json({ ok: true, hash, url, short_url: shortUrl(r.deps, hash) });
+  return { hash };
+}
+
+/**
+ * A create without a token (README, Anonymous pastes): held to the door's limits, never
+ * retried by Idempotency-Key (there is no token to keep the key under), and answered with
+ * the delete link, whose key is shown this once and kept only as a digest.
+ */
+async function makeAnonymous(
+  r: ApiRequest,
+  door: AnonymousDoor,
+  asked: CreateInput,
+): Promise<{ hash: string; deleteUrl: string }> {
+  const input = { ...asked, expiry: door.expiryOf(r.body, asked.expiry) };
+  const problems = door.problems(r.body, input);
+  if (problems.length > 0) throw refuse(problems);
+  const { key, digest } = door.newDeleteKey();
+  const { hash } = await r.deps.pastes.create(input, ANONYMOUS_OWNER, undefined, digest);
+  return { hash, deleteUrl: deleteUrl(r.deps, hash, key) };
 }
 
 /** The token's own limits (README, Web pages: API Tokens): 413 past its size, 403 for a privacy it may not use. */

@@ -2,7 +2,17 @@ import { html as reply, redirect, type Reply } from '../../http/reply.ts';
 import { needsPassword } from '../../paste/access.ts';
 import { PasteError } from '../../paste/errors.ts';
 import { contentOf, HASH_RE, type Paste } from '../../paste/paste.ts';
-import { validateCreate } from '../../paste/validate.ts';
+import {
+  ANONYMOUS_NAME,
+  ANONYMOUS_OWNER,
+  ANONYMOUS_PRIVACIES,
+  isAnonymous,
+  type AnonymousDoor,
+} from '../../paste/anonymous.ts';
+import { EXPIRY_MS } from '../../paste/expiry.ts';
+import { validateCreate, type CreateInput, type Validated } from '../../paste/validate.ts';
+import { HttpError } from '../../http/errors.ts';
+import type { Fields } from '../../http/fields.ts';
 import { field, userOf, type WebContext } from '../context.ts';
 import { csrfInput, problemList } from '../forms.ts';
 import { html, isolate, type SafeHtml } from '../html.ts';
@@ -10,6 +20,7 @@ import { languageLabel } from '../languages.ts';
 import { page } from '../layout.ts';
 import {
   EXPIRY_CHOICES,
+  PRIVACY_CHOICES,
   flagBox,
   formToFields,
   pasteFields,
@@ -20,6 +31,17 @@ import {
 import { pasteTitle } from '../paste-view.ts';
 
 const RECENT_COUNT = 20;
+
+const ANONYMOUS_PRIVACY_CHOICES = PRIVACY_CHOICES.filter(([v]) => ANONYMOUS_PRIVACIES.includes(v));
+
+/** The expiries a visitor may pick: none longer than ANONYMOUS_MAX_EXPIRY, never `never`. */
+const anonymousExpiries = (door: AnonymousDoor): (readonly [string, string])[] => {
+  const cap = EXPIRY_MS[door.rules.maxExpiry];
+  return EXPIRY_CHOICES.filter(([e]) => {
+    const ms = EXPIRY_MS[e];
+    return ms !== null && ms <= cap;
+  });
+};
 
 interface CreateState extends PasteFormValues {
   highlight: boolean;
@@ -37,22 +59,29 @@ const EMPTY: CreateState = {
 };
 
 function createForm(ctx: WebContext, v: CreateState, problems: string[]): SafeHtml {
+  const door = ctx.user === null ? ctx.deps.anonymous : null;
+  const password = html`<div class="field"><label for="password">Password</label><input type="password" id="password" name="password" autocomplete="new-password" placeholder="Optional"></div>`;
+  const later =
+    door === null
+      ? html`You can edit or delete it later under <a href="/my">My pastes</a>.`
+      : html`Without an account: you get a link to delete it, shown once. <a href="/login">Log in</a> for more.`;
   return html`<section class="card">
 <div class="card-head"><h1>New paste</h1></div>
 ${problemList(problems)}
 <form method="post" action="/">
 ${csrfInput(ctx.csrf())}
-${pasteFields(v, EXPIRY_CHOICES, html`<div class="field"><label for="password">Password</label><input type="password" id="password" name="password" autocomplete="new-password" placeholder="Optional"></div>`)}
+${door === null ? pasteFields(v, EXPIRY_CHOICES, password) : pasteFields(v, anonymousExpiries(door), password, ANONYMOUS_PRIVACY_CHOICES)}
 <div class="checks">
 ${flagBox('highlight', 'Syntax highlighting', v.highlight)}
 ${flagBox('burn_after_read', 'Burn after read (one view only)', v.burn)}
 </div>
-<div class="actions"><button class="btn btn-primary" type="submit">Create paste</button><span class="muted small">You can edit or delete it later under <a href="/my">My pastes</a>.</span></div>
+<div class="actions"><button class="btn btn-primary" type="submit">Create paste</button><span class="muted small">${later}</span></div>
 </form>
 </section>`;
 }
 
-const authorOf = (ctx: WebContext, p: Paste): string => ctx.deps.accounts.user(p.owner_id)?.name ?? 'unknown';
+const authorOf = (ctx: WebContext, p: Paste): string =>
+  isAnonymous(p) ? ANONYMOUS_NAME : (ctx.deps.accounts.user(p.owner_id)?.name ?? 'unknown');
 
 function recentList(ctx: WebContext, recent: Paste[], pageNo: number, more: boolean): SafeHtml {
   const { times } = ctx.deps;
@@ -113,19 +142,21 @@ async function anonymousHome(ctx: WebContext): Promise<Reply> {
   return { kind: 'bytes', status: 200, contentType: 'text/html; charset=utf-8', body };
 }
 
-/** GET /: the create form (when logged in) and the recent public pastes. */
+/** GET /: the create form (when logged in, or for anyone with ANONYMOUS_PASTES) and the recent public pastes. */
 export async function home(ctx: WebContext): Promise<Reply> {
-  if (ctx.user === null) return anonymousHome(ctx);
-  return reply(await homePage(ctx, await startingFrom(ctx), []));
+  const door = ctx.deps.anonymous;
+  if (ctx.user === null && door === null) return anonymousHome(ctx);
+  const start = ctx.user === null && door !== null ? { ...EMPTY, expiry: door.rules.maxExpiry } : EMPTY;
+  return reply(await homePage(ctx, await startingFrom(ctx, start), []));
 }
 
 /**
  * `/?from=<hash>` ("New from this", README, Web pages): the create form filled with a paste
  * the visitor may read without a password, never a one-time one; otherwise an empty form.
  */
-async function startingFrom(ctx: WebContext): Promise<CreateState> {
+async function startingFrom(ctx: WebContext, empty: CreateState): Promise<CreateState> {
   const hash = field(ctx.query, 'from');
-  if (ctx.user === null || !HASH_RE.test(hash)) return EMPTY;
+  if (ctx.user === null || !HASH_RE.test(hash)) return empty;
   try {
     const p = await ctx.deps.pastes.peek(hash, ctx.viewer);
     if (p.burn_after_read === 1 || needsPassword(p, ctx.viewer)) return EMPTY;
@@ -136,16 +167,18 @@ async function startingFrom(ctx: WebContext): Promise<CreateState> {
   }
 }
 
-/** POST /: creates a paste with the API's rules, then shows it. */
+/** POST /: creates a paste with the API's rules, then shows it (a visitor's: its delete link first). */
 export async function createPaste(ctx: WebContext): Promise<Reply> {
-  const user = userOf(ctx);
+  const door = ctx.user === null ? ctx.deps.anonymous : null;
+  if (door !== null) spend(ctx, door);
   const fields = formToFields(
     ctx.form,
     ['highlight', 'burn_after_read'],
     ['title', 'content', 'language', 'privacy', 'expiry', 'password'],
   );
   typedText(fields);
-  const v = validateCreate(fields, ctx.deps.config.maxPasteBytes);
+  const checked = validateCreate(fields, ctx.deps.config.maxPasteBytes);
+  const v: typeof checked = door === null || !checked.ok ? checked : anonymousInput(door, fields, checked.value);
   if (!v.ok) {
     const state: CreateState = {
       title: String(fields['title'] ?? ''),
@@ -159,6 +192,38 @@ export async function createPaste(ctx: WebContext): Promise<Reply> {
     const status = v.problems.some((p) => p.tooLarge) ? 413 : 400;
     return reply(await homePage(ctx, state, problemMessages(v.problems)), status);
   }
-  const paste = await ctx.deps.pastes.create(v.value, user.id);
+  if (door !== null) return createdAnonymous(ctx, door, v.value);
+  const paste = await ctx.deps.pastes.create(v.value, userOf(ctx).id);
   return redirect(`/p/${paste.hash}`, 303);
+}
+
+/** A visitor's create spends their budget (README, Anonymous pastes): 429 once it is spent. */
+function spend(ctx: WebContext, door: AnonymousDoor): void {
+  const d = door.admit(ctx.clientKey);
+  if (!d.allowed)
+    throw new HttpError('rate_limited', 'Too many pastes from this address; try again in a minute.', {
+      headers: { 'retry-after': String(d.retryAfterSec) },
+    });
+}
+
+/** A visitor's input within the door's limits, the longest expiry when none was picked. */
+function anonymousInput(door: AnonymousDoor, fields: Fields, asked: CreateInput): Validated<CreateInput> {
+  const value = { ...asked, expiry: door.expiryOf(fields, asked.expiry) };
+  const problems = door.problems(fields, value);
+  return problems.length === 0 ? { ok: true, value } : { ok: false, problems };
+}
+
+/** The paste made, and its delete link: shown this once, kept on the server only as a digest. */
+async function createdAnonymous(ctx: WebContext, door: AnonymousDoor, input: CreateInput): Promise<Reply> {
+  const { key, digest } = door.newDeleteKey();
+  const p = await ctx.deps.pastes.create(input, ANONYMOUS_OWNER, undefined, digest);
+  const base = ctx.deps.config.baseUrl;
+  const body = html`<section class="card medium">
+<h1>Paste created</h1>
+<p>Its address: <a href="/p/${p.hash}">${base}/p/${p.hash}</a></p>
+<p>To delete it later, keep this link. It is shown only now, and whoever has it can delete the paste:</p>
+<p><code class="delete-link">${base}/p/${p.hash}/delete/${key}</code></p>
+<div class="actions"><a class="btn btn-primary" href="/p/${p.hash}">Open the paste</a></div>
+</section>`;
+  return reply(page(ctx, 'Paste created', body));
 }
