@@ -3,10 +3,10 @@ import type { Config } from '../config.ts';
 import { PgAccounts } from './accounts.ts';
 import { PgApiLog } from './api-log.ts';
 import { PgAudit } from './audit.ts';
-import { PgBuckets } from './buckets.ts';
 import { openDatabase, POOL_SIZE, type Database } from './connect.ts';
 import { DbGuard } from './guard.ts';
 import { PgIdempotency } from './idempotency.ts';
+import { PgLimiter } from './limiter.ts';
 import { migrate } from './migrate.ts';
 import { PgOwnerLists } from './owner-lists.ts';
 import { PgPasteStore } from './pastes.ts';
@@ -56,7 +56,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
   const sessions = new PgSessions(sql, config.sessionIdleMs, now);
   const idempotency = new PgIdempotency(sql);
   const tokenUsage = new PgTokenUsage(sql, now);
-  const buckets = new PgBuckets(sql, now);
+  const limiter = new PgLimiter(sql, now);
   const apiLog = new PgApiLog(sql, { now, warn, where: db.describe });
   const audit = new PgAudit(sql, now, warn);
   const [serverKey] = await Promise.all([loadServerKey(sql), accounts.load(), recent.load(), tokenUsage.load()]);
@@ -121,21 +121,20 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
       record: (actor, r) => audit.record(actor, r),
       read: (offset, limit) => guard.run(() => audit.read(offset, limit)),
     },
-    restoreBuckets: (limiter) => buckets.restore(limiter),
-    async upkeep(limiter, sweepDue) {
+    limiter: guard.wrap(limiter),
+    async upkeep(sweepDue) {
       const work: Promise<unknown>[] = [];
-      if (sweepDue) work.push(sessions.sweep(), idempotency.sweep(now()));
+      if (sweepDue) work.push(sessions.sweep(), idempotency.sweep(now()), limiter.prune());
       // The recent list is read again: another instance's new pastes join it (README, Running several instances).
-      work.push(views.drain(), buckets.save(limiter), tokenUsage.save(), recent.load());
+      work.push(views.drain(), tokenUsage.save(), recent.load());
       // Every part is tried, even after one fails, so nothing is left half done behind a failure.
       const outcomes = await Promise.allSettled(work.map((w) => guard.run(() => w)));
       for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
     },
-    async close(limiter) {
+    async close() {
       clearInterval(pruneTimer);
       clearInterval(probeTimer);
       const outcomes = await Promise.all([
-        savedOr('the rate-limit buckets', buckets.save(limiter)),
         savedOr('the pending view counts', views.save()),
         savedOr("the tokens' last use", tokenUsage.save()),
         savedOr('the API log', apiLog.close()),

@@ -12,7 +12,7 @@ import type { Reply } from '../http/reply.ts';
 import type { PasteService } from '../paste/service.ts';
 import { RequestContext } from '../pipeline/context.ts';
 import type { FaultLog } from '../pipeline/run.ts';
-import type { RateLimiter } from '../ratelimit/bucket.ts';
+import type { Limiter } from '../ratelimit/limiter.ts';
 import type { TokenRecord, User } from '../auth/records.ts';
 import { anonCsrfCookie, anonCsrfCookieName, isAnonCsrfToken, newAnonCsrfToken } from './csrf.ts';
 import { webHeaders, type Chrome } from './layout.ts';
@@ -62,7 +62,7 @@ export interface WebDeps {
     lastDay(tokenId: string, now: number): number;
   };
   /** Registrations per address. */
-  limiter: Pick<RateLimiter, 'consume'>;
+  limiter: Pick<Limiter, 'consume'>;
   now: () => number;
   /** Where unexpected faults go: the server's own log, never the visitor. */
   logError: FaultLog;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServerOptions } from '../../src/server.ts';
 import { createTestDatabase } from './postgres.ts';
-import { type AppServer, cli, makeToken, startServer, type TestClock } from './server.ts';
+import { type AppServer, cli, type makeToken, startServer, type TestClock } from './server.ts';
 
 /**
  * Several instances of the service on ONE database (README, Running several instances), each
@@ -19,7 +19,9 @@ export interface Instances {
   token(opts?: Parameters<typeof makeToken>[1]): Promise<string>;
 }
 
+/** Starts `count` instances on a new database; they stop when the test `t` ends (each holds a pool of connections). */
 export async function startInstances(
+  t: { after(fn: () => Promise<unknown>): void },
   count = 3,
   opts: { env?: Record<string, string>; clock?: TestClock; upkeep?: ServerOptions['upkeep'] } = {},
 ): Promise<Instances> {
@@ -36,6 +38,7 @@ export async function startInstances(
       }),
     );
   const first = all[0] as AppServer;
+  t.after(() => Promise.all(all.map((s) => s.stop())));
   return {
     url,
     all,

@@ -23,8 +23,8 @@ function browser(first: AppServer): { client: WebClient; to(s: AppServer): WebCl
   };
 }
 
-test('revoking, disabling, changing scopes or role, on one instance or by the CLI, is honoured by every instance within 1 s', async () => {
-  const set = await startInstances(3, { env: { OPEN_REGISTRATION: '1' } });
+test('revoking, disabling, changing scopes or role, on one instance or by the CLI, is honoured by every instance within 1 s', async (t) => {
+  const set = await startInstances(t, 3, { env: { OPEN_REGISTRATION: '1' } });
   const [a, b, c] = set.all as [AppServer, AppServer, AppServer];
   const root = browser(a);
   await register(root.client, 'root');
@@ -75,8 +75,8 @@ test('revoking, disabling, changing scopes or role, on one instance or by the CL
 const secretOf = (text: string): string =>
   /id="new-secret" class="copyable" value="(pst_[A-Za-z0-9_]+)"/.exec(text)?.[1] ?? '';
 
-test('a session made on one instance works on every other, with its CSRF token, unlock grants and once-shown secrets; logging out ends it on all', async () => {
-  const set = await startInstances(3, { env: { OPEN_REGISTRATION: '1' } });
+test('a session made on one instance works on every other, with its CSRF token, unlock grants and once-shown secrets; logging out ends it on all', async (t) => {
+  const set = await startInstances(t, 3, { env: { OPEN_REGISTRATION: '1' } });
   const [a, b, c] = set.all as [AppServer, AppServer, AppServer];
   const root = browser(a);
   await register(root.client, 'root');
@@ -84,16 +84,14 @@ test('a session made on one instance works on every other, with its CSRF token, 
 
   // A form loaded from a, posted to b: the CSRF token is the session's.
   await root.to(a).get('/');
-  const posted = await root
-    .to(b)
-    .post('/', {
-      content: 'guarded',
-      password: 'pw',
-      language: 'auto',
-      privacy: 'public',
-      expiry: 'never',
-      highlight: '1',
-    });
+  const posted = await root.to(b).post('/', {
+    content: 'guarded',
+    password: 'pw',
+    language: 'auto',
+    privacy: 'public',
+    expiry: 'never',
+    highlight: '1',
+  });
   assert.equal(posted.status, 303, posted.text);
   const hash = /^\/p\/([A-Za-z0-9]{10})$/.exec(posted.location ?? '')?.[1] ?? '';
 

@@ -4,8 +4,8 @@ import { type AppServer, req } from '../helpers/server.ts';
 import { register, WebClient } from '../helpers/web-client.ts';
 import { seenByAll, startInstances } from '../helpers/instances.ts';
 
-test('the admin pages of every instance show the API log and the audit entries of all of them', async () => {
-  const set = await startInstances(3, { env: { OPEN_REGISTRATION: '1' } });
+test('the admin pages of every instance show the API log and the audit entries of all of them', async (t) => {
+  const set = await startInstances(t, 3, { env: { OPEN_REGISTRATION: '1' } });
   const first = new WebClient(set.at(0));
   await register(first, 'root');
   // One admin session, a client per instance.

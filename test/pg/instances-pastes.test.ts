@@ -9,8 +9,8 @@ import { seenByAll, startInstances } from '../helpers/instances.ts';
 const read = (s: AppServer, token: string, hash: string, headers: Record<string, string> = {}) =>
   req(s, 'GET', `/api/v1/paste.php?hash=${hash}`, { token, headers });
 
-test('a one-time paste read by 30 readers at once through three instances goes to exactly one; the rest get 410', async () => {
-  const set = await startInstances(3);
+test('a one-time paste read by 30 readers at once through three instances goes to exactly one; the rest get 410', async (t) => {
+  const set = await startInstances(t);
   const owner = await set.token({ user: 'alice' });
   const reader = await set.token({ user: 'bob', scopes: 'read' });
   for (let round = 0; round < 4; round++) {
@@ -29,8 +29,8 @@ test('a one-time paste read by 30 readers at once through three instances goes t
   }
 });
 
-test('an edit, a privacy change, a password change and a delete on one instance are honoured by the others within 1 s', async () => {
-  const set = await startInstances(3);
+test('an edit, a privacy change, a password change and a delete on one instance are honoured by the others within 1 s', async (t) => {
+  const set = await startInstances(t);
   const [a, b, c] = set.all as [AppServer, AppServer, AppServer];
   const owner = await set.token({ user: 'alice' });
   const other = await set.token({ user: 'bob', scopes: 'read' });
