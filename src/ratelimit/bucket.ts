@@ -1,5 +1,3 @@
-import type { Limiter } from './limiter.ts';
-
 /** A token bucket as stored between requests. */
 export interface BucketState {
   tokens: number;
@@ -93,10 +91,10 @@ export function decisionOf(allowed: boolean, tokens: number, limitPerMinute: num
 }
 
 /**
- * Keyed token buckets (`token:<id>`, `ip:<addr>`) in memory, the data folder's `Limiter`. Call `prune()` now and then
+ * Keyed token buckets (`token:<id>`, `ip:<addr>`) in memory, the data folder's `Limiter` (limiter.ts). Call `prune()` now and then
  * (e.g. every minute): a bucket that has refilled completely carries no information.
  */
-export class RateLimiter implements Limiter {
+export class RateLimiter {
   readonly #now: () => number;
   readonly #buckets = new Map<string, StoredBucket>();
   #changes = 0;
