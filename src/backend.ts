@@ -9,6 +9,7 @@ import type { Paste } from './paste/paste.ts';
 import type { OwnerLists, PasteRepository, RecentList, ViewCounts } from './paste/repository.ts';
 import type { Limiter } from './ratelimit/limiter.ts';
 import type { SessionRecords } from './web/context.ts';
+import type { ShownOnceRecords } from './web/shown-once.ts';
 
 /**
  * Everything a running server keeps, as one backend provides it: the data folder
@@ -25,6 +26,8 @@ export interface Storage {
   readonly recent: RecentList;
   readonly accounts: AccountRecords & { knownTokenId(id: string): boolean };
   readonly sessions: SessionRecords;
+  /** New secrets waiting for the page that shows them once (a token's, a new user's password). */
+  readonly shownOnce: ShownOnceRecords;
   readonly idempotency: IdempotencyStore;
   readonly tokenUsage: TokenUses;
   /** The web side's signing key, made once and kept (CSRF tokens, unlock grants, login keys). */

@@ -13,6 +13,7 @@ import { PgPasteStore } from './pastes.ts';
 import { PgRecentList } from './recent.ts';
 import { loadServerKey } from './server-key.ts';
 import { PgSessions } from './sessions.ts';
+import { PgShownOnce } from './shown-once.ts';
 import { PgTokenUsage } from './token-usage.ts';
 import { PgViewCounts } from './views.ts';
 
@@ -55,6 +56,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
   const accounts = new PgAccounts(sql);
   const sessions = new PgSessions(sql, config.sessionIdleMs, now);
   const idempotency = new PgIdempotency(sql);
+  const shownOnce = new PgShownOnce(sql);
   const tokenUsage = new PgTokenUsage(sql, now);
   const limiter = new PgLimiter(sql, now);
   const apiLog = new PgApiLog(sql, { now, warn, where: db.describe });
@@ -101,6 +103,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
     recent,
     accounts: guard.wrap(accounts),
     sessions: guard.wrap(sessions),
+    shownOnce: guard.wrap(shownOnce),
     idempotency: guard.wrap(idempotency),
     tokenUsage,
     serverKey,
@@ -124,7 +127,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
     limiter: guard.wrap(limiter),
     async upkeep(sweepDue) {
       const work: Promise<unknown>[] = [];
-      if (sweepDue) work.push(sessions.sweep(), idempotency.sweep(now()), limiter.prune());
+      if (sweepDue) work.push(sessions.sweep(), idempotency.sweep(now()), limiter.prune(), shownOnce.sweep(now()));
       // The recent list is read again: another instance's new pastes join it (README, Running several instances).
       work.push(views.drain(), tokenUsage.save(), recent.load());
       // Every part is tried, even after one fails, so nothing is left half done behind a failure.

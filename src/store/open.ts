@@ -8,6 +8,7 @@ import { StorageFull } from '../storage/errors.ts';
 import { ensureWritableDir } from '../storage/fs.ts';
 import { AccountStore } from './accounts.ts';
 import { RateLimiter } from '../ratelimit/bucket.ts';
+import { HeldInMemory } from '../web/shown-once.ts';
 import { BucketFile } from './bucket-file.ts';
 import { DurableFiles } from './files.ts';
 import { IdempotencyRecords } from './idempotency.ts';
@@ -105,6 +106,7 @@ export async function openFileStorage(opts: StorageOptions): Promise<Storage> {
     recent,
     accounts,
     sessions,
+    shownOnce: new HeldInMemory(),
     idempotency,
     tokenUsage,
     serverKey,

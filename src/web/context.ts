@@ -147,3 +147,9 @@ export function userOf(ctx: WebContext): User {
   if (ctx.user === null) throw new Error('route needs a user but was reached without one');
   return ctx.user;
 }
+
+/** The session of a page that needs a user (only a session signs one in). */
+export function sessionOf(ctx: WebContext): Session {
+  if (ctx.session === null) throw new Error('route needs a session but was reached without one');
+  return ctx.session;
+}

@@ -62,3 +62,17 @@ BEGIN
   WHERE r.key = p_key;
 END
 $$;
+
+-- A new token's secret or a new user's password, waiting (5 minutes at most) for the page
+-- after the POST that made it, whichever instance serves that page. Sealed (AES-256-GCM)
+-- under a key derived from the session's id, which the database never holds (sessions are
+-- keyed by its SHA-256): whoever reads the table cannot open it. Taken by a DELETE, so it
+-- is shown once; a logout (the session's row deleted) takes it too.
+CREATE TABLE shown_once (
+  key text PRIMARY KEY CHECK (key ~ '^[A-Za-z0-9]{22}$'),
+  session_key text NOT NULL REFERENCES sessions (key) ON DELETE CASCADE,
+  sealed bytea NOT NULL,
+  until timestamptz NOT NULL
+);
+CREATE INDEX shown_once_session ON shown_once (session_key);
+CREATE INDEX shown_once_until ON shown_once (until);
