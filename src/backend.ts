@@ -42,10 +42,17 @@ export interface Storage {
   /**
    * One tick of the upkeep's storage work (every few seconds): fold counted views in, save
    * what is counted in memory (views, buckets, token use, the recent list), and, when
-   * `sweepDue`, forget ended sessions and old idempotency records. A failure is thrown
+   * `sweepDue`, forget ended sessions and old idempotency records (once across the servers
+   * sharing the storage). A failure is thrown
    * after every part was tried.
    */
   upkeep(sweepDue: boolean): Promise<void>;
+  /**
+   * Whether this server does this round of a periodic `job` (the expiry sweep), run at most
+   * once every `everyMs` by all the servers sharing the storage; the data folder's one server
+   * always does (README, Running several instances).
+   */
+  turn(job: string, everyMs: number): Promise<boolean>;
   /** Saves what is held in memory and lets go; resolves with what could not be saved, one sentence each. */
   close(): Promise<string[]>;
   /** What /metrics reports of the storage; absent parts are not reported. */

@@ -302,7 +302,10 @@ function startUpkeep(b: Basics, storage: Storage) {
     const sweepDue = now() - lastSweep >= SWEEP_MS;
     if (sweepDue) {
       lastSweep = now();
-      sweeping ??= sweep()
+      // The servers sharing a database take turns: one of them does each round (README, Running several instances).
+      sweeping ??= storage
+        .turn('expiry sweep', SWEEP_MS)
+        .then((ours) => (ours ? sweep() : undefined))
         .catch(report)
         .finally(() => {
           sweeping = null;

@@ -125,6 +125,8 @@ export async function openFileStorage(opts: StorageOptions): Promise<Storage> {
     },
     audit,
     limiter,
+    // One server per data folder (store/instance.ts): every round is its own.
+    turn: async () => true,
     async upkeep(sweepDue) {
       // A bucket that has refilled completely carries nothing: memory tracks recent clients only.
       limiter.prune();

@@ -23,7 +23,12 @@ export interface Instances {
 export async function startInstances(
   t: { after(fn: () => Promise<unknown>): void },
   count = 3,
-  opts: { env?: Record<string, string>; clock?: TestClock; upkeep?: ServerOptions['upkeep'] } = {},
+  opts: {
+    env?: Record<string, string>;
+    clock?: TestClock;
+    /** Each instance's upkeep options, by its number. */
+    upkeep?: (i: number) => ServerOptions['upkeep'];
+  } = {},
 ): Promise<Instances> {
   const url = await createTestDatabase();
   const env = { DATABASE_URL: url, ...opts.env };
@@ -34,7 +39,7 @@ export async function startInstances(
       await startServer({
         env,
         ...(opts.clock === undefined ? {} : { clock: opts.clock }),
-        ...(opts.upkeep === undefined ? {} : { upkeep: opts.upkeep }),
+        ...(opts.upkeep === undefined ? {} : { upkeep: opts.upkeep(i) }),
       }),
     );
   const first = all[0] as AppServer;

@@ -76,3 +76,12 @@ CREATE TABLE shown_once (
 );
 CREATE INDEX shown_once_session ON shown_once (session_key);
 CREATE INDEX shown_once_until ON shown_once (until);
+
+-- When each periodic job of the upkeep (the expiry sweep, the session and record sweeps, the
+-- API log's retention) last ran, on any instance: an instance does a round only when it
+-- moves `last_run` on from a round old enough (pg/turns.ts), so the instances sharing the
+-- database do each round once between them, not once each.
+CREATE TABLE upkeep_runs (
+  job text PRIMARY KEY,
+  last_run timestamptz NOT NULL
+);
