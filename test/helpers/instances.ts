@@ -31,7 +31,8 @@ export async function startInstances(
   } = {},
 ): Promise<Instances> {
   const url = await createTestDatabase();
-  const env = { DATABASE_URL: url, ...opts.env };
+  // One public address for all, as behind a load balancer.
+  const env = { DATABASE_URL: url, BASE_URL: 'http://paste.example', ...opts.env };
   // One after the other: the first applies the schema under the migration lock, the rest find it done.
   const all: AppServer[] = [];
   for (let i = 0; i < count; i++)

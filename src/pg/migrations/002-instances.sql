@@ -85,3 +85,8 @@ CREATE TABLE upkeep_runs (
   job text PRIMARY KEY,
   last_run timestamptz NOT NULL
 );
+
+-- Until when the instance carrying out an Idempotency-Key's request holds it (renewed while
+-- it runs): a retry on another instance waits for its answer meanwhile, and takes the
+-- request over only once that time has passed (a crash). Null: held by no one.
+ALTER TABLE idempotency_records ADD COLUMN held_until timestamptz;
