@@ -82,11 +82,17 @@ export class FailureBudget {
     check: () => Promise<T>,
     failed: (result: T) => boolean,
   ): Promise<Outcome<T>> {
-    const refused = await this.#spent(budgets, 0);
+    // Awaited only when the budgets are in the database: a short link's lookup in memory waits for nothing more.
+    const spent = this.#spent(budgets, 0);
+    const refused = spent instanceof Promise ? await spent : spent;
     if (refused !== null) return { refused };
     const value = await check();
     if (failed(value))
-      for (const b of budgets) if (b.limitPerMinute > 0) await this.limiter.charge(b.key, b.limitPerMinute);
+      for (const b of budgets) {
+        if (b.limitPerMinute === 0) continue;
+        const charged = this.limiter.charge(b.key, b.limitPerMinute);
+        if (charged instanceof Promise) await charged;
+      }
     return { value };
   }
 
