@@ -7,8 +7,9 @@ import type { AuditLog } from './log/audit.ts';
 import type { LogPage, LogQuery } from './log/reader.ts';
 import type { Paste } from './paste/paste.ts';
 import type { OwnerLists, PasteRepository, RecentList, ViewCounts } from './paste/repository.ts';
-import type { RateLimiter } from './ratelimit/bucket.ts';
+import type { Limiter } from './ratelimit/limiter.ts';
 import type { SessionRecords } from './web/context.ts';
+import type { ShownOnceRecords } from './web/shown-once.ts';
 
 /**
  * Everything a running server keeps, as one backend provides it: the data folder
@@ -25,23 +26,35 @@ export interface Storage {
   readonly recent: RecentList;
   readonly accounts: AccountRecords & { knownTokenId(id: string): boolean };
   readonly sessions: SessionRecords;
+  /** New secrets waiting for the page that shows them once (a token's, a new user's password). */
+  readonly shownOnce: ShownOnceRecords;
   readonly idempotency: IdempotencyStore;
   readonly tokenUsage: TokenUses;
   /** The web side's signing key, made once and kept (CSRF tokens, unlock grants, login keys). */
   readonly serverKey: Buffer;
   readonly apiLog: ApiLog;
   readonly audit: AuditSink & Pick<AuditLog, 'read'>;
-  /** Puts the saved rate-limit buckets back into the limiter (README, Rate limits). */
-  restoreBuckets(limiter: RateLimiter): Promise<void>;
+  /**
+   * The rate-limit buckets and failure budgets (README, Rate limits): in memory and saved
+   * with the data folder, or shared by every instance on the database.
+   */
+  readonly limiter: Limiter;
   /**
    * One tick of the upkeep's storage work (every few seconds): fold counted views in, save
    * what is counted in memory (views, buckets, token use, the recent list), and, when
-   * `sweepDue`, forget ended sessions and old idempotency records. A failure is thrown
+   * `sweepDue`, forget ended sessions and old idempotency records (once across the servers
+   * sharing the storage). A failure is thrown
    * after every part was tried.
    */
-  upkeep(limiter: RateLimiter, sweepDue: boolean): Promise<void>;
+  upkeep(sweepDue: boolean): Promise<void>;
+  /**
+   * Whether this server does this round of a periodic `job` (the expiry sweep), run at most
+   * once every `everyMs` by all the servers sharing the storage; the data folder's one server
+   * always does (README, Running several instances).
+   */
+  turn(job: string, everyMs: number): Promise<boolean>;
   /** Saves what is held in memory and lets go; resolves with what could not be saved, one sentence each. */
-  close(limiter: RateLimiter): Promise<string[]>;
+  close(): Promise<string[]>;
   /** What /metrics reports of the storage; absent parts are not reported. */
   readonly stats: StorageStats;
   /** What `/healthz` says of the storage, answered at once (a backend probes in the background). */

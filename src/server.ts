@@ -24,7 +24,6 @@ import { AnonymousDoor } from './paste/anonymous.ts';
 import { PasteService } from './paste/service.ts';
 import type { RequestContext } from './pipeline/context.ts';
 import { InFlight, serve, TurnQueue, type FaultLog } from './pipeline/run.ts';
-import { RateLimiter } from './ratelimit/bucket.ts';
 import { FailureBudget } from './ratelimit/failure-budget.ts';
 import { StorageFull, StorageReadOnly, StorageUnavailable } from './storage/errors.ts';
 import { openPgStorage } from './pg/open.ts';
@@ -124,7 +123,7 @@ async function openStorage(b: Basics): Promise<Storage> {
 /** The services, the rate limiter and the budgets every side shares, built on the storage. */
 function buildServices(b: Basics, storage: Storage) {
   const { config, now, warn } = b;
-  const limiter = new RateLimiter(now);
+  const limiter = storage.limiter;
   const budget = new FailureBudget(limiter);
   const passwords =
     b.opts.passwords ??
@@ -202,8 +201,8 @@ function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string, d
     config: { ...config, baseUrl },
     apiLog: storage.apiLog,
     preAuth: s.preAuth,
-    shownOnce: new ShownOnce(),
-    shownPasswords: new ShownOnce(),
+    shownOnce: new ShownOnce(storage.shownOnce, 'token'),
+    shownPasswords: new ShownOnce(storage.shownOnce, 'user'),
     audit: storage.audit,
     parts,
     signer: new Signer(storage.serverKey),
@@ -289,11 +288,11 @@ async function listenForMetrics(config: Config, scrape: (req: IncomingMessage) =
 
 /**
  * The background upkeep: the storage's tick every few seconds (view counts, what is kept in
- * memory, ended sessions), the rate limiter's pruning, and the expiry sweep, which runs
+ * memory, the rate limiter's pruning, ended sessions), and the expiry sweep, which runs
  * beside them in bounded slices so that a minute in which thousands of pastes expire delays
  * no save of the view counts.
  */
-function startUpkeep(b: Basics, storage: Storage, limiter: RateLimiter) {
+function startUpkeep(b: Basics, storage: Storage) {
   const { now, opts } = b;
   const slice = opts.upkeep?.sweepSlice ?? SWEEP_SLICE;
   let stopping = false;
@@ -315,14 +314,16 @@ function startUpkeep(b: Basics, storage: Storage, limiter: RateLimiter) {
     const sweepDue = now() - lastSweep >= SWEEP_MS;
     if (sweepDue) {
       lastSweep = now();
-      sweeping ??= sweep()
+      // The servers sharing a database take turns: one of them does each round (README, Running several instances).
+      sweeping ??= storage
+        .turn('expiry sweep', SWEEP_MS)
+        .then((ours) => (ours ? sweep() : undefined))
         .catch(report)
         .finally(() => {
           sweeping = null;
         });
     }
-    limiter.prune();
-    await storage.upkeep(limiter, sweepDue);
+    await storage.upkeep(sweepDue);
   };
   const tick = (): Promise<void> => (upkeep = upkeep.then(step).catch(report));
   void tick();
@@ -361,7 +362,6 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   };
   const storage = await openStorage(b);
   const services = buildServices(b, storage);
-  await storage.restoreBuckets(services.limiter);
   // Listen before building the sides: with PORT=0 the default BASE_URL needs the port we got.
   const { server, sockets, port } = await listen(config);
   const baseUrl = config.baseUrl === `http://localhost:${config.port}` ? `http://localhost:${port}` : config.baseUrl;
@@ -390,7 +390,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     await new Promise<void>((resolve) => server.close(() => resolve()));
     throw err;
   });
-  const upkeep = startUpkeep(b, storage, services.limiter);
+  const upkeep = startUpkeep(b, storage);
 
   let closing: Promise<string[]> | null = null;
   const close = (): Promise<string[]> =>
@@ -407,7 +407,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       // any still waiting for the storage) finish, log line included, before the log is closed.
       await sides.inFlight.settled(1_000);
       await upkeep.stop();
-      return storage.close(services.limiter);
+      return storage.close();
     })());
 
   const metricsPort = metricsServer === null ? null : (metricsServer.address() as AddressInfo).port;

@@ -11,7 +11,7 @@ import type { LineBudget } from '../log/line-budget.ts';
 import type { AnonymousDoor } from '../paste/anonymous.ts';
 import type { PasteService } from '../paste/service.ts';
 import type { FaultLog } from '../pipeline/run.ts';
-import type { RateLimiter } from '../ratelimit/bucket.ts';
+import type { Limiter } from '../ratelimit/limiter.ts';
 import type { Scope, User } from '../auth/records.ts';
 import type { ReadBodies } from './v1/bodies.ts';
 import type { Idempotency } from './v1/idempotency.ts';
@@ -25,7 +25,7 @@ export interface ApiDeps {
   /** The accounts as they are now (`fresh`), and users' names for the paste's `owner`. */
   accounts: { fresh(): Promise<void>; user(id: number): User | undefined };
   authenticator: Pick<Authenticator, 'token'>;
-  limiter: Pick<RateLimiter, 'consume'>;
+  limiter: Pick<Limiter, 'consume'>;
   pastes: PasteService;
   /** Cross-origin access (CORS_ORIGINS); null: same-origin only, and OPTIONS is a 405 like any other method. */
   cors: Cors | null;

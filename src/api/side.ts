@@ -10,6 +10,8 @@ import { emptyFields, findParam, NO_FIELDS, parseUrlEncoded, type Fields } from 
 import { json } from '../http/reply.ts';
 import { resolveRoute, Router } from '../http/router.ts';
 import { performance } from 'node:perf_hooks';
+import type { Decision } from '../ratelimit/bucket.ts';
+import { whenReady } from '../ratelimit/limiter.ts';
 import { IsoTimes, type ApiLogEntry } from '../log/entry.ts';
 import { RequestContext } from '../pipeline/context.ts';
 import { toHttpError } from '../pipeline/refusal.ts';
@@ -131,16 +133,20 @@ const authenticate: Step<ApiContext> = (ctx) => {
     ctx.headers['x-ratelimit-limit'] = String(ctx.principal.rateLimit);
     return undefined;
   }
-  return ctx.deps.accounts.fresh().then(() => {
-    const principal = ctx.deps.authenticator.token(ctx.secret, ctx, ctx.req.socket);
-    ctx.principal = principal;
-    ctx.viewer = tokenViewer(principal);
-    ctx.headers['x-ratelimit-limit'] = String(principal.rateLimit);
-    return undefined;
-  });
+  return ctx.deps.accounts.fresh().then(() =>
+    whenReady(ctx.deps.authenticator.token(ctx.secret, ctx, ctx.req.socket), (principal) => {
+      ctx.principal = principal;
+      ctx.viewer = tokenViewer(principal);
+      ctx.headers['x-ratelimit-limit'] = String(principal.rateLimit);
+      return undefined;
+    }),
+  );
 };
 
-/** The token's bucket (README, Rate limits): 429 with `limit_per_minute` and `Retry-After`. */
+/**
+ * The token's bucket (README, Rate limits): 429 with `limit_per_minute` and `Retry-After`.
+ * Decided at once in memory; on a database, by one statement every instance shares.
+ */
 const rateLimit: Step<ApiContext> = (ctx) => {
   const p = principalOf(ctx);
   const limit = p.rateLimit;
@@ -149,6 +155,10 @@ const rateLimit: Step<ApiContext> = (ctx) => {
     p.anonymous === true && ctx.deps.anonymous !== null
       ? ctx.deps.anonymous.admit(ctx.clientKey)
       : ctx.deps.limiter.consume(`token:${p.tokenId}`, limit);
+  return d instanceof Promise ? d.then((decided) => limited(ctx, limit, decided)) : limited(ctx, limit, d);
+};
+
+const limited = (ctx: ApiContext, limit: number, d: Decision): undefined => {
   ctx.headers['x-ratelimit-remaining'] = String(d.remaining);
   if (!d.allowed) {
     throw new HttpError('rate_limited', 'Rate limit exceeded; slow down', {

@@ -1,5 +1,6 @@
 import { Passwords, type PasswordHash } from '../crypto/passwords.ts';
-import type { Budget, FailureBudget } from '../ratelimit/failure-budget.ts';
+import type { Budget, FailureBudget, Outcome } from '../ratelimit/failure-budget.ts';
+import { type Maybe, whenReady } from '../ratelimit/limiter.ts';
 import type { TokenRecord, User } from './records.ts';
 import type { AccountRecords } from './accounts.ts';
 import { PASSWORD_MAX_CHARS, USER_NAME_MAX_CHARS } from './accounts.ts';
@@ -64,9 +65,10 @@ export class Authenticator {
    * (the caller awaits `fresh()` first). Failures spend the client's failed-auth budget;
    * once it is spent every attempt from the client gets 429, a valid token included, so a
    * guesser learns nothing from the answers until the budget refills. `connection` (the
-   * request's socket) remembers the secret that last matched on it (see #record).
+   * request's socket) remembers the secret that last matched on it (see #record). Answers
+   * at once when the budgets are in memory, a promise when they are in the database.
    */
-  token(secret: string | null, caller: Caller, connection?: object): Principal {
+  token(secret: string | null, caller: Caller, connection?: object): Maybe<Principal> {
     const budgets: Budget[] = [{ key: `authfail:${caller.clientKey}`, limitPerMinute: this.o.failLimitPerMinute }];
     // An expired token is a failed attempt like a revoked one: it spends the client's budget.
     const outcome = this.o.budget.attemptNow(
@@ -74,6 +76,15 @@ export class Authenticator {
       () => this.#principal(secret, connection),
       (p) => p === null || 'expired' in p || 'disabled' in p,
     );
+    return whenReady(outcome, (o) => this.#answer(o, secret, caller));
+  }
+
+  /** The principal of a token `attemptNow` let through, or the refusal, thrown. */
+  #answer(
+    outcome: Outcome<Principal | { expired: number } | { disabled: true } | null>,
+    secret: string | null,
+    caller: Caller,
+  ): Principal {
     if ('refused' in outcome || outcome.value === null) this.o.failed?.('token');
     if ('refused' in outcome) {
       throw new AuthError(

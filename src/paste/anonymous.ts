@@ -1,7 +1,8 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import { RandomIds } from '../crypto/random.ts';
 import type { Fields } from '../http/fields.ts';
-import type { Decision, RateLimiter } from '../ratelimit/bucket.ts';
+import type { Decision } from '../ratelimit/bucket.ts';
+import type { Limiter, Maybe } from '../ratelimit/limiter.ts';
 import { EXPIRY_MS, type Expiry } from './expiry.ts';
 import type { Problem } from './validate.ts';
 
@@ -38,14 +39,14 @@ export class AnonymousDoor {
 
   constructor(
     readonly rules: AnonymousRules,
-    private readonly limiter: Pick<RateLimiter, 'consume'>,
+    private readonly limiter: Pick<Limiter, 'consume'>,
   ) {}
 
   /**
    * Spends one of the client's anonymous creates (keyed like the other per-IP budgets):
    * the one place anonymous pastes use the rate limiter, for the API and the web alike.
    */
-  admit(clientKey: string): Decision {
+  admit(clientKey: string): Maybe<Decision> {
     return this.limiter.consume(`anon:${clientKey}`, this.rules.ratePerMinute);
   }
 

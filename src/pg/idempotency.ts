@@ -1,6 +1,8 @@
 import type { Sql } from 'postgres';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyRecord, type IdempotencyStore } from '../api/v1/idempotency.ts';
 
+const heldUntil = (r: IdempotencyRecord): Date | null => (r.heldUntil === undefined ? null : new Date(r.heldUntil));
+
 /** Rows one sweep statement deletes at most, so none runs into the statement timeout. */
 const SWEEP_SLICE = 5_000;
 
@@ -15,7 +17,8 @@ export class PgIdempotency implements IdempotencyStore {
   /** The record of `id`, or null when there is none. */
   async get(id: string): Promise<IdempotencyRecord | null> {
     const [row] = await this.sql`
-      select endpoint, fingerprint, hash, done, (extract(epoch from at) * 1000)::float8 as at, revision
+      select endpoint, fingerprint, hash, done, (extract(epoch from at) * 1000)::float8 as at, revision,
+        (extract(epoch from held_until) * 1000)::float8 as held_until
       from idempotency_records where id = ${id}`;
     if (row === undefined) return null;
     const record: IdempotencyRecord = {
@@ -26,16 +29,49 @@ export class PgIdempotency implements IdempotencyStore {
       at: row['at'] as number,
     };
     if (row['revision'] !== null) record.revision = row['revision'] as number;
+    if (row['held_until'] !== null) record.heldUntil = row['held_until'] as number;
     return record;
   }
 
   async put(id: string, r: IdempotencyRecord): Promise<void> {
     await this.sql`
-      insert into idempotency_records (id, endpoint, fingerprint, hash, done, at, revision)
+      insert into idempotency_records (id, endpoint, fingerprint, hash, done, at, revision, held_until)
       values (${id}, ${r.endpoint}, ${r.fingerprint}, ${r.hash}, ${r.done}, to_timestamp(${r.at}::float8 / 1000),
-        ${r.revision ?? null}::integer)
+        ${r.revision ?? null}::integer, ${heldUntil(r)})
       on conflict (id) do update set endpoint = excluded.endpoint, fingerprint = excluded.fingerprint,
-        hash = excluded.hash, done = excluded.done, at = excluded.at, revision = excluded.revision`;
+        hash = excluded.hash, done = excluded.done, at = excluded.at, revision = excluded.revision,
+        held_until = excluded.held_until`;
+  }
+
+  /**
+   * Writes `r` unless the id has a record younger than a day (one older answers nothing and is
+   * replaced); answers null when it wrote, else the record there. The unique key decides between
+   * instances claiming one key at once.
+   */
+  async claim(id: string, r: IdempotencyRecord): Promise<IdempotencyRecord | null> {
+    const written = await this.sql`
+      insert into idempotency_records as i (id, endpoint, fingerprint, hash, done, at, revision, held_until)
+      values (${id}, ${r.endpoint}, ${r.fingerprint}, ${r.hash}, ${r.done}, to_timestamp(${r.at}::float8 / 1000),
+        ${r.revision ?? null}::integer, ${heldUntil(r)})
+      on conflict (id) do update set endpoint = excluded.endpoint, fingerprint = excluded.fingerprint,
+        hash = excluded.hash, done = excluded.done, at = excluded.at, revision = excluded.revision,
+        held_until = excluded.held_until
+      where i.at <= to_timestamp(${r.at - IDEMPOTENCY_TTL_MS}::float8 / 1000)
+      returning id`;
+    return written.length === 1 ? null : this.get(id);
+  }
+
+  /**
+   * Holds a record not done until `until`: ours again (`renew`), or another instance's whose
+   * time has run out by `now` (it crashed). Answers whether this instance holds it now.
+   */
+  async hold(id: string, until: number, now: number, renew: boolean): Promise<boolean> {
+    const held = await this.sql`
+      update idempotency_records set held_until = to_timestamp(${until}::float8 / 1000)
+      where id = ${id} and not done
+        and (${renew} or held_until is null or held_until <= to_timestamp(${now}::float8 / 1000))
+      returning id`;
+    return held.length === 1;
   }
 
   /** Forgets the record of `id` (a request refused without writing anything). */

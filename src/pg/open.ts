@@ -3,17 +3,19 @@ import type { Config } from '../config.ts';
 import { PgAccounts } from './accounts.ts';
 import { PgApiLog } from './api-log.ts';
 import { PgAudit } from './audit.ts';
-import { PgBuckets } from './buckets.ts';
 import { openDatabase, POOL_SIZE, type Database } from './connect.ts';
 import { DbGuard } from './guard.ts';
 import { PgIdempotency } from './idempotency.ts';
+import { PgLimiter } from './limiter.ts';
 import { migrate } from './migrate.ts';
 import { PgOwnerLists } from './owner-lists.ts';
 import { PgPasteStore } from './pastes.ts';
 import { PgRecentList } from './recent.ts';
 import { loadServerKey } from './server-key.ts';
 import { PgSessions } from './sessions.ts';
+import { PgShownOnce } from './shown-once.ts';
 import { PgTokenUsage } from './token-usage.ts';
+import { UpkeepTurns } from './turns.ts';
 import { PgViewCounts } from './views.ts';
 
 /**
@@ -23,6 +25,8 @@ import { PgViewCounts } from './views.ts';
 const QUEUED_PER_CONNECTION = 8;
 /** How often the API log's old lines are deleted (LOG_RETENTION_DAYS). */
 const PRUNE_MS = 3_600_000;
+/** How often the sweeps of ended sessions and old records run, once across the instances (as the expiry sweep). */
+const RECORD_SWEEP_MS = 60_000;
 /** How often /healthz's word on the database is renewed in the background. */
 const PROBE_MS = 1_000;
 
@@ -55,17 +59,21 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
   const accounts = new PgAccounts(sql);
   const sessions = new PgSessions(sql, config.sessionIdleMs, now);
   const idempotency = new PgIdempotency(sql);
+  const shownOnce = new PgShownOnce(sql);
+  const turns = new UpkeepTurns(sql, now);
   const tokenUsage = new PgTokenUsage(sql, now);
-  const buckets = new PgBuckets(sql, now);
+  const limiter = new PgLimiter(sql, now);
   const apiLog = new PgApiLog(sql, { now, warn, where: db.describe });
   const audit = new PgAudit(sql, now, warn);
   const [serverKey] = await Promise.all([loadServerKey(sql), accounts.load(), recent.load(), tokenUsage.load()]);
   apiLog.start();
 
   // Old API log lines go by LOG_RETENTION_DAYS, as the files do (README, API request log).
+  // One instance of those sharing the database prunes each hour.
   const prune = (): void =>
-    void apiLog
-      .prune(config.logRetentionDays, now())
+    void turns
+      .take('api log retention', PRUNE_MS)
+      .then((ours) => (ours ? apiLog.prune(config.logRetentionDays, now()) : undefined))
       .catch((err: unknown) => warn(`pruning the API log: ${String(err)}`));
   const pruneTimer = setInterval(prune, PRUNE_MS);
   pruneTimer.unref();
@@ -93,6 +101,18 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
   const probeTimer = setInterval(probe, PROBE_MS);
   probeTimer.unref();
 
+  // Ended sessions, old idempotency records, full buckets and unshown secrets: one instance a round.
+  const sweepRecords = async (): Promise<void> => {
+    if (!(await turns.take('record sweeps', RECORD_SWEEP_MS))) return;
+    const swept = await Promise.allSettled([
+      sessions.sweep(),
+      idempotency.sweep(now()),
+      limiter.prune(),
+      shownOnce.sweep(now()),
+    ]);
+    for (const outcome of swept) if (outcome.status === 'rejected') throw outcome.reason;
+  };
+
   return {
     describe: `PostgreSQL at ${db.describe}`,
     pastes: guard.wrap(pastes),
@@ -101,6 +121,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
     recent,
     accounts: guard.wrap(accounts),
     sessions: guard.wrap(sessions),
+    shownOnce: guard.wrap(shownOnce),
     idempotency: guard.wrap(idempotency),
     tokenUsage,
     serverKey,
@@ -121,21 +142,21 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
       record: (actor, r) => audit.record(actor, r),
       read: (offset, limit) => guard.run(() => audit.read(offset, limit)),
     },
-    restoreBuckets: (limiter) => buckets.restore(limiter),
-    async upkeep(limiter, sweepDue) {
+    limiter: guard.wrap(limiter),
+    turn: (job, everyMs) => guard.run(() => turns.take(job, everyMs)),
+    async upkeep(sweepDue) {
       const work: Promise<unknown>[] = [];
-      if (sweepDue) work.push(sessions.sweep(), idempotency.sweep(now()));
+      if (sweepDue) work.push(sweepRecords());
       // The recent list is read again: another instance's new pastes join it (README, Running several instances).
-      work.push(views.drain(), buckets.save(limiter), tokenUsage.save(), recent.load());
+      work.push(views.drain(), tokenUsage.save(), recent.load());
       // Every part is tried, even after one fails, so nothing is left half done behind a failure.
       const outcomes = await Promise.allSettled(work.map((w) => guard.run(() => w)));
       for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
     },
-    async close(limiter) {
+    async close() {
       clearInterval(pruneTimer);
       clearInterval(probeTimer);
       const outcomes = await Promise.all([
-        savedOr('the rate-limit buckets', buckets.save(limiter)),
         savedOr('the pending view counts', views.save()),
         savedOr("the tokens' last use", tokenUsage.save()),
         savedOr('the API log', apiLog.close()),

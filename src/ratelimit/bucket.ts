@@ -80,7 +80,18 @@ export function take(state: BucketState | undefined, limitPerMinute: number, now
 }
 
 /**
- * Keyed token buckets (`token:<id>`, `ip:<addr>`) in memory. Call `prune()` now and then
+ * The decision for a bucket left at `tokens` by a take that was `allowed` or not, as `take`
+ * makes it: for a level the database worked out (pg/limiter.ts).
+ */
+export function decisionOf(allowed: boolean, tokens: number, limitPerMinute: number, at: number): Decision {
+  const state = { tokens, updatedAt: at };
+  if (allowed) return { allowed, remaining: Math.floor(tokens + EPSILON), retryAfterSec: 0, state };
+  const waitSec = ((1 - tokens) * WINDOW_MS) / limitPerMinute / 1000;
+  return { allowed, remaining: 0, retryAfterSec: Math.max(1, Math.ceil(waitSec - EPSILON)), state };
+}
+
+/**
+ * Keyed token buckets (`token:<id>`, `ip:<addr>`) in memory, the data folder's `Limiter` (limiter.ts). Call `prune()` now and then
  * (e.g. every minute): a bucket that has refilled completely carries no information.
  */
 export class RateLimiter {
@@ -135,6 +146,11 @@ export class RateLimiter {
   /** Whether `key` has a bucket at all: one that was never spent, or has refilled and been pruned, is full. */
   holds(key: string): boolean {
     return this.#buckets.has(key);
+  }
+
+  /** `peek` for a key that has a bucket, null for one that has none (full). */
+  standing(key: string, limitPerMinute: number): Decision | null {
+    return this.#buckets.has(key) ? this.peek(key, limitPerMinute) : null;
   }
 
   /** What `consume` would decide, without spending anything. */

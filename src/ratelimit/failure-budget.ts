@@ -1,4 +1,4 @@
-import type { RateLimiter } from './bucket.ts';
+import { type Limiter, type Maybe, whenReady } from './limiter.ts';
 
 /** One rate-limit bucket that failed attempts spend; a limit of 0 is unlimited. */
 export interface Budget {
@@ -29,7 +29,7 @@ export type Outcome<T> = { refused: Refusal } | { value: T };
  * other's tokens.
  */
 export class FailureBudget {
-  constructor(private readonly limiter: Pick<RateLimiter, 'consume' | 'refund' | 'peek' | 'holds' | 'charge'>) {}
+  constructor(private readonly limiter: Limiter) {}
 
   /**
    * Charges every budget, runs `check`, and gives the charge back unless `failed(result)`.
@@ -41,31 +41,33 @@ export class FailureBudget {
     failed: (result: T) => boolean,
   ): Promise<Outcome<T>> {
     const live = budgets.filter((b) => b.limitPerMinute > 0);
-    const refused = this.#charge(live);
+    const refused = await this.#charge(live, 0);
     if (refused !== null) return { refused };
     let value: T;
     try {
       value = await check();
     } catch (err) {
       // A fault is not a failed guess: nothing was learnt, so nothing is spent.
-      this.#refund(live);
+      await this.#refund(live);
       throw err;
     }
-    if (!failed(value)) this.#refund(live);
+    if (!failed(value)) await this.#refund(live);
     return { value };
   }
 
   /**
-   * `attempt` for a check that answers at once (an API token's hash), without a promise.
-   * Nothing can run between the charge and the check, so the rule comes down to: look,
-   * check, and charge only a failure; a client that never failed costs one map lookup.
+   * `attempt` for a check that answers at once (an API token's hash): look, check, and charge
+   * only a failure; a client that never failed costs one map lookup (in memory, where this
+   * answers without a promise). A failure whose charge finds the budget spent meanwhile (by
+   * another instance sharing it) is refused, so no more failures are answered than it holds.
    */
-  attemptNow<T>(budgets: readonly Budget[], check: () => T, failed: (result: T) => boolean): Outcome<T> {
-    const refused = this.#spent(budgets);
-    if (refused !== null) return { refused };
-    const value = check();
-    if (failed(value)) for (const b of budgets) if (b.limitPerMinute > 0) this.limiter.consume(b.key, b.limitPerMinute);
-    return { value };
+  attemptNow<T>(budgets: readonly Budget[], check: () => T, failed: (result: T) => boolean): Maybe<Outcome<T>> {
+    return whenReady(this.#spent(budgets, 0), (refused): Maybe<Outcome<T>> => {
+      if (refused !== null) return { refused };
+      const value = check();
+      if (!failed(value)) return { value };
+      return whenReady(this.#charge(budgets, 0, false), (late) => (late === null ? { value } : { refused: late }));
+    });
   }
 
   /**
@@ -80,10 +82,17 @@ export class FailureBudget {
     check: () => Promise<T>,
     failed: (result: T) => boolean,
   ): Promise<Outcome<T>> {
-    const refused = this.#spent(budgets);
+    // Awaited only when the budgets are in the database: a short link's lookup in memory waits for nothing more.
+    const spent = this.#spent(budgets, 0);
+    const refused = spent instanceof Promise ? await spent : spent;
     if (refused !== null) return { refused };
     const value = await check();
-    if (failed(value)) for (const b of budgets) if (b.limitPerMinute > 0) this.limiter.charge(b.key, b.limitPerMinute);
+    if (failed(value))
+      for (const b of budgets) {
+        if (b.limitPerMinute === 0) continue;
+        const charged = this.limiter.charge(b.key, b.limitPerMinute);
+        if (charged instanceof Promise) await charged;
+      }
     return { value };
   }
 
@@ -91,29 +100,38 @@ export class FailureBudget {
    * The first budget with nothing left to pay, without spending anything; a client that never
    * failed costs one map lookup.
    */
-  #spent(budgets: readonly Budget[]): Refusal | null {
-    for (const b of budgets) {
-      if (b.limitPerMinute === 0 || !this.limiter.holds(b.key)) continue;
-      const d = this.limiter.peek(b.key, b.limitPerMinute);
-      if (!d.allowed) return { limitPerMinute: b.limitPerMinute, retryAfterSec: d.retryAfterSec };
-    }
-    return null;
-  }
-
-  /** Takes one token from every budget, or none: a refusal gives back what was taken. */
-  #charge(budgets: readonly Budget[]): Refusal | null {
-    for (let i = 0; i < budgets.length; i++) {
+  #spent(budgets: readonly Budget[], from: number): Maybe<Refusal | null> {
+    for (let i = from; i < budgets.length; i++) {
       const b = budgets[i] as Budget;
-      const d = this.limiter.consume(b.key, b.limitPerMinute);
-      if (!d.allowed) {
-        this.#refund(budgets.slice(0, i));
-        return { limitPerMinute: b.limitPerMinute, retryAfterSec: d.retryAfterSec };
-      }
+      if (b.limitPerMinute === 0) continue;
+      return whenReady(this.limiter.standing(b.key, b.limitPerMinute), (d) =>
+        d !== null && !d.allowed
+          ? { limitPerMinute: b.limitPerMinute, retryAfterSec: d.retryAfterSec }
+          : this.#spent(budgets, i + 1),
+      );
     }
     return null;
   }
 
-  #refund(budgets: readonly Budget[]): void {
-    for (const b of budgets) this.limiter.refund(b.key, b.limitPerMinute);
+  /**
+   * Takes one token from every budget from `from` on, or none: a refusal gives back what was
+   * taken (unless `giveBack` is false: a failure's charge keeps what it took).
+   */
+  #charge(budgets: readonly Budget[], from: number, giveBack = true): Maybe<Refusal | null> {
+    for (let i = from; i < budgets.length; i++) {
+      const b = budgets[i] as Budget;
+      if (b.limitPerMinute === 0) continue;
+      return whenReady(this.limiter.consume(b.key, b.limitPerMinute), (d): Maybe<Refusal | null> => {
+        if (d.allowed) return this.#charge(budgets, i + 1, giveBack);
+        const refused = { limitPerMinute: b.limitPerMinute, retryAfterSec: d.retryAfterSec };
+        return giveBack ? whenReady(this.#refund(budgets.slice(0, i)), () => refused) : refused;
+      });
+    }
+    return null;
+  }
+
+  #refund(budgets: readonly Budget[]): Maybe<void> {
+    const given = budgets.map((b) => this.limiter.refund(b.key, b.limitPerMinute));
+    return given.some((g) => g instanceof Promise) ? Promise.all(given).then(() => undefined) : undefined;
   }
 }

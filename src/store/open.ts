@@ -7,6 +7,8 @@ import { readLog } from '../log/reader.ts';
 import { StorageFull } from '../storage/errors.ts';
 import { ensureWritableDir } from '../storage/fs.ts';
 import { AccountStore } from './accounts.ts';
+import { RateLimiter } from '../ratelimit/bucket.ts';
+import { HeldInMemory } from '../web/shown-once.ts';
 import { BucketFile } from './bucket-file.ts';
 import { DurableFiles } from './files.ts';
 import { IdempotencyRecords } from './idempotency.ts';
@@ -68,6 +70,7 @@ export async function openFileStorage(opts: StorageOptions): Promise<Storage> {
   const idempotency = new IdempotencyRecords(dir, files);
   const sessions = new SessionStore(join(dir, 'sessions'), files, config.sessionIdleMs, now);
   const buckets = new BucketFile(files, join(state, 'ratelimit.json'));
+  const limiter = new RateLimiter(now);
   const logDir = join(dir, 'logs');
   const log = new LogAppender({ dir: logDir, now, retentionDays: config.logRetentionDays, warn });
   const audit = new AuditLog(logDir, now, warn);
@@ -80,6 +83,7 @@ export async function openFileStorage(opts: StorageOptions): Promise<Storage> {
     tokenUsage.load(),
     recent.load(),
     sessions.load(),
+    buckets.load(limiter),
   ]);
   await accounts.watch();
   log.start();
@@ -102,6 +106,7 @@ export async function openFileStorage(opts: StorageOptions): Promise<Storage> {
     recent,
     accounts,
     sessions,
+    shownOnce: new HeldInMemory(),
     idempotency,
     tokenUsage,
     serverKey,
@@ -119,8 +124,12 @@ export async function openFileStorage(opts: StorageOptions): Promise<Storage> {
       },
     },
     audit,
-    restoreBuckets: (limiter) => buckets.load(limiter),
-    async upkeep(limiter, sweepDue) {
+    limiter,
+    // One server per data folder (store/instance.ts): every round is its own.
+    turn: async () => true,
+    async upkeep(sweepDue) {
+      // A bucket that has refilled completely carries nothing: memory tracks recent clients only.
+      limiter.prune();
       if (sweepDue) {
         await sessions.sweep();
         await idempotency.sweep(now());
@@ -132,7 +141,7 @@ export async function openFileStorage(opts: StorageOptions): Promise<Storage> {
       const saved = await Promise.allSettled([views.save(), buckets.save(limiter), tokenUsage.save(), recent.save()]);
       for (const outcome of saved) if (outcome.status === 'rejected') throw outcome.reason;
     },
-    async close(limiter) {
+    async close() {
       accounts.unwatch();
       // Each save that fails becomes a warning; none keeps the others from being tried.
       const outcomes = await Promise.all([

@@ -13,7 +13,7 @@ import type { AnonymousDoor } from '../paste/anonymous.ts';
 import type { PasteService } from '../paste/service.ts';
 import { RequestContext } from '../pipeline/context.ts';
 import type { FaultLog } from '../pipeline/run.ts';
-import type { RateLimiter } from '../ratelimit/bucket.ts';
+import type { Limiter } from '../ratelimit/limiter.ts';
 import type { TokenRecord, User } from '../auth/records.ts';
 import { anonCsrfCookie, anonCsrfCookieName, isAnonCsrfToken, newAnonCsrfToken } from './csrf.ts';
 import { webHeaders, type Chrome } from './layout.ts';
@@ -67,7 +67,7 @@ export interface WebDeps {
     lastDay(tokenId: string, now: number): number;
   };
   /** Registrations per address. */
-  limiter: Pick<RateLimiter, 'consume'>;
+  limiter: Pick<Limiter, 'consume'>;
   now: () => number;
   /** Where unexpected faults go: the server's own log, never the visitor. */
   logError: FaultLog;
@@ -157,4 +157,10 @@ export function actorOf(ctx: WebContext): Actor {
 export function userOf(ctx: WebContext): User {
   if (ctx.user === null) throw new Error('route needs a user but was reached without one');
   return ctx.user;
+}
+
+/** The session of a page that needs a user (only a session signs one in). */
+export function sessionOf(ctx: WebContext): Session {
+  if (ctx.session === null) throw new Error('route needs a session but was reached without one');
+  return ctx.session;
 }

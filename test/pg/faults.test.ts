@@ -61,15 +61,22 @@ describe('the database unreachable or lost (README, Running on PostgreSQL)', () 
     const db = await ownCluster();
     const dataDir = await tempDataDir();
     const token = await tokenFor(dataDir, db.url);
+    // Its bucket, and every failure budget, are spent in the database (README, Running several instances).
+    const limited = await cli(dataDir, ['token', 'create', '--user', 'alice', '--scopes', 'read', '--rate', '30'], '', {
+      DATABASE_URL: db.url,
+    });
     const s = await startServer({ dataDir, env: { DATABASE_URL: db.url, DATABASE_TIMEOUT_MS: '1000' } });
     const made = await create(s, token, 'written before the outage');
     assert.equal(made.status, 200);
     const hash = made.json?.['hash'] as string;
+    assert.equal((await req(s, 'GET', `/api/v1/paste.php?hash=${hash}`, { token: limited })).status, 200);
 
     db.stop();
     for (const ask of [
       () => req(s, 'GET', `/api/v1/paste.php?hash=${hash}`, { token }),
       () => create(s, token, 'during the outage'),
+      () => req(s, 'GET', `/api/v1/paste.php?hash=${hash}`, { token: limited }),
+      () => req(s, 'GET', `/api/v1/paste.php?hash=${hash}`, { token: `pst_AAAAAAAA_${'x'.repeat(32)}` }),
     ]) {
       const t0 = performance.now();
       const r = await ask();

@@ -70,3 +70,32 @@ test('Idempotency over the database answers a retried key with the first answer,
   assert.deepEqual(made, [first]);
   await assert.rejects(idem.run({ ...ask, fields: '{"content":"y"}' }, effect), { code: 'idempotency_key_reused' });
 });
+
+test('claim writes a record only where none lives; hold renews ours or takes one whose holder ran out of time', async () => {
+  const store = new PgIdempotency(db.sql);
+  const r: IdempotencyRecord = {
+    endpoint: 'create',
+    fingerprint: 'f',
+    hash: 'Abc123XYZ0',
+    done: false,
+    at: T0,
+    heldUntil: T0 + 5_000,
+  };
+  assert.equal(await store.claim('c-1', r), null);
+  assert.deepEqual(await store.claim('c-1', { ...r, hash: 'Other00000' }), r, 'the second claim finds the first');
+  assert.equal(await store.hold('c-1', T0 + 9_000, T0 + 1_000, false), false, 'still held by the first');
+  assert.equal(await store.hold('c-1', T0 + 9_000, T0 + 1_000, true), true, 'renewed by its holder');
+  assert.equal(await store.hold('c-1', T0 + 20_000, T0 + 9_000, false), true, 'taken over once its time ran out');
+  assert.equal((await store.get('c-1'))?.heldUntil, T0 + 20_000);
+  // A record a day old answers nothing: a claim replaces it.
+  const later = { ...r, hash: 'Later00000', at: T0 + IDEMPOTENCY_TTL_MS };
+  assert.equal(await store.claim('c-1', later), null);
+  assert.equal((await store.get('c-1'))?.hash, 'Later00000');
+  const { heldUntil: _h, ...done } = later;
+  await store.put('c-1', { ...done, done: true });
+  assert.equal(
+    await store.hold('c-1', T0 + IDEMPOTENCY_TTL_MS + 9_000, T0 + IDEMPOTENCY_TTL_MS + 99_999, false),
+    false,
+    'a done record is never held',
+  );
+});

@@ -39,9 +39,11 @@ const STATE_TABLES = [
   'schema_migrations',
   'server_key',
   'sessions',
+  'shown_once',
   'token_usage',
   'token_usage_hourly',
   'tokens',
+  'upkeep_runs',
   'users',
 ];
 

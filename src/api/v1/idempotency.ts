@@ -2,7 +2,8 @@ import { createHash, createHmac } from 'node:crypto';
 import { RandomIds } from '../../crypto/random.ts';
 import { HttpError } from '../../http/errors.ts';
 import { PasteError } from '../../paste/errors.ts';
-import { StorageFull, StorageReadOnly } from '../../storage/errors.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { StorageFull, StorageReadOnly, StorageUnavailable } from '../../storage/errors.ts';
 import { HASH_LENGTH } from '../../paste/paste.ts';
 
 /**
@@ -21,6 +22,8 @@ export interface IdempotencyRecord {
   at: number;
   /** For an edit, the paste's revision when it began: a paste past it has the edit. */
   revision?: number;
+  /** Until when the server carrying it out holds it (epoch ms; a store several servers share). */
+  heldUntil?: number;
 }
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -36,7 +39,22 @@ export interface IdempotencyStore {
   /** Writes the record durably before it resolves. */
   put(id: string, record: IdempotencyRecord): Promise<void>;
   remove(id: string): Promise<void>;
+  /**
+   * A store several servers share (pg/idempotency.ts) has these two. `claim` writes the record
+   * unless the id has a live one, answering null, else the record there; `hold` keeps a record
+   * not done held until `until`: this server's again (`renew`), or one whose holder's time ran
+   * out by `now` (it crashed), answering whether this server holds it.
+   */
+  claim?(id: string, record: IdempotencyRecord): Promise<IdempotencyRecord | null>;
+  hold?(id: string, until: number, now: number, renew: boolean): Promise<boolean>;
 }
+
+/** How long a server holds a request it carries out before another may take it over; renewed while it runs. */
+const HOLD_MS = 5_000;
+/** How often a retry on another server looks whether the first answer is there. */
+const POLL_MS = 20;
+/** How long a retry waits for another server's answer before it gives up (503). */
+const WAIT_MS = 60_000;
 
 /** The header's value: 1 to 255 printable ASCII characters (a UUID is the usual choice). */
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
@@ -111,34 +129,68 @@ export class Idempotency {
   }
 
   async #once(id: string, ask: Ask, fingerprint: string, effect: Effect): Promise<string> {
-    const now = this.now();
-    const found = await this.records.get(id);
-    let record: IdempotencyRecord;
-    if (found !== null && now - found.at < IDEMPOTENCY_TTL_MS) {
+    const shared = this.records.claim !== undefined && this.records.hold !== undefined;
+    const started = this.now();
+    for (;;) {
+      const now = this.now();
+      let found = await this.records.get(id);
+      if (found === null || now - found.at >= IDEMPOTENCY_TTL_MS) {
+        const record = await this.#fresh(ask, fingerprint, now);
+        if (!shared) {
+          await this.records.put(id, record);
+          return this.#carryOut(id, record, effect, false);
+        }
+        // Another server may claim the key at the same moment: the store lets one of us.
+        found = (await this.records.claim?.(id, { ...record, heldUntil: now + HOLD_MS })) ?? null;
+        if (found === null) return this.#carryOut(id, record, effect, true);
+      }
       if (found.fingerprint !== fingerprint || found.endpoint !== ask.endpoint) throw reused();
       if (found.done) return found.hash;
-      record = found;
+      if (shared) {
+        // In flight on another server: its answer is the answer (README, Running several instances).
+        if (found.heldUntil !== undefined && found.heldUntil > now) {
+          if (now - started > WAIT_MS)
+            throw new StorageUnavailable('the first request with this Idempotency-Key is still running');
+          await sleep(POLL_MS);
+          continue;
+        }
+        // Its holder stopped (a crash): one of the servers waiting takes it over.
+        if (!(await this.records.hold?.(id, now + HOLD_MS, now, false))) continue;
+      }
       // Begun before a crash: a create that reached the disk is not made again, nor is an
       // edit once the paste has moved past the revision it began on.
       const revision = await this.revisionOf(found.hash);
       if (revision !== null && (ask.hash === null || (found.revision !== undefined && revision > found.revision))) {
         if (ask.hash === null) await this.relist(found.hash);
-        await this.records.put(id, { ...record, done: true });
-        return record.hash;
+        await this.records.put(id, withoutHold({ ...found, done: true }));
+        return found.hash;
       }
-    } else {
-      const hash = ask.hash ?? this.#ids.base62(HASH_LENGTH);
-      const revision = ask.hash === null ? null : await this.revisionOf(hash);
-      record = {
-        endpoint: ask.endpoint,
-        fingerprint,
-        hash,
-        done: false,
-        at: now,
-        ...(revision === null ? {} : { revision }),
-      };
-      await this.records.put(id, record);
+      return this.#carryOut(id, withoutHold(found), effect, shared);
     }
+  }
+
+  /** The record of a key seen for the first time, with the hash the paste will have. */
+  async #fresh(ask: Ask, fingerprint: string, now: number): Promise<IdempotencyRecord> {
+    const hash = ask.hash ?? this.#ids.base62(HASH_LENGTH);
+    const revision = ask.hash === null ? null : await this.revisionOf(hash);
+    return {
+      endpoint: ask.endpoint,
+      fingerprint,
+      hash,
+      done: false,
+      at: now,
+      ...(revision === null ? {} : { revision }),
+    };
+  }
+
+  /** Runs the effect for a record written (and, when `held`, held by this server, renewed while it runs). */
+  async #carryOut(id: string, record: IdempotencyRecord, effect: Effect, held: boolean): Promise<string> {
+    const renew = held
+      ? setInterval(
+          () => void this.records.hold?.(id, this.now() + HOLD_MS, this.now(), true).catch(() => undefined),
+          HOLD_MS / 3,
+        )
+      : undefined;
     let hash: string;
     try {
       hash = await effect(record.hash);
@@ -149,11 +201,18 @@ export class Idempotency {
       if (err instanceof PasteError || err instanceof StorageFull || err instanceof StorageReadOnly)
         await this.records.remove(id).catch(() => undefined);
       throw err;
+    } finally {
+      clearInterval(renew);
     }
     await this.records.put(id, { ...record, hash, done: true });
     return hash;
   }
 }
+
+const withoutHold = (r: IdempotencyRecord): IdempotencyRecord => {
+  const { heldUntil: _held, ...rest } = r;
+  return rest;
+};
 
 const reused = (): HttpError =>
   new HttpError(

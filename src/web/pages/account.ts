@@ -126,7 +126,7 @@ export async function register(ctx: WebContext): Promise<Reply> {
   await deps.accounts.fresh();
   // Refuse before the slow hash when registration is closed anyway.
   if (!registrationOpen(deps)) return reply(closedPage(ctx), 403);
-  const d = deps.limiter.consume(`register-ip:${ctx.clientKey}`, REGISTER_IP_LIMIT_PER_MINUTE);
+  const d = await deps.limiter.consume(`register-ip:${ctx.clientKey}`, REGISTER_IP_LIMIT_PER_MINUTE);
   if (!d.allowed)
     throw new HttpError('rate_limited', 'Too many registrations from this address; try again later.', {
       headers: { 'retry-after': String(d.retryAfterSec) },

@@ -6,7 +6,7 @@ import { HttpError } from '../../http/errors.ts';
 import { html as reply, redirect, type Reply } from '../../http/reply.ts';
 import { statusOf } from '../../pipeline/refusal.ts';
 import type { User } from '../../auth/records.ts';
-import { actorOf, field, userOf, type WebContext } from '../context.ts';
+import { actorOf, field, sessionOf, userOf, type WebContext } from '../context.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
 import { html, isolate, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
@@ -92,7 +92,7 @@ export async function adminUsers(ctx: WebContext): Promise<Reply> {
   await ctx.deps.accounts.fresh();
   const key = field(ctx.query, 'added');
   if (key !== '') {
-    const added = ctx.deps.shownPasswords.take(key, userOf(ctx).id, ctx.deps.now());
+    const added = await ctx.deps.shownPasswords.take(key, sessionOf(ctx), ctx.deps.now());
     return usersPage(
       ctx,
       added === undefined
@@ -107,8 +107,11 @@ export async function adminUsers(ctx: WebContext): Promise<Reply> {
 }
 
 /** To the page that shows a temporary password once (shown-once.ts), never in the address. */
-function showPassword(ctx: WebContext, shown: { name: string; password: string; reset?: boolean }): Reply {
-  const key = ctx.deps.shownPasswords.put(userOf(ctx).id, shown, ctx.deps.now());
+async function showPassword(
+  ctx: WebContext,
+  shown: { name: string; password: string; reset?: boolean },
+): Promise<Reply> {
+  const key = await ctx.deps.shownPasswords.put(sessionOf(ctx), shown, ctx.deps.now());
   return redirect(`/admin/users?added=${key}#added`, 303);
 }
 

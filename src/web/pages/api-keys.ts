@@ -4,7 +4,7 @@ import { HttpError } from '../../http/errors.ts';
 import { statusOf } from '../../pipeline/refusal.ts';
 import { html as reply, redirect, type Reply } from '../../http/reply.ts';
 import type { TokenRecord, User } from '../../auth/records.ts';
-import { field, userOf, type WebContext } from '../context.ts';
+import { field, sessionOf, userOf, type WebContext } from '../context.ts';
 import { csrfInput, inputMaxLength, notice, problemList } from '../forms.ts';
 import { html, isolate, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
@@ -131,7 +131,7 @@ export async function apiKeys(ctx: WebContext): Promise<Reply> {
   const key = field(ctx.query, 'created');
   if (key !== '') {
     // The page after a create: its secret, once. Reloaded, it says only that it was shown.
-    const created = ctx.deps.shownOnce.take(key, user.id, ctx.deps.now());
+    const created = await ctx.deps.shownOnce.take(key, sessionOf(ctx), ctx.deps.now());
     return keysPage(
       ctx,
       user,
@@ -170,7 +170,7 @@ export async function apiKeysAction(ctx: WebContext): Promise<Reply> {
     const expiresAt = days === '0' ? null : deps.now() + Number(days) * 86_400_000;
     const created = await deps.accounts.createToken(user.id, { label, scopes: scopesFrom(ctx.form), rate, expiresAt });
     // POST, redirect, GET: reloading the page that shows the secret must not make another token.
-    return redirect(`/api_keys.php?created=${deps.shownOnce.put(user.id, created, deps.now())}`, 303);
+    return redirect(`/api_keys.php?created=${await deps.shownOnce.put(sessionOf(ctx), created, deps.now())}`, 303);
   } catch (err) {
     if (!(err instanceof AccountError)) throw err;
     return keysPage(ctx, user, { problems: [err.message], label }, statusOf(err));

@@ -170,7 +170,7 @@ async function startingFrom(ctx: WebContext, empty: CreateState): Promise<Create
 /** POST /: creates a paste with the API's rules, then shows it (a visitor's: its delete link first). */
 export async function createPaste(ctx: WebContext): Promise<Reply> {
   const door = ctx.user === null ? ctx.deps.anonymous : null;
-  if (door !== null) spend(ctx, door);
+  if (door !== null) await spend(ctx, door);
   const fields = formToFields(
     ctx.form,
     ['highlight', 'burn_after_read'],
@@ -198,8 +198,8 @@ export async function createPaste(ctx: WebContext): Promise<Reply> {
 }
 
 /** A visitor's create spends their budget (README, Anonymous pastes): 429 once it is spent. */
-function spend(ctx: WebContext, door: AnonymousDoor): void {
-  const d = door.admit(ctx.clientKey);
+async function spend(ctx: WebContext, door: AnonymousDoor): Promise<void> {
+  const d = await door.admit(ctx.clientKey);
   if (!d.allowed)
     throw new HttpError('rate_limited', 'Too many pastes from this address; try again in a minute.', {
       headers: { 'retry-after': String(d.retryAfterSec) },
