@@ -48,6 +48,11 @@ export interface Paste {
   readonly receipt?: Receipt | null;
   /** Which version this is: 1 when created, one more with each edit (README, Revisions). */
   readonly revision?: number;
+  /**
+   * 1: the content is an envelope its client encrypted (paste/envelope.ts), which the server
+   * cannot read: it keeps and sends it as it is (README, Encrypted pastes). Absent: 0.
+   */
+  readonly encrypted?: 0 | 1;
 }
 
 /** When a one-time paste was read and how: on the web, or through the API with which token. */

@@ -47,6 +47,7 @@ function wrongField(f: Record<string, unknown>): string | null {
   if (f['receipt'] !== undefined && f['receipt'] !== null && !isReceipt(f['receipt'])) return 'receipt';
   if (f['revision'] !== undefined && (!Number.isInteger(f['revision']) || (f['revision'] as number) < 1))
     return 'revision';
+  if (f['encrypted'] !== undefined && !isFlag(f['encrypted'])) return 'encrypted';
   return null;
 }
 
@@ -80,10 +81,13 @@ export function keptFacts(head: string, hash: string): { savedAt: number; bytes:
   return at === null ? null : { savedAt: Number(at[1]), bytes: Number(m[1]) };
 }
 
-/** The file's text: the fields, then `content` spliced in as the literal it already is. */
+/**
+ * The file's text: the fields, then `content` spliced in as the literal it already is. The
+ * `encrypted` flag is written only when set, so other pastes' files are as they always were.
+ */
 export function fileText(p: Paste): string {
-  const { content_json: content, ...fields } = p;
-  return `${JSON.stringify(fields).slice(0, -1)},"content":${content}}`;
+  const { content_json: content, encrypted, ...fields } = p;
+  return `${JSON.stringify(fields).slice(0, -1)}${encrypted === 1 ? ',"encrypted":1' : ''},"content":${content}}`;
 }
 
 /**
@@ -112,7 +116,7 @@ export function parseFile(text: string): Paste {
       typeof f === 'object' && f !== null && typeof f.hash === 'string' && HASH_RE.test(f.hash) ? f.hash : null;
     throw new DamagedRecord(`the record is malformed: ${wrong}`, hash, owner);
   }
-  return {
+  const paste: Paste = {
     v: 1,
     hash: f.hash,
     title: f.title,
@@ -131,4 +135,6 @@ export function parseFile(text: string): Paste {
     receipt: f.receipt ?? null,
     revision: f.revision ?? 1,
   };
+  // Only an encrypted paste has the flag, so every other paste keeps the one shape.
+  return f.encrypted === 1 ? { ...paste, encrypted: 1 } : paste;
 }

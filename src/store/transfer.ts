@@ -33,6 +33,8 @@ export interface ExportedPaste {
   view_count: number;
   revision: number;
   receipt: { at: string; via: 'web' | 'api'; token_id: string | null } | null;
+  /** 1: the content is a client's envelope (README, Encrypted pastes); absent in older exports. */
+  encrypted?: 0 | 1;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -60,6 +62,7 @@ export function exportLine(p: Paste, owner: string, viewCount: number): string {
       p.receipt === null || p.receipt === undefined
         ? null
         : { at: iso(p.receipt.at), via: p.receipt.via, token_id: p.receipt.token_id },
+    ...(p.encrypted === 1 ? { encrypted: 1 as const } : {}),
   };
   return JSON.stringify(line);
 }
@@ -91,7 +94,9 @@ export function parseExportLine(line: string, maxBytes: number): { paste: Paste;
   if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new ImportError('not a JSON object');
   if (o['v'] !== 1) throw new ImportError('"v" must be 1 (a line written by a newer version?)');
   if (typeof o['owner'] !== 'string' || o['owner'] === '') throw new ImportError('"owner" must be a user name');
-  if (typeof o['language'] !== 'string' || !isLanguage(o['language']))
+  // An encrypted paste's language may be left to its readers (`auto`, README, Encrypted pastes).
+  const readersDetect = o['language'] === 'auto' && o['encrypted'] === 1;
+  if (typeof o['language'] !== 'string' || !(isLanguage(o['language']) || readersDetect))
     throw new ImportError('"language" is not a language this service knows');
   const r = o['receipt'] as Record<string, unknown> | null | undefined;
   const record = {
