@@ -100,6 +100,9 @@ export const APP_JS = `'use strict';
     if (form && form.method === 'post' && form.requestSubmit) { ev.preventDefault(); form.requestSubmit(); }
   });
   function ready() {
+    // A page that needs the encrypted pastes' module names it (web/encrypted-view.ts).
+    var needs = document.querySelector('[data-module]');
+    if (needs) import(needs.getAttribute('data-module'));
     var buttons = document.querySelectorAll('[data-copy], [data-wrap]');
     for (var i = 0; i < buttons.length; i++) buttons[i].hidden = false;
     var wrap = false;

@@ -17,6 +17,7 @@ import {
   typedText,
   type PasteFormValues,
 } from '../paste-form.ts';
+import { encryptOption } from '../encrypted-view.ts';
 import { pasteTitle } from '../paste-view.ts';
 
 const RECENT_COUNT = 20;
@@ -47,6 +48,7 @@ ${pasteFields(v, EXPIRY_CHOICES, html`<div class="field"><label for="password">P
 ${flagBox('highlight', 'Syntax highlighting', v.highlight)}
 ${flagBox('burn_after_read', 'Burn after read (one view only)', v.burn)}
 </div>
+${encryptOption()}
 <div class="actions"><button class="btn btn-primary" type="submit">Create paste</button><span class="muted small">You can edit or delete it later under <a href="/my">My pastes</a>.</span></div>
 </form>
 </section>`;
@@ -128,7 +130,7 @@ async function startingFrom(ctx: WebContext): Promise<CreateState> {
   if (ctx.user === null || !HASH_RE.test(hash)) return EMPTY;
   try {
     const p = await ctx.deps.pastes.peek(hash, ctx.viewer);
-    if (p.burn_after_read === 1 || needsPassword(p, ctx.viewer)) return EMPTY;
+    if (p.burn_after_read === 1 || p.encrypted === 1 || needsPassword(p, ctx.viewer)) return EMPTY;
     return { ...EMPTY, title: p.title, content: contentOf(p), language: p.language };
   } catch (err) {
     if (err instanceof PasteError) return EMPTY;
@@ -141,7 +143,7 @@ export async function createPaste(ctx: WebContext): Promise<Reply> {
   const user = userOf(ctx);
   const fields = formToFields(
     ctx.form,
-    ['highlight', 'burn_after_read'],
+    ['highlight', 'burn_after_read', 'encrypted'],
     ['title', 'content', 'language', 'privacy', 'expiry', 'password'],
   );
   typedText(fields);
