@@ -551,6 +551,8 @@ export class PasteService {
         const encrypted = input.encrypted ?? p.encrypted ?? 0;
         // New content of an encrypted paste stays an envelope unless the edit says otherwise.
         const content = input.content;
+        // Turning encryption on or off changes what the content is: the new content must come with it.
+        if (content === undefined && encrypted !== (p.encrypted ?? 0)) throw new PasteError('encryption_needs_content');
         if (
           input.encrypted === undefined &&
           encrypted === 1 &&

@@ -197,13 +197,8 @@ export function validateEdit(fields: Fields, maxBytes: number): Validated<EditIn
   if (privacy !== undefined) value.privacy = privacy;
   if (password !== undefined) value.password = password;
   const encrypted = r.flag('encrypted');
-  if (encrypted !== undefined) {
-    value.encrypted = encrypted;
-    // Turning a paste's encryption on or off changes what its content is: new content must come with it.
-    if (content === undefined && !r.problems.some((p) => p.field === 'content'))
-      r.problems.push({ field: 'content', message: 'encrypted needs content: the paste in its new form' });
-    if (encrypted === 1) sealed(r, content);
-  }
+  if (encrypted !== undefined) value.encrypted = encrypted;
+  if (encrypted === 1) sealed(r, content);
   if (password !== undefined && value.clear_password === 1) {
     r.problems.push({ field: 'password', message: 'password and clear_password=1 cannot be combined' });
   }

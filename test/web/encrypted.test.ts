@@ -74,6 +74,21 @@ describe('encrypted pastes on the web', () => {
       body: { hash, content: await encryptText('two', key) },
     });
     assert.equal(edited.status, 200);
+    // Its title changes on the web; the envelope goes back as it came, and stays encrypted.
+    const form = await alice.get(`/p/${hash}/edit`);
+    assert.match(form.text, /This paste is encrypted: its content here is the envelope/);
+    const envelope = (await storedPaste(server.dataDir, hash)) as Record<string, unknown>;
+    const renamed = await alice.post(`/p/${hash}/edit`, {
+      title: 'renamed',
+      content: String(envelope['content'] ?? JSON.parse(String(envelope['content_json']))),
+      language: 'auto',
+      privacy: 'public',
+      expiry: 'keep',
+    });
+    assert.equal(renamed.status, 303, renamed.text);
+    const after = await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token });
+    const shown = after.json['paste'] as Record<string, unknown>;
+    assert.deepEqual([shown['title'], shown['encrypted'], shown['language']], ['renamed', 1, 'auto']);
     const history = await alice.get(`/p/${hash}/history`);
     assert.equal(history.status, 200);
     assert.match(history.text, /This paste is encrypted: only a browser with its key can read its revisions/);

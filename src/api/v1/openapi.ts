@@ -112,7 +112,10 @@ const editRequest: Schema = {
     ...pasteFields(true),
     clear_password: flag('Remove the password.', 0),
     encrypted: {
-      ...flag(`${ENCRYPTED_FIELD} On edit it needs \`content\`; omitted, the paste stays as it is.`, 0),
+      ...flag(
+        `${ENCRYPTED_FIELD} On edit, changing it needs the new \`content\` (400 otherwise); omitted, the paste stays as it is, and new content of an encrypted paste must be an envelope.`,
+        0,
+      ),
       default: undefined,
     },
     token: tokenField,

@@ -97,7 +97,14 @@ describe('encrypted pastes through the API', () => {
     const refused = await edit({ content: 'now in clear' });
     assert.equal(refused.status, 400);
     assert.match(String(refused.json.error), /encrypted/);
-    assert.equal((await edit({ encrypted: 1 })).status, 400, 'encrypted without content');
+    assert.equal(
+      (await edit({ encrypted: 1, title: 'again' })).status,
+      200,
+      'the flag it has already, without content',
+    );
+    const off = await edit({ encrypted: 0 });
+    assert.equal(off.status, 400, 'turned off without the plain text');
+    assert.match(String(off.json.error), /encrypted changes only with new content/);
     const second = await encryptText('second', key, { password: 'pw', iterations: MIN_ITERATIONS });
     assert.equal((await edit({ content: second })).status, 200);
     assert.equal(await decryptEnvelope(String((await get(server, token, hash))['content']), key, 'pw'), 'second');
@@ -109,6 +116,8 @@ describe('encrypted pastes through the API', () => {
     assert.deepEqual([now['encrypted'], now['language'], now['content']], [undefined, 'python', PYTHON]);
     assert.equal((await get(server, token, hash, '&revision=3'))['encrypted'], 1, 'a kept revision keeps its flag');
     assert.equal((await edit({ content: 'not an envelope', encrypted: 1 })).status, 400);
+    assert.equal((await edit({ encrypted: 1 })).status, 400, 'turned on without an envelope');
+    assert.equal((await edit({ encrypted: 0, title: 'plain' })).status, 200);
   });
 
   test('burn after read, passwords and expiry work as for any paste', async () => {
