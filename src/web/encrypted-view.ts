@@ -14,7 +14,7 @@ const MODULE = (): SafeHtml => html` data-module="${clientUrl()}"`;
 
 /** What the page says of the text, in place of its lines and size. */
 export const sealedLede = (p: Paste): SafeHtml =>
-  html`Encrypted in its author's browser &middot; ${Buffer.byteLength(p.content_json)} bytes the server cannot read`;
+  html`Encrypted in its author's browser &middot; ${Buffer.byteLength(contentOf(p))} bytes the server cannot read`;
 
 /** The code card: the envelope, the place the text goes, and the password form a password-protected envelope needs. */
 export function sealedCard(p: Paste): SafeHtml {

@@ -108,6 +108,12 @@ test('an encrypted paste with a password: the server never holds the text or the
   assert.ok((await reader.locator('#sealed-qr').evaluate(qrWidth)) > 0, 'the QR code made in the browser loads (CSP)');
   assert.match((await reader.textContent('#sealed-share')) ?? '', /short link cannot hold the key/);
   await reader.screenshot({ path: join(ARTIFACTS, 'encrypted-paste.png'), fullPage: true });
+  // A click on a line number links lines on other pastes; here the fragment is the key, and stays.
+  await reader
+    .locator('#paste-code .l')
+    .nth(2)
+    .click({ position: { x: 4, y: 4 } });
+  assert.equal(reader.url(), link);
 
   // Without the fragment, with another key, or with a wrong password: the sentence, never the text.
   const stranger = await freshPage();

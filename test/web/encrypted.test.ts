@@ -59,6 +59,7 @@ describe('encrypted pastes on the web', () => {
     const refused = await alice.post('/', { content: 'typed text', encrypted: '1', language: 'auto' });
     assert.equal(refused.status, 400);
     assert.match(refused.text, /encryption envelope/);
+    assert.doesNotMatch(refused.text, /typed text/, 'what was sent as encrypted is not put back into the form');
   });
 
   test('its history compares no revisions; its one-time warning keeps the key in its form', async () => {

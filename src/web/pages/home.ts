@@ -151,7 +151,8 @@ export async function createPaste(ctx: WebContext): Promise<Reply> {
   if (!v.ok) {
     const state: CreateState = {
       title: String(fields['title'] ?? ''),
-      content: String(fields['content'] ?? ''),
+      // An envelope shown again would be encrypted again: the browser's text is not the server's to show.
+      content: fields['encrypted'] === '1' ? '' : String(fields['content'] ?? ''),
       language: String(fields['language'] ?? 'auto'),
       privacy: String(fields['privacy'] ?? 'public'),
       expiry: String(fields['expiry'] ?? 'never'),
