@@ -329,3 +329,34 @@ describe('export and import', () => {
     assert.match(imp.stderr, /^line 5 refused: not a JSON object\nerror: 1 line refused/);
   });
 });
+
+describe('export and import of an encrypted paste', () => {
+  test('the envelope, its flag and its language left to readers come across as they were', async () => {
+    const a = await startServer();
+    const dir = await tempDataDir();
+    try {
+      const token = await makeToken(a.dataDir, { user: 'alice' });
+      const envelope = JSON.stringify({ v: 1, alg: 'AES-256-GCM', iv: 'A'.repeat(16), ct: 'B'.repeat(24) });
+      const made = await req(a, 'POST', '/api/v1/paste_create.php', {
+        token,
+        body: { content: envelope, encrypted: 1 },
+      });
+      const hash = String(made.json['hash']);
+      await a.stop();
+      const exported = (await run(a.dataDir, ['export'])).out;
+      assert.equal(JSON.parse(exported[0] ?? '{}')['encrypted'], 1);
+      const r = await run(dir, ['import'], `${exported.join('\n')}\n`);
+      assert.equal(r.error, null, r.err.join('\n'));
+      assert.deepEqual((await run(dir, ['export'])).out, exported);
+      const b = await startServer({ dataDir: dir });
+      const paste = (
+        await req(b, 'GET', `/api/v1/paste.php?hash=${hash}`, { token: await makeToken(dir, { user: 'alice' }) })
+      ).json['paste'] as Record<string, unknown>;
+      assert.deepEqual([paste['content'], paste['encrypted'], paste['language']], [envelope, 1, 'auto']);
+      await b.stop();
+    } finally {
+      await cleanup(a.dataDir);
+      await cleanup(dir);
+    }
+  });
+});

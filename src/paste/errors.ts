@@ -23,7 +23,11 @@ export type PasteFailure =
   /** No kept revision of that number (README, Revisions). */
   | 'no_revision'
   /** A one-time paste is read only whole, once: it has no revisions or history to read (README, Revisions). */
-  | 'one_time';
+  | 'one_time'
+  /** New content for an encrypted paste that is not an envelope (README, Encrypted pastes). */
+  | 'envelope_required'
+  /** `encrypted` would turn a paste's encryption on or off without the content in its new form. */
+  | 'encryption_needs_content';
 
 const MESSAGES: Record<PasteFailure, string> = {
   not_found: 'Paste not found',
@@ -38,6 +42,10 @@ const MESSAGES: Record<PasteFailure, string> = {
   no_revision: 'This paste has no revision of that number',
   one_time:
     'A one-time paste keeps no revisions and shows no history: reading it (without revision) shows it once and burns it',
+  encryption_needs_content:
+    'encrypted changes only with new content: an encryption envelope with encrypted=1, plain text with encrypted=0',
+  envelope_required:
+    'This paste is encrypted: its new content must be an encryption envelope, or send encrypted=0 with plain text',
   damaged:
     "This paste's file on the server is damaged and cannot be read. Its owner or an admin can delete it; the server's log names the file.",
 };

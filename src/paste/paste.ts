@@ -53,6 +53,11 @@ export interface Paste {
    * pastes have the field, so every other paste's file stays as it was written before.
    */
   readonly delete_key?: string;
+  /**
+   * 1: the content is an envelope its client encrypted (paste/envelope.ts), which the server
+   * cannot read: it keeps and sends it as it is (README, Encrypted pastes). Absent: 0.
+   */
+  readonly encrypted?: 0 | 1;
 }
 
 /** When a one-time paste was read and how: on the web, or through the API with which token. */

@@ -14,6 +14,7 @@ import { canSee, needsPassword, owns } from './access.ts';
 import { ANONYMOUS_OWNER, deleteKeyMatches } from './anonymous.ts';
 import { PasteError } from './errors.ts';
 import { expireAt } from './expiry.ts';
+import { envelopeProblem } from './envelope.ts';
 import { detectLanguage } from './language.ts';
 import { contentOf, encodeContent, isExpired, NO_CONTENT, type Paste } from './paste.ts';
 import type { CreateInput, EditInput } from './validate.ts';
@@ -106,6 +107,15 @@ export interface PasteServiceDeps {
   passwords?: Passwords;
   /** Earlier versions kept per paste (MAX_REVISIONS, README Revisions); 100 unless given. */
   maxRevisions?: number;
+}
+
+/**
+ * The language to store: the one asked for, else detected from the text; an encrypted
+ * paste's text cannot be read here, so `auto` is kept for its readers to detect.
+ */
+function languageFor(asked: string, encrypted: 0 | 1, text: string | (() => string)): string {
+  if (asked !== 'auto' || encrypted === 1) return asked;
+  return detectLanguage(typeof text === 'string' ? text : text());
 }
 
 /** Characters (code points) in a text, as the title limit counts them: a surrogate pair is one. */
@@ -410,26 +420,27 @@ export class PasteService {
     const password = input.password === null ? null : await this.#passwords.hash(input.password);
     const content_json = encodeContent(input.content);
     const paste = await this.#store.create(
-      (hash) => ({
-        v: 1,
-        hash,
-        title: input.title,
-        content_json,
-        language: input.language === 'auto' ? detectLanguage(input.content) : input.language,
-        privacy: input.privacy,
-        highlight: input.highlight,
-        burn_after_read: input.burn_after_read,
-        burned: false,
-        password,
-        owner_id: ownerId,
-        created_at: now,
-        updated_at: now,
-        expire_at: expireAt(input.expiry, now),
-        view_count: 0,
-        receipt: null,
-        revision: 1,
-        ...(deleteKey === undefined ? {} : { delete_key: deleteKey }),
-      }),
+      (hash) =>
+        this.#sealed(input.encrypted, {
+          v: 1,
+          hash,
+          title: input.title,
+          content_json,
+          language: languageFor(input.language, input.encrypted ?? 0, input.content),
+          privacy: input.privacy,
+          highlight: input.highlight,
+          burn_after_read: input.burn_after_read,
+          burned: false,
+          password,
+          owner_id: ownerId,
+          created_at: now,
+          updated_at: now,
+          expire_at: expireAt(input.expiry, now),
+          view_count: 0,
+          receipt: null,
+          revision: 1,
+          ...(deleteKey === undefined ? {} : { delete_key: deleteKey }),
+        }),
       ownerId === ANONYMOUS_OWNER
         ? undefined
         : { add: (p) => this.#owners.add(ownerId, p.hash), withdraw: (p) => this.#owners.remove(ownerId, p.hash) },
@@ -449,6 +460,11 @@ export class PasteService {
     const p = await this.#store.get(hash);
     if (p === null || p.owner_id === ANONYMOUS_OWNER) return;
     if (!(await this.#owners.list(p.owner_id)).includes(hash)) await this.#owners.add(p.owner_id, hash);
+  }
+
+  /** `p`, flagged when its content is a client's envelope; other pastes keep the one shape they have. */
+  #sealed(encrypted: 0 | 1 | undefined, p: Paste): Paste {
+    return encrypted === 1 ? { ...p, encrypted: 1 } : p;
   }
 
   /** How many pastes the user owns (the admins' Users page, `cli user list`). */
@@ -492,7 +508,7 @@ export class PasteService {
       if (
         needle !== undefined &&
         !p.title.toLowerCase().includes(needle) &&
-        !contentOf(p).toLowerCase().includes(needle)
+        (p.encrypted === 1 || !contentOf(p).toLowerCase().includes(needle))
       )
         continue;
       if (found >= offset && found < offset + limit) page.push(p);
@@ -540,11 +556,27 @@ export class PasteService {
           updated_at: Math.max(now, p.updated_at + 1),
           revision: (p.revision ?? 1) + 1,
         };
+        const encrypted = input.encrypted ?? p.encrypted ?? 0;
+        // New content of an encrypted paste stays an envelope unless the edit says otherwise.
+        const content = input.content;
+        // Turning encryption on or off changes what the content is: the new content must come with it.
+        if (content === undefined && encrypted !== (p.encrypted ?? 0)) throw new PasteError('encryption_needs_content');
+        if (
+          input.encrypted === undefined &&
+          encrypted === 1 &&
+          content !== undefined &&
+          envelopeProblem(content) !== null
+        )
+          throw new PasteError('envelope_required');
+        // Only an encrypted paste has the flag (paste.ts), so other pastes keep one shape.
+        if (encrypted === 1 || next.encrypted !== undefined) next.encrypted = encrypted;
         if (input.title !== undefined) next.title = input.title;
         if (input.content !== undefined) next.content_json = encodeContent(input.content);
         if (input.privacy !== undefined) next.privacy = input.privacy;
-        if (input.language !== undefined) {
-          next.language = input.language === 'auto' ? detectLanguage(input.content ?? contentOf(p)) : input.language;
+        // A paste no longer encrypted whose language was left to its readers is detected now.
+        const language = input.language ?? (p.language === 'auto' ? 'auto' : undefined);
+        if (language !== undefined) {
+          next.language = languageFor(language, encrypted, () => input.content ?? contentOf(p));
         }
         if (input.expiry !== 'keep') next.expire_at = expireAt(input.expiry, now);
         if (input.clear_password === 1) next.password = null;

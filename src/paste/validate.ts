@@ -1,4 +1,5 @@
 import type { Fields, FieldValue } from '../http/fields.ts';
+import { envelopeProblem } from './envelope.ts';
 import { isExpiry, type Expiry } from './expiry.ts';
 import { languageNamed } from './language.ts';
 import { PRIVACIES, type Privacy } from './paste.ts';
@@ -25,6 +26,8 @@ export interface CreateInput {
   password: string | null;
   highlight: 0 | 1;
   burn_after_read: 0 | 1;
+  /** 1: `content` is an envelope the client encrypted (paste/envelope.ts), kept as it is. Absent: 0. */
+  encrypted?: 0 | 1;
 }
 
 export interface EditInput {
@@ -35,6 +38,8 @@ export interface EditInput {
   expiry: Expiry | 'keep';
   password?: string;
   clear_password: 0 | 1;
+  /** Given only with new content: whether that content is an envelope (paste/envelope.ts). */
+  encrypted?: 0 | 1;
 }
 
 /** What is wrong with a title, or null: too long, or more than one line (README, Create a paste). */
@@ -153,6 +158,13 @@ class Reader {
   }
 }
 
+/** With encrypted=1, content that is not an envelope is refused (400), by its shape only. */
+function sealed(r: Reader, content: string | undefined): void {
+  if (content === undefined || content === '' || r.problems.some((p) => p.field === 'content')) return;
+  const problem = envelopeProblem(content);
+  if (problem !== null) r.problems.push({ field: 'content', message: problem });
+}
+
 export function validateCreate(fields: Fields, maxBytes: number): Validated<CreateInput> {
   const r = new Reader(fields);
   const value: CreateInput = {
@@ -165,6 +177,9 @@ export function validateCreate(fields: Fields, maxBytes: number): Validated<Crea
     highlight: r.flag('highlight') ?? 1,
     burn_after_read: r.flag('burn_after_read') ?? 0,
   };
+  const encrypted = r.flag('encrypted');
+  if (encrypted !== undefined) value.encrypted = encrypted;
+  if (encrypted === 1) sealed(r, value.content);
   return r.problems.length > 0 ? { ok: false, problems: r.problems } : { ok: true, value };
 }
 
@@ -181,6 +196,9 @@ export function validateEdit(fields: Fields, maxBytes: number): Validated<EditIn
   if (language !== undefined) value.language = language;
   if (privacy !== undefined) value.privacy = privacy;
   if (password !== undefined) value.password = password;
+  const encrypted = r.flag('encrypted');
+  if (encrypted !== undefined) value.encrypted = encrypted;
+  if (encrypted === 1) sealed(r, content);
   if (password !== undefined && value.clear_password === 1) {
     r.problems.push({ field: 'password', message: 'password and clear_password=1 cannot be combined' });
   }

@@ -3,8 +3,8 @@ import { TOMBSTONE_MS } from '../paste/repository.ts';
 import { isTombstone, type Paste, type Privacy, type Receipt } from '../paste/paste.ts';
 
 /**
- * A paste as a row of `pastes` (pg/migrations/001-initial.sql) and back, and a kept version
- * as a row of `paste_revisions`. Times are timestamptz in the table and epoch ms here: they
+ * A paste as a row of `pastes` (pg/migrations/001-initial.sql, 003-anonymous-pastes.sql,
+ * 005-encrypted-pastes.sql) and back, and a kept version as a row of `paste_revisions`. Times are timestamptz in the table and epoch ms here: they
  * go in as Dates (whole milliseconds, which is all the server makes) and come out through
  * `extract(epoch ...)`, exact, rather than through a parse of the server's text.
  */
@@ -15,7 +15,7 @@ export const pasteColumns = (sql: ISql): PendingQuery<Row[]> => sql`
   (extract(epoch from created_at) * 1000)::float8 as created_at,
   (extract(epoch from updated_at) * 1000)::float8 as updated_at,
   (extract(epoch from expire_at) * 1000)::float8 as expire_at,
-  view_count::float8 as view_count, receipt, revision, delete_key`;
+  view_count::float8 as view_count, receipt, revision, delete_key, encrypted`;
 
 /**
  * When the expiry sweep must next look at a paste, or null for never: a tombstone (burned
@@ -36,7 +36,7 @@ const receiptOf = (r: unknown): Receipt | null => {
  * it came from.
  */
 export function pasteOf(r: Row): Paste {
-  return {
+  const paste: Paste = {
     v: 1,
     hash: r['hash'] as string,
     title: r['title'] as string,
@@ -56,6 +56,8 @@ export function pasteOf(r: Row): Paste {
     revision: r['revision'] as number,
     ...(typeof r['delete_key'] === 'string' ? { delete_key: r['delete_key'] } : {}),
   };
+  // Only an encrypted paste has the flag, as a paste file read (store/paste-record.ts).
+  return r['encrypted'] === true ? { ...paste, encrypted: 1 } : paste;
 }
 
 const time = (ms: number): Date => new Date(ms);
@@ -78,6 +80,7 @@ export function rowOf(p: Paste, sweepAt: number | null): Record<string, unknown>
     burn_after_read: p.burn_after_read === 1,
     password: p.password,
     content_json: p.content_json,
+    encrypted: p.encrypted === 1,
     receipt: p.receipt === undefined || p.receipt === null ? null : receiptOf(p.receipt),
     sweep_at: sweepAt === null ? null : time(sweepAt),
     delete_key: p.delete_key ?? null,
@@ -104,5 +107,6 @@ export function revisionOf(contentJson: string, fields: Record<string, unknown>)
     content_json: contentJson,
     highlight: fields['highlight'] === 1,
     burn_after_read: fields['burn_after_read'] === 1,
+    encrypted: fields['encrypted'] === 1,
   } as Row);
 }

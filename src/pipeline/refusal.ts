@@ -20,6 +20,8 @@ const PASTE_CODES: Record<PasteFailure, ErrorCode> = {
   damaged: 'paste_damaged',
   no_revision: 'not_found',
   one_time: 'forbidden',
+  envelope_required: 'bad_request',
+  encryption_needs_content: 'bad_request',
 };
 
 const ACCOUNT_CODES: Record<AccountFailure, ErrorCode> = {

@@ -49,6 +49,7 @@ function wrongField(f: Record<string, unknown>): string | null {
     return 'revision';
   if (f['delete_key'] !== undefined && (typeof f['delete_key'] !== 'string' || !/^[0-9a-f]{64}$/.test(f['delete_key'])))
     return 'delete_key';
+  if (f['encrypted'] !== undefined && !isFlag(f['encrypted'])) return 'encrypted';
   return null;
 }
 
@@ -82,10 +83,13 @@ export function keptFacts(head: string, hash: string): { savedAt: number; bytes:
   return at === null ? null : { savedAt: Number(at[1]), bytes: Number(m[1]) };
 }
 
-/** The file's text: the fields, then `content` spliced in as the literal it already is. */
+/**
+ * The file's text: the fields, then `content` spliced in as the literal it already is. The
+ * `encrypted` flag is written only when set, so other pastes' files are as they always were.
+ */
 export function fileText(p: Paste): string {
-  const { content_json: content, ...fields } = p;
-  return `${JSON.stringify(fields).slice(0, -1)},"content":${content}}`;
+  const { content_json: content, encrypted, ...fields } = p;
+  return `${JSON.stringify(fields).slice(0, -1)}${encrypted === 1 ? ',"encrypted":1' : ''},"content":${content}}`;
 }
 
 /**
@@ -114,7 +118,7 @@ export function parseFile(text: string): Paste {
       typeof f === 'object' && f !== null && typeof f.hash === 'string' && HASH_RE.test(f.hash) ? f.hash : null;
     throw new DamagedRecord(`the record is malformed: ${wrong}`, hash, owner);
   }
-  return {
+  const paste: Paste = {
     v: 1,
     hash: f.hash,
     title: f.title,
@@ -134,4 +138,6 @@ export function parseFile(text: string): Paste {
     revision: f.revision ?? 1,
     ...(typeof f.delete_key === 'string' ? { delete_key: f.delete_key } : {}),
   };
+  // Only an encrypted paste has the flag, so every other paste keeps the one shape.
+  return f.encrypted === 1 ? { ...paste, encrypted: 1 } : paste;
 }

@@ -37,6 +37,8 @@ export interface ExportedPaste {
   receipt: { at: string; via: 'web' | 'api'; token_id: string | null } | null;
   /** An anonymous paste's delete key, as the digest it is kept as, so its link still works after a move. */
   delete_key?: string;
+  /** 1: the content is a client's envelope (README, Encrypted pastes); absent in older exports. */
+  encrypted?: 0 | 1;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -64,6 +66,7 @@ export function exportLine(p: Paste, owner: string | null, viewCount: number): s
       p.receipt === null || p.receipt === undefined
         ? null
         : { at: iso(p.receipt.at), via: p.receipt.via, token_id: p.receipt.token_id },
+    ...(p.encrypted === 1 ? { encrypted: 1 as const } : {}),
   };
   if (p.delete_key !== undefined) line.delete_key = p.delete_key;
   return JSON.stringify(line);
@@ -98,7 +101,9 @@ export function parseExportLine(line: string, maxBytes: number): { paste: Paste;
   const owner = o['owner'];
   if (owner !== null && (typeof owner !== 'string' || owner === ''))
     throw new ImportError('"owner" must be a user name, or null for an anonymous paste');
-  if (typeof o['language'] !== 'string' || !isLanguage(o['language']))
+  // An encrypted paste's language may be left to its readers (`auto`, README, Encrypted pastes).
+  const readersDetect = o['language'] === 'auto' && o['encrypted'] === 1;
+  if (typeof o['language'] !== 'string' || !(isLanguage(o['language']) || readersDetect))
     throw new ImportError('"language" is not a language this service knows');
   const r = o['receipt'] as Record<string, unknown> | null | undefined;
   const record = {

@@ -1,6 +1,8 @@
 import { LANGUAGES } from '../paste/language.ts';
 
 const LABELS: Record<string, string> = {
+  // An encrypted paste whose readers detect its language (README, Encrypted pastes).
+  auto: 'Auto-detect',
   text: 'Plain text',
   javascript: 'JavaScript',
   typescript: 'TypeScript',

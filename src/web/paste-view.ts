@@ -2,8 +2,9 @@ import { ANONYMOUS_NAME, isAnonymous } from '../paste/anonymous.ts';
 import { owns } from '../paste/access.ts';
 import { contentOf, shortcodeOf, type Paste } from '../paste/paste.ts';
 import type { Counted } from '../paste/service.ts';
-import { codeView } from './code-view.ts';
+import { codeView, type CodeView } from './code-view.ts';
 import type { WebContext } from './context.ts';
+import { sealedCard, sealedLede, sealedShare } from './encrypted-view.ts';
 import { notice } from './forms.ts';
 import { html, isolate, type SafeHtml } from './html.ts';
 import { languageLabel } from './languages.ts';
@@ -22,6 +23,7 @@ export function pasteBadges(p: Paste, now: number): SafeHtml {
 ${p.privacy === 'public' ? '' : html`<span class="badge${p.privacy === 'private' ? ' badge-private' : ''}">${p.privacy}</span>`}
 ${p.burn_after_read === 1 ? html`<span class="badge badge-burn">${p.burned ? 'burned' : 'burn after read'}</span>` : ''}
 ${p.password !== null ? html`<span class="badge">password</span>` : ''}
+${p.encrypted === 1 ? html`<span class="badge">encrypted</span>` : ''}
 ${expired ? html`<span class="badge badge-bad">expired</span>` : ''}
 </span>`;
 }
@@ -70,16 +72,20 @@ export function pasteView(
   const mine = owns(ctx.viewer, p);
   // The code block, its line count and size are made once per version (page-parts.ts); a
   // one-time paste's only showing is made for it alone, and shows all of the text.
-  const code = burnedNow
-    ? codeView('paste-code', { content: contentOf(p), language: p.language, highlight: p.highlight }, true)
-    : ctx.deps.parts.code('paste-code', p, () => contentOf(p));
-  const share = burnedNow ? '' : shareCard(ctx, p);
+  // An encrypted paste's text is the browser's to read (encrypted-view.ts).
+  const sealed = p.encrypted === 1;
+  const code = sealed
+    ? null
+    : burnedNow
+      ? codeView('paste-code', { content: contentOf(p), language: p.language, highlight: p.highlight }, true)
+      : ctx.deps.parts.code('paste-code', p, () => contentOf(p));
+  const share = burnedNow ? '' : sealed ? sealedShare() : shareCard(ctx, p);
   const body = html`${burnedNow ? notice('warn', html`<strong>This paste is now burned.</strong> This is its one and only view: it has been deleted from the server. Copy what you need before you leave this page.`) : ''}
 <div class="paste-layout">
 <section class="card paste-head">
 <div class="head-top">${pasteBadges(p, now)}${mine && !burnedNow ? html`<span class="owner-tools"><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/edit">Edit</a><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/delete">Delete</a></span>` : ''}</div>
 <h1 class="paste-title">${isolate(pasteTitle(p))}</h1>
-<p class="lede">${plural(code.lines, 'line')} of ${p.language === 'text' ? 'plain text' : languageLabel(p.language)} &middot; ${sizeLabel(code.bytes)}</p>
+<p class="lede">${code === null ? sealedLede(p) : html`${plural(code.lines, 'line')} of ${p.language === 'text' ? 'plain text' : languageLabel(p.language)} &middot; ${sizeLabel(code.bytes)}`}</p>
 <dl class="facts">
 <div><dt>Author</dt><dd>${isolate(owner)}</dd></div>
 <div><dt>Created</dt><dd>${times.tag(p.created_at, now)}</dd></div>
@@ -91,13 +97,18 @@ ${(p.revision ?? 1) > 1 && !burnedNow ? html`<div><dt>Revisions</dt><dd><a href=
 </dl>
 </section>
 ${share}
-<section class="card code-card">
+${code === null ? sealedCard(p) : codeCard(p, code, burnedNow)}
+</div>`;
+  return page(ctx, pasteTitle(p), body);
+}
+
+/** The card of a paste's text: its tools, its code block and what the page says about the text. */
+function codeCard(p: Paste, code: CodeView, burnedNow: boolean): SafeHtml {
+  return html`<section class="card code-card">
 <div class="code-bar"><span class="info">${languageLabel(p.language)}${p.highlight === 1 ? '' : html` &middot; not highlighted`}</span>
 <span class="tools"><button class="btn btn-sm" type="button" data-wrap aria-pressed="false" hidden>Wrap</button>${burnedNow ? '' : html`<a class="btn btn-sm" href="/p/${p.hash}/raw">Raw</a><a class="btn btn-sm" href="/p/${p.hash}/raw?download=1" download>Download</a><a class="btn btn-sm" href="/?from=${p.hash}">New from this</a>`}${code.cut ? '' : html`<button class="btn btn-sm" type="button" data-copy="paste-code" hidden>Copy</button>`}</span></div>
 ${code.block}
 ${code.bidi ? notice('warn', html`This paste contains invisible characters that change the direction of the text around them, so code can read differently from how it runs. Each is shown marked with its code point, like <span class="bidi" data-cp="U+202E"></span>.`) : ''}
 ${code.cut ? notice('info', html`This paste is long: the page shows only its first ${sizeLabel(code.shownBytes)} (${code.shownLines} of ${plural(code.lines, 'line')}). <a href="/p/${p.hash}/raw">Raw</a> has all of it.`) : ''}
-</section>
-</div>`;
-  return page(ctx, pasteTitle(p), body);
+</section>`;
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Reply } from '../http/reply.ts';
 import { APP_JS } from './assets/app-js.ts';
+import { CLIENT_PATH, clientAsset } from './client-asset.ts';
 import { CSS_BASE } from './assets/css-base.ts';
 import { CSS_COMPONENTS } from './assets/css-components.ts';
 
@@ -40,7 +41,10 @@ export const ASSET_URLS = {
 
 /** The reply for a static asset, or null when `path` names none. */
 export function staticAsset(req: IncomingMessage, path: string, query: string): Reply | null {
-  const a = ASSETS.get(path);
+  // The encrypted pastes' module is bundled on first use (client-asset.ts).
+  const a =
+    ASSETS.get(path) ??
+    (path === CLIENT_PATH ? { type: 'text/javascript; charset=utf-8', ...clientAsset() } : undefined);
   if (a === undefined) return null;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     return {

@@ -2,6 +2,7 @@ import { HASTE_ERROR, hastePaths } from '../haste-openapi.ts';
 import { withPreflight } from './openapi-preflight.ts';
 import { STATUS_BY_CODE, type ErrorCode } from '../../http/errors.ts';
 import { EXPIRY_MS } from '../../paste/expiry.ts';
+import { ENVELOPE_ALG, ENVELOPE_KDF, ENVELOPE_VERSION } from '../../paste/envelope.ts';
 import { LANGUAGE_ALIASES, LANGUAGES } from '../../paste/language.ts';
 import { PRIVACIES } from '../../paste/paste.ts';
 import { PASSWORD_MAX_CHARS, TITLE_MAX_CHARS } from '../../paste/validate.ts';
@@ -88,6 +89,8 @@ const stripUndefined = (o: Record<string, Schema>): Record<string, Schema> =>
     Object.entries(o).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined))]),
   );
 
+const ENCRYPTED_FIELD = `\`1\`: \`content\` is an envelope the client encrypted (AES-256-GCM), a JSON object \`{"v":${ENVELOPE_VERSION},"alg":"${ENVELOPE_ALG}","iv","ct"}\` with \`"kdf":"${ENVELOPE_KDF}","iter","salt"\` when a password was used, bytes in base64url (README, Encrypted pastes). The server checks its shape only (400 otherwise), keeps it as it is, and neither detects its language nor searches it.`;
+
 const createRequest: Schema = {
   type: 'object',
   required: ['content'],
@@ -95,6 +98,7 @@ const createRequest: Schema = {
     ...pasteFields(false),
     highlight: flag('Highlight the code on its page.', 1),
     burn_after_read: flag('Deliver the paste to exactly one reader, then wipe it.', 0),
+    encrypted: flag(ENCRYPTED_FIELD, 0),
     token: tokenField,
   }),
 };
@@ -109,6 +113,13 @@ const editRequest: Schema = {
     hash: hashProperty,
     ...pasteFields(true),
     clear_password: flag('Remove the password.', 0),
+    encrypted: {
+      ...flag(
+        `${ENCRYPTED_FIELD} On edit, changing it needs the new \`content\` (400 otherwise); omitted, the paste stays as it is, and new content of an encrypted paste must be an envelope.`,
+        0,
+      ),
+      default: undefined,
+    },
     token: tokenField,
   }),
 };
@@ -188,9 +199,17 @@ const paste: Schema = {
     view_count: { type: 'integer', minimum: 0, description: 'Includes the read that returned it.' },
     hash: hashProperty,
     title: { type: 'string' },
-    language: { enum: [...LANGUAGES] },
+    language: {
+      enum: [...LANGUAGES, 'auto'],
+      description: '`auto` only on an encrypted paste whose language its readers detect.',
+    },
     privacy: { enum: [...PRIVACIES] },
     burn_after_read: { enum: [0, 1] },
+    encrypted: {
+      enum: [0, 1],
+      description:
+        'Present (`1`) only on an encrypted paste: `content` is the envelope the client encrypted, as it was sent (README, Encrypted pastes).',
+    },
     short_url: { type: 'string', format: 'uri' },
     created_at: time('When it was created,'),
     expire_at: { oneOf: [time('When it expires,'), { type: 'null' }] },

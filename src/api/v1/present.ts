@@ -42,6 +42,8 @@ function presentFields(deps: Pick<ApiDeps, 'baseUrl' | 'accounts'>, p: Paste): R
     created_at: formatTime(p.created_at),
     expire_at: p.expire_at === null ? null : formatTime(p.expire_at),
     revision: p.revision ?? 1,
+    // Only on encrypted pastes: the answer for every other paste is as it always was.
+    ...(p.encrypted === 1 ? { encrypted: 1 } : {}),
     owner: { id: p.owner_id, display_name: isAnonymous(p) ? ANONYMOUS_NAME : (owner?.name ?? 'unknown') },
   };
 }

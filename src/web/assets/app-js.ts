@@ -71,7 +71,8 @@ export const APP_JS = `'use strict';
   }
   document.addEventListener('click', function (ev) {
     var line = ev.target.closest && ev.target.closest('#paste-code .l');
-    if (!line) return;
+    // An encrypted paste's fragment is its key (web/encrypted-view.ts): a line link would replace it.
+    if (!line || document.getElementById('sealed')) return;
     // Only a click on the line number (the ::before gutter) links the line.
     var gutter = parseFloat(getComputedStyle(line, '::before').width) + 12;
     if (ev.clientX - line.getBoundingClientRect().left > gutter) return;
@@ -100,6 +101,9 @@ export const APP_JS = `'use strict';
     if (form && form.method === 'post' && form.requestSubmit) { ev.preventDefault(); form.requestSubmit(); }
   });
   function ready() {
+    // A page that needs the encrypted pastes' module names it (web/encrypted-view.ts).
+    var needs = document.querySelector('[data-module]');
+    if (needs) import(needs.getAttribute('data-module'));
     var buttons = document.querySelectorAll('[data-copy], [data-wrap]');
     for (var i = 0; i < buttons.length; i++) buttons[i].hidden = false;
     var wrap = false;

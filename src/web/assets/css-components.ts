@@ -158,4 +158,9 @@ pre.code .l:has(> .tk-del:first-child) { background: var(--tk-del); }
 .hero { text-align: center; padding: 34px 22px; }
 .hero h1 { font-size: 1.8rem; }
 .hero .actions { justify-content: center; }
+
+/* Encrypted pastes (web/encrypted-view.ts): the create form's option, and the page's status and password. */
+.encrypt { border: 1px solid var(--border); border-radius: var(--radius-sm); padding: 12px 16px; margin: 0 0 18px; }
+.sealed-status, .sealed-password { padding: 16px 18px; margin: 0; }
+.sealed-password input[type="password"] { width: auto; margin: 0; }
 `;

@@ -4,7 +4,7 @@ import { PasteError } from '../../paste/errors.ts';
 import { contentOf, HASH_RE, type Paste } from '../../paste/paste.ts';
 import { validateEdit } from '../../paste/validate.ts';
 import { actorOf, field, type WebContext } from '../context.ts';
-import { csrfInput, problemList } from '../forms.ts';
+import { csrfInput, notice, problemList } from '../forms.ts';
 import { html, isolate } from '../html.ts';
 import { page } from '../layout.ts';
 import {
@@ -45,6 +45,7 @@ function editPage(
   const body = html`<div class="page-head"><h1>Edit paste</h1><a class="btn btn-ghost" href="/p/${p.hash}">Cancel</a></div>
 <section class="card">
 ${problemList(problems)}
+${p.encrypted === 1 ? notice('info', 'This paste is encrypted: its content here is the envelope the server cannot read. Change its title and settings here; to change its text, send a new envelope through the API.') : ''}
 <form method="post" action="/p/${p.hash}/edit">
 ${csrfInput(ctx.csrf())}
 ${pasteFields(v, [['keep', keep], ...EXPIRY_CHOICES], html`<div class="field"><label for="password">New password</label><input type="password" id="password" name="password" autocomplete="new-password" placeholder="${p.password === null ? 'Optional' : 'Empty: keep the current one'}"></div>`)}

@@ -24,6 +24,9 @@ function diffBlock(before: string, after: string): SafeHtml {
 /** Versions listed on one History page. */
 export const HISTORY_PAGE_SIZE = 50;
 
+/** What an encrypted revision's text is to this page: not text it can read. */
+const SEALED: unique symbol = Symbol('encrypted');
+
 /** The History page `page` with the comparison asked for kept. */
 function pageLink(hash: string, pageNo: number, from: string, to: string): string {
   const q = new URLSearchParams();
@@ -69,9 +72,11 @@ export async function pasteHistory(ctx: WebContext): Promise<Reply> {
   };
   const to = pick('to', last);
   const from = pick('from', numbers.includes(to - 1) ? to - 1 : (numbers[0] ?? 1));
-  const textOf = async (n: number): Promise<string | null> => {
+  const textOf = async (n: number): Promise<string | typeof SEALED | null> => {
     try {
-      return contentOf((await ctx.deps.pastes.revision(hash, n, ctx.viewer, opts)).paste);
+      const { paste } = await ctx.deps.pastes.revision(hash, n, ctx.viewer, opts);
+      // An encrypted revision is an envelope the server cannot read, let alone compare.
+      return paste.encrypted === 1 ? SEALED : contentOf(paste);
     } catch (err) {
       if (err instanceof PasteError && err.kind === 'damaged') return null;
       throw err;
@@ -80,11 +85,17 @@ export async function pasteHistory(ctx: WebContext): Promise<Reply> {
   let diff: SafeHtml;
   if (numbers.length === 1) diff = html`<p class="muted">This paste has not been edited.</p>`;
   else {
-    const [before, after] = [await textOf(from), await textOf(to)];
+    const before = await textOf(from);
+    const after = await textOf(to);
     diff =
       before === null || after === null
         ? notice('error', `Revision ${before === null ? from : to} cannot be read: its file on the server is damaged.`)
-        : diffBlock(before, after);
+        : before === SEALED || after === SEALED
+          ? notice(
+              'info',
+              'This paste is encrypted: only a browser with its key can read its revisions, so they are not compared here.',
+            )
+          : diffBlock(before, after);
   }
   const { times } = ctx.deps;
   const now = ctx.deps.now();

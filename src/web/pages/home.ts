@@ -28,6 +28,7 @@ import {
   typedText,
   type PasteFormValues,
 } from '../paste-form.ts';
+import { encryptOption } from '../encrypted-view.ts';
 import { pasteTitle } from '../paste-view.ts';
 
 const RECENT_COUNT = 20;
@@ -75,6 +76,7 @@ ${door === null ? pasteFields(v, EXPIRY_CHOICES, password) : pasteFields(v, anon
 ${flagBox('highlight', 'Syntax highlighting', v.highlight)}
 ${flagBox('burn_after_read', 'Burn after read (one view only)', v.burn)}
 </div>
+${encryptOption()}
 <div class="actions"><button class="btn btn-primary" type="submit">Create paste</button><span class="muted small">${later}</span></div>
 </form>
 </section>`;
@@ -159,7 +161,7 @@ async function startingFrom(ctx: WebContext, empty: CreateState): Promise<Create
   if (ctx.user === null || !HASH_RE.test(hash)) return empty;
   try {
     const p = await ctx.deps.pastes.peek(hash, ctx.viewer);
-    if (p.burn_after_read === 1 || needsPassword(p, ctx.viewer)) return EMPTY;
+    if (p.burn_after_read === 1 || p.encrypted === 1 || needsPassword(p, ctx.viewer)) return EMPTY;
     return { ...EMPTY, title: p.title, content: contentOf(p), language: p.language };
   } catch (err) {
     if (err instanceof PasteError) return EMPTY;
@@ -173,7 +175,7 @@ export async function createPaste(ctx: WebContext): Promise<Reply> {
   if (door !== null) await spend(ctx, door);
   const fields = formToFields(
     ctx.form,
-    ['highlight', 'burn_after_read'],
+    ['highlight', 'burn_after_read', 'encrypted'],
     ['title', 'content', 'language', 'privacy', 'expiry', 'password'],
   );
   typedText(fields);
@@ -182,7 +184,8 @@ export async function createPaste(ctx: WebContext): Promise<Reply> {
   if (!v.ok) {
     const state: CreateState = {
       title: String(fields['title'] ?? ''),
-      content: String(fields['content'] ?? ''),
+      // An envelope shown again would be encrypted again: the browser's text is not the server's to show.
+      content: fields['encrypted'] === '1' ? '' : String(fields['content'] ?? ''),
       language: String(fields['language'] ?? 'auto'),
       privacy: String(fields['privacy'] ?? 'public'),
       expiry: String(fields['expiry'] ?? 'never'),

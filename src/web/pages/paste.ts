@@ -10,6 +10,7 @@ import { field, type WebContext } from '../context.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
 import { html, raw, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
+import { keepKey } from '../encrypted-view.ts';
 import { pasteView, shareCard, shortUrl } from '../paste-view.ts';
 import { hasUnlockGrant, unlockCookie, unlockCookieName } from '../unlock-grant.ts';
 
@@ -88,7 +89,7 @@ ${FIRE}
 <p>This paste can be read <strong>only once</strong>. When you open it, it is shown to you and deleted from the server at the same moment; the link stops working for everyone.</p>
 <p class="muted small">Make sure you are ready to copy or save it. Link previews and crawlers do not open it: only this button does.</p>
 ${problemList(problems)}
-<form method="post" action="/p/${p.hash}">
+<form method="post" action="/p/${p.hash}"${keepKey(p)}>
 ${csrfInput(csrf)}
 ${needsPw ? passwordField(problems.length > 0) : ''}
 <button class="btn btn-danger btn-block" type="submit">Show it and burn it</button>
@@ -100,13 +101,13 @@ ${ctx.viewer?.userId === p.owner_id ? html`<div class="medium owner-share">${not
 }
 
 /** Asks for a paste's password; `action` is the page or the raw address to post it to. */
-function passwordGate(ctx: WebContext, _p: Paste, action: string, problems: string[], status: number): Reply {
+function passwordGate(ctx: WebContext, p: Paste, action: string, problems: string[], status: number): Reply {
   const body = html`<section class="card narrow warning-card">
 ${LOCK}
 <h1>Password required</h1>
 <p class="muted">This paste is protected by a password. Enter it to read the paste.</p>
 ${problemList(problems)}
-<form method="post" action="${action}">
+<form method="post" action="${action}"${keepKey(p)}>
 ${csrfInput(ctx.csrf())}
 ${passwordField(true)}
 <button class="btn btn-primary btn-block" type="submit">Unlock</button>

@@ -25,7 +25,8 @@ describe('the OpenAPI document', () => {
       components: { schemas: Record<string, { properties: Record<string, { enum?: unknown[] }> }> };
     };
     const { schemas } = doc.components;
-    assert.deepEqual(schemas['Paste']?.properties['language']?.enum, [...LANGUAGES]);
+    // `auto`: an encrypted paste's language left to its readers (README, Encrypted pastes).
+    assert.deepEqual(schemas['Paste']?.properties['language']?.enum, [...LANGUAGES, 'auto']);
     assert.deepEqual(
       new Set(schemas['Error']?.properties['code']?.enum),
       new Set(Object.keys(STATUS_BY_CODE).filter((c) => c !== 'client_closed')),

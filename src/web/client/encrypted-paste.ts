@@ -1,0 +1,170 @@
+import { detectLanguage } from '../../paste/language.ts';
+import {
+  decryptEnvelope,
+  EnvelopeRefused,
+  encryptText,
+  isKey,
+  needsPassword,
+  newKey,
+  openEnvelope,
+} from '../../paste/envelope-crypto.ts';
+import type { Envelope } from '../../paste/envelope.ts';
+import { contentLines } from '../code-view.ts';
+import { languageLabel } from '../languages.ts';
+import { qrSvg } from '../qr.ts';
+import { doc, type El, loc, whenReady } from './dom.ts';
+
+/**
+ * The browser's side of encrypted pastes (README, Encrypted pastes), served as
+ * /static/encrypted-paste.js (web/client-asset.ts bundles it from these sources): the
+ * create form encrypts before it sends, and the paste page decrypts with the key in the
+ * link's fragment, then highlights with the server's own highlighter. The key never
+ * leaves the browser: it is neither sent nor stored.
+ */
+
+/** What a reader without the right key (or password) is told, whatever went wrong. */
+export const LACKS_KEY = 'This paste is encrypted; the link you have lacks its key.';
+
+const byId = (id: string): El | null => doc().getElementById(id);
+
+function say(status: El | null, lines: string[]): void {
+  if (status === null) return;
+  status.innerHTML = '';
+  for (const line of lines) {
+    const p = doc().createElement('p');
+    p.textContent = line;
+    status.appendChild(p);
+  }
+  status.hidden = false;
+}
+
+/** The create form: with "Encrypt in my browser" ticked, only the envelope is sent, and the key goes into the link. */
+function armCreateForm(box: El): void {
+  const form = box.form ?? box.querySelector('form');
+  const tick = byId('encrypt');
+  const content = form?.querySelector('textarea[name="content"]') ?? null;
+  if (form === null || tick === null || content === null) return;
+  box.hidden = false;
+  let sending = false;
+  form.addEventListener('submit', (ev) => {
+    if (!(tick as unknown as { checked: boolean }).checked) return;
+    ev.preventDefault();
+    if (sending) return;
+    sending = true;
+    const key = newKey();
+    encryptText(content.value, key, { password: byId('encrypt-password')?.value ?? '' }).then(
+      (envelope) => {
+        const field = (name: string, value: string): void => {
+          const input = doc().createElement('input');
+          input.type = 'hidden';
+          input.name = name;
+          input.value = value;
+          form.appendChild(input);
+        };
+        content.removeAttribute('name');
+        field('content', envelope);
+        field('encrypted', '1');
+        // The answer is a redirect to the paste, which keeps this fragment: /p/<hash>#<key>.
+        form.action = `/#${key}`;
+        form.submit();
+      },
+      () => {
+        sending = false;
+        say(byId('encrypt-status'), ['This browser could not encrypt the text; nothing was sent.']);
+      },
+    );
+  });
+}
+
+/** Forms that lead on to the paste (its burn warning, its password) keep the key for the page they lead to. */
+function keepKeyInForms(): void {
+  const key = loc().hash.slice(1);
+  if (!isKey(key)) return;
+  const forms = doc().querySelectorAll('form[data-keep-key]');
+  for (let i = 0; i < forms.length; i++) {
+    const f = forms[i] as El;
+    f.action = `${f.getAttribute('action') ?? ''}#${key}`;
+  }
+}
+
+/** The paste page: decrypts the envelope the page holds, with the link's key (and the password). */
+function openSealed(box: El): void {
+  const status = byId('sealed-status');
+  const key = loc().hash.slice(1);
+  let envelope: Envelope;
+  try {
+    envelope = openEnvelope(box.getAttribute('data-envelope') ?? '');
+  } catch (err) {
+    const newer = err instanceof EnvelopeRefused && err.kind === 'version';
+    say(status, [
+      newer ? 'This paste was encrypted by a newer version of the site; this page cannot open it.' : LACKS_KEY,
+    ]);
+    return;
+  }
+  if (!isKey(key)) {
+    say(status, [LACKS_KEY]);
+    return;
+  }
+  const text = box.getAttribute('data-envelope') ?? '';
+  const attempt = (password: string): Promise<void> =>
+    decryptEnvelope(text, key, password).then(
+      (plain) => show(box, status, key, plain),
+      () =>
+        say(
+          status,
+          password === '' ? [LACKS_KEY] : [LACKS_KEY, 'If the link is whole, the password is wrong: try again.'],
+        ),
+    );
+  if (!needsPassword(envelope)) {
+    void attempt('');
+    return;
+  }
+  const form = byId('sealed-password');
+  const input = byId('sealed-pw');
+  if (form === null || input === null) return;
+  say(status, ['This paste is encrypted with a password as well as the key in its link.']);
+  form.hidden = false;
+  input.focus();
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    void attempt(input.value);
+  });
+}
+
+/** Shows the text, highlighted as the server would, and the link with its key to share. */
+function show(box: El, status: El | null, key: string, plain: string): void {
+  const asked = box.getAttribute('data-language') ?? 'auto';
+  const language = asked === 'auto' ? detectLanguage(plain) : asked;
+  const lines = contentLines({
+    content: plain,
+    language,
+    highlight: box.getAttribute('data-highlight') === '1' ? 1 : 0,
+  });
+  const pre = byId('paste-code');
+  if (pre === null) return;
+  pre.innerHTML = `<code><span class="l">${lines.join('</span><span class="l">')}</span></code>`;
+  pre.hidden = false;
+  pre.setAttribute('data-language', language);
+  const label = byId('sealed-language');
+  if (label !== null) label.textContent = `${languageLabel(language)} · decrypted in this browser`;
+  const form = byId('sealed-password');
+  if (form !== null) form.hidden = true;
+  if (status !== null) status.hidden = true;
+  const share = byId('sealed-share');
+  const link = byId('sealed-link');
+  const qr = byId('sealed-qr');
+  if (share === null || link === null || qr === null) return;
+  const url = `${loc().origin}${loc().pathname}#${key}`;
+  link.textContent = url;
+  link.href = url;
+  qr.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(qrSvg(url, 'QR code for the link with its key'))}`;
+  share.hidden = false;
+}
+
+whenReady(() => {
+  keepKeyInForms();
+  const create = doc().querySelector('[data-encrypt]');
+  if (create !== null) armCreateForm(create);
+  const sealed = byId('sealed');
+  if (sealed !== null) openSealed(sealed);
+});

@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { MIN_ITERATIONS } from '../../../src/paste/envelope.ts';
+import { decryptEnvelope, encryptText, newKey } from '../../../src/paste/envelope-crypto.ts';
+import { makeToken, req, startServer, type AppServer } from '../../helpers/server.ts';
+import { storedPaste } from '../../helpers/stored.ts';
+import { registerAll } from '../../helpers/web-client.ts';
+
+const PYTHON = 'import os\n\ndef main():\n    print(os.getcwd())\n';
+
+type Fields = Record<string, unknown>;
+
+async function create(server: AppServer, token: string, body: Fields): Promise<string> {
+  const r = await req(server, 'POST', '/api/v1/paste_create.php', { token, body });
+  assert.equal(r.status, 200, r.text);
+  return String(r.json['hash']);
+}
+
+const get = async (server: AppServer, token: string, hash: string, extra = ''): Promise<Fields> =>
+  (await req(server, 'GET', `/api/v1/paste.php?hash=${hash}${extra}`, { token })).json['paste'] as Fields;
+
+describe('encrypted pastes through the API', () => {
+  test('paste_create.php keeps the envelope as sent; paste.php and raw.php return it; the flag is stored', async () => {
+    const server = await startServer();
+    const token = await makeToken(server.dataDir);
+    const key = newKey();
+    const envelope = await encryptText(PYTHON, key);
+    const hash = await create(server, token, { content: envelope, encrypted: 1 });
+    const paste = await get(server, token, hash);
+    assert.equal(paste['content'], envelope);
+    assert.equal(paste['encrypted'], 1);
+    assert.equal(paste['language'], 'auto', 'the server cannot detect it; its readers do');
+    const raw = await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token });
+    assert.equal(raw.text, envelope);
+    assert.equal(await decryptEnvelope(raw.text, key), PYTHON);
+    const stored = await storedPaste(server.dataDir, hash);
+    assert.ok(stored);
+    assert.ok(stored['encrypted'] === 1 || stored['encrypted'] === true, JSON.stringify(stored['encrypted']));
+    assert.ok(!JSON.stringify(stored).includes('os.getcwd') && !JSON.stringify(stored).includes(key));
+
+    // A plain paste says so, and the language chosen for an encrypted one is kept, not detected.
+    const plain = await create(server, token, { content: PYTHON });
+    const plainPaste = await get(server, token, plain);
+    assert.deepEqual([plainPaste['encrypted'], plainPaste['language']], [undefined, 'python']);
+    const chosen = await create(server, token, { content: envelope, encrypted: '1', language: 'rust' });
+    assert.equal((await get(server, token, chosen))['language'], 'rust');
+    const stillPlain = await storedPaste(server.dataDir, plain);
+    assert.ok(stillPlain?.['encrypted'] === undefined || stillPlain?.['encrypted'] === false);
+  });
+
+  test('encrypted=1 refuses content that is not an envelope with 400, in JSON and form bodies', async () => {
+    const server = await startServer();
+    const token = await makeToken(server.dataDir);
+    const good = JSON.parse(await encryptText('x', newKey())) as Fields;
+    for (const [content, form] of [
+      ['just some text', false],
+      [JSON.stringify({ ...good, v: 9 }), false],
+      [JSON.stringify({ ...good, iv: 'short' }), true],
+      [JSON.stringify({ ...good, ct: '*'.repeat(40) }), true],
+    ] as const) {
+      const r = await req(server, 'POST', '/api/v1/paste_create.php', {
+        token,
+        form,
+        body: { content, encrypted: 1 },
+      });
+      assert.equal(r.status, 400, content);
+      assert.match(String(r.json.error), /envelope/);
+    }
+    const bad = await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'x', encrypted: 2 } });
+    assert.equal(bad.status, 400);
+    assert.match(String(bad.json.error), /encrypted must be 0 or 1/);
+    // Too large is 413 as for any paste, before its shape is looked at.
+    const big = await req(server, 'POST', '/api/v1/paste_create.php', {
+      token,
+      body: { content: JSON.stringify({ ...good, ct: 'A'.repeat(2048) }), encrypted: 1 },
+    });
+    assert.equal(big.status, 200);
+    const small = await startServer({ env: { MAX_PASTE_BYTES: '200' } });
+    const smallToken = await makeToken(small.dataDir);
+    const over = await req(small, 'POST', '/api/v1/paste_create.php', {
+      token: smallToken,
+      body: { content: JSON.stringify({ ...good, ct: 'A'.repeat(400) }), encrypted: 1 },
+    });
+    assert.equal(over.status, 413);
+  });
+
+  test('edits: each revision re-encrypted by the client; plain text refused unless encrypted=0 says so', async () => {
+    const server = await startServer();
+    const token = await makeToken(server.dataDir);
+    const key = newKey();
+    const first = await encryptText('first', key);
+    const hash = await create(server, token, { content: first, encrypted: 1, title: 'secret notes' });
+    const edit = (body: Fields) => req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, ...body } });
+
+    assert.equal((await edit({ title: 'renamed' })).status, 200);
+    assert.equal((await get(server, token, hash))['content'], first, 'a title edit keeps the envelope');
+    const refused = await edit({ content: 'now in clear' });
+    assert.equal(refused.status, 400);
+    assert.match(String(refused.json.error), /encrypted/);
+    assert.equal(
+      (await edit({ encrypted: 1, title: 'again' })).status,
+      200,
+      'the flag it has already, without content',
+    );
+    const off = await edit({ encrypted: 0 });
+    assert.equal(off.status, 400, 'turned off without the plain text');
+    assert.match(String(off.json.error), /encrypted changes only with new content/);
+    const second = await encryptText('second', key, { password: 'pw', iterations: MIN_ITERATIONS });
+    assert.equal((await edit({ content: second })).status, 200);
+    assert.equal(await decryptEnvelope(String((await get(server, token, hash))['content']), key, 'pw'), 'second');
+    assert.equal((await get(server, token, hash, '&revision=2'))['content'], first);
+
+    // Decrypted for good by its client: plain from then on, its language detected.
+    assert.equal((await edit({ content: PYTHON, encrypted: 0 })).status, 200);
+    const now = await get(server, token, hash);
+    assert.deepEqual([now['encrypted'], now['language'], now['content']], [undefined, 'python', PYTHON]);
+    assert.equal((await get(server, token, hash, '&revision=3'))['encrypted'], 1, 'a kept revision keeps its flag');
+    assert.equal((await edit({ content: 'not an envelope', encrypted: 1 })).status, 400);
+    assert.equal((await edit({ encrypted: 1 })).status, 400, 'turned on without an envelope');
+    assert.equal((await edit({ encrypted: 0, title: 'plain' })).status, 200);
+  });
+
+  test('burn after read, passwords and expiry work as for any paste', async () => {
+    const server = await startServer();
+    const token = await makeToken(server.dataDir);
+    const envelope = await encryptText('once', newKey());
+    const once = await create(server, token, { content: envelope, encrypted: 1, burn_after_read: 1 });
+    assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${once}`, { token })).text, envelope);
+    const again = await req(server, 'GET', `/api/v1/raw.php?hash=${once}`, { token });
+    assert.equal(again.status, 410);
+    assert.match(String(again.json.error), /burned/);
+    const stored = await storedPaste(server.dataDir, once);
+    assert.ok(!JSON.stringify(stored).includes(JSON.parse(envelope).ct), 'the burned envelope is wiped');
+
+    const reader = await makeToken(server.dataDir, { user: 'bob', scopes: 'read' });
+    const locked = await create(server, token, { content: envelope, encrypted: 1, password: 'gate' });
+    assert.equal((await req(server, 'GET', `/api/v1/paste.php?hash=${locked}`, { token: reader })).status, 401);
+    assert.equal(
+      (await req(server, 'GET', `/api/v1/paste.php?hash=${locked}&password=gate`, { token: reader })).status,
+      200,
+    );
+
+    const brief = await create(server, token, { content: envelope, encrypted: 1, expiry: '10m' });
+    server.clock.advance(11 * 60_000);
+    assert.equal((await req(server, 'GET', `/api/v1/paste.php?hash=${brief}`, { token })).status, 410);
+  });
+
+  test('My pastes lists encrypted pastes by title but never searches their content', async () => {
+    const server = await startServer({ env: { OPEN_REGISTRATION: '1' } });
+    const [alice] = await registerAll(server, 'alice');
+    const token = await makeToken(server.dataDir, { user: 'alice' });
+    const envelope = await encryptText('needle in here', newKey());
+    const hash = await create(server, token, { content: envelope, encrypted: 1, title: 'vault' });
+    const ivPart = String((JSON.parse(envelope) as Fields)['ct']).slice(0, 12);
+    assert.match((await alice.get('/my')).text, new RegExp(hash));
+    assert.doesNotMatch((await alice.get(`/my?q=${encodeURIComponent(ivPart)}`)).text, new RegExp(hash));
+    assert.match((await alice.get('/my?q=vault')).text, new RegExp(hash));
+  });
+});

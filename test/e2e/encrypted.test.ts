@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import { access, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { cleanup, ROOT, spawnServer, type ProcessServer } from '../helpers/server.ts';
+import { apiLogLines, everythingStored } from '../helpers/stored.ts';
+
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const SENTENCE = /This paste is encrypted; the link you have lacks its key\./;
+const MARKER = 'zebra-quartz-7731';
+const TEXT = `import os\n\ndef greet(name):\n    # ${MARKER}\n    return "hello " + name\n\nprint(greet(os.getlogin()))\n`;
+const PASSWORD = 'plum-orchard-4412';
+const ARTIFACTS = join(ROOT, 'test/artifacts');
+const LINK = /\/p\/[A-Za-z0-9]{10}#([A-Za-z0-9_-]{43})$/;
+
+let server: ProcessServer;
+let browser: Browser;
+const problems: string[] = [];
+
+before(async () => {
+  await access(CHROMIUM);
+  await mkdir(ARTIFACTS, { recursive: true });
+  server = await spawnServer();
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
+  });
+});
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (server) await cleanup(server.dataDir);
+});
+
+/** A page in a browser context of its own (its own cookies), whose script errors and CSP violations are collected. */
+async function freshPage(): Promise<Page> {
+  const context = await browser.newContext({ baseURL: server.url });
+  const page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().includes('status of 410')) problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(e.message));
+  return page;
+}
+
+/** Creates a paste from the home page with "Encrypt in my browser"; answers the link it lands on. */
+async function createEncrypted(page: Page, opts: { password?: string; burn?: boolean }): Promise<string> {
+  await page.goto('/');
+  await page.fill('#title', 'Encrypted notes');
+  await page.fill('#content', TEXT);
+  await page.waitForSelector('[data-encrypt]:not([hidden])');
+  await page.check('#encrypt');
+  if (opts.password !== undefined) await page.fill('#encrypt-password', opts.password);
+  if (opts.burn === true) await page.check('input[name="burn_after_read"]');
+  await page.screenshot({ path: join(ARTIFACTS, 'encrypted-create.png'), fullPage: true });
+  await page.click('button:has-text("Create paste")');
+  await page.waitForURL(LINK);
+  return page.url();
+}
+
+/** Waits until the page has decrypted the paste, or said why it cannot. */
+const settled = (page: Page): Promise<unknown> =>
+  page.waitForSelector('#paste-code:not([hidden]), #sealed-status:has-text("lacks its key")');
+
+test('an encrypted paste with a password: the server never holds the text or the key; its readers need both', async () => {
+  const ada = await freshPage();
+  await ada.goto('/register');
+  await ada.fill('#name', 'ada');
+  await ada.fill('#password', 'correct horse battery');
+  await ada.fill('#confirm', 'correct horse battery');
+  await ada.click('button[type=submit]');
+  await ada.waitForURL(`${server.url}/`);
+
+  const link = await createEncrypted(ada, { password: PASSWORD });
+  const key = (LINK.exec(link) as RegExpExecArray)[1] as string;
+  const bare = link.slice(0, link.indexOf('#'));
+
+  // Neither the text, the key nor the password is in the data folder (or database), the API log or the server's log.
+  const stored = await everythingStored(server.dataDir);
+  const apiLog = JSON.stringify(await apiLogLines(server.dataDir));
+  for (const secret of [MARKER, 'greet(name)', key, PASSWORD]) {
+    assert.ok(!stored.includes(secret), `${secret} stored`);
+    assert.ok(!apiLog.includes(secret), `${secret} in the API log`);
+    assert.ok(!server.output().includes(secret), `${secret} in the server log`);
+  }
+  assert.ok(stored.includes('AES-256-GCM'), 'the envelope is what was stored');
+
+  // Another browser, with the link and the password: the text, highlighted, and the link to share with its QR code.
+  const reader = await freshPage();
+  await reader.goto(link);
+  await reader.waitForSelector('#sealed-password:not([hidden])');
+  assert.ok(!(await reader.content()).includes(MARKER), 'the page the server sent holds no text');
+  await reader.fill('#sealed-pw', PASSWORD);
+  await reader.click('#sealed-password button');
+  await settled(reader);
+  assert.equal(await reader.locator('#paste-code .l').count(), 7);
+  assert.match((await reader.textContent('#paste-code')) ?? '', new RegExp(MARKER));
+  assert.ok((await reader.locator('#paste-code .tk-kw').count()) > 0, 'highlighted');
+  assert.match((await reader.textContent('#sealed-language')) ?? '', /Python/);
+  assert.equal(await reader.textContent('#sealed-link'), link);
+  await reader.waitForSelector('#sealed-qr[src^="data:image/svg+xml"]');
+  const qrWidth = (img: unknown): number => (img as { naturalWidth: number }).naturalWidth;
+  await reader.waitForFunction(
+    (f) => f(),
+    await reader.locator('#sealed-qr').evaluateHandle((img) => () => (img as { complete: boolean }).complete),
+  );
+  assert.ok((await reader.locator('#sealed-qr').evaluate(qrWidth)) > 0, 'the QR code made in the browser loads (CSP)');
+  assert.match((await reader.textContent('#sealed-share')) ?? '', /short link cannot hold the key/);
+  await reader.screenshot({ path: join(ARTIFACTS, 'encrypted-paste.png'), fullPage: true });
+  // A click on a line number links lines on other pastes; here the fragment is the key, and stays.
+  await reader
+    .locator('#paste-code .l')
+    .nth(2)
+    .click({ position: { x: 4, y: 4 } });
+  assert.equal(reader.url(), link);
+
+  // Without the fragment, with another key, or with a wrong password: the sentence, never the text.
+  const stranger = await freshPage();
+  for (const url of [bare, `${bare}#${'A'.repeat(43)}`]) {
+    // From another document each time: from the same page, a new fragment would not load it again.
+    await stranger.goto('about:blank');
+    await stranger.goto(url);
+    if (url !== bare) {
+      await stranger.fill('#sealed-pw', PASSWORD);
+      await stranger.click('#sealed-password button');
+    }
+    await settled(stranger);
+    assert.match((await stranger.textContent('#sealed-status')) ?? '', SENTENCE, url);
+    assert.ok(!((await stranger.textContent('main')) ?? '').includes(MARKER));
+  }
+  await stranger.goto('about:blank');
+  await stranger.goto(link);
+  await stranger.fill('#sealed-pw', 'not the password');
+  await stranger.click('#sealed-password button');
+  await settled(stranger);
+  assert.match((await stranger.textContent('#sealed-status')) ?? '', SENTENCE);
+  assert.equal(await stranger.locator('#paste-code').isHidden(), true);
+  await stranger.screenshot({ path: join(ARTIFACTS, 'encrypted-wrong-password.png'), fullPage: true });
+
+  // A one-time encrypted paste opens once, then 410.
+  const once = await createEncrypted(ada, { burn: true });
+  assert.equal(await ada.title(), 'Burn After Read paste', 'its author is shown the warning, not the paste');
+  const first = await freshPage();
+  await first.goto(once);
+  await first.waitForSelector('[data-keep-key]');
+  await first.waitForFunction(
+    (form) => (form as { action: string }).action.includes('#'),
+    await first.locator('form[data-keep-key]').elementHandle(),
+  );
+  await first.click('button:has-text("Show it and burn it")');
+  await settled(first);
+  assert.match((await first.textContent('#paste-code')) ?? '', new RegExp(MARKER));
+  const second = await freshPage();
+  const gone = await second.goto(once);
+  assert.equal(gone?.status(), 410);
+  assert.ok(!(await everythingStored(server.dataDir)).includes((LINK.exec(once) as RegExpExecArray)[1] as string));
+
+  assert.deepEqual(problems, [], 'no console errors or CSP violations');
+});

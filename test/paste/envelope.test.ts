@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  envelopeProblem,
+  fromBase64url,
+  MIN_ITERATIONS,
+  PBKDF2_ITERATIONS,
+  toBase64url,
+} from '../../src/paste/envelope.ts';
+import {
+  decryptEnvelope,
+  EnvelopeRefused,
+  encryptText,
+  newKey,
+  openEnvelope,
+} from '../../src/paste/envelope-crypto.ts';
+
+/** The fewest iterations an envelope may name, so the password cases stay fast. */
+const FAST = { iterations: MIN_ITERATIONS };
+
+const refused = (kind: EnvelopeRefused['kind']) => (err: unknown) =>
+  err instanceof EnvelopeRefused && err.kind === kind;
+
+/** `envelope` with one byte of its ciphertext (or tag) flipped. */
+function tampered(envelope: string, at: number): string {
+  const e = JSON.parse(envelope) as Record<string, string>;
+  const ct = fromBase64url(e['ct'] as string);
+  ct[at < 0 ? ct.length + at : at] = (ct[at < 0 ? ct.length + at : at] as number) ^ 1;
+  return JSON.stringify({ ...e, ct: toBase64url(ct) });
+}
+
+describe('the encryption envelope', () => {
+  test('round trip: the link key opens what it encrypted, with and without a password', async () => {
+    const key = newKey();
+    assert.match(key, /^[A-Za-z0-9_-]{43}$/);
+    const text = 'print("héllo")\n\u{1f600} and \u0000 too';
+    const plain = await encryptText(text, key);
+    assert.equal(envelopeProblem(plain), null);
+    assert.deepEqual(Object.keys(JSON.parse(plain)).sort(), ['alg', 'ct', 'iv', 'v']);
+    assert.equal(await decryptEnvelope(plain, key), text);
+    const locked = await encryptText(text, key, { password: 'hunter2', ...FAST });
+    assert.equal(envelopeProblem(locked), null);
+    const fields = JSON.parse(locked) as Record<string, unknown>;
+    assert.equal(fields['kdf'], 'PBKDF2-SHA-256');
+    assert.equal(fields['iter'], MIN_ITERATIONS);
+    assert.equal(await decryptEnvelope(locked, key, 'hunter2'), text);
+    assert.doesNotMatch(plain + locked, /h.llo/);
+  });
+
+  test('the default PBKDF2 count is the documented one', async () => {
+    const envelope = await encryptText('x', newKey(), { password: 'p' });
+    assert.equal((JSON.parse(envelope) as { iter: number }).iter, PBKDF2_ITERATIONS);
+    assert.equal(PBKDF2_ITERATIONS, 600_000);
+  });
+
+  test('a changed byte of the ciphertext or of the tag is refused (GCM)', async () => {
+    const key = newKey();
+    const envelope = await encryptText('some text to protect', key);
+    await assert.rejects(decryptEnvelope(tampered(envelope, 0), key), refused('key'));
+    await assert.rejects(decryptEnvelope(tampered(envelope, -1), key), refused('key'));
+    const iv = JSON.parse(envelope) as Record<string, string>;
+    const otherIv = JSON.stringify({ ...iv, iv: toBase64url(new Uint8Array(12)) });
+    await assert.rejects(decryptEnvelope(otherIv, key), refused('key'));
+  });
+
+  test('a wrong key is refused, and so is something that is not a key', async () => {
+    const envelope = await encryptText('text', newKey());
+    await assert.rejects(decryptEnvelope(envelope, newKey()), refused('key'));
+    await assert.rejects(decryptEnvelope(envelope, 'short'), refused('key'));
+    await assert.rejects(decryptEnvelope(envelope, ''), refused('key'));
+  });
+
+  test('a wrong or missing password is refused; the right password with a wrong key too', async () => {
+    const key = newKey();
+    const envelope = await encryptText('text', key, { password: 'right', ...FAST });
+    await assert.rejects(decryptEnvelope(envelope, key, 'wrong'), refused('key'));
+    await assert.rejects(decryptEnvelope(envelope, key), refused('key'));
+    await assert.rejects(decryptEnvelope(envelope, newKey(), 'right'), refused('key'));
+  });
+
+  test('a version the code does not know is refused as such, by the server and the reader', async () => {
+    const key = newKey();
+    const envelope = JSON.parse(await encryptText('text', key)) as Record<string, unknown>;
+    const v2 = JSON.stringify({ ...envelope, v: 2 });
+    assert.match(String(envelopeProblem(v2)), /version must be 1/);
+    assert.throws(() => openEnvelope(v2), refused('version'));
+    await assert.rejects(decryptEnvelope(v2, key), refused('version'));
+  });
+
+  test('the server refuses what has not the envelope shape', async () => {
+    const good = JSON.parse(await encryptText('text', newKey(), { password: 'p', ...FAST })) as Record<string, unknown>;
+    const cases: [string, string][] = [
+      ['plain text', 'not JSON'],
+      ['[1]', 'JSON object'],
+      ['null', 'JSON object'],
+      [JSON.stringify({ ...good, extra: 1 }), 'exactly'],
+      [JSON.stringify({ v: 1, alg: 'AES-256-GCM', iv: good['iv'] }), 'exactly'],
+      [JSON.stringify({ ...good, alg: 'AES-128-CBC' }), 'alg'],
+      [JSON.stringify({ ...good, iv: 'AAAA' }), 'iv'],
+      [JSON.stringify({ ...good, iv: `${String(good['iv']).slice(1)}+` }), 'iv'],
+      [JSON.stringify({ ...good, ct: 'AAAA' }), 'ct'],
+      [JSON.stringify({ ...good, ct: 'A'.repeat(25) }), 'ct'],
+      [JSON.stringify({ ...good, kdf: 'scrypt' }), 'kdf'],
+      [JSON.stringify({ ...good, iter: 1000 }), 'iter'],
+      [JSON.stringify({ ...good, iter: 1e9 }), 'iter'],
+      [JSON.stringify({ ...good, iter: '600000' }), 'iter'],
+      [JSON.stringify({ ...good, salt: 'AA' }), 'salt'],
+    ];
+    for (const [text, word] of cases) {
+      const problem = envelopeProblem(text);
+      assert.ok(problem !== null, text);
+      assert.ok(problem.includes(word === 'not JSON' ? 'JSON object' : word), `${text}: ${problem}`);
+      assert.throws(() => openEnvelope(text), refused('shape'));
+    }
+  });
+});
