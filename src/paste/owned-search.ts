@@ -1,0 +1,27 @@
+import { contentOf, type Paste } from './paste.ts';
+
+/** What My pastes searches for: words in the title or the text, a language, a privacy. */
+export interface OwnedFilter {
+  text?: string;
+  language?: string;
+  privacy?: string;
+}
+
+export const isSearch = (f: OwnedFilter): boolean =>
+  f.text !== undefined || f.language !== undefined || f.privacy !== undefined;
+
+/**
+ * Whether a paste matches the search (README, Web pages: My pastes): the language and the
+ * privacy as they are, the words anywhere in the title or the text, ignoring case as
+ * JavaScript's toLowerCase does. Every backend decides a match here, so they agree.
+ */
+export function matchesOwned(
+  f: OwnedFilter,
+  p: Pick<Paste, 'title' | 'content_json' | 'language' | 'privacy'>,
+): boolean {
+  if (f.language !== undefined && p.language !== f.language) return false;
+  if (f.privacy !== undefined && p.privacy !== f.privacy) return false;
+  if (f.text === undefined) return true;
+  const needle = f.text.toLowerCase();
+  return p.title.toLowerCase().includes(needle) || contentOf(p).toLowerCase().includes(needle);
+}
