@@ -55,7 +55,7 @@ export class PgOwnerLists implements OwnerLists {
   /**
    * The user's pastes that may match: the language and privacy compared here, and each
    * plain-ASCII run of the words looked for in the title or the stored text
-   * (owned-search-terms.ts), by the trigram indexes of migration 002.
+   * (owned-search-terms.ts), by the trigram index of migration 002 where it could be made.
    */
   async candidates(userId: number, filter: OwnedFilter): Promise<OwnedCandidate[]> {
     const none = this.sql``;

@@ -8,13 +8,14 @@ import { PgOwnerLists } from '../../src/pg/owner-lists.ts';
 import { PgPasteStore } from '../../src/pg/pastes.ts';
 import { matchesOwned, type OwnedFilter } from '../../src/paste/owned-search.ts';
 import { encodeContent, type Paste } from '../../src/paste/paste.ts';
-import { createTestDatabase } from '../helpers/postgres.ts';
+import { createTestDatabase, psql, testCluster } from '../helpers/postgres.ts';
 
 const opened: Database[] = [];
 after(() => Promise.all(opened.map((d) => d.close())));
 
 const T0 = 1_700_000_000_000;
 
+/** A paste of user 1 (unless `over` says otherwise); hashes differ in their first six characters, the unique short code. */
 const record = (hash: string, title: string, text: string, over: Partial<Paste> = {}): Paste => ({
   v: 1,
   hash,
@@ -35,8 +36,6 @@ const record = (hash: string, title: string, text: string, over: Partial<Paste> 
   revision: 1,
   ...over,
 });
-
-/** Hashes differ in their first six characters, the short code, which is unique. */
 
 /** Titles and texts where a careless SQL search would differ from toLowerCase().includes(). */
 const PASTES: [string, string][] = [
@@ -178,4 +177,37 @@ test("each user's paste count in one read, and a page of the list without the re
   assert.deepEqual(await owners.slice(1, 1, 2), all.slice(1, 3));
   assert.deepEqual(await owners.slice(1, 4, 10), all.slice(4));
   assert.deepEqual(await owners.slice(1, 9, 10), []);
+});
+
+test("migration 002 indexes the owner's words, and without the right to make extensions it applies without them", async () => {
+  const withIndex = await openDatabase(
+    parseConfig({ DATABASE_URL: await createTestDatabase(), DATABASE_WAIT_SECONDS: '5' }),
+  );
+  opened.push(withIndex);
+  await migrate(withIndex.sql);
+  assert.equal((await withIndex.sql`select 1 from pg_indexes where indexname = 'pastes_owner_words'`).length, 1);
+
+  // A role that may make tables in the schema but not extensions in the database.
+  const c = await testCluster();
+  const url = await createTestDatabase();
+  const database = new URL(url).pathname.slice(1);
+  const role = `plain_${process.pid}`;
+  psql(c, `CREATE ROLE ${role} LOGIN`);
+  psql(c, `GRANT CREATE ON SCHEMA public TO ${role}`, database);
+  const db = await openDatabase(
+    parseConfig({ DATABASE_URL: url.replace('postgres@', `${role}@`), DATABASE_WAIT_SECONDS: '5' }),
+  );
+  opened.push(db);
+  await migrate(db.sql);
+  assert.equal((await db.sql`select 1 from pg_indexes where indexname = 'pastes_owner_words'`).length, 0);
+  const store = new PgPasteStore(db.sql);
+  await store.create(() => record('000001Plan', 'Plain words', 'some text'), {
+    add: async () => {},
+    withdraw: async () => {},
+  });
+  const found = await new PgOwnerLists(db.sql).candidates(1, { text: 'WORDS' });
+  assert.deepEqual(
+    found.map((r) => r.hash),
+    ['000001Plan'],
+  );
 });
