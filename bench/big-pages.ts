@@ -68,7 +68,7 @@ function summary(page: string): string {
   if (found !== undefined) return found + (page.includes('The search stopped') ? ' (stopped early)' : '');
   const users = /(\d+) in all/.exec(page)?.[0];
   if (users !== undefined) return `${users} users`;
-  return `${(page.match(/<tr/g) ?? []).length - 1} log rows`;
+  return `${Math.max(0, (page.match(/<tr/g) ?? []).length - 1)} log rows`;
 }
 
 const day = 86_400_000;
@@ -90,7 +90,7 @@ const PAGES: [string, string][] = [
   ['API log, a user seen only long ago', '/admin/logs?user=5'],
   ['API log, an endpoint used only long ago', '/admin/logs?endpoint=/api/v1/paste_edit.php'],
   ['API log, 5xx (only long ago)', '/admin/logs?status=5'],
-  ['API log, 4xx + a user seen only long ago', '/admin/logs?status=4&user=5'],
+  ['API log, 4xx of a user with none (no match)', '/admin/logs?status=4&user=5'],
   ['API log, one old day', `/admin/logs?from=${isoMinute(now - 28 * day)}&to=${isoMinute(now - 27 * day)}`],
   ['API log, old day + user', `/admin/logs?from=${isoMinute(now - 28 * day)}&to=${isoMinute(now - 27 * day)}&user=42`],
 ];
