@@ -446,7 +446,8 @@ export class PasteService {
 
   /**
    * The user's own pastes, newest first, that still exist (any state), with pending views
-   * counted; with a filter, those that match, read for at most OWNED_SEARCH_MS.
+   * counted; with a filter, those that match: all of them where the store narrows the search
+   * (OwnerLists.candidates), else those found reading the list for at most OWNED_SEARCH_MS.
    */
   async listOwned(userId: number, offset: number, limit: number, filter: OwnedFilter = {}): Promise<OwnedPage> {
     const counted = (p: Paste): Paste => ({
