@@ -1,4 +1,5 @@
 import { isExpired, isTombstone, NO_CONTENT, type Paste } from './paste.ts';
+import type { OwnedFilter } from './owned-search.ts';
 
 /**
  * What the paste service needs of storage, and the records it speaks to it: the seam every
@@ -80,7 +81,20 @@ export interface OwnerLists {
   list(userId: number): Promise<string[]>;
   /** `list(userId).length`, without building the list. */
   count(userId: number): Promise<number>;
+  /** `list(userId).slice(offset, offset + limit)`, without building the list, when the store can. */
+  slice?(userId: number, offset: number, limit: number): Promise<string[]>;
+  /** `count` of each user, in one read, when the store can. */
+  counts?(userIds: readonly number[]): Promise<Map<number, number>>;
+  /**
+   * The user's pastes that may match `filter` (every one that does, in `list`'s order, and
+   * perhaps others), with what matchesOwned reads, when the store can find them without
+   * reading every paste; the caller decides each match (paste/owned-search.ts).
+   */
+  candidates?(userId: number, filter: OwnedFilter): Promise<OwnedCandidate[]>;
 }
+
+/** A paste a search may match, with the fields the match is decided on. */
+export type OwnedCandidate = Pick<Paste, 'hash' | 'title' | 'content_json' | 'language' | 'privacy' | 'encrypted'>;
 
 /** The newest public pastes (store/recent.ts). */
 export interface RecentList {

@@ -16,15 +16,11 @@ import { PasteError } from './errors.ts';
 import { expireAt } from './expiry.ts';
 import { envelopeProblem } from './envelope.ts';
 import { detectLanguage } from './language.ts';
+import { isSearch, matchesOwned, type OwnedFilter } from './owned-search.ts';
 import { contentOf, encodeContent, isExpired, NO_CONTENT, type Paste } from './paste.ts';
 import type { CreateInput, EditInput } from './validate.ts';
 
-/** What My pastes searches for: words in the title or the text, a language, a privacy. */
-export interface OwnedFilter {
-  text?: string;
-  language?: string;
-  privacy?: string;
-}
+export type { OwnedFilter } from './owned-search.ts';
 
 /** A list skips a damaged paste file (already reported when found) rather than failing whole. */
 const skipDamaged = (err: unknown): null => {
@@ -474,24 +470,29 @@ export class PasteService {
 
   /**
    * The user's own pastes, newest first, that still exist (any state), with pending views
-   * counted; with a filter, those that match, read for at most OWNED_SEARCH_MS.
+   * counted; with a filter, those that match: all of them where the store narrows the search
+   * (OwnerLists.candidates), else those found reading the list for at most OWNED_SEARCH_MS.
    */
   async listOwned(userId: number, offset: number, limit: number, filter: OwnedFilter = {}): Promise<OwnedPage> {
-    const hashes = await this.#owners.list(userId);
     const counted = (p: Paste): Paste => ({
       ...p,
       view_count: p.view_count + this.#views.pending(p.hash, p.view_count),
     });
-    if (filter.text === undefined && filter.language === undefined && filter.privacy === undefined) {
-      const pastes: Paste[] = [];
-      for (const hash of hashes.slice(offset, offset + limit)) {
-        // A damaged file costs only its own line (it was reported when found).
-        const p = await this.#store.get(hash).catch(skipDamaged);
-        if (p !== null) pastes.push(counted(p));
-      }
-      return { pastes, total: hashes.length };
+    const owners = this.#owners;
+    if (!isSearch(filter)) {
+      const [hashes, total] =
+        owners.slice === undefined
+          ? await owners.list(userId).then((all) => [all.slice(offset, offset + limit), all.length] as const)
+          : await Promise.all([owners.slice(userId, offset, limit), owners.count(userId)]);
+      return { pastes: await this.#read(hashes, counted), total };
     }
-    const needle = filter.text?.toLowerCase();
+    if (owners.candidates !== undefined) {
+      // The store narrowed the search down; each candidate is still decided here, as below.
+      const matches = (await owners.candidates(userId, filter)).filter((c) => matchesOwned(filter, c));
+      const hashes = matches.slice(offset, offset + limit).map((c) => c.hash);
+      return { pastes: await this.#read(hashes, counted), total: matches.length };
+    }
+    const hashes = await owners.list(userId);
     const page: Paste[] = [];
     const started = this.#elapsed();
     let found = 0;
@@ -502,19 +503,29 @@ export class PasteService {
       }
       read++;
       const p = await this.#store.get(hash).catch(skipDamaged);
-      if (p === null) continue;
-      if (filter.language !== undefined && p.language !== filter.language) continue;
-      if (filter.privacy !== undefined && p.privacy !== filter.privacy) continue;
-      if (
-        needle !== undefined &&
-        !p.title.toLowerCase().includes(needle) &&
-        (p.encrypted === 1 || !contentOf(p).toLowerCase().includes(needle))
-      )
-        continue;
+      if (p === null || !matchesOwned(filter, p)) continue;
       if (found >= offset && found < offset + limit) page.push(p);
       found++;
     }
     return { pastes: page.map(counted), total: found };
+  }
+
+  /** The pastes of `hashes` that still exist, in that order; a damaged file costs only its own line (it was reported when found). */
+  async #read(hashes: readonly string[], counted: (p: Paste) => Paste): Promise<Paste[]> {
+    const pastes: Paste[] = [];
+    for (const hash of hashes) {
+      const p = await this.#store.get(hash).catch(skipDamaged);
+      if (p !== null) pastes.push(counted(p));
+    }
+    return pastes;
+  }
+
+  /** How many pastes each user owns, in one read where the store can (the admins' Users page). */
+  async countsOwned(userIds: readonly number[]): Promise<Map<number, number>> {
+    if (this.#owners.counts !== undefined) return this.#owners.counts(userIds);
+    const out = new Map<number, number>();
+    for (const id of userIds) out.set(id, await this.#owners.count(id));
+    return out;
   }
 
   /** Recent public pastes that are still public, readable and unexpired. */

@@ -5,7 +5,7 @@ import { after, beforeEach, describe, test } from 'node:test';
 import type { Viewer } from '../../src/paste/access.ts';
 import { PasteError, type PasteFailure } from '../../src/paste/errors.ts';
 import { contentOf } from '../../src/paste/paste.ts';
-import { OWNED_SEARCH_MS, PasteService, type Counted } from '../../src/paste/service.ts';
+import { OWNED_SEARCH_MS, type OwnedFilter, PasteService, type Counted } from '../../src/paste/service.ts';
 import { RateLimiter } from '../../src/ratelimit/bucket.ts';
 import { FailureBudget } from '../../src/ratelimit/failure-budget.ts';
 import type { CreateInput } from '../../src/paste/validate.ts';
@@ -293,6 +293,57 @@ describe('owner index and recent list', () => {
       ['needle 1', 'needle 0'],
     );
     assert.equal(await service.countOwned(1), 30);
+  });
+
+  test('a store that offers search candidates narrows the reading; the service still decides each match and pages them', async () => {
+    for (let i = 0; i < 6; i++)
+      await service.create(input({ title: `T${i}`, content: i % 2 === 0 ? 'Needle' : 'hay' }), 1);
+    const all = await owners.list(1);
+    const asked: unknown[] = [];
+    // Candidates as a database would give them: every match and a non-match, in the list's order.
+    const narrowing = {
+      add: (userId: number, hash: string) => owners.add(userId, hash),
+      remove: (userId: number, hash: string) => owners.remove(userId, hash),
+      list: (userId: number) => owners.list(userId),
+      count: (userId: number) => owners.count(userId),
+      slice: async (userId: number, offset: number, limit: number) =>
+        (await owners.list(userId)).slice(offset, offset + limit),
+      candidates: async (userId: number, filter: OwnedFilter) => {
+        asked.push([userId, filter]);
+        return (await Promise.all(all.map((h) => store.get(h)))).filter((p) => p !== null);
+      },
+    };
+    const narrowed = new PasteService({
+      store,
+      views,
+      owners: narrowing,
+      recent,
+      budget: new FailureBudget(new RateLimiter(() => now)),
+      now: () => now,
+      // A search that read pastes one by one would stop at once.
+      elapsed: () => Number.MAX_SAFE_INTEGER,
+    });
+    const page = await narrowed.listOwned(1, 1, 2, { text: 'NEEDLE' });
+    assert.deepEqual(asked, [[1, { text: 'NEEDLE' }]]);
+    assert.equal(page.total, 3);
+    assert.equal(page.searched, undefined);
+    assert.deepEqual(
+      page.pastes.map((p) => p.title),
+      ['T2', 'T0'],
+    );
+    const listed = await narrowed.listOwned(1, 2, 3);
+    assert.deepEqual(
+      listed.pastes.map((p) => p.title),
+      ['T3', 'T2', 'T1'],
+    );
+    assert.equal(listed.total, 6);
+    assert.deepEqual(
+      [...(await narrowed.countsOwned([1, 2]))],
+      [
+        [1, 6],
+        [2, 0],
+      ],
+    );
   });
 
   test('recent lists public, readable pastes only, newest first, bounded, across a save and load', async () => {

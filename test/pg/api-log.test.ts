@@ -97,6 +97,11 @@ describe('PgApiLog reading', () => {
       keep: (e) => e.duration_ms >= 5_000 && e.duration_ms < 5_100,
     },
     { name: 'from alone', query: { from: DAY0 + 11_990 * STEP_MS }, keep: (e) => e.duration_ms >= 11_990 },
+    {
+      name: 'a range holding more lines than were written after it (read down the ids)',
+      query: { from: DAY0 + 100 * STEP_MS, to: DAY0 + 11_900 * STEP_MS },
+      keep: (e) => e.duration_ms >= 100 && e.duration_ms < 11_900,
+    },
     { name: 'to alone', query: { to: DAY0 + 10 * STEP_MS }, keep: (e) => e.duration_ms < 10 },
     { name: 'a NaN bound, which bounds nothing', query: { from: Number.NaN, to: Number.NaN }, keep: () => true },
     {
@@ -121,6 +126,16 @@ describe('PgApiLog reading', () => {
     const query: LogQuery = { token_id: 'tok4', statusClass: 4, limit: 37 };
     const expected = newestFirst.filter((e) => e.token_id === 'tok4' && e.status >= 400 && e.status < 500);
     assert.ok(expected.length > 37 * 10);
+    const { entries } = await readAll(log, query);
+    assert.deepEqual(entries, expected);
+  });
+
+  it('paging an old time range (read by the time index and sorted) gives exactly its lines, newest first', async () => {
+    const query: LogQuery = { from: DAY0 + 1_000 * STEP_MS, to: DAY0 + 2_000 * STEP_MS, statusClass: 4, limit: 37 };
+    const expected = newestFirst.filter(
+      (e) => e.duration_ms >= 1_000 && e.duration_ms < 2_000 && e.status >= 400 && e.status < 500,
+    );
+    assert.ok(expected.length > 37 * 3);
     const { entries } = await readAll(log, query);
     assert.deepEqual(entries, expected);
   });

@@ -1,0 +1,213 @@
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { parseConfig } from '../../src/config.ts';
+import { type Database, openDatabase } from '../../src/pg/connect.ts';
+import { migrate } from '../../src/pg/migrate.ts';
+import { likeTerms } from '../../src/pg/owned-search-terms.ts';
+import { PgOwnerLists } from '../../src/pg/owner-lists.ts';
+import { PgPasteStore } from '../../src/pg/pastes.ts';
+import { matchesOwned, type OwnedFilter } from '../../src/paste/owned-search.ts';
+import { encodeContent, type Paste } from '../../src/paste/paste.ts';
+import { createTestDatabase, psql, testCluster } from '../helpers/postgres.ts';
+
+const opened: Database[] = [];
+after(() => Promise.all(opened.map((d) => d.close())));
+
+const T0 = 1_700_000_000_000;
+
+/** A paste of user 1 (unless `over` says otherwise); hashes differ in their first six characters, the unique short code. */
+const record = (hash: string, title: string, text: string, over: Partial<Paste> = {}): Paste => ({
+  v: 1,
+  hash,
+  title,
+  content_json: encodeContent(text),
+  language: 'text',
+  privacy: 'public',
+  highlight: 1,
+  burn_after_read: 0,
+  burned: false,
+  password: null,
+  owner_id: 1,
+  created_at: T0,
+  updated_at: T0,
+  expire_at: null,
+  view_count: 0,
+  receipt: null,
+  revision: 1,
+  ...over,
+});
+
+/** Titles and texts where a careless SQL search would differ from toLowerCase().includes(). */
+const PASTES: [string, string][] = [
+  ['Plain Title', 'plain text'],
+  ['KELVIN', 'temperature 300 \u212A'],
+  ['\u0130stanbul notes', 'STRASSE Stra\u00DFe'],
+  ['quotes', 'say "hello" and \\back\\slash'],
+  ['lines', 'first\nnew line\tTAB\u0001ctl'],
+  ['percent', '100% of a_b'],
+  ['greek', '\u03A3\u038A\u03A3\u03A5\u03A6\u039F\u03A3'],
+  ['escape look-alikes', 'u0001 n and nt'],
+  ['nothing special', 'Caf\u00C9 M\u00DCLLER'],
+];
+
+const NEEDLES = [
+  'plain',
+  'PLAIN TEXT',
+  'k',
+  '300 k',
+  'kelvin',
+  'i\u0307stanbul',
+  'istanbul',
+  'i',
+  '\u0130',
+  'stra\u00DFe',
+  'strasse',
+  '"hello"',
+  '\\back',
+  'hello" and \\',
+  'new line',
+  'first\nnew',
+  '\tTAB',
+  'nt',
+  'u0001',
+  '\u0001',
+  '100%',
+  'a_b',
+  '%',
+  '_',
+  '\u03C3\u03AF\u03C3',
+  'caf\u00E9 m\u00FCller',
+  'title',
+  'e',
+  'zzz',
+];
+
+test('a search on PostgreSQL finds exactly what toLowerCase().includes() finds, newest first', async () => {
+  const db = await openDatabase(parseConfig({ DATABASE_URL: await createTestDatabase(), DATABASE_WAIT_SECONDS: '5' }));
+  opened.push(db);
+  await migrate(db.sql);
+  const store = new PgPasteStore(db.sql);
+  const owners = new PgOwnerLists(db.sql);
+  const made: Paste[] = [];
+  for (const [i, [title, text]] of PASTES.entries()) {
+    const at = T0 + i;
+    const p = record(`${String(i).padStart(6, '0')}Srch`, title, text, { created_at: at, updated_at: at });
+    await store.create(() => p, { add: async () => {}, withdraw: async () => {} });
+    made.push(p);
+  }
+  // Someone else's paste matches every word, and is never a candidate.
+  await store.create(() => record('Other00001', PASTES.map((x) => x[0]).join(' '), 'plain', { owner_id: 2 }), {
+    add: async () => {},
+    withdraw: async () => {},
+  });
+  const newestFirst = [...made].reverse();
+  for (const text of NEEDLES) {
+    const filter: OwnedFilter = { text };
+    const candidates = await owners.candidates(1, filter);
+    const found = candidates.filter((c) => matchesOwned(filter, c)).map((c) => c.hash);
+    const expected = newestFirst.filter((p) => matchesOwned(filter, p)).map((p) => p.hash);
+    assert.deepEqual(found, expected, JSON.stringify(text));
+  }
+  const both = await owners.candidates(1, { language: 'text', privacy: 'public' });
+  assert.equal(both.length, PASTES.length);
+  assert.deepEqual(await owners.candidates(1, { language: 'go' }), []);
+  assert.deepEqual(await owners.candidates(1, { privacy: 'private' }), []);
+});
+
+test('the search narrows: a word no paste holds gives no candidate to read', async () => {
+  const db = await openDatabase(parseConfig({ DATABASE_URL: await createTestDatabase(), DATABASE_WAIT_SECONDS: '5' }));
+  opened.push(db);
+  await migrate(db.sql);
+  const store = new PgPasteStore(db.sql);
+  for (let i = 0; i < 20; i++)
+    await store.create(() => record(`${String(i).padStart(6, '0')}Narr`, `note ${i}`, `body ${i}`), {
+      add: async () => {},
+      withdraw: async () => {},
+    });
+  const owners = new PgOwnerLists(db.sql);
+  assert.equal((await owners.candidates(1, { text: 'NOTE 1' })).length, 11);
+  assert.deepEqual(await owners.candidates(1, { text: 'absent' }), []);
+});
+
+test('the LIKE patterns: runs of plain ASCII, wildcards escaped, i and k any one character', () => {
+  assert.deepEqual(likeTerms('Hello World'), ['%hello world%']);
+  assert.deepEqual(likeTerms('100%_x'), ['%100\\%\\_x%']);
+  assert.deepEqual(likeTerms('Kit'), ['%__t%']);
+  assert.deepEqual(likeTerms('say "hi"\n\\now'), ['%say %', '%h_%', '%now%']);
+  assert.deepEqual(likeTerms('caf\u00E9 bar'), ['%caf%', '% bar%']);
+  assert.deepEqual(likeTerms('\u00E9\u00E9'), []);
+});
+
+test('only U+0130 and U+212A lowercase to ASCII from outside it, which likeTerms relies on', () => {
+  const found: number[] = [];
+  for (let cp = 0x80; cp <= 0x10ffff; cp++) {
+    if (cp >= 0xd800 && cp <= 0xdfff) continue;
+    if (/[\x00-\x7f]/.test(String.fromCodePoint(cp).toLowerCase())) found.push(cp);
+  }
+  assert.deepEqual(found, [0x130, 0x212a]);
+});
+
+test("each user's paste count in one read, and a page of the list without the rest", async () => {
+  const db = await openDatabase(parseConfig({ DATABASE_URL: await createTestDatabase(), DATABASE_WAIT_SECONDS: '5' }));
+  opened.push(db);
+  await migrate(db.sql);
+  const store = new PgPasteStore(db.sql);
+  const owners = new PgOwnerLists(db.sql);
+  for (let i = 0; i < 7; i++) {
+    const at = T0 + i;
+    await store.create(
+      () =>
+        record(`${String(i).padStart(6, '0')}Cout`, 't', 'x', {
+          owner_id: i < 5 ? 1 : 2,
+          created_at: at,
+          updated_at: at,
+        }),
+      { add: async () => {}, withdraw: async () => {} },
+    );
+  }
+  assert.deepEqual(
+    [...(await owners.counts([1, 2, 3]))],
+    [
+      [1, 5],
+      [2, 2],
+      [3, 0],
+    ],
+  );
+  const all = await owners.list(1);
+  assert.deepEqual(await owners.slice(1, 1, 2), all.slice(1, 3));
+  assert.deepEqual(await owners.slice(1, 4, 10), all.slice(4));
+  assert.deepEqual(await owners.slice(1, 9, 10), []);
+});
+
+test("migration 6 indexes the owner's words, and without the right to make extensions it applies without them", async () => {
+  const withIndex = await openDatabase(
+    parseConfig({ DATABASE_URL: await createTestDatabase(), DATABASE_WAIT_SECONDS: '5' }),
+  );
+  opened.push(withIndex);
+  await migrate(withIndex.sql);
+  assert.equal((await withIndex.sql`select 1 from pg_indexes where indexname = 'pastes_owner_words'`).length, 1);
+
+  // A role that may make tables in the schema but not extensions in the database.
+  const c = await testCluster();
+  const url = await createTestDatabase();
+  const database = new URL(url).pathname.slice(1);
+  const role = `plain_${process.pid}`;
+  psql(c, `CREATE ROLE ${role} LOGIN`);
+  psql(c, `GRANT CREATE ON SCHEMA public TO ${role}`, database);
+  const db = await openDatabase(
+    parseConfig({ DATABASE_URL: url.replace('postgres@', `${role}@`), DATABASE_WAIT_SECONDS: '5' }),
+  );
+  opened.push(db);
+  await migrate(db.sql);
+  assert.equal((await db.sql`select 1 from pg_indexes where indexname = 'pastes_owner_words'`).length, 0);
+  const store = new PgPasteStore(db.sql);
+  await store.create(() => record('000001Plan', 'Plain words', 'some text'), {
+    add: async () => {},
+    withdraw: async () => {},
+  });
+  const found = await new PgOwnerLists(db.sql).candidates(1, { text: 'WORDS' });
+  assert.deepEqual(
+    found.map((r) => r.hash),
+    ['000001Plan'],
+  );
+});
