@@ -1,5 +1,7 @@
-import { isIP, isIPv4, isIPv6 } from 'node:net';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
+import { type AuthProxyConfig, authProxyOf } from './config/auth-proxy.ts';
+import { type DatabaseTarget, databaseTargetOf } from './config/database.ts';
 
 /** Everything the server reads from its environment, parsed and checked once at start. */
 export interface Config {
@@ -49,21 +51,6 @@ export interface Config {
   corsOrigins: readonly string[];
 }
 
-/** AUTH_PROXY_*: who may vouch for a user, in which header, and what follows from it. */
-export interface AuthProxyConfig {
-  /** The header naming the user, lower-case as Node gives headers (`remote-user`). */
-  header: string;
-  /** The proxies' networks: only a connection from one of them is believed. */
-  trusted: Cidr[];
-  /** Unknown users are created on first sight (without a password). */
-  create: boolean;
-  /** Members of this group (in `groupsHeader`) are admins, and others are not; null: roles are kept here. */
-  adminGroup: string | null;
-  groupsHeader: string;
-  /** Where Log out goes (the proxy's own sign-out); null: this site's home page. */
-  logoutUrl: string | null;
-}
-
 /** What a create without an account may do: per client IP per minute, bytes, the longest expiry. */
 export interface AnonymousLimits {
   ratePerMinute: number;
@@ -78,26 +65,6 @@ const isAnonymousExpiry = (s: string): s is AnonymousExpiry => (ANONYMOUS_EXPIRI
 
 /** Anonymous pastes' default size bound, when MAX_PASTE_BYTES is not smaller. */
 const ANONYMOUS_DEFAULT_BYTES = 65_536;
-
-/** SSL as `sslmode` asks: off, tried, or required (with the certificate checked for `verify-full`). */
-export const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-full'] as const;
-export type SslMode = (typeof SSL_MODES)[number];
-
-/** Where the database is and who to be there; `describe` never holds the password. */
-export interface DatabaseTarget {
-  /** A host name or address; null when `socketDir` is set. */
-  host: string | null;
-  port: number;
-  /** The folder of a unix socket (`?host=/run/postgresql`, or a percent-encoded path as the host). */
-  socketDir: string | null;
-  /** null: the driver's default (PGUSER, then the user running the server), as libpq does. */
-  user: string | null;
-  password: string | null;
-  database: string | null;
-  ssl: SslMode;
-  /** `host:port` or the socket's path, for messages. */
-  describe: string;
-}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -166,139 +133,6 @@ export function logFormatOf(raw: string | undefined, problems: string[] = []): '
   if (raw === 'pretty') return 'pretty';
   problems.push(`LOG_FORMAT must be json or pretty, got "${raw}"`);
   return 'json';
-}
-
-/** The libpq URL shapes: `postgres://user:pass@host:5432/db?sslmode=require`, `postgres:///db?host=/run/postgresql`. */
-export function databaseTargetOf(raw: string | undefined, problems: string[]): DatabaseTarget | null {
-  if (raw === undefined || raw === '') return null;
-  // The value is never echoed: it may carry a password.
-  const bad = (why: string): null => {
-    problems.push(`DATABASE_URL ${why}`);
-    return null;
-  };
-  let url: URL;
-  try {
-    // libpq allows `user@/db?host=/socket`, an empty host WHATWG URLs refuse; `host=` replaces it below.
-    url = new URL(raw.replace(/^(postgres(?:ql)?:\/\/[^/?#]*@)(?=[/?]|$)/, '$1localhost'));
-  } catch {
-    // URL throws a TypeError for anything unparseable.
-    return bad('must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database)');
-  }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
-    return bad('must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database)');
-  // libpq's default: SSL when the server offers it.
-  let ssl: SslMode = 'prefer';
-  let socketDir: string | null = null;
-  for (const [key, value] of url.searchParams) {
-    if (key === 'sslmode' && (SSL_MODES as readonly string[]).includes(value)) ssl = value as SslMode;
-    else if (key === 'sslmode') return bad(`sslmode must be one of ${SSL_MODES.join(', ')}, got "${value}"`);
-    else if (key === 'host' && value.startsWith('/')) socketDir = value;
-    else if (key === 'host') return bad('host= must be the absolute path of a unix socket folder');
-    // Anything else would reach the server as a session setting (synchronous_commit=off, say).
-    else return bad(`has an unsupported parameter "${key}" (only sslmode and host are read)`);
-  }
-  let malformed = false;
-  const decode = (s: string): string | null => {
-    try {
-      return s === '' ? null : decodeURIComponent(s);
-    } catch {
-      // decodeURIComponent throws URIError only: a `%` not followed by two hex digits.
-      malformed = true;
-      return null;
-    }
-  };
-  const hostname = decode(url.hostname) ?? '';
-  if (socketDir === null && hostname.startsWith('/')) socketDir = hostname;
-  const port = url.port === '' ? 5432 : Number(url.port);
-  const database = decode(url.pathname.replace(/^\//, ''));
-  const user = decode(url.username);
-  const password = decode(url.password);
-  if (malformed) return bad('has a % that is not followed by two hex digits');
-  if (database?.includes('/')) return bad('must name one database after the host');
-  const host = socketDir === null ? hostname.replace(/^\[(.*)\]$/, '$1') : null;
-  return {
-    host,
-    port,
-    socketDir,
-    user,
-    password,
-    database,
-    ssl,
-    describe: socketDir === null ? `${url.hostname}:${port}` : `${socketDir}/.s.PGSQL.${port}`,
-  };
-}
-
-/** One network of a CIDR list: `10.0.0.0/8`, `fd00::/8`, or a single address. */
-export interface Cidr {
-  address: string;
-  prefix: number;
-  family: 'ipv4' | 'ipv6';
-}
-
-/**
- * Parses a comma- or space-separated CIDR list (AUTH_PROXY_TRUSTED). A bare address is a
- * network of one. Returns the networks, or the problems with the entries that are not one.
- */
-export function parseCidrList(raw: string): { cidrs: Cidr[]; problems: string[] } {
-  const cidrs: Cidr[] = [];
-  const problems: string[] = [];
-  for (const entry of raw.split(/[\s,]+/).filter((e) => e !== '')) {
-    const [address = '', bits, extra] = entry.split('/');
-    const family = isIPv4(address) ? 'ipv4' : isIPv6(address) ? 'ipv6' : null;
-    const max = family === 'ipv4' ? 32 : 128;
-    const prefix = bits === undefined ? max : /^\d{1,3}$/.test(bits) ? Number(bits) : Number.NaN;
-    if (family === null || extra !== undefined || !(prefix >= 0 && prefix <= max))
-      problems.push(`"${entry}" is not an address or a network (10.0.0.0/8, fd00::/8)`);
-    // Everyone, trusted to name any user: never what an operator means.
-    else if (prefix === 0) problems.push(`"${entry}" would trust every address; name the proxy's own`);
-    else cidrs.push({ address, prefix, family });
-  }
-  return { cidrs, problems };
-}
-
-/** An HTTP header name (RFC 9110 token). */
-const HEADER_RE = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/;
-
-/** AUTH_PROXY_*: off unless AUTH_PROXY_HEADER is set, and then AUTH_PROXY_TRUSTED must say who may send it. */
-function authProxyOf(
-  env: NodeJS.ProcessEnv,
-  problems: string[],
-  flag: (name: string) => boolean,
-): AuthProxyConfig | null {
-  const value = (name: string): string | null =>
-    env[name] === undefined || env[name] === '' ? null : (env[name] as string);
-  const header = value('AUTH_PROXY_HEADER');
-  const create = flag('AUTH_PROXY_CREATE');
-  if (header === null) {
-    const stray = ['AUTH_PROXY_TRUSTED', 'AUTH_PROXY_ADMIN_GROUP', 'AUTH_PROXY_LOGOUT_URL'].filter(
-      (n) => value(n) !== null,
-    );
-    if (create) stray.unshift('AUTH_PROXY_CREATE');
-    if (stray.length > 0) problems.push(`${stray.join(', ')} mean nothing without AUTH_PROXY_HEADER`);
-    return null;
-  }
-  const groupsHeader = value('AUTH_PROXY_GROUPS_HEADER') ?? 'Remote-Groups';
-  for (const [name, h] of [
-    ['AUTH_PROXY_HEADER', header],
-    ['AUTH_PROXY_GROUPS_HEADER', groupsHeader],
-  ] as const)
-    if (!HEADER_RE.test(h)) problems.push(`${name} must be a header name (e.g. Remote-User), got "${h}"`);
-  const trustedRaw = value('AUTH_PROXY_TRUSTED');
-  const { cidrs, problems: bad } = parseCidrList(trustedRaw ?? '');
-  if (trustedRaw === null || (cidrs.length === 0 && bad.length === 0))
-    problems.push("AUTH_PROXY_HEADER needs AUTH_PROXY_TRUSTED: the proxy's addresses (e.g. 127.0.0.1/32,::1/128)");
-  for (const b of bad) problems.push(`AUTH_PROXY_TRUSTED: ${b}`);
-  const logoutUrl = value('AUTH_PROXY_LOGOUT_URL');
-  if (logoutUrl !== null && !/^(?:https?:\/\/[^\s]+|\/(?![/\\])[\x21-\x7e]*)$/.test(logoutUrl))
-    problems.push(`AUTH_PROXY_LOGOUT_URL must be an http(s) URL or a path on this site, got "${logoutUrl}"`);
-  return {
-    header: header.toLowerCase(),
-    trusted: cidrs,
-    create,
-    adminGroup: value('AUTH_PROXY_ADMIN_GROUP'),
-    groupsHeader: groupsHeader.toLowerCase(),
-    logoutUrl,
-  };
 }
 
 /** Parses the environment; reports every bad variable at once rather than the first. */

@@ -1,5 +1,6 @@
 import type { Options, PostgresType, Sql } from 'postgres';
-import type { Config, DatabaseTarget } from '../config.ts';
+import type { Config } from '../config.ts';
+import type { DatabaseTarget } from '../config/database.ts';
 
 /** The connections one server holds at most: a request finding them all busy waits its turn, bounded by the timeout. */
 export const POOL_SIZE = 10;

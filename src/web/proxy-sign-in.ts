@@ -2,7 +2,7 @@ import { USER_NAME_RE } from '../auth/accounts.ts';
 import { AccountError } from '../auth/errors.ts';
 import type { User } from '../auth/records.ts';
 import { userViewer } from '../auth/viewer.ts';
-import type { AuthProxyConfig } from '../config.ts';
+import type { AuthProxyConfig } from '../config/auth-proxy.ts';
 import { HttpError } from '../http/errors.ts';
 import { TrustedPeers } from '../http/trusted-peers.ts';
 import type { Actor } from '../log/audit.ts';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, parseCidrList, parseConfig } from '../../src/config.ts';
+import { ConfigError, parseConfig } from '../../src/config.ts';
+import { parseCidrList } from '../../src/config/auth-proxy.ts';
 import { TrustedPeers } from '../../src/http/trusted-peers.ts';
 
 const problemsOf = (env: Record<string, string>): string[] => {
