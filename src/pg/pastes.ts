@@ -5,6 +5,7 @@ import { type CorruptPaste, type Listing, type PasteRepository, type Txn, sweepT
 import type { PasteUpkeep } from '../backend.ts';
 import { POOL_SIZE } from './connect.ts';
 import { PasteIdentity } from './paste-identity.ts';
+import { type SharedCacheOptions, SharedPasteCache } from './paste-cache.ts';
 import { pasteColumns, pasteOf, revisionOf, revisionRowOf, rowOf, sweepTimeOf } from './paste-row.ts';
 
 /**
@@ -24,8 +25,9 @@ const SWEEP_PARALLEL = Math.max(1, Math.floor(POOL_SIZE / 2));
  * The pastes in PostgreSQL (`pastes`, `paste_revisions`), with the file store's contract
  * (store/pastes.ts): the hash and its short code are reserved together (the unique
  * generated `shortcode` column), every change goes through `transact` under the row's lock,
- * and each commit is durable before its promise resolves. Nothing is cached: other servers
- * on the same database change pastes too, so every read asks the database.
+ * and each commit is durable before its promise resolves. Reads by hash go through a cache
+ * that other servers' and the CLI's changes reach within a second (pg/paste-cache.ts); it
+ * is bypassed until `listen` and in the CLI. What decides (a transaction) reads the row.
  */
 export class PgPasteStore implements PasteRepository, PasteUpkeep {
   readonly #ids = new RandomIds();
@@ -33,22 +35,47 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
   readonly #swept = { wiped: 0, removed: 0 };
   /** A row read again unchanged comes back as the same object (paste-identity.ts). */
   readonly #identity: PasteIdentity;
+  readonly #cache: SharedPasteCache;
 
   constructor(
     private readonly sql: Sql,
     cacheBytes = 32 * 1024 * 1024,
+    cacheOptions: SharedCacheOptions = {},
   ) {
     this.#identity = new PasteIdentity(cacheBytes);
+    this.#cache = new SharedPasteCache(sql, cacheBytes, cacheOptions);
   }
 
-  /** Nothing is cached (another server may have changed the paste): the caller asks `get`. */
-  cached(_hash: string): Paste | null | undefined {
-    return undefined;
+  /** Starts hearing of other processes' changes, which lets the cache serve; false if LISTEN cannot be had. */
+  listen(): Promise<boolean> {
+    return this.#cache.start();
+  }
+
+  /** Stops hearing of changes: the cache is dropped and bypassed until `listen` again. */
+  unlisten(): Promise<void> {
+    return this.#cache.stop();
+  }
+
+  /** Stops for good; the pool is the caller's to end. */
+  close(): Promise<void> {
+    return this.#cache.close();
+  }
+
+  /** The paste as the cache holds it, or undefined: then the caller asks `get`. */
+  cached(hash: string): Paste | null | undefined {
+    return this.#cache.cached(hash);
   }
 
   async get(hash: string): Promise<Paste | null> {
-    const [row] = await this.sql`select ${pasteColumns(this.sql)} from pastes where hash = ${hash}`;
-    return row === undefined ? null : this.#identity.of(pasteOf(row));
+    return this.#cache.get(hash, async () => {
+      const [row] = await this.sql`select ${pasteColumns(this.sql)} from pastes where hash = ${hash}`;
+      return row === undefined ? null : this.#identity.of(pasteOf(row));
+    });
+  }
+
+  /** Drops a paste whose row this server changed outside `transact` (its views folded in). */
+  forget(hash: string): void {
+    this.#cache.forget(hash);
   }
 
   async getByShortcode(code: string): Promise<Paste | null> {
@@ -60,9 +87,9 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
     return { ...this.#swept };
   }
 
-  /** There is no cache: all zeros, so /metrics reports the same series on either backend. */
+  /** What the cache did: reads it answered, reads that went to the database, what it holds. */
   get cacheStats(): { hits: number; misses: number; bytes: number; entries: number } {
-    return { hits: 0, misses: 0, bytes: 0, entries: 0 };
+    return this.#cache.stats;
   }
 
   /**
@@ -112,24 +139,31 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
     fn: (paste: Paste | null) => Txn<T> | Promise<Txn<T>>,
     visitedAt: number | null,
   ): Promise<T> {
-    const txn = await this.sql.begin(async (tx) => {
-      let current = await this.#lock(tx, hash);
-      if (current === null) {
-        // No row to lock: the hash itself is locked, then looked for again (one may have been made meanwhile).
-        await tx`select pg_advisory_xact_lock(${MISSING_PASTE_LOCK}, hashtext(${hash}))`;
-        current = await this.#lock(tx, hash);
-      }
-      const decided = await fn(current);
-      await this.#apply(tx, hash, current, decided);
-      if (visitedAt !== null && decided.next === undefined && current !== null) {
-        // The sweep looked and found nothing due: as the file store drops the index entry
-        // it visited, the paste is next looked at when it is due, if ever.
-        const next = sweepTimeOf(current);
-        await tx`update pastes set sweep_at = ${next !== null && next > visitedAt ? new Date(next) : null}
+    // Our own change is dropped from the cache at once (its announcement follows), even
+    // when the outcome of the commit is unknown; nothing caches the new version but a read.
+    let txn: Txn<T>;
+    try {
+      txn = await this.sql.begin(async (tx) => {
+        let current = await this.#lock(tx, hash);
+        if (current === null) {
+          // No row to lock: the hash itself is locked, then looked for again (one may have been made meanwhile).
+          await tx`select pg_advisory_xact_lock(${MISSING_PASTE_LOCK}, hashtext(${hash}))`;
+          current = await this.#lock(tx, hash);
+        }
+        const decided = await fn(current);
+        await this.#apply(tx, hash, current, decided);
+        if (visitedAt !== null && decided.next === undefined && current !== null) {
+          // The sweep looked and found nothing due: as the file store drops the index entry
+          // it visited, the paste is next looked at when it is due, if ever.
+          const next = sweepTimeOf(current);
+          await tx`update pastes set sweep_at = ${next !== null && next > visitedAt ? new Date(next) : null}
           where hash = ${hash}`;
-      }
-      return decided;
-    });
+        }
+        return decided;
+      });
+    } finally {
+      this.#cache.forget(hash);
+    }
     txn.onCommit?.();
     return txn.result as T;
   }

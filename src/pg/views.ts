@@ -28,7 +28,11 @@ export class PgViewCounts implements ViewCounts {
   /** The drain under way, if any: drains run one after another, or two would fold one count twice. */
   #draining: Promise<void> = Promise.resolve();
 
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    /** Told of each paste whose row a fold changed, at once: a cached copy would show fewer views. */
+    private readonly folded: (hash: string) => void = () => undefined,
+  ) {}
 
   /** Counts one view of a paste whose row counts `rowCount`; answers the views it does not hold yet. */
   add(hash: string, rowCount: number): number {
@@ -88,6 +92,7 @@ export class PgViewCounts implements ViewCounts {
       where p.hash = v.hash and not p.burned
       returning p.hash, p.view_count::float8 as view_count`;
     const now = new Map(rows.map((r) => [r['hash'] as string, r['view_count'] as number]));
+    for (const hash of now.keys()) this.folded(hash);
     for (const [hash, n] of taken) {
       const e = this.#pending.get(hash);
       if (e === undefined) continue;
