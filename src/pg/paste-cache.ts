@@ -37,7 +37,8 @@ export interface SharedCacheOptions {
  * was heard too. While the channel is not up, or the newest ping heard back was sent more
  * than TRUST_MS ago, the cache is dropped and bypassed: every read asks the database.
  * Nothing is cached but what a read found (no absences, no copy of one's own change),
- * and a read is kept only when no change to its paste was heard while it ran.
+ * and a read is kept only when no change to its paste was heard while it ran. A fold of
+ * view counts is announced with the new count, which a cached copy takes in place.
  */
 export class SharedPasteCache {
   readonly #cache: PasteCache<Paste>;
@@ -143,6 +144,21 @@ export class SharedPasteCache {
     this.#reading.delete(hash);
   }
 
+  /**
+   * A paste's views were folded into its row (by this server, or announced by another): a
+   * cached copy takes the new count, nothing else having changed; a read under way is not kept.
+   */
+  recount(hash: string, viewCount: number): void {
+    const going = this.#reading.get(hash);
+    if (going !== undefined) {
+      going.stale = true;
+      this.#reading.delete(hash);
+    }
+    const p = this.#cache.get(hash);
+    // Counts only grow: an announcement of an earlier fold, arriving after ours, changes nothing.
+    if (p !== undefined && p.view_count < viewCount) this.#cache.set(hash, { ...p, view_count: viewCount });
+  }
+
   /** Reads it answered, reads that went to the database, what it holds (/metrics). */
   get stats(): { hits: number; misses: number; bytes: number; entries: number } {
     return { hits: this.#hits, misses: this.#misses, bytes: this.#cache.bytes, entries: this.#cache.size };
@@ -163,8 +179,11 @@ export class SharedPasteCache {
   }
 
   #notified(payload: string): void {
-    if (!payload.startsWith('~')) this.forget(payload);
-    else if (payload.startsWith(this.#pingPrefix)) {
+    if (!payload.startsWith('~')) {
+      const space = payload.indexOf(' ');
+      if (space === -1) this.forget(payload);
+      else this.recount(payload.slice(0, space), Number(payload.slice(space + 1)));
+    } else if (payload.startsWith(this.#pingPrefix)) {
       // Another server's ping says nothing of our connection.
       const sentAt = Number(payload.slice(this.#pingPrefix.length));
       if (sentAt > this.#heardAt) this.#heardAt = sentAt;

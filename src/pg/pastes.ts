@@ -73,9 +73,9 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
     });
   }
 
-  /** Drops a paste whose row this server changed outside `transact` (its views folded in). */
-  forget(hash: string): void {
-    this.#cache.forget(hash);
+  /** This server folded views into a paste's row (pg/views.ts): a cached copy takes its new count at once. */
+  recount(hash: string, viewCount: number): void {
+    this.#cache.recount(hash, viewCount);
   }
 
   async getByShortcode(code: string): Promise<Paste | null> {
