@@ -139,6 +139,18 @@ test('with the listener down the cache is dropped and bypassed: every read asks 
   assert.equal(server.cached(p.hash)?.title, 'unheard');
 });
 
+test('a change announced while the listen connection is cut is still seen within 1 second', async () => {
+  const { server, other, b } = await pair();
+  const p = await warm(server, other);
+  const cut = await b.sql`select pg_terminate_backend(pid) as done from pg_stat_activity
+    where datname = current_database() and query ilike 'listen%'`;
+  assert.equal(cut.length, 1, 'the listen connection was found');
+  // Its announcement goes nowhere: nobody listens until the driver reconnects.
+  await change(other, p.hash, (x) => ({ ...x, title: 'while cut' }));
+  const took = await within(1_000, server, p.hash, (x) => x?.title === 'while cut');
+  assert.ok(took < 1_000, `${took} ms`);
+});
+
 test('a cache whose own ping is not heard back within TRUST_MS is dropped and bypassed', async () => {
   let now = 0;
   // No ping is sent in this test: only LISTEN taking effect vouches for the cache.
