@@ -105,8 +105,11 @@ export class SharedPasteCache {
     return p;
   }
 
-  /** The paste through the cache: `load` asks the database, once for any number of readers at a time. */
-  get(hash: string, load: () => Promise<Paste | null>): Promise<Paste | null> {
+  /**
+   * The paste through the cache: `load` asks the database, once for any number of readers at
+   * a time; `cacheable` tells it whether what it finds is meant for the cache.
+   */
+  get(hash: string, load: (cacheable: boolean) => Promise<Paste | null>): Promise<Paste | null> {
     const hit = this.cached(hash);
     if (hit !== undefined) return Promise.resolve(hit);
     const going = this.#reading.get(hash);
@@ -116,10 +119,10 @@ export class SharedPasteCache {
       return going.read;
     }
     this.#misses++;
-    if (!this.#trusted()) return load();
+    if (!this.#trusted()) return load(false);
     const reading: Reading = { stale: false, read: Promise.resolve(null) };
     const epoch = this.#epoch;
-    reading.read = load().then(
+    reading.read = load(true).then(
       (p) => {
         if (this.#reading.get(hash) === reading) this.#reading.delete(hash);
         // A change heard while it read (or the cache dropped) may be newer than what it found.

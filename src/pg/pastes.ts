@@ -67,9 +67,11 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
   }
 
   async get(hash: string): Promise<Paste | null> {
-    return this.#cache.get(hash, async () => {
+    return this.#cache.get(hash, async (cacheable) => {
       const [row] = await this.sql`select ${pasteColumns(this.sql)} from pastes where hash = ${hash}`;
-      return row === undefined ? null : this.#identity.of(pasteOf(row));
+      if (row === undefined) return null;
+      // The cache keeps one object per version itself; bypassed, the identities do (paste-identity.ts).
+      return cacheable ? pasteOf(row) : this.#identity.of(pasteOf(row));
     });
   }
 
