@@ -43,17 +43,19 @@ const num = (n: number, digits = 0): string => (Number.isFinite(n) ? n.toFixed(d
 
 /**
  * A Markdown table, so it pastes into bench/README.md as is. `unjudged` replaces every verdict
- * (the goals are ratios to the bare reference: against one that does more, none applies).
+ * (the goals are ratios to the bare reference: against one that does more, none applies);
+ * `sides` names the two columns' servers (ours and the reference, or two backends).
  */
-export function table(rows: Row[], unjudged?: string): string {
+export function table(rows: Row[], unjudged?: string, sides: readonly [string, string] = ['ours', 'ref']): string {
+  const [a, b] = sides;
   const head = [
     'scenario',
-    'ours req/s',
-    'ours p50 ms',
-    'ours p99 ms',
-    'ref req/s',
-    'ref p50 ms',
-    'ref p99 ms',
+    `${a} req/s`,
+    `${a} p50 ms`,
+    `${a} p99 ms`,
+    `${b} req/s`,
+    `${b} p50 ms`,
+    `${b} p99 ms`,
     'ratio',
     'goal',
     'result',

@@ -4,6 +4,7 @@
  * --connections N (50), --only TEXT (scenarios whose name contains it), --no-startup,
  * --reference-work headers,log (the reference does that much of our per-request work too),
  * --instances 2 (reads from two instances on PostgreSQL behind HAProxy against one: bench/instances.ts).
+ * --backend postgres (the data folder against PostgreSQL instead of the reference: bench/backends.ts).
  * Load comes from wrk when it is on PATH, else from autocannon (BENCH_LOADGEN=wrk|autocannon
  * forces one). BENCH_OURS_ROOT=/path/to/other/checkout benches that checkout's build as
  * "ours" (seeding, the reference and this code stay this repository's).
@@ -26,7 +27,8 @@ import {
 import { generator } from './load.ts';
 import { loadLine, machineLine, table, type Row } from './report.ts';
 import { best, runRound, SCENARIOS, type Fixture, type RoundSettings, type SideResult } from './scenarios.ts';
-import { makeCredentials, PAGE_PASSWORD, seedPastes } from './seed.ts';
+import { benchBackends } from './backends.ts';
+import { type Credentials, makeCredentials, PAGE_PASSWORD, type Seeded, seedPastes } from './seed.ts';
 import { printStartup, startupAndMemory } from './startup.ts';
 
 interface Flags extends RoundSettings {
@@ -37,6 +39,8 @@ interface Flags extends RoundSettings {
   referenceWork: string;
   /** --instances N: reads from N instances behind HAProxy against one, instead (bench/instances.ts). */
   instances: number | null;
+  /** `postgres`: our server on the data folder against itself on PostgreSQL (bench/backends.ts). */
+  backend: 'postgres' | null;
 }
 
 function parseFlags(argv: string[]): Flags {
@@ -49,6 +53,7 @@ function parseFlags(argv: string[]): Flags {
     startup: true,
     referenceWork: '',
     instances: null,
+    backend: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -69,7 +74,10 @@ function parseFlags(argv: string[]): Flags {
     else if (a === '--only') flags.only = value();
     else if (a === '--no-startup') flags.startup = false;
     else if (a === '--instances') flags.instances = count(1);
-    else if (a === '--reference-work') {
+    else if (a === '--backend') {
+      if (value() !== 'postgres') throw new Error('--backend: only postgres (benched against the data folder)');
+      flags.backend = 'postgres';
+    } else if (a === '--reference-work') {
       flags.referenceWork = value();
       for (const w of flags.referenceWork.split(','))
         if (w !== 'headers' && w !== 'log') throw new Error(`--reference-work: unknown work "${w}" (headers, log)`);
@@ -120,6 +128,13 @@ async function main(): Promise<void> {
     `seeded ${SEED_PASTES.toLocaleString('en')} pastes (200 B–4 KB) + one of 512 KB in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
 
+  if (flags.backend === 'postgres') {
+    const fixture = (port: number, tokens: Credentials) => fixtureOf(port, seeded, tokens);
+    await benchBackends(ours.argv, { dataDir, seeded, tokens: creds, fixture }, flags);
+    await cleanupAll();
+    console.log(`\nbench finished in ${elapsed()}`);
+    return;
+  }
   const servers: Child[] = [];
   try {
     const our = await spawnServer('ours', ours.argv, { DATA_DIR: dataDir });
@@ -130,17 +145,7 @@ async function main(): Promise<void> {
       REF_WORK: flags.referenceWork,
     });
     servers.push(ref);
-    const big = seeded.big?.hash ?? '';
-    const fixture: Fixture = {
-      hashes: seeded.hashes,
-      bigHash: big,
-      auth: { authorization: `Bearer ${creds.token}` },
-      limitedAuth: { authorization: `Bearer ${creds.limitedToken}` },
-      web: {
-        ...(seeded.web as NonNullable<typeof seeded.web>),
-        grant: await unlockGrant(our.port, seeded.web?.locked ?? ''),
-      },
-    };
+    const fixture = await fixtureOf(our.port, seeded, creds);
     await probe(our, ref, fixture);
 
     const rows: Row[] = [];
@@ -187,6 +192,20 @@ async function main(): Promise<void> {
     await cleanupAll();
   }
   console.log(`\nbench finished in ${elapsed()}`);
+}
+
+/** What the scenarios send to our server on `port`, with `tokens` of its store. */
+async function fixtureOf(port: number, seeded: Seeded, tokens: Credentials): Promise<Fixture> {
+  return {
+    hashes: seeded.hashes,
+    bigHash: seeded.big?.hash ?? '',
+    auth: { authorization: `Bearer ${tokens.token}` },
+    limitedAuth: { authorization: `Bearer ${tokens.limitedToken}` },
+    web: {
+      ...(seeded.web as NonNullable<typeof seeded.web>),
+      grant: await unlockGrant(port, seeded.web?.locked ?? ''),
+    },
+  };
 }
 
 /** One request of each kind to both servers, so a broken setup fails before minutes of load. */

@@ -126,11 +126,17 @@ export function textOfSize(bytes: number, rand: () => number): string {
   return `${out.slice(0, bytes - 1)}\n`;
 }
 
-/** Creates the bench user and its two tokens through the operator CLI, in-process. */
-export async function makeCredentials(dataDir: string): Promise<Credentials & { userId: number }> {
+/**
+ * Creates the bench user and its two tokens through the operator CLI, in-process, in the
+ * data folder or in the database `env` names (DATABASE_URL).
+ */
+export async function makeCredentials(
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<Credentials & { userId: number }> {
   const cli = async (args: string[]): Promise<string> => {
     const lines: string[] = [];
-    await runCli(args, { env: { DATA_DIR: dataDir }, stdout: (l) => lines.push(l), readStdin: async () => '' });
+    await runCli(args, { env: { DATA_DIR: dataDir, ...env }, stdout: (l) => lines.push(l), readStdin: async () => '' });
     return lines.join('\n');
   };
   const userId = Number(await cli(['user', 'add', 'bench']));

@@ -14,6 +14,23 @@ export interface StartupReport {
   peakMb: number;
 }
 
+/** A seeded folder to start servers on: its pastes' hashes and a token of their owner's. */
+export interface StartupSeed {
+  pastes: number;
+  seedMs: number;
+  hashes: string[];
+  userId: number;
+  token: string;
+}
+
+/** Seeds `dir` with `pastes` pastes (bench/seed.ts) and the bench user's tokens. */
+export async function seedForStartup(dir: string, pastes: number): Promise<StartupSeed> {
+  const t0 = performance.now();
+  const creds = await makeCredentials(dir);
+  const seeded = await seedPastes(dir, creds.userId, pastes, { concurrency: 64, seed: 7 });
+  return { pastes, seedMs: performance.now() - t0, hashes: seeded.hashes, userId: creds.userId, token: creds.token };
+}
+
 /**
  * Start-up time and resident memory at `pastes` pastes: seeds a folder, starts the server
  * `starts` times (timing each), and after the last start reads `reads` distinct random
@@ -23,65 +40,76 @@ export async function startupAndMemory(
   argv: string[],
   opts: { pastes?: number; reads?: number; starts?: number } = {},
 ): Promise<StartupReport> {
-  const pastes = opts.pastes ?? 100_000;
-  const reads = Math.min(opts.reads ?? 20_000, pastes);
   const dir = await tempDir('startup');
   try {
-    const t0 = performance.now();
-    const creds = await makeCredentials(dir);
-    const seeded = await seedPastes(dir, creds.userId, pastes, { concurrency: 64, seed: 7 });
-    const seedMs = performance.now() - t0;
-    const auth = { authorization: `Bearer ${creds.token}` };
-
-    const starts: StartupReport['starts'] = [];
-    for (let i = 0; i < (opts.starts ?? 3); i++) {
-      const begun = performance.now();
-      const server = await spawnServer('ours (100k)', argv, { DATA_DIR: dir });
-      const health = await get(server.port, '/healthz');
-      const healthMs = performance.now() - begun;
-      const first = await get(server.port, `/api/v1/paste.php?hash=${seeded.hashes[i] ?? ''}`, auth);
-      const firstReadMs = performance.now() - begun;
-      if (health.status !== 200 || first.status !== 200)
-        throw new Error(`start ${i}: /healthz ${health.status}, paste.php ${first.status} ${first.body.slice(0, 200)}`);
-      starts.push({ listeningMs: server.listeningMs, healthMs, firstReadMs });
-      const last = i === (opts.starts ?? 3) - 1;
-      if (!last) {
-        await server.stop();
-        continue;
-      }
-      // Settle a moment so the idle figure is not the start-up peak.
-      await new Promise((r) => setTimeout(r, 1_000));
-      const idle = await memoryMb(server.pid);
-      // Each of the `reads` distinct pastes once, in a random order.
-      const order = shuffled(seeded.hashes).slice(0, reads);
-      const readLoad = await load({
-        port: server.port,
-        connections: 16,
-        amount: reads,
-        plan: {
-          kinds: [{ method: 'GET', path: '/api/v1/paste.php?hash={hash}', headers: auth }],
-          hashes: order,
-          order: 'sequential',
-        },
-      });
-      await new Promise((r) => setTimeout(r, 1_000));
-      const after = await memoryMb(server.pid);
-      await server.stop();
-      return {
-        pastes,
-        seedMs,
-        starts,
-        rssIdleMb: idle.rss,
-        reads,
-        readLoad,
-        rssAfterReadsMb: after.rss,
-        peakMb: after.peak,
-      };
-    }
-    throw new Error('no start was measured');
+    const seed = await seedForStartup(dir, opts.pastes ?? 100_000);
+    return await measureStartup(argv, seed, { DATA_DIR: dir }, seed.token, opts);
   } finally {
     await removeTempDir(dir);
   }
+}
+
+/**
+ * The measurements of `startupAndMemory` on a seeded store, whichever backend `env` points
+ * the server at (`token` is valid there): the reads come with a cold cache, each paste once.
+ */
+export async function measureStartup(
+  argv: string[],
+  seed: StartupSeed,
+  env: Record<string, string>,
+  token: string,
+  opts: { reads?: number; starts?: number; label?: string } = {},
+): Promise<StartupReport> {
+  const reads = Math.min(opts.reads ?? 20_000, seed.pastes);
+  const auth = { authorization: `Bearer ${token}` };
+  const starts: StartupReport['starts'] = [];
+  for (let i = 0; i < (opts.starts ?? 3); i++) {
+    const begun = performance.now();
+    const server = await spawnServer(opts.label ?? 'ours (100k)', argv, env);
+    const health = await get(server.port, '/healthz');
+    const healthMs = performance.now() - begun;
+    const first = await get(server.port, `/api/v1/paste.php?hash=${seed.hashes[i] ?? ''}`, auth);
+    const firstReadMs = performance.now() - begun;
+    if (health.status !== 200 || first.status !== 200) {
+      await server.stop();
+      throw new Error(`start ${i}: /healthz ${health.status}, paste.php ${first.status} ${first.body.slice(0, 200)}`);
+    }
+    starts.push({ listeningMs: server.listeningMs, healthMs, firstReadMs });
+    const last = i === (opts.starts ?? 3) - 1;
+    if (!last) {
+      await server.stop();
+      continue;
+    }
+    // Settle a moment so the idle figure is not the start-up peak.
+    await new Promise((r) => setTimeout(r, 1_000));
+    const idle = await memoryMb(server.pid);
+    // Each of the `reads` distinct pastes once, in a random order.
+    const order = shuffled(seed.hashes).slice(0, reads);
+    const readLoad = await load({
+      port: server.port,
+      connections: 16,
+      amount: reads,
+      plan: {
+        kinds: [{ method: 'GET', path: '/api/v1/paste.php?hash={hash}', headers: auth }],
+        hashes: order,
+        order: 'sequential',
+      },
+    });
+    await new Promise((r) => setTimeout(r, 1_000));
+    const after = await memoryMb(server.pid);
+    await server.stop();
+    return {
+      pastes: seed.pastes,
+      seedMs: seed.seedMs,
+      starts,
+      rssIdleMb: idle.rss,
+      reads,
+      readLoad,
+      rssAfterReadsMb: after.rss,
+      peakMb: after.peak,
+    };
+  }
+  throw new Error('no start was measured');
 }
 
 function shuffled<T>(xs: readonly T[]): T[] {
@@ -93,9 +121,9 @@ function shuffled<T>(xs: readonly T[]): T[] {
   return a;
 }
 
-export function printStartup(r: StartupReport): void {
+export function printStartup(r: StartupReport, on = ''): void {
   console.log(
-    `\nStart-up and memory at ${r.pastes.toLocaleString('en')} pastes (seeded in ${(r.seedMs / 1000).toFixed(1)} s)`,
+    `\nStart-up and memory${on === '' ? '' : ` on ${on}`} at ${r.pastes.toLocaleString('en')} pastes (seeded in ${(r.seedMs / 1000).toFixed(1)} s)`,
   );
   r.starts.forEach((s, i) => {
     console.log(

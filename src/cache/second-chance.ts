@@ -13,7 +13,7 @@
  * would be faster (measured: see bench/README.md), but an iterator keeps every table the
  * map outgrows or compacts alive, keys and values, until it next moves: a cache under its
  * bound never moves it, and deleted pastes' text piled up without bound
- * (test/store/paste-cache.test.ts).
+ * (test/cache/paste-cache.test.ts).
  */
 export function evictSecondChance<E extends { used: boolean }>(
   map: Map<string, E>,

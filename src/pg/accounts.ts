@@ -1,8 +1,9 @@
-import type { ListenMeta, Sql } from 'postgres';
+import type { Sql } from 'postgres';
 import { performance } from 'node:perf_hooks';
 import type { AccountRecords } from '../auth/accounts.ts';
 import { findUserByName, type AccountsDoc, type TokenRecord, type User } from '../auth/records.ts';
 import { readAccounts, writeChanges } from './account-rows.ts';
+import { Channel } from './channel.ts';
 
 /** The channel every change of the accounts is announced on, with its new version. */
 export const ACCOUNTS_CHANNEL = 'accounts';
@@ -44,15 +45,10 @@ export class PgAccounts implements AccountRecords {
   #revoked = new Set<string>();
   #pendingCheck: Promise<void> | null = null;
   #reloading: Promise<void> = Promise.resolve();
-  #listener: ListenMeta | null = null;
-  /** This listen's identity: a callback of an earlier one, stopped since, is ignored. */
-  #listenTurn: object | null = null;
-  /** Whether LISTEN is in place, as far as we know (the driver says when, not when it drops). */
-  #listening = false;
+  readonly #channel: Channel;
   /** Whether a change may have been announced since the version was last read. */
   #stale = true;
   #checkedAt = 0;
-  #closed = false;
 
   constructor(
     private readonly sql: Sql,
@@ -60,6 +56,11 @@ export class PgAccounts implements AccountRecords {
   ) {
     this.#listenOnLoad = opts.listen ?? true;
     this.#clock = opts.clock ?? (() => performance.now());
+    this.#channel = new Channel(sql, ACCOUNTS_CHANNEL, {
+      notified: (payload) => this.#announced(payload),
+      // What was announced while the connection was down is lost.
+      listened: () => (this.#stale = true),
+    });
   }
 
   /** Starts the listener (unless told not to) and reads the accounts. */
@@ -70,45 +71,16 @@ export class PgAccounts implements AccountRecords {
 
   /**
    * Starts listening for announced changes. False (and a version read every turn) when
-   * LISTEN cannot be had, as through a pooler in transaction mode. The driver re-listens
-   * after a dropped connection and says so, which marks the copy stale: what was announced
-   * meanwhile is lost.
+   * LISTEN cannot be had (pg/channel.ts).
    */
-  async listen(): Promise<boolean> {
-    if (this.#closed) return false;
-    if (this.#listenTurn !== null) return true;
-    const turn = {};
-    this.#listenTurn = turn;
-    const onListen = (): void => {
-      if (this.#listenTurn !== turn) return;
-      this.#listening = true;
-      this.#stale = true;
-    };
-    let listener: ListenMeta;
-    try {
-      listener = await this.sql.listen(ACCOUNTS_CHANNEL, (payload) => this.#announced(payload), onListen);
-    } catch {
-      // Any failure to listen leaves the version read every turn, which is always correct.
-      if (this.#listenTurn === turn) this.#listenTurn = null;
-      return false;
-    }
-    // Stopped while it started.
-    if (this.#listenTurn !== turn) {
-      await listener.unlisten();
-      return false;
-    }
-    this.#listener = listener;
-    return true;
+  listen(): Promise<boolean> {
+    return this.#channel.start();
   }
 
   /** Stops listening; from now on `fresh()` reads the version every turn. */
-  async unlisten(): Promise<void> {
-    const listener = this.#listener;
-    this.#listenTurn = null;
-    this.#listener = null;
-    this.#listening = false;
+  unlisten(): Promise<void> {
     this.#stale = true;
-    await listener?.unlisten();
+    return this.#channel.stop();
   }
 
   /**
@@ -116,8 +88,8 @@ export class PgAccounts implements AccountRecords {
    * connection open until then).
    */
   close(): Promise<void> {
-    this.#closed = true;
-    return this.unlisten();
+    this.#stale = true;
+    return this.#channel.close();
   }
 
   #announced(payload: string): void {
@@ -136,7 +108,7 @@ export class PgAccounts implements AccountRecords {
         this.#pendingCheck = null;
         const now = this.#clock();
         // Nothing announced since the last read, though that read may still be running.
-        if (this.#listening && !this.#stale && now - this.#checkedAt < RECHECK_MS)
+        if (this.#channel.listening && !this.#stale && now - this.#checkedAt < RECHECK_MS)
           return void this.#reloading.then(resolve, reject);
         // Cleared before the read: a notification arriving while it runs marks the copy stale again.
         this.#stale = false;

@@ -54,7 +54,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
   const sql = db.sql;
   const guard = new DbGuard(config.databaseTimeoutMs, POOL_SIZE * QUEUED_PER_CONNECTION);
   const pastes = new PgPasteStore(sql, config.pasteCacheBytes);
-  const views = new PgViewCounts(sql);
+  const views = new PgViewCounts(sql, (hash, count) => pastes.recount(hash, count));
   const recent = new PgRecentList(sql);
   const accounts = new PgAccounts(sql);
   const sessions = new PgSessions(sql, config.sessionIdleMs, now);
@@ -65,7 +65,13 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
   const limiter = new PgLimiter(sql, now);
   const apiLog = new PgApiLog(sql, { now, warn, where: db.describe });
   const audit = new PgAudit(sql, now, warn);
-  const [serverKey] = await Promise.all([loadServerKey(sql), accounts.load(), recent.load(), tokenUsage.load()]);
+  const [serverKey] = await Promise.all([
+    loadServerKey(sql),
+    accounts.load(),
+    recent.load(),
+    tokenUsage.load(),
+    pastes.listen(),
+  ]);
   apiLog.start();
 
   // Old API log lines go by LOG_RETENTION_DAYS, as the files do (README, API request log).
@@ -161,7 +167,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
         savedOr("the tokens' last use", tokenUsage.save()),
         savedOr('the API log', apiLog.close()),
       ]);
-      await accounts.close();
+      await Promise.all([accounts.close(), pastes.close()]);
       await db.close();
       const warnings = outcomes.filter((w): w is string => w !== null);
       if (apiLog.unwritten > 0 || apiLog.dropped > 0)

@@ -5,6 +5,7 @@ import { type CorruptPaste, type Listing, type PasteRepository, type Txn, sweepT
 import type { PasteUpkeep } from '../backend.ts';
 import { POOL_SIZE } from './connect.ts';
 import { PasteIdentity } from './paste-identity.ts';
+import { type SharedCacheOptions, SharedPasteCache } from './paste-cache.ts';
 import { pasteColumns, pasteOf, revisionOf, revisionRowOf, rowOf, sweepTimeOf } from './paste-row.ts';
 
 /**
@@ -24,39 +25,64 @@ const SWEEP_PARALLEL = Math.max(1, Math.floor(POOL_SIZE / 2));
  * The pastes in PostgreSQL (`pastes`, `paste_revisions`), with the file store's contract
  * (store/pastes.ts): the hash and its short code are reserved together (the unique
  * generated `shortcode` column), every change goes through `transact` under the row's lock,
- * and each commit is durable before its promise resolves. Nothing is cached: other servers
- * on the same database change pastes too, so every read asks the database.
+ * and each commit is durable before its promise resolves. Reads by hash go through a cache
+ * that other servers' and the CLI's changes reach within a second (pg/paste-cache.ts); it
+ * is bypassed until `listen` and in the CLI. What decides (a transaction) reads the row.
  */
 export class PgPasteStore implements PasteRepository, PasteUpkeep {
   readonly #ids = new RandomIds();
   /** Expired pastes the sweep wiped, and tombstones it removed (README, Metrics). */
   readonly #swept = { wiped: 0, removed: 0 };
   /** Reads that asked the database, and paste changes committed (README, Metrics). */
-  #misses = 0;
   #commits = 0;
   /** A row read again unchanged comes back as the same object (paste-identity.ts). */
   readonly #identity: PasteIdentity;
+  readonly #cache: SharedPasteCache;
 
   constructor(
     private readonly sql: Sql,
     cacheBytes = 32 * 1024 * 1024,
+    cacheOptions: SharedCacheOptions = {},
   ) {
     this.#identity = new PasteIdentity(cacheBytes);
+    this.#cache = new SharedPasteCache(sql, cacheBytes, cacheOptions);
   }
 
-  /** Nothing is cached (another server may have changed the paste): the caller asks `get`. */
-  cached(_hash: string): Paste | null | undefined {
-    return undefined;
+  /** Starts hearing of other processes' changes, which lets the cache serve; false if LISTEN cannot be had. */
+  listen(): Promise<boolean> {
+    return this.#cache.start();
+  }
+
+  /** Stops hearing of changes: the cache is dropped and bypassed until `listen` again. */
+  unlisten(): Promise<void> {
+    return this.#cache.stop();
+  }
+
+  /** Stops for good; the pool is the caller's to end. */
+  close(): Promise<void> {
+    return this.#cache.close();
+  }
+
+  /** The paste as the cache holds it, or undefined: then the caller asks `get`. */
+  cached(hash: string): Paste | null | undefined {
+    return this.#cache.cached(hash);
   }
 
   async get(hash: string): Promise<Paste | null> {
-    this.#misses++;
-    const [row] = await this.sql`select ${pasteColumns(this.sql)} from pastes where hash = ${hash}`;
-    return row === undefined ? null : this.#identity.of(pasteOf(row));
+    return this.#cache.get(hash, async (cacheable) => {
+      const [row] = await this.sql`select ${pasteColumns(this.sql)} from pastes where hash = ${hash}`;
+      if (row === undefined) return null;
+      // The cache keeps one object per version itself; bypassed, the identities do (paste-identity.ts).
+      return cacheable ? pasteOf(row) : this.#identity.of(pasteOf(row));
+    });
+  }
+
+  /** This server folded views into a paste's row (pg/views.ts): a cached copy takes its new count at once. */
+  recount(hash: string, viewCount: number): void {
+    this.#cache.recount(hash, viewCount);
   }
 
   async getByShortcode(code: string): Promise<Paste | null> {
-    this.#misses++;
     const [row] = await this.sql`select ${pasteColumns(this.sql)} from pastes where shortcode = ${code}`;
     return row === undefined ? null : this.#identity.of(pasteOf(row));
   }
@@ -65,9 +91,9 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
     return { ...this.#swept };
   }
 
-  /** There is no cache: every read is a miss, so /metrics counts reads on either backend. */
+  /** What the cache did: reads it answered, reads that went to the database, what it holds. */
   get cacheStats(): { hits: number; misses: number; bytes: number; entries: number } {
-    return { hits: 0, misses: this.#misses, bytes: 0, entries: 0 };
+    return this.#cache.stats;
   }
 
   /** Creates and changes committed since start: the durable writes /metrics counts on this backend. */
@@ -125,25 +151,32 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
     fn: (paste: Paste | null) => Txn<T> | Promise<Txn<T>>,
     visitedAt: number | null,
   ): Promise<T> {
+    // Our own change is dropped from the cache at once (its announcement follows), even
+    // when the outcome of the commit is unknown; nothing caches the new version but a read.
+    let txn: Txn<T>;
     let wrote = false;
-    const txn = await this.sql.begin(async (tx) => {
-      let current = await this.#lock(tx, hash);
-      if (current === null) {
-        // No row to lock: the hash itself is locked, then looked for again (one may have been made meanwhile).
-        await tx`select pg_advisory_xact_lock(${MISSING_PASTE_LOCK}, hashtext(${hash}))`;
-        current = await this.#lock(tx, hash);
-      }
-      const decided = await fn(current);
-      wrote = await this.#apply(tx, hash, current, decided);
-      if (visitedAt !== null && decided.next === undefined && current !== null) {
-        // The sweep looked and found nothing due: as the file store drops the index entry
-        // it visited, the paste is next looked at when it is due, if ever.
-        const next = sweepTimeOf(current);
-        await tx`update pastes set sweep_at = ${next !== null && next > visitedAt ? new Date(next) : null}
+    try {
+      txn = await this.sql.begin(async (tx) => {
+        let current = await this.#lock(tx, hash);
+        if (current === null) {
+          // No row to lock: the hash itself is locked, then looked for again (one may have been made meanwhile).
+          await tx`select pg_advisory_xact_lock(${MISSING_PASTE_LOCK}, hashtext(${hash}))`;
+          current = await this.#lock(tx, hash);
+        }
+        const decided = await fn(current);
+        wrote = await this.#apply(tx, hash, current, decided);
+        if (visitedAt !== null && decided.next === undefined && current !== null) {
+          // The sweep looked and found nothing due: as the file store drops the index entry
+          // it visited, the paste is next looked at when it is due, if ever.
+          const next = sweepTimeOf(current);
+          await tx`update pastes set sweep_at = ${next !== null && next > visitedAt ? new Date(next) : null}
           where hash = ${hash}`;
-      }
-      return decided;
-    });
+        }
+        return decided;
+      });
+    } finally {
+      this.#cache.forget(hash);
+    }
     if (wrote) this.#commits++;
     txn.onCommit?.();
     return txn.result as T;

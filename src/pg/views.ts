@@ -28,7 +28,11 @@ export class PgViewCounts implements ViewCounts {
   /** The drain under way, if any: drains run one after another, or two would fold one count twice. */
   #draining: Promise<void> = Promise.resolve();
 
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    /** Told of each paste's new count as its fold commits, at once: a cached copy would show fewer views. */
+    private readonly folded: (hash: string, viewCount: number) => void = () => undefined,
+  ) {}
 
   /** Counts one view of a paste whose row counts `rowCount`; answers the views it does not hold yet. */
   add(hash: string, rowCount: number): number {
@@ -79,15 +83,21 @@ export class PgViewCounts implements ViewCounts {
   async #fold(taken: (readonly [string, number])[]): Promise<void> {
     const hashes = taken.map(([hash]) => hash);
     const counts = taken.map(([, n]) => n);
-    // The rows are locked in hash order first: two servers folding the same pastes cannot deadlock.
-    const rows = await this.sql`
-      with v as (select * from unnest(${hashes}::text[], ${counts}::bigint[]) as v(hash, n)),
-      locked as (select p.hash from pastes p join v using (hash) where not p.burned order by p.hash for update of p)
-      update pastes p set view_count = p.view_count + v.n
-      from v join locked using (hash)
-      where p.hash = v.hash and not p.burned
-      returning p.hash, p.view_count::float8 as view_count`;
+    const rows = await this.sql.begin(async (tx) => {
+      // Says to the announcing trigger (migration paste-notify) that only the counts change:
+      // the servers' caches then take the new count instead of dropping the paste.
+      await tx`select set_config('pastebin.view_fold', 'on', true)`;
+      // The rows are locked in hash order first: two servers folding the same pastes cannot deadlock.
+      return tx`
+        with v as (select * from unnest(${hashes}::text[], ${counts}::bigint[]) as v(hash, n)),
+        locked as (select p.hash from pastes p join v using (hash) where not p.burned order by p.hash for update of p)
+        update pastes p set view_count = p.view_count + v.n
+        from v join locked using (hash)
+        where p.hash = v.hash and not p.burned
+        returning p.hash, p.view_count::float8 as view_count`;
+    });
     const now = new Map(rows.map((r) => [r['hash'] as string, r['view_count'] as number]));
+    for (const [hash, count] of now) this.folded(hash, count);
     for (const [hash, n] of taken) {
       const e = this.#pending.get(hash);
       if (e === undefined) continue;

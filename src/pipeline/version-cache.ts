@@ -10,7 +10,7 @@ import { evictSecondChance } from '../cache/second-chance.ts';
  * cache, and once the paste is let go, its entry can only wait to be pushed out.
  *
  * Least recently used is approximated as the paste cache does (`evictSecondChance` in
- * store/paste-cache.ts): a hit only sets a flag. Moving every hit to the back of the map
+ * cache/paste-cache.ts): a hit only sets a flag. Moving every hit to the back of the map
  * cost a page view more than the rest of the lookup.
  *
  * A cache given `keepFirst` keeps a value the first time it is made only when that says

@@ -6,7 +6,7 @@ import { isErrno } from '../storage/errors.ts';
 import { listDir, readText } from '../storage/fs.ts';
 import type { DurableFiles } from './files.ts';
 import { KeyedMutex } from './mutex.ts';
-import { PasteCache } from './paste-cache.ts';
+import { PasteCache } from '../cache/paste-cache.ts';
 import { contentOf, HASH_LENGTH, isTombstone, shortcodeOf, type Paste } from '../paste/paste.ts';
 import { DamagedRecord, fileText, keptFacts, keptText, parseFile } from './paste-record.ts';
 
@@ -31,7 +31,7 @@ export class PasteStore {
   readonly #root: string;
   readonly #expiryRoot: string;
   readonly #locks = new KeyedMutex();
-  readonly #cache: PasteCache;
+  readonly #cache: PasteCache<Paste>;
   readonly #ids = new RandomIds();
   /** Expired pastes the sweep wiped, and tombstones it removed (README, Metrics). */
   readonly #swept = { wiped: 0, removed: 0 };

@@ -1,37 +1,31 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
-import { chown, mkdir, mkdtemp } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after } from 'node:test';
+import {
+  freePort,
+  initCluster,
+  PG_BIN,
+  psql,
+  type RunningCluster,
+  startCluster,
+  type TestCluster,
+} from './pg-cluster.ts';
+
+export { PG_BIN, psql, type TestCluster };
 
 /**
- * A throwaway PostgreSQL for the tests of this process, from Debian's binaries: one cluster,
- * started on first use (initdb in a temporary folder, trust on loopback and its own unix
- * socket only), a fresh database per `createTestDatabase`, stopped and removed when the
- * tests are done or the process ends.
+ * A throwaway PostgreSQL for the tests of this process (test/helpers/pg-cluster.ts): one
+ * cluster, started on first use, a fresh database per `createTestDatabase`, stopped and
+ * removed when the tests are done or the process ends.
  */
-export const PG_BIN = process.env['PG_BIN'] || '/usr/lib/postgresql/15/bin';
-
-export interface TestCluster {
-  port: number;
-  /** The folder holding the cluster's unix socket (`.s.PGSQL.<port>`). */
-  socketDir: string;
-  /** A DATABASE_URL for the `postgres` superuser on loopback, database `postgres`. */
-  adminUrl: string;
-}
-
-let cluster: Promise<TestCluster> | null = null;
+let cluster: Promise<RunningCluster> | null = null;
 let created = 0;
-/** What to stop and remove when done: the server, once started, and its folder. */
-let running: ChildProcess | null = null;
-let folder: string | null = null;
 
 /** The cluster, started on first call; rejects (never skips) when the binaries are missing. */
-export function testCluster(): Promise<TestCluster> {
+export async function testCluster(): Promise<TestCluster> {
   cluster ??= startCluster();
-  return cluster;
+  return (await cluster).cluster;
 }
 
 /** A new, empty database on the cluster; resolves with its DATABASE_URL. */
@@ -41,110 +35,6 @@ export async function createTestDatabase(): Promise<string> {
   // The name is made here, of letters, digits and underscores: nothing from outside.
   psql(c, `CREATE DATABASE "${name}"`);
   return `postgres://postgres@127.0.0.1:${c.port}/${name}`;
-}
-
-/** Runs one statement as the superuser, through psql over the socket. */
-export function psql(c: TestCluster, statement: string, database = 'postgres'): string {
-  return execFileSync(
-    join(PG_BIN, 'psql'),
-    // No psqlrc, quiet, rows as bare values; stop at the first error.
-    [
-      '-XqtA',
-      '-v',
-      'ON_ERROR_STOP=1',
-      '-h',
-      c.socketDir,
-      '-p',
-      `${c.port}`,
-      '-U',
-      'postgres',
-      '-d',
-      database,
-      '-c',
-      statement,
-    ],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
-  ).trim();
-}
-
-/** The uid and gid to run the cluster as: `postgres` when we are root (initdb refuses root), else ourselves. */
-function clusterUser(): { uid: number; gid: number } | null {
-  if (process.getuid?.() !== 0) return null;
-  const id = (flag: string): number => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
-  try {
-    return { uid: id('-u'), gid: id('-g') };
-  } catch {
-    throw new Error(
-      "the PostgreSQL tests run as root need a `postgres` user to run the cluster as (Debian's postgresql package makes one)",
-    );
-  }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function startCluster(): Promise<TestCluster> {
-  if (!existsSync(join(PG_BIN, 'initdb')) || !existsSync(join(PG_BIN, 'postgres')))
-    throw new Error(
-      `PostgreSQL's binaries are not in ${PG_BIN}: install Debian's postgresql (apt-get install postgresql) or set PG_BIN`,
-    );
-  const user = clusterUser();
-  const dir = await mkdtemp(join(tmpdir(), 'pastebin-pg-'));
-  folder = dir;
-  const socketDir = join(dir, 'socket');
-  await mkdir(socketDir);
-  if (user !== null) {
-    await chown(dir, user.uid, user.gid);
-    await chown(socketDir, user.uid, user.gid);
-  }
-  const as = user ?? {};
-  const data = join(dir, 'data');
-  // -N skips initdb's own fsyncs (a throwaway folder); the server itself keeps fsync on.
-  execFileSync(
-    join(PG_BIN, 'initdb'),
-    ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '-N', '--no-instructions'],
-    { ...as, stdio: ['ignore', 'ignore', 'pipe'], cwd: dir },
-  );
-  const port = await freePort();
-  // Through a watchdog shell that holds our end of a pipe: however this process ends (even
-  // SIGKILL), the pipe closes, and the shell stops the server and removes its folder.
-  const proc = spawn(
-    '/bin/sh',
-    [
-      '-c',
-      '"$@" & pid=$!; read _; kill -QUIT "$pid" 2>/dev/null; wait "$pid"; rm -rf "$PG_TEST_DIR"',
-      'pg-watchdog',
-      join(PG_BIN, 'postgres'),
-      ...['-D', data, '-k', socketDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=on'],
-    ],
-    { ...as, stdio: ['pipe', 'ignore', 'pipe'], cwd: dir, env: { ...process.env, PG_TEST_DIR: dir } },
-  );
-  running = proc;
-  await new Promise<void>((resolve, reject) => {
-    let log = '';
-    const onExit = (code: number | null): void =>
-      reject(new Error(`the test PostgreSQL stopped at start (exit ${code}):\n${log}`));
-    proc.once('exit', onExit);
-    proc.stderr?.setEncoding('utf8');
-    proc.stderr?.on('data', (chunk: string) => {
-      log += chunk;
-      if (log.includes('database system is ready to accept connections')) {
-        proc.off('exit', onExit);
-        resolve();
-      }
-    });
-  });
-  // Its log is no longer read, but must keep draining or the server blocks on a full pipe.
-  proc.stderr?.resume();
-  return { port, socketDir, adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres` };
 }
 
 /** What must end before the cluster stops: root `after` hooks run in the order they were registered, ours first. */
@@ -164,15 +54,8 @@ export function beforeClusterStops(fn: () => Promise<unknown>): void {
  */
 async function stopCluster(): Promise<void> {
   await Promise.allSettled(beforeStop.map((fn) => fn()));
-  const proc = running;
-  running = null;
-  if (proc !== null && proc.exitCode === null && proc.signalCode === null) {
-    const exited = new Promise((resolve) => proc.once('exit', resolve));
-    proc.stdin?.end();
-    await exited;
-  }
-  if (folder !== null) rmSync(folder, { recursive: true, force: true });
-  folder = null;
+  const running = await cluster?.catch(() => null);
+  await running?.stop();
 }
 
 after(stopCluster);
@@ -195,21 +78,7 @@ export interface OwnCluster {
  * started while a server uses it; stopped and removed after the test file.
  */
 export async function ownCluster(): Promise<OwnCluster> {
-  const user = clusterUser();
-  const as = user ?? {};
-  const dir = await mkdtemp(join(tmpdir(), 'pastebin-pg-own-'));
-  const socketDir = join(dir, 'socket');
-  await mkdir(socketDir);
-  if (user !== null) {
-    await chown(dir, user.uid, user.gid);
-    await chown(socketDir, user.uid, user.gid);
-  }
-  const data = join(dir, 'data');
-  execFileSync(
-    join(PG_BIN, 'initdb'),
-    ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '-N', '--no-instructions'],
-    { ...as, stdio: ['ignore', 'ignore', 'pipe'], cwd: dir },
-  );
+  const { dir, socketDir, data, as } = await initCluster('pastebin-pg-own-');
   const port = await freePort();
   const ctl = (...args: string[]): void => {
     execFileSync(join(PG_BIN, 'pg_ctl'), ['-D', data, '-w', '-l', join(dir, 'log'), ...args], {

@@ -6,7 +6,8 @@ import { type Database, openDatabase } from '../../src/pg/connect.ts';
 import { migrate } from '../../src/pg/migrate.ts';
 import { PgPasteStore } from '../../src/pg/pastes.ts';
 import { PgViewCounts } from '../../src/pg/views.ts';
-import { encodeContent, NO_CONTENT, type Paste } from '../../src/paste/paste.ts';
+import { NO_CONTENT } from '../../src/paste/paste.ts';
+import { pasteRecord } from '../helpers/paste-record.ts';
 import { createTestDatabase } from '../helpers/postgres.ts';
 
 const opened: Database[] = [];
@@ -20,26 +21,7 @@ async function fresh(): Promise<{ sql: Sql; store: PgPasteStore; url: string }> 
   return { sql: db.sql, store: new PgPasteStore(db.sql), url };
 }
 
-const record = (hash: string, over: Partial<Paste> = {}): Paste => ({
-  v: 1,
-  hash,
-  title: '',
-  content_json: encodeContent('text'),
-  language: 'text',
-  privacy: 'public',
-  highlight: 1,
-  burn_after_read: 0,
-  burned: false,
-  password: null,
-  owner_id: 1,
-  created_at: 0,
-  updated_at: 0,
-  expire_at: null,
-  view_count: 0,
-  receipt: null,
-  revision: 1,
-  ...over,
-});
+const record = pasteRecord;
 
 const countOf = async (store: PgPasteStore, hash: string): Promise<number | undefined> =>
   (await store.get(hash))?.view_count;

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { ENTRY_OVERHEAD as O, PasteCache } from '../../src/store/paste-cache.ts';
+import { ENTRY_OVERHEAD as O, PasteCache } from '../../src/cache/paste-cache.ts';
 import { encodeContent, type Paste } from '../../src/paste/paste.ts';
 
 const paste = (hash: string, content: string): Paste => ({

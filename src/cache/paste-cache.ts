@@ -1,8 +1,13 @@
-import { evictSecondChance, stringBytes } from '../cache/second-chance.ts';
-import type { Paste } from '../paste/paste.ts';
+import { evictSecondChance, stringBytes } from './second-chance.ts';
 
-interface Entry {
-  paste: Paste;
+/** What the cache needs to know of a paste to weigh it (cache/ sits below paste/, so it names no Paste). */
+interface Weighed {
+  readonly content_json: string;
+  readonly title: string;
+}
+
+interface Entry<P extends Weighed> {
+  paste: P;
   size: number;
   /** Read since eviction last passed it: it gets a second chance. */
   used: boolean;
@@ -14,13 +19,13 @@ interface Entry {
  * so reads do not churn the map; eviction (`evictSecondChance`) takes the oldest entry,
  * and one read since it was last passed sends it to the back instead of out.
  */
-export class PasteCache {
-  readonly #map = new Map<string, Entry>();
+export class PasteCache<P extends Weighed> {
+  readonly #map = new Map<string, Entry<P>>();
   #bytes = 0;
 
   constructor(readonly maxBytes: number) {}
 
-  get(key: string): Paste | undefined {
+  get(key: string): P | undefined {
     const e = this.#map.get(key);
     if (e === undefined) return undefined;
     e.used = true;
@@ -28,7 +33,7 @@ export class PasteCache {
   }
 
   /** Caches `paste` under `key`; a paste larger than a quarter of the bound is not kept. */
-  set(key: string, paste: Paste): void {
+  set(key: string, paste: P): void {
     this.delete(key);
     const size = stringBytes(paste.content_json) + stringBytes(paste.title) + ENTRY_OVERHEAD;
     if (size > this.maxBytes / 4) return;
@@ -46,6 +51,12 @@ export class PasteCache {
     if (old === undefined) return;
     this.#map.delete(key);
     this.#bytes -= old.size;
+  }
+
+  /** Forgets every entry at once. */
+  clear(): void {
+    this.#map.clear();
+    this.#bytes = 0;
   }
 
   get size(): number {
