@@ -62,7 +62,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
   const shownOnce = new PgShownOnce(sql);
   const turns = new UpkeepTurns(sql, now);
   const tokenUsage = new PgTokenUsage(sql, now);
-  const limiter = new PgLimiter(sql, now);
+  const limiter = new PgLimiter(sql, now, () => pastes.heardRecently());
   const apiLog = new PgApiLog(sql, { now, warn, where: db.describe });
   const audit = new PgAudit(sql, now, warn);
   const [serverKey] = await Promise.all([
@@ -71,6 +71,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
     recent.load(),
     tokenUsage.load(),
     pastes.listen(),
+    limiter.listen(),
   ]);
   apiLog.start();
 
@@ -167,7 +168,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
         savedOr("the tokens' last use", tokenUsage.save()),
         savedOr('the API log', apiLog.close()),
       ]);
-      await Promise.all([accounts.close(), pastes.close()]);
+      await Promise.all([accounts.close(), pastes.close(), limiter.close()]);
       await db.close();
       const warnings = outcomes.filter((w): w is string => w !== null);
       if (apiLog.unwritten > 0 || apiLog.dropped > 0)

@@ -167,6 +167,15 @@ export class SharedPasteCache {
     return { hits: this.#hits, misses: this.#misses, bytes: this.#cache.bytes, entries: this.#cache.size };
   }
 
+  /**
+   * Whether every notification committed more than TRUST_MS ago has reached this server, on
+   * any channel: PostgreSQL delivers one session's notifications in commit order, and every
+   * LISTEN of the pool shares the driver's one listen connection (pg/limiter.ts relies on it).
+   */
+  heardRecently(): boolean {
+    return this.#channel.listening && this.#clock() - this.#heardAt <= TRUST_MS;
+  }
+
   /** Whether the channel is up and heard our own ping recently; if not, what is cached goes. */
   #trusted(): boolean {
     if (this.#channel.listening && this.#clock() - this.#heardAt <= TRUST_MS) return true;

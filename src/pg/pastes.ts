@@ -53,6 +53,11 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
     return this.#cache.start();
   }
 
+  /** Whether every notification committed a moment ago has been heard (paste-cache.ts). */
+  heardRecently(): boolean {
+    return this.#cache.heardRecently();
+  }
+
   /** Stops hearing of changes: the cache is dropped and bypassed until `listen` again. */
   unlisten(): Promise<void> {
     return this.#cache.stop();

@@ -17,7 +17,10 @@ export interface Limiter {
   charge(key: string, limitPerMinute: number): Maybe<void>;
   /** Gives back one token `consume` took, never past the capacity. */
   refund(key: string, limitPerMinute: number): Maybe<void>;
-  /** What `consume` would decide, without spending; null when the key has no bucket (it is full). */
+  /**
+   * What `consume` would decide, without spending; null when the key has no bucket (it is
+   * full) or, from what the PostgreSQL limiter heard of dry buckets, when it is not dry.
+   */
   standing(key: string, limitPerMinute: number): Maybe<Decision | null>;
 }
 

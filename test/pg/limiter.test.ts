@@ -99,3 +99,57 @@ test('a limit of 0 costs no query; a refund to full and the upkeep prune leave n
   assert.equal(await pg.prune(), 1);
   assert.equal((await db.sql`select count(*)::int as n from rate_buckets`)[0]?.['n'], 0);
 });
+
+/** Polls `check` until it holds or a second has passed. */
+async function within1s(check: () => boolean, what: string): Promise<void> {
+  const start = Date.now();
+  while (!check()) {
+    if (Date.now() - start > 1_000) assert.fail(`not within 1 s: ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+test('a spent budget is known to every instance by its announcement, so asking costs no query; a refund or a lost channel undoes that', async () => {
+  const clock = { now: T0 };
+  let heard = true;
+  const a = new PgLimiter(db.sql, () => clock.now);
+  await a.charge('before', 1);
+  const b = new PgLimiter(
+    other.sql,
+    () => clock.now,
+    () => heard,
+  );
+  assert.ok(await b.listen());
+  // What was dry before it listened is read from the table once it listens.
+  await within1s(() => {
+    const d = b.standing('before', 1);
+    return !(d instanceof Promise) && d !== null && !d.allowed;
+  }, 'the bucket spent before LISTEN');
+  assert.equal(b.standing('fresh', 2), null, 'a key never spent: not dry, and no query');
+
+  await a.charge('auth-ip:x', 2);
+  await a.charge('auth-ip:x', 2);
+  await within1s(() => b.standing('auth-ip:x', 2) !== null, 'the dry bucket announced');
+  const fromMemory = b.standing('auth-ip:x', 2);
+  assert.ok(!(fromMemory instanceof Promise) && fromMemory !== null);
+  assert.deepEqual(strip(fromMemory), strip(await a.standing('auth-ip:x', 2)), 'the same answer the table gives');
+  assert.equal(fromMemory.allowed, false);
+  assert.equal(fromMemory.retryAfterSec, 30);
+
+  // Half a minute later one request's worth has refilled: not dry any more, with no announcement needed.
+  clock.now += 30_000;
+  assert.equal(b.standing('auth-ip:x', 2), null);
+  await a.charge('auth-ip:x', 2);
+  await within1s(() => b.standing('auth-ip:x', 2) !== null, 'dry again');
+  await a.refund('auth-ip:x', 2);
+  await within1s(() => b.standing('auth-ip:x', 2) === null, 'the refund announced');
+
+  // Without the proof that every announcement arrived, the table is asked.
+  heard = false;
+  const asked = b.standing('auth-ip:x', 2);
+  assert.ok(asked instanceof Promise);
+  assert.equal((await asked)?.allowed, true);
+  await b.close();
+  heard = true;
+  assert.ok(b.standing('before', 1) instanceof Promise, 'stopped listening: the table is asked');
+});
