@@ -7,7 +7,7 @@
 import { Agent, request } from 'node:http';
 import { runCli } from '../src/cli.ts';
 import { INSTANCES, type Proxy, startProxy } from '../test/helpers/haproxy.ts';
-import { createTestDatabase, testCluster } from '../test/helpers/postgres.ts';
+import { psql, startCluster } from '../test/helpers/pg-cluster.ts';
 import { coresUsed, cpuSnapshot, processesWith } from './cpu.ts';
 import { generator, load, type Measure, randomGet } from './load.ts';
 import { type Child, ourServerArgv, spawnServer, tempDir } from './proc.ts';
@@ -39,8 +39,11 @@ export async function benchInstances(s: InstancesSettings): Promise<void> {
   console.log(machineLine());
   console.log(loadLine());
   const ours = await ourServerArgv();
-  const pg = await testCluster();
-  const databaseUrl = await createTestDatabase();
+  // The cluster module without the test runner's hooks (test/helpers/pg-cluster.ts).
+  const running = await startCluster();
+  const pg = running.cluster;
+  psql(pg, 'CREATE DATABASE bench');
+  const databaseUrl = `postgres://postgres@127.0.0.1:${pg.port}/bench`;
   const gen = generator();
   console.log(
     `our server: ${ours.how}, DATABASE_URL on a throwaway PostgreSQL cluster, TRUST_PROXY=1; proxy: HAProxy with deploy/haproxy.cfg`,
@@ -123,6 +126,7 @@ export async function benchInstances(s: InstancesSettings): Promise<void> {
     console.log(`${loadLine()} (other work on the machine takes cores from every setup)`);
   } finally {
     await Promise.all([...servers.map((c) => c.stop()), ...proxies.map((p) => p.stop())]);
+    await running.stop();
   }
 }
 

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { freePort } from '../helpers/pg-cluster.ts';
 import { cleanup, startServer, type TestServer } from '../helpers/server.ts';
 import { WebClient, type WebRes } from '../helpers/web-client.ts';
 
@@ -21,16 +22,6 @@ let app: TestServer;
 let nginx: ChildProcess;
 let dir: string;
 let port: number;
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port: p } = s.address() as { port: number };
-      s.close(() => resolve(p));
-    });
-  });
 
 /** An htpasswd line nginx accepts: openssl's apr1 hash when openssl is there, else nginx's {PLAIN}. */
 function htpasswdLine(user: string, password: string): string {

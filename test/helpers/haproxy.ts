@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from './pg-cluster.ts';
 
 /**
  * HAProxy running the shipped deploy/haproxy.cfg, unchanged, with its addresses in the
@@ -46,17 +46,6 @@ const running = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const p of running) p.kill('SIGKILL');
 });
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** HAProxy in front of `addresses` (host:port, one per server of the file), once it sees every one UP. */
 export async function startProxy(addresses: readonly string[]): Promise<Proxy> {
