@@ -23,6 +23,15 @@ export interface SessionRecord {
   last_seen: number;
 }
 
+/** A new session's record: both stores make it the same way (store/sessions.ts, pg/sessions.ts). */
+export const newSessionRecord = (userId: number, now: number): SessionRecord => ({
+  v: 1,
+  user_id: userId,
+  csrf: randomBytes(32).toString('base64url'),
+  created_at: now,
+  last_seen: now,
+});
+
 export interface Session {
   /** The secret id, as the cookie carries it. Never written to disk. */
   id: string;

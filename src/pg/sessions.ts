@@ -1,7 +1,7 @@
 import type { Sql } from 'postgres';
-import { randomBytes } from 'node:crypto';
 import {
   newSessionId,
+  newSessionRecord,
   SESSION_ID_RE,
   SESSION_TOUCH_MS,
   sessionKey,
@@ -27,13 +27,7 @@ export class PgSessions implements SessionRecords {
   async create(userId: number): Promise<Session> {
     const id = newSessionId();
     const now = this.now();
-    const record: SessionRecord = {
-      v: 1,
-      user_id: userId,
-      csrf: randomBytes(32).toString('base64url'),
-      created_at: now,
-      last_seen: now,
-    };
+    const record = newSessionRecord(userId, now);
     await this.sql`
       insert into sessions (key, user_id, csrf, created_at, last_seen)
       values (${sessionKey(id)}, ${userId}, ${record.csrf}, ${new Date(now)}, ${new Date(now)})`;

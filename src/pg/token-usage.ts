@@ -1,13 +1,6 @@
 import type { Sql } from 'postgres';
+import { countHour, emptyHourly, HOUR_MS, type Hourly, lastDayOf } from '../auth/token-hours.ts';
 import type { TokenUses } from '../backend.ts';
-
-const HOUR_MS = 3_600_000;
-
-/** A token's requests per hour over the last day: slot `h % 24` counts hour `h` (epoch hours). */
-interface Hourly {
-  hours: number[];
-  counts: number[];
-}
 
 /** A token's use since the last save. */
 interface Pending {
@@ -45,12 +38,7 @@ export class PgTokenUsage implements TokenUses {
     const hour = Math.floor(now / HOUR_MS);
     let h = this.#hourly.get(tokenId);
     if (h === undefined) this.#hourly.set(tokenId, (h = emptyHourly()));
-    const slot = hour % 24;
-    if (h.hours[slot] !== hour) {
-      h.hours[slot] = hour;
-      h.counts[slot] = 0;
-    }
-    (h.counts[slot] as number)++;
+    countHour(h, hour);
     let p = this.#pending.get(tokenId);
     if (p === undefined) this.#pending.set(tokenId, (p = { at: now, ip: null, hours: new Map() }));
     p.at = Math.max(p.at, now);
@@ -60,13 +48,7 @@ export class PgTokenUsage implements TokenUses {
 
   /** Requests authenticated with the token in the current hour and the 23 before it (README, Web pages: API Tokens). */
   lastDay(tokenId: string, now: number): number {
-    const h = this.#hourly.get(tokenId);
-    if (h === undefined) return 0;
-    const hour = Math.floor(now / HOUR_MS);
-    let sum = 0;
-    for (let i = 0; i < 24; i++)
-      if ((h.hours[i] as number) > hour - 24 && (h.hours[i] as number) <= hour) sum += h.counts[i] as number;
-    return sum;
+    return lastDayOf(this.#hourly.get(tokenId), now);
   }
 
   get(tokenId: string): number | undefined {
@@ -157,8 +139,3 @@ export class PgTokenUsage implements TokenUses {
     this.#pending = batch;
   }
 }
-
-const emptyHourly = (): Hourly => ({
-  hours: new Array<number>(24).fill(-1),
-  counts: new Array<number>(24).fill(0),
-});

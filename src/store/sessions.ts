@@ -1,12 +1,12 @@
 import {
   newSessionId,
+  newSessionRecord,
   SESSION_ID_RE,
   SESSION_TOUCH_MS,
   sessionKey,
   type Session,
   type SessionRecord,
 } from '../auth/sessions.ts';
-import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isErrno } from '../storage/errors.ts';
@@ -52,13 +52,7 @@ export class SessionStore {
   async create(userId: number): Promise<Session> {
     const id = newSessionId();
     const now = this.now();
-    const record: SessionRecord = {
-      v: 1,
-      user_id: userId,
-      csrf: randomBytes(32).toString('base64url'),
-      created_at: now,
-      last_seen: now,
-    };
+    const record = newSessionRecord(userId, now);
     const key = sessionKey(id);
     await this.#locks.run(key, async () => {
       await this.files.writeFile(this.#path(key), JSON.stringify(record));

@@ -1,3 +1,4 @@
+import { countHour, emptyHourly, HOUR_MS, type Hourly, lastDayOf } from '../auth/token-hours.ts';
 import { readStateFile, type DurableFiles } from './files.ts';
 
 /**
@@ -6,14 +7,6 @@ import { readStateFile, type DurableFiles } from './files.ts';
  * rewrites the accounts file the CLI shares. Losing the last few seconds in a crash only
  * makes "last used" older.
  */
-const HOUR_MS = 3_600_000;
-
-/** A token's requests per hour over the last day: slot `h % 24` counts hour `h` (epoch hours). */
-interface Hourly {
-  hours: number[];
-  counts: number[];
-}
-
 export class TokenUsage {
   #lastUsed = new Map<string, number>();
   #lastIp = new Map<string, string>();
@@ -31,25 +24,13 @@ export class TokenUsage {
     this.#dirty = true;
     const hour = Math.floor(now / HOUR_MS);
     let h = this.#hourly.get(tokenId);
-    if (h === undefined)
-      this.#hourly.set(tokenId, (h = { hours: new Array<number>(24).fill(-1), counts: new Array<number>(24).fill(0) }));
-    const slot = hour % 24;
-    if (h.hours[slot] !== hour) {
-      h.hours[slot] = hour;
-      h.counts[slot] = 0;
-    }
-    (h.counts[slot] as number)++;
+    if (h === undefined) this.#hourly.set(tokenId, (h = emptyHourly()));
+    countHour(h, hour);
   }
 
   /** Requests authenticated with the token in the current hour and the 23 before it (README, Web pages: API Tokens). */
   lastDay(tokenId: string, now: number): number {
-    const h = this.#hourly.get(tokenId);
-    if (h === undefined) return 0;
-    const hour = Math.floor(now / HOUR_MS);
-    let sum = 0;
-    for (let i = 0; i < 24; i++)
-      if ((h.hours[i] as number) > hour - 24 && (h.hours[i] as number) <= hour) sum += h.counts[i] as number;
-    return sum;
+    return lastDayOf(this.#hourly.get(tokenId), now);
   }
 
   get(tokenId: string): number | undefined {
@@ -96,7 +77,7 @@ async function readUsageFile(
   const hours = (saved as { hours?: unknown }).hours;
   for (const [id, pairs] of Object.entries(typeof hours === 'object' && hours !== null ? hours : {})) {
     if (!Array.isArray(pairs)) continue;
-    const h: Hourly = { hours: new Array<number>(24).fill(-1), counts: new Array<number>(24).fill(0) };
+    const h = emptyHourly();
     for (const pair of pairs as unknown[]) {
       const [hour, count] = Array.isArray(pair) ? (pair as unknown[]) : [];
       if (!Number.isSafeInteger(hour) || !Number.isSafeInteger(count) || (hour as number) < 0) continue;
