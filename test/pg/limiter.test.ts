@@ -151,5 +151,8 @@ test('a spent budget is known to every instance by its announcement, so asking c
   assert.equal((await asked)?.allowed, true);
   await b.close();
   heard = true;
-  assert.ok(b.standing('before', 1) instanceof Promise, 'stopped listening: the table is asked');
+  const afterClose = b.standing('before', 1);
+  assert.ok(afterClose instanceof Promise, 'stopped listening: the table is asked');
+  // Awaited, so the query ends before the connections close in `after`.
+  assert.equal((await afterClose)?.allowed, false);
 });
