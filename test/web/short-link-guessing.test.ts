@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { SHORT_LINK_MISSES_PER_MINUTE } from '../../src/paste/service.ts';
+import { BACKEND } from '../helpers/backend.ts';
 import { makeToken, req, startServer } from '../helpers/server.ts';
 import { WebClient } from '../helpers/web-client.ts';
 
@@ -74,16 +75,23 @@ describe('short links that lead nowhere', () => {
     const burst = await Promise.all(
       Array.from({ length: n }, (_, i) => new WebClient(server).get(`/s/Yy${String(i).padStart(4, '0')}`, guesser)),
     );
+    const misses = burst.filter((r) => r.status === 404).length;
     assert.deepEqual(
-      burst.map((r) => r.status),
-      hashes.map(() => 404),
-      'each was looked at before any was charged',
+      burst.filter((r) => r.status !== 404 && r.status !== 429),
+      [],
     );
-    // 30 - 60 = -30: 31 tokens, 62 s at 30 a minute, before the next try.
+    // The budget is looked at before each lookup and charged after it. On the data folder the
+    // lookups of a burst all wait while every look is taken, so each of them goes through; on
+    // PostgreSQL a late request may see the charges of early ones, and is refused.
+    if (BACKEND === 'files') assert.equal(misses, n, 'each was looked at before any was charged');
+    assert.ok(misses >= SHORT_LINK_MISSES_PER_MINUTE, `${misses} misses answered`);
+    // Every miss answered is paid for: 30 - misses tokens left, then 2 s a token at 30 a minute
+    // (60 misses: 31 tokens, 62 s) before the next try.
+    const wait = (misses - SHORT_LINK_MISSES_PER_MINUTE + 1) * (60 / SHORT_LINK_MISSES_PER_MINUTE);
     const refused = await new WebClient(server).get(`/s/${(hashes[0] ?? '').slice(0, 6)}`, guesser);
     assert.equal(refused.status, 429);
-    assert.equal(refused.headers['retry-after'], '62');
-    server.clock.advance(60_000);
+    assert.equal(refused.headers['retry-after'], String(wait));
+    server.clock.advance(wait * 1000 - 2_000);
     assert.equal((await new WebClient(server).get(`/s/${(hashes[0] ?? '').slice(0, 6)}`, guesser)).status, 429);
     server.clock.advance(2_100);
     assert.equal((await new WebClient(server).get(`/s/${(hashes[0] ?? '').slice(0, 6)}`, guesser)).status, 302);
