@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import postgres, { type Sql } from 'postgres';
 import { Passwords } from '../src/crypto/passwords.ts';
+import { CHUNK_LINES } from '../src/pg/api-log.ts';
 import { migrate } from '../src/pg/migrate.ts';
 
 export interface SeedSizes {
@@ -179,12 +180,18 @@ async function seedLog(sql: Sql, s: SeedSizes, now: number, say: (m: string) => 
   const span = (s.retentionDays - 1) * 86_400_000;
   const tokens = s.users * s.tokensPerUser;
   const slice = 250_000;
+  // The lines as rows first, then as the server writes them: chunks of CHUNK_LINES with the
+  // values each holds, made by the SQL of the migration that brought chunks (009-api-log-chunks.sql).
+  await sql`
+    create unlogged table bench_log_rows (id bigint primary key, time timestamptz, token_id text, user_id integer,
+      method text, endpoint text, endpoint_length integer, status smallint, ip text, duration_ms float8,
+      request_id text, error text, unlogged integer)`;
   for (let from = 1; from <= s.logLines; from += slice) {
     const to = Math.min(s.logLines, from + slice - 1);
     await sql`
-      insert into api_log (time, token_id, user_id, method, endpoint, endpoint_length, status, ip, duration_ms,
+      insert into bench_log_rows (id, time, token_id, user_id, method, endpoint, endpoint_length, status, ip, duration_ms,
         request_id, error, unlogged)
-      select to_timestamp((${now - span}::float8 + i::float8 * ${span / s.logLines}) / 1000),
+      select i, to_timestamp((${now - span}::float8 + i::float8 * ${span / s.logLines}) / 1000),
         case when anon then null else tok end, case when anon then null else 1 + (t - 1) % ${s.users} end,
         case when ep = '/api/v1/paste_create.php' then 'POST' else 'GET' end, ep, null, st,
         '10.' || (t % 250) || '.' || (i % 250) || '.' || (1 + i % 200), 0.3 + (i % 977) / 97.0,
@@ -207,6 +214,24 @@ async function seedLog(sql: Sql, s: SeedSizes, now: number, say: (m: string) => 
       ) x order by i`;
     say(`log lines ${to}/${s.logLines}`);
   }
+  const [base] = await sql`select coalesce(max(id), 0)::int as n from api_log_chunks`;
+  const first = (base?.['n'] as number) + 1;
+  const chunk = () => sql`(${first}::bigint + (id - 1) / ${CHUNK_LINES})`;
+  await sql`
+    insert into api_log_chunks (id, first_time, last_time, line_count, lines) overriding system value
+    select ${chunk()}, min(time), max(time), count(*),
+      string_agg(api_log_line(time, token_id, user_id, method, endpoint, endpoint_length, status, ip, duration_ms,
+        request_id, error, unlogged), E'\n' order by id)
+    from bench_log_rows group by 1`;
+  await sql`
+    insert into api_log_seen (kind, value, chunk)
+    select distinct 't'::"char", token_id, ${chunk()} from bench_log_rows where token_id is not null
+    union select distinct 'u'::"char", user_id::text, ${chunk()} from bench_log_rows where user_id is not null
+    union select distinct 'e'::"char", endpoint, ${chunk()} from bench_log_rows
+    union select distinct 's'::"char", (status / 100)::text, ${chunk()} from bench_log_rows`;
+  await sql`select setval(pg_get_serial_sequence('api_log_chunks', 'id'), (select max(id) from api_log_chunks))`;
+  await sql`drop table bench_log_rows`;
+  say('log lines in chunks');
   if (tokens < s.users * 2 + 10) throw new Error('seed: at least 4 tokens per user (ids for the old-only tokens)');
 }
 

@@ -133,7 +133,8 @@ function dayOverlaps(day: string, q: LogQuery): boolean {
   return true;
 }
 
-function matches(e: ApiLogEntry, q: LogQuery): boolean {
+/** Whether an entry passes every filter of `q` (the database backend reads its chunks with it too). */
+export function matches(e: ApiLogEntry, q: LogQuery): boolean {
   if (q.token_id !== undefined && e.token_id !== q.token_id) return false;
   if (q.user_id !== undefined && e.user_id !== q.user_id) return false;
   if (q.endpoint !== undefined && e.endpoint !== q.endpoint) return false;
@@ -156,6 +157,11 @@ function parseEntry(text: string): ApiLogEntry | undefined {
     // JSON.parse of a string only throws SyntaxError: a torn or blank line.
     return undefined;
   }
+  return validEntry(v);
+}
+
+/** `v` as a log entry when it has an entry's fields of their types, else undefined. */
+export function validEntry(v: unknown): ApiLogEntry | undefined {
   if (typeof v !== 'object' || v === null) return undefined;
   const e = v as Record<string, unknown>;
   const ok =

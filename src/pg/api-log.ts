@@ -1,10 +1,9 @@
 import type { Sql } from 'postgres';
 import type { ApiLog } from '../backend.ts';
-import { jsonLine } from '../log/appender.ts';
-import { type ApiLogEntry, utcDay } from '../log/entry.ts';
+import { type ApiLogEntry, bounded, MAX_CHARS, utcDay } from '../log/entry.ts';
 import { LineBuffer } from '../log/line-buffer.ts';
 import type { LogPage, LogQuery } from '../log/reader.ts';
-import { readApiLog } from './api-log-query.ts';
+import { chunkEntry, readApiLog } from './api-log-query.ts';
 
 export interface PgApiLogOptions {
   now?: () => number;
@@ -19,19 +18,48 @@ export interface PgApiLogOptions {
 }
 
 const DAY_MS = 86_400_000;
-/** Lines one insert takes at most: a failure keeps those not yet inserted, and no statement runs long. */
-const BATCH_LINES = 5_000;
-/** Rows one prune statement deletes at most, so none runs into the statement timeout. */
-const PRUNE_SLICE = 10_000;
-const CANONICAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-/** A `\u0000` escape (text columns refuse U+0000), or an escaped backslash, which is left alone. */
+/** Lines one chunk holds at most (migrations/009-api-log-chunks.sql): a page reads a few of them, not a row a line. */
+export const CHUNK_LINES = 1_000;
+/** Chunks one prune statement deletes at most, so none runs into the statement timeout. */
+const PRUNE_SLICE = 1_000;
+const CANONICAL_TIME = /^(?!0000)\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+/** A `\u0000` escape (the log's SQL view, `api_log`, cannot make text of U+0000), or an escaped backslash, left alone. */
 const NUL_ESCAPE = /\\(?:\\|u0000)/g;
 
 /**
- * The API log (README, API request log) in `api_log`. As log/appender.ts, `append` only
- * queues (the line as the file log writes it, bytes outside the heap: line-buffer.ts), and a
- * timer, `flush` or `close` inserts the queued lines in batches, so a request never waits on
- * the database. A failed insert keeps its lines, up to `maxBufferedLines`, for the next try.
+ * What a chunk's lines hold, for `api_log_seen`: each token, user, endpoint and status class
+ * as the line holds it, and the span of their times (canonical ISO strings, which sort as
+ * their instants do: see `storable`). After the oldest lines are dropped it may name more
+ * than is left, which is allowed: a chunk listed for a value it lacks is only read for nothing.
+ */
+interface ChunkFacts {
+  lines: number;
+  first: string;
+  last: string;
+  tokens: Set<string>;
+  users: Set<number>;
+  endpoints: Set<string>;
+  classes: Set<number>;
+}
+
+const newFacts = (time: string): ChunkFacts => ({
+  lines: 0,
+  first: time,
+  last: time,
+  tokens: new Set(),
+  users: new Set(),
+  endpoints: new Set(),
+  classes: new Set(),
+});
+
+/**
+ * The API log (README, API request log) in `api_log_chunks`. As log/appender.ts, `append`
+ * only queues (the line as the file log writes it, bytes outside the heap: line-buffer.ts),
+ * and a timer, `flush` or `close` writes the queued lines, a chunk of up to CHUNK_LINES at a
+ * time, each one text value and a row per value it holds in `api_log_seen`: far less work for
+ * the database than a row and its index entries per line, on every request. A request never
+ * waits on the database; a failed insert keeps its lines, up to `maxBufferedLines`, for the
+ * next try.
  */
 export class PgApiLog implements ApiLog {
   readonly #now: () => number;
@@ -40,6 +68,8 @@ export class PgApiLog implements ApiLog {
   readonly #warn: (message: string) => void;
   readonly #where: string;
   #pending = new LineBuffer();
+  /** What each coming chunk of #pending holds, oldest first; their `lines` add up to its length. */
+  #chunks: ChunkFacts[] = [];
   /** A buffer whose lines were all inserted, kept for the next second's lines to reuse its storage. */
   #spare: LineBuffer | undefined;
   #chain: Promise<void> = Promise.resolve();
@@ -85,9 +115,27 @@ export class PgApiLog implements ApiLog {
 
   /** Queues one line; the insert happens on the next flush. */
   append(entry: ApiLogEntry): void {
-    this.#pending.push(`${jsonLine(storable(entry, this.#now))}\n`);
+    const e = storable(entry, this.#now);
+    // The values as the file line holds them (log/appender.ts jsonLine cuts the long ones).
+    const token = e.token_id === null ? null : bounded(e.token_id, MAX_CHARS.token_id);
+    const endpoint = bounded(e.endpoint, MAX_CHARS.endpoint);
+    const line = chunkLine(e, token, endpoint);
+    this.#pending.push(`${line.includes('\\u0000') ? line.replace(NUL_ESCAPE, nulless) : line}\n`);
+    let facts = this.#chunks.at(-1);
+    if (facts === undefined || facts.lines === CHUNK_LINES) {
+      facts = newFacts(e.time);
+      this.#chunks.push(facts);
+    }
+    facts.lines += 1;
+    if (e.time < facts.first) facts.first = e.time;
+    if (e.time > facts.last) facts.last = e.time;
+    // What a filter compares: the values as the line holds them.
+    if (token !== null) facts.tokens.add(token);
+    if (e.user_id !== null) facts.users.add(e.user_id);
+    facts.endpoints.add(endpoint);
+    facts.classes.add(Math.floor(e.status / 100));
     this.#trim();
-    if (this.#pending.length >= BATCH_LINES && !this.#failing && !this.#flushSoon) {
+    if (this.#pending.length >= CHUNK_LINES * 5 && !this.#failing && !this.#flushSoon) {
       this.#flushSoon = true;
       void this.flush().catch(() => undefined);
     }
@@ -111,33 +159,56 @@ export class PgApiLog implements ApiLog {
     return readApiLog(this.sql, query);
   }
 
-  /** Deletes the lines dated before (today - retentionDays), by UTC date, as the file log deletes its files. */
+  /**
+   * Deletes the lines dated before (today - retentionDays), by UTC date, as the file log
+   * deletes its files: the chunks wholly before that day, then the older lines of a chunk
+   * that straddles it, rewritten without them.
+   */
   async prune(retentionDays: number, now: number): Promise<void> {
     const cutoff = Date.parse(`${utcDay(now - retentionDays * DAY_MS)}T00:00:00.000Z`);
     for (;;) {
-      const gone = await this.sql`
-        delete from api_log where id in (
-          select id from api_log where time < to_timestamp(${cutoff}::float8 / 1000) limit ${PRUNE_SLICE})`;
-      if (gone.count < PRUNE_SLICE) return;
+      const [row] = await this.sql`
+        with gone as (
+          delete from api_log_chunks where id in (
+            select id from api_log_chunks where last_time < to_timestamp(${cutoff}::float8 / 1000) limit ${PRUNE_SLICE})
+          returning id),
+        seen as (delete from api_log_seen where chunk in (select id from gone))
+        select count(*)::int as n from gone`;
+      if ((row?.['n'] as number) < PRUNE_SLICE) break;
+    }
+    const straddling = await this.sql<{ id: string; lines: string }[]>`
+      select id::text as id, lines from api_log_chunks where first_time < to_timestamp(${cutoff}::float8 / 1000)`;
+    for (const chunk of straddling) {
+      const times = chunk.lines.split('\n').map((line) => Date.parse(chunkEntry(line)?.time ?? ''));
+      const kept = chunk.lines.split('\n').filter((_, i) => !((times[i] ?? Number.NaN) < cutoff));
+      const first = Math.min(...times.filter((t) => t >= cutoff));
+      await this.sql`
+        update api_log_chunks set lines = ${kept.join('\n')}, line_count = ${kept.length},
+          first_time = to_timestamp(${Number.isFinite(first) ? first : cutoff}::float8 / 1000)
+        where id = ${chunk.id}::bigint`;
     }
   }
 
   async #insert(): Promise<void> {
     this.#flushSoon = false;
     const batch = this.#pending;
+    const chunks = this.#chunks;
     if (batch.length === 0) return;
     this.#pending = this.#spare ?? new LineBuffer();
+    this.#chunks = [];
     this.#spare = undefined;
     try {
-      while (batch.length > 0) {
-        const n = Math.min(BATCH_LINES, batch.length);
-        await this.#insertLines(batch, n);
-        batch.drop(n);
+      // One chunk after the other, so their ids follow the order of their lines.
+      for (let facts = chunks[0]; facts !== undefined; facts = chunks[0]) {
+        await this.#insertChunk(batch, facts);
+        batch.drop(facts.lines);
+        chunks.shift();
       }
     } catch (err) {
       // Keep the lines not inserted, ahead of those appended meanwhile.
       batch.pushAll(this.#pending);
       this.#pending = batch;
+      this.#chunks = [...chunks, ...this.#chunks];
       this.#trim();
       if (!this.#failing) {
         this.#failing = true;
@@ -153,47 +224,51 @@ export class PgApiLog implements ApiLog {
   }
 
   /**
-   * Inserts the first `n` lines in one statement. One the database refuses for what it holds
-   * (a data exception, SQLSTATE class 22) must not hold back the rest for good: those lines
-   * are then inserted one by one, and the ones refused alone are dropped and reported.
+   * Inserts the oldest `facts.lines` lines of `lines` as one chunk, and a row of
+   * `api_log_seen` for each value it holds, in one statement. A chunk is text of JSON (ASCII
+   * escapes for what a text value cannot hold) and its times the span of a Date, so a UTF-8
+   * database refuses none for what it holds: a failure is the database's, and retried.
    */
-  async #insertLines(lines: LineBuffer, n: number): Promise<void> {
-    try {
-      await insert(this.sql, lines.bytes(0, n));
-      this.#written += n;
-      return;
-    } catch (err) {
-      if (!isDataException(err)) throw err;
-    }
-    let refused = 0;
-    let reason = '';
-    try {
-      for (let i = 0; i < n; i++) {
-        try {
-          await insert(this.sql, lines.bytes(i, i + 1));
-          this.#written += 1;
-        } catch (err) {
-          if (!isDataException(err)) {
-            lines.drop(i);
-            throw err;
-          }
-          refused += 1;
-          this.#dropped += 1;
-          reason = describe(err);
-        }
+  async #insertChunk(lines: LineBuffer, facts: ChunkFacts): Promise<void> {
+    const bytes = lines.bytes(0, facts.lines);
+    const kinds: string[] = [];
+    const values: string[] = [];
+    const add = (kind: string, set: Set<string | number>): void => {
+      for (const v of set) {
+        kinds.push(kind);
+        values.push(String(v));
       }
-    } finally {
-      if (refused > 0)
-        this.#warn(`api log: ${refused} ${refused === 1 ? 'line' : 'lines'} the database refuses dropped (${reason})`);
-    }
+    };
+    add('t', facts.tokens);
+    add('u', facts.users);
+    add('e', facts.endpoints);
+    add('s', facts.classes);
+    await this.sql`
+      with chunk as (
+        insert into api_log_chunks (first_time, last_time, line_count, lines)
+        values (${facts.first}::timestamptz, ${facts.last}::timestamptz,
+          ${facts.lines}, ${bytes.toString('utf8', 0, bytes.length - 1)})
+        returning id)
+      insert into api_log_seen (kind, value, chunk)
+      select s.kind::"char", s.value, chunk.id from chunk, unnest(${kinds}::text[], ${values}::text[]) as s(kind, value)`;
+    this.#written += facts.lines;
   }
 
   /** Drops the oldest lines beyond maxBufferedLines. */
   #trim(): void {
-    const over = this.#pending.length - this.#maxBufferedLines;
+    let over = this.#pending.length - this.#maxBufferedLines;
     if (over <= 0) return;
     this.#pending.drop(over);
     this.#dropped += over;
+    // The chunks to come lose their oldest lines; what they hold is kept as it was, a superset.
+    while (over > 0) {
+      const first = this.#chunks[0];
+      if (first === undefined) break;
+      const n = Math.min(over, first.lines);
+      first.lines -= n;
+      over -= n;
+      if (first.lines === 0) this.#chunks.shift();
+    }
   }
 
   #recovered(): void {
@@ -206,27 +281,41 @@ export class PgApiLog implements ApiLog {
 }
 
 /**
- * Inserts lines (JSON objects, each ending in a newline) as one JSON array, in their order.
- * U+0000, which a text column refuses, becomes U+FFFD.
+ * A line of a chunk: the fields of the file log's line (log/appender.ts jsonLine), cut as it
+ * cuts them, as a JSON array in a fixed order (pg/api-log-query.ts chunkEntry reads it
+ * back): time, token id, user id, method, endpoint, status, ip, duration, then request id,
+ * error, requests not logged and the cut endpoint's length, as far as one is set. Without
+ * the keys a line is half as long, and the lines cross to the database on every request.
  */
-async function insert(sql: Sql, bytes: Buffer): Promise<void> {
-  const array = `[${bytes.toString('utf8', 0, bytes.length - 1).replaceAll('\n', ',')}]`.replace(NUL_ESCAPE, (m) =>
-    m === '\\\\' ? m : '\\ufffd',
-  );
-  await sql`
-    insert into api_log (time, token_id, user_id, method, endpoint, endpoint_length, status, ip, duration_ms,
-      request_id, error, unlogged)
-    select time, token_id, user_id, method, endpoint, endpoint_length, status, ip, duration_ms, request_id, error, unlogged
-    from rows from (json_to_recordset(${array}::text::json) as (time timestamptz, token_id text, user_id integer,
-      method text, endpoint text, endpoint_length integer, status smallint, ip text, duration_ms float8,
-      request_id text, error text, unlogged integer)) with ordinality as x
-    order by x.ordinality`;
+function chunkLine(e: ApiLogEntry, token: string | null, endpoint: string): string {
+  const fields: unknown[] = [
+    e.time,
+    token,
+    e.user_id,
+    bounded(e.method, MAX_CHARS.method),
+    endpoint,
+    e.status,
+    bounded(e.ip, MAX_CHARS.ip),
+    e.duration_ms,
+    e.request_id === undefined ? null : bounded(e.request_id, MAX_CHARS.request_id),
+    e.error === undefined ? null : bounded(e.error, MAX_CHARS.error),
+    e.unlogged ?? null,
+    e.endpoint.length > MAX_CHARS.endpoint ? e.endpoint.length : null,
+  ];
+  let n = fields.length;
+  while (n > 8 && fields[n - 1] === null) n--;
+  return JSON.stringify(n === fields.length ? fields : fields.slice(0, n));
 }
 
+/** An escaped U+0000 becomes U+FFFD; an escaped backslash stays. */
+const nulless = (m: string): string => (m === '\\\\' ? m : '\\ufffd');
+
 /**
- * The entry as a row can hold it: a time of another shape than toISOString's is rewritten
- * (the file log files such a line under its parsed day, or today's), and a number JSON would
- * write as null becomes 0. Nearly every entry passes as it is, without a copy.
+ * The entry as the log's SQL view can read it back (migrations/009-api-log-chunks.sql), with a
+ * time whose string sorts as its instant does (a chunk's span is the least and the greatest):
+ * a time of another shape than toISOString's in years 0 to 9999 is rewritten (the file log
+ * files such a line under its parsed day, or today's), and a number JSON would write as null
+ * becomes 0. Nearly every entry passes as it is, without a copy.
  */
 function storable(e: ApiLogEntry, now: () => number): ApiLogEntry {
   const timeOk = CANONICAL_TIME.test(e.time);
@@ -236,10 +325,9 @@ function storable(e: ApiLogEntry, now: () => number): ApiLogEntry {
     (e.user_id === null || Number.isSafeInteger(e.user_id)) &&
     (e.unlogged === undefined || Number.isSafeInteger(e.unlogged));
   if (timeOk && numbersOk) return e;
-  const ms = Date.parse(e.time);
   return {
     ...e,
-    time: timeOk ? e.time : new Date(Number.isFinite(ms) ? ms : now()).toISOString(),
+    time: timeOk ? e.time : canonicalTime(e.time, now),
     status: Number.isInteger(e.status) ? e.status : 0,
     duration_ms: Number.isFinite(e.duration_ms) ? e.duration_ms : 0,
     user_id: e.user_id === null || Number.isSafeInteger(e.user_id) ? e.user_id : null,
@@ -247,10 +335,12 @@ function storable(e: ApiLogEntry, now: () => number): ApiLogEntry {
   };
 }
 
-const isDataException = (err: unknown): boolean => {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('22');
-};
+/** `time`'s instant as toISOString writes it, or now's when it has none in years 0 to 9999. */
+function canonicalTime(time: string, now: () => number): string {
+  const ms = Date.parse(time);
+  const iso = Number.isFinite(ms) ? new Date(ms).toISOString() : '';
+  return CANONICAL_TIME.test(iso) ? iso : new Date(now()).toISOString();
+}
 
 function describe(err: unknown): string {
   return err instanceof Error ? err.message || String((err as { code?: unknown }).code) : String(err);

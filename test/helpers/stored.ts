@@ -5,6 +5,7 @@ import type { Sql } from 'postgres';
 import type { AccountsDoc } from '../../src/auth/records.ts';
 import { shortcodeOf } from '../../src/paste/paste.ts';
 import { readAccounts } from '../../src/pg/account-rows.ts';
+import { chunkEntry } from '../../src/pg/api-log-query.ts';
 import { ACCOUNTS_CHANNEL } from '../../src/pg/accounts.ts';
 import { BACKEND, backendEnv } from './backend.ts';
 import { beforeClusterStops } from './postgres.ts';
@@ -50,21 +51,12 @@ export async function apiLogLines(dataDir: string): Promise<Record<string, unkno
         if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
     return lines;
   }
+  // Each chunk's lines, read back as the file lines (migrations/009-api-log-chunks.sql).
   const sql = await database(dataDir);
-  const rows = await sql.unsafe(`select *, ${ms('time')} as time_ms from api_log order by id`);
-  return rows.map((r) => {
-    const line: Record<string, unknown> = {
-      time: new Date(r['time_ms'] as number).toISOString(),
-      token_id: r['token_id'],
-      user_id: r['user_id'],
-      method: r['method'],
-      endpoint: r['endpoint'],
-    };
-    if (r['endpoint_length'] !== null) line['endpoint_length'] = r['endpoint_length'];
-    Object.assign(line, { status: r['status'], ip: r['ip'], duration_ms: r['duration_ms'] });
-    for (const key of ['request_id', 'error', 'unlogged']) if (r[key] !== null) line[key] = r[key];
-    return line;
-  });
+  const chunks = await sql<{ lines: string }[]>`select lines from api_log_chunks order by id`;
+  return chunks.flatMap((c) =>
+    c.lines.split('\n').map((line) => ({ ...(chunkEntry(line) ?? { unreadable: line }) }) as Record<string, unknown>),
+  );
 }
 
 /** The audit log's entries, oldest first, as the file lines hold them. */

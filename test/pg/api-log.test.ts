@@ -160,10 +160,13 @@ describe('PgApiLog reading', () => {
       '',
       'not a cursor!',
       'x'.repeat(500),
-      '0',
-      '-1',
-      '1.5',
-      '99999999999999999',
+      '0.1',
+      '-1.0',
+      '1',
+      '1.5.2',
+      '1.x',
+      '1.1234567',
+      '99999999999999999.0',
       b64('["api-2024-03-10.jsonl",0]'),
     ];
     for (const cursor of bad)
@@ -177,7 +180,8 @@ describe('PgApiLog writing', () => {
     db = await freshDatabase();
   });
   beforeEach(async () => {
-    await db.sql`delete from api_log`;
+    await db.sql`delete from api_log_chunks`;
+    await db.sql`delete from api_log_seen`;
   });
 
   it('lines read back exactly as the file log writes them, every field and cap included', async () => {
@@ -261,7 +265,7 @@ describe('PgApiLog writing', () => {
     });
     log.append(make(0));
     log.append(make(1));
-    await db.sql`alter table api_log rename to api_log_away`;
+    await db.sql`alter table api_log_chunks rename to api_log_away`;
     try {
       await log.flush();
       assert.deepEqual([log.written, log.unwritten, log.dropped], [0, 2, 0]);
@@ -269,7 +273,7 @@ describe('PgApiLog writing', () => {
       await log.flush();
       assert.deepEqual([log.written, log.unwritten, log.dropped], [0, 5, 3], 'the oldest dropped past the bound');
     } finally {
-      await db.sql`alter table api_log_away rename to api_log`;
+      await db.sql`alter table api_log_away rename to api_log_chunks`;
     }
     assert.equal(warnings.length, 1);
     assert.match(warnings[0] ?? '', /^api log: cannot write to the test database \(.+\); keeping up to 5 lines/);
@@ -279,24 +283,68 @@ describe('PgApiLog writing', () => {
     assert.deepEqual(warnings.slice(1), ['api log: writing again; 3 lines were dropped']);
   });
 
-  it('a line the database refuses on its own is dropped and reported; the others of its batch are inserted', async () => {
+  it('any line the file log holds is held as written: a status no smallint holds, a U+0000', async () => {
     const warnings: string[] = [];
     const log = new PgApiLog(db.sql, { warn: (m) => warnings.push(m) });
     log.append(make(1));
     log.append({ ...make(2), status: 70_000 });
     log.append(make(3));
     await log.close();
-    assert.deepEqual(ids((await log.read({})).entries), [3, 1]);
-    assert.deepEqual([log.written, log.dropped, log.unwritten], [2, 1, 0]);
-    assert.equal(warnings.length, 1);
-    assert.match(warnings[0] ?? '', /^api log: 1 line the database refuses dropped \(/);
+    assert.deepEqual(
+      (await log.read({})).entries.map((e) => [e.duration_ms, e.status]),
+      [
+        [3, make(3).status],
+        [2, 70_000],
+        [1, make(1).status],
+      ],
+    );
+    assert.deepEqual([log.written, log.dropped, log.unwritten, warnings], [3, 0, 0, []]);
   });
 
   it('prune deletes the lines dated before today minus the retention, by UTC day', async () => {
     const log = new PgApiLog(db.sql);
-    for (const i of [0, 2879, 2880, 5760]) log.append(make(i)); // days 10, 10 (23:59:30), 11, 12
+    log.append(make(1)); // day 10, a chunk of its own
+    await log.flush();
+    for (const i of [0, 2879, 2880, 5760]) log.append(make(i)); // days 10, 10 (23:59:30), 11, 12: one chunk
     await log.close();
     await log.prune(1, DAY0 + 2 * 86_400_000 + 5_000); // 2024-03-12: keeps the 11th and later
     assert.deepEqual(ids((await log.read({})).entries), [5760, 2880]);
+    assert.deepEqual(ids((await log.read({ token_id: make(1).token_id ?? '' })).entries), []);
+    // The chunk wholly before the cut is gone with what it held; the one across it starts at the cut.
+    const chunks = await db.sql`select id, line_count, (extract(epoch from first_time) * 1000)::float8 as first
+      from api_log_chunks`;
+    assert.deepEqual(
+      chunks.map((c) => [c['line_count'], c['first']]),
+      [[2, DAY0 + 2880 * STEP_MS]],
+    );
+    assert.deepEqual(
+      (await db.sql`select distinct chunk from api_log_seen`).map((r) => r['chunk']),
+      chunks.map((c) => c['id']),
+    );
+  });
+
+  it('each chunk is listed under every token, user, endpoint and status class its lines hold, as the lines hold them', async () => {
+    const log = new PgApiLog(db.sql);
+    const long = `/p/${'x'.repeat(MAX_CHARS.endpoint + 10)}`;
+    for (let i = 0; i < 1_001; i++) log.append(i === 1_000 ? { ...make(i), endpoint: long } : make(i));
+    await log.close();
+    const seen = await db.sql`
+      select c.line_count, s.kind, s.value from api_log_seen s join api_log_chunks c on c.id = s.chunk
+      order by c.id, s.kind, s.value`;
+    const of = (n: number): string[] =>
+      seen.filter((r) => r['line_count'] === n).map((r) => `${r['kind']}${r['value']}`);
+    const first = all.slice(0, 1_000);
+    const expected = new Set<string>();
+    for (const e of first) {
+      if (e.token_id !== null) expected.add(`t${e.token_id}`);
+      if (e.user_id !== null) expected.add(`u${e.user_id}`);
+      expected.add(`e${e.endpoint}`);
+      expected.add(`s${Math.floor(e.status / 100)}`);
+    }
+    assert.deepEqual(of(1_000).sort(), [...expected].sort());
+    // The second chunk holds one line, whose endpoint the line holds cut, and a filter compares that.
+    assert.ok(of(1).includes(`e${long.slice(0, MAX_CHARS.endpoint)}…`));
+    const cut = (await log.read({ limit: 1 })).entries[0]?.endpoint ?? '';
+    assert.deepEqual(ids((await log.read({ endpoint: cut })).entries), [1_000]);
   });
 });

@@ -7,6 +7,9 @@ import { parseConfig } from '../../src/config.ts';
 import { type Database, DatabaseStartError, openDatabase } from '../../src/pg/connect.ts';
 import { migrate } from '../../src/pg/migrate.ts';
 import { loadMigrations } from '../../src/pg/migrations.ts';
+import { PgApiLog } from '../../src/pg/api-log.ts';
+import type { ApiLogEntry } from '../../src/log/entry.ts';
+import type { LogPage } from '../../src/log/reader.ts';
 import { createTestDatabase } from '../helpers/postgres.ts';
 
 const opened: Database[] = [];
@@ -29,7 +32,10 @@ const recorded = async (db: Database) =>
 /** One table for each kind of state DATA_DIR holds (README, Data on disk). */
 const STATE_TABLES = [
   'accounts_state',
+  // A view of the chunks' lines, a row a line (migration 9).
   'api_log',
+  'api_log_chunks',
+  'api_log_seen',
   'audit_log',
   'idempotency_records',
   'paste_revisions',
@@ -143,4 +149,69 @@ test('loadMigrations reads NNN-name.sql in order and refuses a gap or a badly na
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test('migration 9 moves the API log rows into chunks, which read back as the rows were; the old name stays a view that takes inserts', async () => {
+  const db = await open(await createTestDatabase());
+  const all = await loadMigrations();
+  await migrate(db.sql, all.slice(0, 8));
+  // 2,500 rows: three chunks of the migration's thousand.
+  await db.sql`
+    insert into api_log (time, token_id, user_id, method, endpoint, endpoint_length, status, ip, duration_ms, request_id,
+      error, unlogged)
+    select to_timestamp(1700000000 + i), case when i % 3 = 0 then null else 'tok' || (i % 4) end,
+      case when i % 5 = 0 then null else i % 7 end, 'GET', '/api/v1/paste.php', case when i = 7 then 250 end,
+      case when i % 11 = 0 then 404 else 200 end, '10.0.0.' || (i % 9), i * 0.5,
+      case when i % 11 = 0 then 'r' || i end, case when i % 11 = 0 then 'nope "' || i || '"' end,
+      case when i = 9 then 3 end
+    from generate_series(1, 2500) as i`;
+  const before = await db.sql`select * from api_log order by id`;
+  await migrate(db.sql, all);
+  const log = new PgApiLog(db.sql);
+  const entries: ApiLogEntry[] = [];
+  for (let cursor: string | null = null; ; ) {
+    const page: LogPage = await log.read({ limit: 500, ...(cursor === null ? {} : { cursor }) });
+    entries.push(...page.entries);
+    cursor = page.next;
+    if (cursor === null) break;
+  }
+  const asLine = (r: Record<string, unknown>): Record<string, unknown> => {
+    const line: Record<string, unknown> = {
+      time: (r['time'] as Date).toISOString(),
+      token_id: r['token_id'],
+      user_id: r['user_id'],
+      method: r['method'],
+      endpoint: r['endpoint'],
+    };
+    if (r['endpoint_length'] !== null) line['endpoint_length'] = r['endpoint_length'];
+    Object.assign(line, { status: r['status'], ip: r['ip'], duration_ms: r['duration_ms'] });
+    for (const key of ['request_id', 'error', 'unlogged']) if (r[key] !== null) line[key] = r[key];
+    return line;
+  };
+  assert.deepEqual(entries, before.map(asLine).reverse());
+  assert.deepEqual(Object.keys(entries.find((e) => e.unlogged !== undefined) ?? {}), [
+    ...['time', 'token_id', 'user_id', 'method', 'endpoint', 'status', 'ip', 'duration_ms', 'unlogged'],
+  ]);
+  assert.deepEqual(
+    (await db.sql`select line_count from api_log_chunks order by id`).map((r) => r['line_count']),
+    [999, 1000, 501],
+  );
+  // Filters find what they found before.
+  const tok1 = (await log.read({ token_id: 'tok1', statusClass: 4, limit: 500 })).entries;
+  assert.deepEqual(
+    tok1.map((e) => e.duration_ms),
+    before
+      .filter((r) => r['token_id'] === 'tok1' && r['status'] === 404)
+      .map((r) => r['duration_ms'])
+      .reverse(),
+  );
+
+  // The view reads each line as a row, and a row inserted into it, as a server of the
+  // version before would, becomes a chunk of one line that the filters find.
+  const viewed = await db.sql`select * from api_log order by id`;
+  assert.deepEqual(viewed.map(asLine), before.map(asLine));
+  await db.sql`insert into api_log (time, token_id, user_id, method, endpoint, status, ip, duration_ms)
+    values (now(), 'tok-old', 42, 'POST', '/api/v1/paste_create.php', 201, '10.1.1.1', 3.25)`;
+  const [old] = (await log.read({ user_id: 42, endpoint: '/api/v1/paste_create.php' })).entries;
+  assert.deepEqual([old?.token_id, old?.status, old?.duration_ms], ['tok-old', 201, 3.25]);
 });
