@@ -191,7 +191,11 @@ export class SharedPasteCache {
   }
 
   #notified(payload: string): void {
-    if (!payload.startsWith('~')) {
+    if (payload.startsWith('+')) {
+      // A fold's new counts (pg/views.ts foldAnnouncements).
+      const words = payload.slice(1).split(' ');
+      for (let i = 0; i + 1 < words.length; i += 2) this.recount(words[i] as string, Number(words[i + 1]));
+    } else if (!payload.startsWith('~')) {
       const space = payload.indexOf(' ');
       if (space === -1) this.forget(payload);
       else this.recount(payload.slice(0, space), Number(payload.slice(space + 1)));

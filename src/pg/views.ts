@@ -1,5 +1,6 @@
 import type { Sql } from 'postgres';
 import type { ViewCounts } from '../paste/repository.ts';
+import { PASTES_CHANNEL } from './paste-cache.ts';
 
 /** Views counted since they were last folded in: `delta` views beyond a row that counted `base`. */
 interface Pending {
@@ -9,6 +10,26 @@ interface Pending {
 
 /** The views of `e` that a row counting `rowCount` does not hold yet. */
 const beyond = (e: Pending, rowCount: number): number => Math.max(0, e.base + e.delta - rowCount);
+
+/** Pastes one announcement of a fold names at most: well within a notification's 8000 bytes. */
+const ANNOUNCED_PER_NOTIFICATION = 250;
+
+/**
+ * The announcements of folded counts (migration 10), each "+" and then "<hash> <count>"
+ * pairs, space separated; pg/paste-cache.ts reads them. A hash holds no space, and a server
+ * of the version before takes one for a paste it does not hold, and ignores it.
+ */
+export function foldAnnouncements(counts: readonly (readonly [string, number])[]): string[] {
+  const out: string[] = [];
+  for (let at = 0; at < counts.length; at += ANNOUNCED_PER_NOTIFICATION)
+    out.push(
+      `+${counts
+        .slice(at, at + ANNOUNCED_PER_NOTIFICATION)
+        .map(([hash, n]) => `${hash} ${n}`)
+        .join(' ')}`,
+    );
+  return out;
+}
 
 /** Pastes whose counts one statement folds in. */
 const FOLD_CHUNK = 1_000;
@@ -84,17 +105,22 @@ export class PgViewCounts implements ViewCounts {
     const hashes = taken.map(([hash]) => hash);
     const counts = taken.map(([, n]) => n);
     const rows = await this.sql.begin(async (tx) => {
-      // Says to the announcing trigger (migration paste-notify) that only the counts change:
-      // the servers' caches then take the new count instead of dropping the paste.
-      await tx`select set_config('pastebin.view_fold', 'on', true)`;
+      // Says to the announcing trigger (migrations 7 and 10) that only the counts change, and
+      // that this fold announces them itself: the servers' caches take the new counts
+      // instead of dropping the pastes.
+      await tx`select set_config('pastebin.view_fold', 'batched', true)`;
       // The rows are locked in hash order first: two servers folding the same pastes cannot deadlock.
-      return tx`
+      const folded = await tx`
         with v as (select * from unnest(${hashes}::text[], ${counts}::bigint[]) as v(hash, n)),
         locked as (select p.hash from pastes p join v using (hash) where not p.burned order by p.hash for update of p)
         update pastes p set view_count = p.view_count + v.n
         from v join locked using (hash)
         where p.hash = v.hash and not p.burned
         returning p.hash, p.view_count::float8 as view_count`;
+      // Sent at commit, with it, as the trigger's would be.
+      const payloads = foldAnnouncements(folded.map((r) => [r['hash'] as string, r['view_count'] as number]));
+      if (payloads.length > 0) await tx`select pg_notify(${PASTES_CHANNEL}, p) from unnest(${payloads}::text[]) as p`;
+      return folded;
     });
     const now = new Map(rows.map((r) => [r['hash'] as string, r['view_count'] as number]));
     for (const [hash, count] of now) this.folded(hash, count);

@@ -211,6 +211,34 @@ test("views folded in take their new count in the cache, this server's at once, 
   await within(1_000, server, p.hash, (x) => x?.view_count === 3);
   assert.equal(server.cacheStats.misses, misses, 'the counts came with the announcements');
   assert.equal(server.cached(p.hash)?.content_json, p.content_json);
+
+  // A server of the version before announces a row at a time; its counts arrive as well.
+  await b.sql.begin(async (tx) => {
+    await tx`select set_config('pastebin.view_fold', 'on', true)`;
+    await tx`update pastes set view_count = view_count + 4 where hash = ${p.hash}`;
+  });
+  await within(1_000, server, p.hash, (x) => x?.view_count === 7);
+  assert.equal(server.cacheStats.misses, misses);
+});
+
+test('a fold of hundreds of pastes announces every new count, a few hundred to a notification', async () => {
+  const { server, other, b } = await pair();
+  const made: Paste[] = [];
+  for (let i = 0; i < 600; i++) made.push(await warm(server, other));
+  const heard: string[] = [];
+  await b.sql.listen('pastes', (payload) => void heard.push(payload));
+  const elsewhere = new PgViewCounts(b.sql);
+  for (const [i, p] of made.entries()) for (let k = 0; k <= i % 3; k++) elsewhere.add(p.hash, p.view_count);
+  await elsewhere.drain();
+  for (const [i, p] of made.entries())
+    await within(1_000, server, p.hash, (x) => x?.view_count === p.view_count + 1 + (i % 3));
+  const folds = heard.filter((h) => h.startsWith('+'));
+  assert.deepEqual(
+    folds.map((f) => f.split(' ').length / 2),
+    [250, 250, 100],
+  );
+  assert.ok(folds.every((f) => Buffer.byteLength(f) < 8_000));
+  assert.equal(heard.length, folds.length, 'nothing a row at a time');
 });
 
 test('a one-time paste read through two servers on one database goes to exactly one reader', async () => {
