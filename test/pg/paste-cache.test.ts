@@ -238,7 +238,7 @@ test('a fold of hundreds of pastes announces every new count, a few hundred to a
     [250, 250, 100],
   );
   assert.ok(folds.every((f) => Buffer.byteLength(f) < 8_000));
-  assert.equal(heard.length, folds.length, 'nothing a row at a time');
+  assert.equal(heard.filter((h) => !h.startsWith('~')).length, folds.length, 'nothing a row at a time (pings aside)');
 });
 
 test('a one-time paste read through two servers on one database goes to exactly one reader', async () => {
