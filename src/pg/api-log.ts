@@ -117,10 +117,10 @@ export class PgApiLog implements ApiLog {
   append(entry: ApiLogEntry): void {
     const e = storable(entry, this.#now);
     // The values as the file line holds them (log/appender.ts jsonLine cuts the long ones).
-    const token = e.token_id === null ? null : bounded(e.token_id, MAX_CHARS.token_id);
-    const endpoint = bounded(e.endpoint, MAX_CHARS.endpoint);
+    const token = e.token_id === null ? null : nulless(bounded(e.token_id, MAX_CHARS.token_id));
+    const endpoint = nulless(bounded(e.endpoint, MAX_CHARS.endpoint));
     const line = chunkLine(e, token, endpoint);
-    this.#pending.push(`${line.includes('\\u0000') ? line.replace(NUL_ESCAPE, nulless) : line}\n`);
+    this.#pending.push(`${line.includes('\\u0000') ? line.replace(NUL_ESCAPE, nullessEscape) : line}\n`);
     let facts = this.#chunks.at(-1);
     if (facts === undefined || facts.lines === CHUNK_LINES) {
       facts = newFacts(e.time);
@@ -179,12 +179,20 @@ export class PgApiLog implements ApiLog {
     const straddling = await this.sql<{ id: string; lines: string }[]>`
       select id::text as id, lines from api_log_chunks where first_time < to_timestamp(${cutoff}::float8 / 1000)`;
     for (const chunk of straddling) {
-      const times = chunk.lines.split('\n').map((line) => Date.parse(chunkEntry(line)?.time ?? ''));
-      const kept = chunk.lines.split('\n').filter((_, i) => !((times[i] ?? Number.NaN) < cutoff));
-      const first = Math.min(...times.filter((t) => t >= cutoff));
+      // A line deleted leaves a null in its place: a cursor names a line by its place in the chunk.
+      const lines = chunk.lines.split('\n');
+      const times = lines.map((line) => Date.parse(chunkEntry(line)?.time ?? ''));
+      const left = times.filter((t) => t >= cutoff);
+      if (left.length === 0) {
+        await this.sql`
+          with gone as (delete from api_log_chunks where id = ${chunk.id}::bigint returning id)
+          delete from api_log_seen where chunk in (select id from gone)`;
+        continue;
+      }
+      const kept = lines.map((line, i) => ((times[i] ?? Number.NaN) < cutoff ? 'null' : line));
       await this.sql`
-        update api_log_chunks set lines = ${kept.join('\n')}, line_count = ${kept.length},
-          first_time = to_timestamp(${Number.isFinite(first) ? first : cutoff}::float8 / 1000)
+        update api_log_chunks set lines = ${kept.join('\n')}, line_count = ${left.length},
+          first_time = to_timestamp(${Math.min(...left)}::float8 / 1000)
         where id = ${chunk.id}::bigint`;
     }
   }
@@ -308,7 +316,13 @@ function chunkLine(e: ApiLogEntry, token: string | null, endpoint: string): stri
 }
 
 /** An escaped U+0000 becomes U+FFFD; an escaped backslash stays. */
-const nulless = (m: string): string => (m === '\\\\' ? m : '\\ufffd');
+const nullessEscape = (m: string): string => (m === '\\\\' ? m : '\\ufffd');
+
+/**
+ * `s` with U+0000, which a text value cannot hold, as U+FFFD: what a line's value reads back
+ * as (its escape is replaced too), and so what `api_log_seen` lists for it.
+ */
+const nulless = (s: string): string => (s.includes('\u0000') ? s.replaceAll('\u0000', '\ufffd') : s);
 
 /**
  * The entry as the log's SQL view can read it back (migrations/009-api-log-chunks.sql), with a

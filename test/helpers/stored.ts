@@ -55,7 +55,11 @@ export async function apiLogLines(dataDir: string): Promise<Record<string, unkno
   const sql = await database(dataDir);
   const chunks = await sql<{ lines: string }[]>`select lines from api_log_chunks order by id`;
   return chunks.flatMap((c) =>
-    c.lines.split('\n').map((line) => ({ ...(chunkEntry(line) ?? { unreadable: line }) }) as Record<string, unknown>),
+    c.lines
+      .split('\n')
+      // A line retention deleted leaves a null in its place.
+      .filter((line) => line !== 'null')
+      .map((line) => ({ ...(chunkEntry(line) ?? { unreadable: line }) }) as Record<string, unknown>),
   );
 }
 

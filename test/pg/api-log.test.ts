@@ -323,6 +323,53 @@ describe('PgApiLog writing', () => {
     );
   });
 
+  it('a cursor taken before retention cuts a chunk goes on where it stopped: the lines left keep their places', async () => {
+    const log = new PgApiLog(db.sql);
+    for (const i of [0, 1, 2, 2880, 2881, 2882, 2883]) log.append(make(i)); // days 10 and 11, one chunk
+    await log.close();
+    const p1 = await log.read({ limit: 2 });
+    assert.deepEqual(ids(p1.entries), [2883, 2882]);
+    await log.prune(1, DAY0 + 2 * 86_400_000 + 5_000); // keeps the 11th
+    const p2 = await log.read({ limit: 2, cursor: p1.next ?? '' });
+    assert.deepEqual(p2, { entries: [make(2881), make(2880)], next: null });
+    assert.deepEqual(
+      (await db.sql`select duration_ms from api_log order by id`).map((r) => r['duration_ms']),
+      [2880, 2881, 2882, 2883],
+      'the view shows the lines left',
+    );
+    const [chunk] = await db.sql`select line_count, (extract(epoch from first_time) * 1000)::float8 as first
+      from api_log_chunks`;
+    assert.deepEqual([chunk?.['line_count'], chunk?.['first']], [4, DAY0 + 2880 * STEP_MS]);
+  });
+
+  it('retention deletes a chunk none of whose lines is left, whatever span it was written with', async () => {
+    const log = new PgApiLog(db.sql, { maxBufferedLines: 1, warn: () => undefined });
+    await db.sql`alter table api_log_chunks rename to api_log_away`;
+    try {
+      log.append(make(5760)); // day 12, dropped past the bound below: its chunk still spans day 12
+      await log.flush();
+      log.append(make(0)); // day 10
+    } finally {
+      await db.sql`alter table api_log_away rename to api_log_chunks`;
+    }
+    await log.close();
+    assert.deepEqual([log.written, log.dropped], [1, 1]);
+    await log.prune(1, DAY0 + 2 * 86_400_000 + 5); // before the 11th goes
+    assert.deepEqual((await log.read({})).entries, []);
+    assert.equal((await db.sql`select id from api_log_chunks`).length, 0);
+    assert.equal((await db.sql`select chunk from api_log_seen`).length, 0);
+  });
+
+  it('a token or endpoint holding U+0000 is written as U+FFFD, and its filter finds the line', async () => {
+    const log = new PgApiLog(db.sql);
+    log.append({ ...make(1), token_id: 'to\u0000k', endpoint: '/a\u0000b' });
+    log.append(make(2));
+    await log.close();
+    assert.deepEqual([log.written, log.unwritten, log.dropped], [2, 0, 0]);
+    assert.deepEqual(ids((await log.read({ endpoint: '/a\ufffdb' })).entries), [1]);
+    assert.deepEqual(ids((await log.read({ token_id: 'to\ufffdk' })).entries), [1]);
+  });
+
   it('each chunk is listed under every token, user, endpoint and status class its lines hold, as the lines hold them', async () => {
     const log = new PgApiLog(db.sql);
     const long = `/p/${'x'.repeat(MAX_CHARS.endpoint + 10)}`;

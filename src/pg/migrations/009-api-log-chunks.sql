@@ -9,9 +9,11 @@ CREATE TABLE api_log_chunks (
   -- The earliest and the latest time of its lines: time filters and retention.
   first_time timestamptz NOT NULL,
   last_time timestamptz NOT NULL,
+  -- Lines held; a chunk with none left is deleted.
   line_count integer NOT NULL CHECK (line_count > 0),
   -- Its lines, oldest first, each a JSON array (api_log_line below), separated by a newline,
-  -- which JSON text never holds raw.
+  -- which JSON text never holds raw. Retention leaves `null` in the place of a line it
+  -- deletes from a chunk, so the others keep their places, which a page's cursor names.
   lines text NOT NULL
 );
 CREATE INDEX api_log_chunks_first_time ON api_log_chunks (first_time);
@@ -61,7 +63,8 @@ SELECT c.id * 100000 + l.n AS id, (l.a->>0)::timestamptz AS time, l.a->>1 AS tok
   l.a->>6 AS ip, (l.a->>7)::double precision AS duration_ms, l.a->>8 AS request_id, l.a->>9 AS error,
   (l.a->>10)::integer AS unlogged
 FROM api_log_chunks c
-CROSS JOIN LATERAL json_array_elements(('[' || replace(c.lines, E'\n', ',') || ']')::json) WITH ORDINALITY AS l(a, n);
+CROSS JOIN LATERAL json_array_elements(('[' || replace(c.lines, E'\n', ',') || ']')::json) WITH ORDINALITY AS l(a, n)
+WHERE json_typeof(l.a) = 'array';
 
 CREATE FUNCTION api_log_insert() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
