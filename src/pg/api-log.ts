@@ -54,7 +54,7 @@ const newFacts = (time: string): ChunkFacts => ({
 
 /**
  * The API log (README, API request log) in `api_log_chunks`. As log/appender.ts, `append`
- * only queues (the line as the file log writes it, bytes outside the heap: line-buffer.ts),
+ * only queues (the line, as bytes outside the heap: line-buffer.ts),
  * and a timer, `flush` or `close` writes the queued lines, a chunk of up to CHUNK_LINES at a
  * time, each one text value and a row per value it holds in `api_log_seen`: far less work for
  * the database than a row and its index entries per line, on every request. A request never
@@ -162,7 +162,7 @@ export class PgApiLog implements ApiLog {
   /**
    * Deletes the lines dated before (today - retentionDays), by UTC date, as the file log
    * deletes its files: the chunks wholly before that day, then the older lines of a chunk
-   * that straddles it, rewritten without them.
+   * that straddles it, each left as null in its place (or the chunk, when none is left).
    */
   async prune(retentionDays: number, now: number): Promise<void> {
     const cutoff = Date.parse(`${utcDay(now - retentionDays * DAY_MS)}T00:00:00.000Z`);
