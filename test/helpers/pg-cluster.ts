@@ -95,23 +95,39 @@ export async function initCluster(prefix: string) {
   return { dir, socketDir, data, as };
 }
 
+/** Tries at starting a cluster: another process may take the free port before the server binds it. */
+const START_ATTEMPTS = 3;
+
 /**
  * Starts a cluster on a free loopback port, through a watchdog shell that holds our end of
  * a pipe: however this process ends (even SIGKILL), the pipe closes, and the shell stops the
- * server and removes its folder.
+ * server and removes its folder. A server that stops by itself ends the shell too, so a
+ * failed start is an error (tried again on a new port), never a wait without end.
  */
 export async function startCluster(): Promise<RunningCluster> {
   if (!existsSync(join(PG_BIN, 'initdb')) || !existsSync(join(PG_BIN, 'postgres')))
     throw new Error(
       `PostgreSQL's binaries are not in ${PG_BIN}: install Debian's postgresql (apt-get install postgresql) or set PG_BIN`,
     );
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce();
+    } catch (err) {
+      if (attempt === START_ATTEMPTS) throw err;
+    }
+  }
+}
+
+async function startOnce(): Promise<RunningCluster> {
   const { dir, socketDir, data, as } = await initCluster('pastebin-pg-');
   const port = await freePort();
   const proc = spawn(
     '/bin/sh',
     [
       '-c',
-      '"$@" & pid=$!; read _; kill -QUIT "$pid" 2>/dev/null; wait "$pid"; rm -rf "$PG_TEST_DIR"',
+      // The reader waits on our pipe (fd 3: a job's own stdin is /dev/null) to stop the server;
+      // the shell waits on the server, whichever way it stops, then removes its folder.
+      'exec 3<&0; "$@" & pid=$!; (read _ <&3; kill -QUIT "$pid" 2>/dev/null) & wait "$pid"; rm -rf "$PG_TEST_DIR"',
       'pg-watchdog',
       join(PG_BIN, 'postgres'),
       ...['-D', data, '-k', socketDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=on'],
@@ -120,8 +136,11 @@ export async function startCluster(): Promise<RunningCluster> {
   );
   await new Promise<void>((resolve, reject) => {
     let log = '';
-    const onExit = (code: number | null): void =>
+    const onExit = (code: number | null): void => {
+      // Lets the reader, still waiting on the pipe, end too.
+      proc.stdin?.end();
       reject(new Error(`the test PostgreSQL stopped at start (exit ${code}):\n${log}`));
+    };
     proc.once('exit', onExit);
     proc.stderr?.setEncoding('utf8');
     proc.stderr?.on('data', (chunk: string) => {
