@@ -9,6 +9,7 @@ import { PgPasteStore } from '../../src/pg/pastes.ts';
 import { matchesOwned, type OwnedFilter } from '../../src/paste/owned-search.ts';
 import { encodeContent, type Paste } from '../../src/paste/paste.ts';
 import { createTestDatabase, psql, testCluster } from '../helpers/postgres.ts';
+import { pasteRecord } from '../helpers/paste-record.ts';
 
 const opened: Database[] = [];
 after(() => Promise.all(opened.map((d) => d.close())));
@@ -16,26 +17,8 @@ after(() => Promise.all(opened.map((d) => d.close())));
 const T0 = 1_700_000_000_000;
 
 /** A paste of user 1 (unless `over` says otherwise); hashes differ in their first six characters, the unique short code. */
-const record = (hash: string, title: string, text: string, over: Partial<Paste> = {}): Paste => ({
-  v: 1,
-  hash,
-  title,
-  content_json: encodeContent(text),
-  language: 'text',
-  privacy: 'public',
-  highlight: 1,
-  burn_after_read: 0,
-  burned: false,
-  password: null,
-  owner_id: 1,
-  created_at: T0,
-  updated_at: T0,
-  expire_at: null,
-  view_count: 0,
-  receipt: null,
-  revision: 1,
-  ...over,
-});
+const record = (hash: string, title: string, text: string, over: Partial<Paste> = {}): Paste =>
+  pasteRecord(hash, { title, content_json: encodeContent(text), created_at: T0, updated_at: T0, ...over });
 
 /** Titles and texts where a careless SQL search would differ from toLowerCase().includes(). */
 const PASTES: [string, string][] = [

@@ -1,3 +1,4 @@
+import { pasteRecord } from '../helpers/paste-record.ts';
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import type { Sql } from 'postgres';
@@ -7,7 +8,7 @@ import { migrate } from '../../src/pg/migrate.ts';
 import { PgOwnerLists } from '../../src/pg/owner-lists.ts';
 import { PgPasteStore } from '../../src/pg/pastes.ts';
 import { PgRecentList } from '../../src/pg/recent.ts';
-import { encodeContent, type Paste } from '../../src/paste/paste.ts';
+import type { Paste } from '../../src/paste/paste.ts';
 import type { Listing } from '../../src/paste/repository.ts';
 import { createTestDatabase } from '../helpers/postgres.ts';
 
@@ -23,26 +24,8 @@ async function fresh(): Promise<{ sql: Sql; store: PgPasteStore }> {
 
 const T0 = 1_700_000_000_000;
 
-const record = (hash: string, over: Partial<Paste> = {}): Paste => ({
-  v: 1,
-  hash,
-  title: '',
-  content_json: encodeContent('text'),
-  language: 'text',
-  privacy: 'public',
-  highlight: 1,
-  burn_after_read: 0,
-  burned: false,
-  password: null,
-  owner_id: 1,
-  created_at: T0,
-  updated_at: T0,
-  expire_at: null,
-  view_count: 0,
-  receipt: null,
-  revision: 1,
-  ...over,
-});
+const record = (hash: string, over: Partial<Paste> = {}): Paste =>
+  pasteRecord(hash, { created_at: T0, updated_at: T0, ...over });
 
 test("an owner's list is their pastes, newest first, those of one millisecond in the order they were made", async () => {
   const { sql, store } = await fresh();

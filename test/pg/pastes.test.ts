@@ -1,3 +1,4 @@
+import { pasteRecord } from '../helpers/paste-record.ts';
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import type { Sql } from 'postgres';
@@ -22,26 +23,8 @@ async function fresh(): Promise<{ sql: Sql; store: PgPasteStore }> {
 
 const T0 = 1_700_000_000_123;
 
-const record = (hash: string, content: string, over: Partial<Paste> = {}): Paste => ({
-  v: 1,
-  hash,
-  title: '',
-  content_json: encodeContent(content),
-  language: 'text',
-  privacy: 'public',
-  highlight: 1,
-  burn_after_read: 0,
-  burned: false,
-  password: null,
-  owner_id: 1,
-  created_at: T0,
-  updated_at: T0,
-  expire_at: null,
-  view_count: 0,
-  receipt: null,
-  revision: 1,
-  ...over,
-});
+const record = (hash: string, content: string, over: Partial<Paste> = {}): Paste =>
+  pasteRecord(hash, { content_json: encodeContent(content), created_at: T0, updated_at: T0, ...over });
 
 test('every field of a paste comes back as it was stored, a receipt and U+0000 included, in one shape', async () => {
   const { store } = await fresh();
