@@ -87,7 +87,7 @@ export class DbGuard {
    * `target` with every method that returns a promise run through the guard; getters and
    * methods that answer at once (from memory) are left as they are. An `async` method is
    * refused before it starts when the guard is full; another that turns out to return a
-   * promise is tracked from then on.
+   * promise is tracked from then on. An `async *` method's steps each go through the guard.
    */
   wrap<T extends object>(target: T): T {
     return new Proxy(target, {
@@ -95,6 +95,8 @@ export class DbGuard {
         const value: unknown = Reflect.get(obj, key, obj);
         if (typeof value !== 'function') return value;
         const fn = value as (...a: unknown[]) => unknown;
+        if (fn.constructor.name === 'AsyncGeneratorFunction')
+          return (...args: unknown[]) => this.#each(fn.apply(obj, args) as AsyncGenerator<unknown>);
         const isAsync = fn.constructor.name === 'AsyncFunction';
         return (...args: unknown[]) => {
           if (isAsync) return this.run(() => fn.apply(obj, args) as Promise<unknown>);
@@ -103,6 +105,23 @@ export class DbGuard {
         };
       },
     });
+  }
+
+  /**
+   * `steps` with each step run through the guard, as a call is: a search that reads many
+   * batches (pg/owner-lists.ts) waits at most the timeout for each. A consumer that stops
+   * early, or a step that fails, ends the generator without waiting for it.
+   */
+  async *#each<T>(steps: AsyncGenerator<T>): AsyncGenerator<T> {
+    try {
+      for (;;) {
+        const step = await this.run(() => steps.next());
+        if (step.done === true) return;
+        yield step.value;
+      }
+    } finally {
+      steps.return(undefined).catch(() => undefined);
+    }
   }
 }
 

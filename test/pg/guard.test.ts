@@ -77,4 +77,39 @@ describe('DbGuard', () => {
     assert.equal(await store.later(), 3);
     await assert.rejects(store.slow(), (err) => err instanceof StorageUnavailable);
   });
+
+  test('wrap guards each step of an async generator, and a consumer that stops early ends it', {
+    timeout: 5_000,
+  }, async () => {
+    const guard = new DbGuard(50, 10);
+    let ended = 0;
+    class Lists {
+      async *batches(stallAt: number): AsyncGenerator<number[]> {
+        try {
+          for (let i = 0; ; i++) {
+            if (i === stallAt) await never();
+            yield [i];
+          }
+        } finally {
+          ended++;
+        }
+      }
+    }
+    const lists = guard.wrap(new Lists());
+    const seen: number[] = [];
+    for await (const b of lists.batches(99)) {
+      seen.push(...b);
+      if (seen.length === 3) break;
+    }
+    assert.deepEqual(seen, [0, 1, 2]);
+    assert.equal(ended, 1, 'stopping early ended the generator');
+    const stalled: number[] = [];
+    await assert.rejects(
+      (async () => {
+        for await (const b of lists.batches(2)) stalled.push(...b);
+      })(),
+      (err) => err instanceof StorageUnavailable && /did not answer within 50 ms/.test(err.message),
+    );
+    assert.deepEqual(stalled, [0, 1], 'the steps before the stall came through');
+  });
 });
