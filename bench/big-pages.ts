@@ -12,8 +12,10 @@ import { migrate } from '../src/pg/migrate.ts';
 import { removeTempDir, spawnServer, tempDir } from './proc.ts';
 import { ADMIN, BIG_USER, DEFAULT_SIZES, tokenId } from './seed-postgres.ts';
 
-const { values } = parseArgs({ options: { url: { type: 'string' }, runs: { type: 'string' } } });
-if (values.url === undefined) throw new Error('usage: big-pages.ts --url postgres://... [--runs 7]');
+const { values } = parseArgs({
+  options: { url: { type: 'string' }, runs: { type: 'string' }, only: { type: 'string' } },
+});
+if (values.url === undefined) throw new Error('usage: big-pages.ts --url postgres://... [--runs 7] [--only REGEXP]');
 const url = values.url;
 const runs = Number(values.runs ?? 7);
 
@@ -64,7 +66,7 @@ async function time(s: Session, path: string): Promise<{ ms: number; note: strin
 
 /** What the page says it holds: "N pastes found", a user count, or the log rows shown. */
 function summary(page: string): string {
-  const found = /(\d+) (?:pastes?) (?:found|in all)/.exec(page)?.[0];
+  const found = /(?:More than )?(\d+) (?:pastes?) (?:found|in all)/.exec(page)?.[0];
   if (found !== undefined) return found + (page.includes('The search stopped') ? ' (stopped early)' : '');
   const users = /(\d+) in all/.exec(page)?.[0];
   if (users !== undefined) return `${users} users`;
@@ -83,6 +85,12 @@ const PAGES: [string, string][] = [
   ['My search: one paste (ticket 420000)', `/my?q=${encodeURIComponent('ticket 420000')}`],
   ['My search: nothing matches', '/my?q=zanzibar'],
   ['My search: word + language + privacy', '/my?q=Redis&language=go&privacy=private'],
+  ['My search: a language', '/my?language=go'],
+  ['My search: a word in 1 of 90 pastes (ticket 12)', `/my?q=${encodeURIComponent('ticket 12')}`],
+  ['My search: a word in 1 of 9 pastes (ticket 3)', `/my?q=${encodeURIComponent('ticket 3')}`],
+  ['My search: a word in every text, page 50', '/my?q=function&page=50'],
+  ['My search: no plain letter (Łódź)', `/my?q=${encodeURIComponent('Łódź')}`],
+  ['My search: no plain letter, no match (日本)', `/my?q=${encodeURIComponent('日本')}`],
   ['Admin users', '/admin/users'],
   ['API log, no filter', '/admin/logs'],
   ['API log, a recent token', `/admin/logs?token=${tokenId(10)}`],
@@ -122,6 +130,7 @@ try {
   await many.login(BIG_USER.name, BIG_USER.password);
   process.stdout.write('| page | median ms | found |\n| --- | ---: | --- |\n');
   for (const [label, path] of PAGES) {
+    if (values.only !== undefined && !new RegExp(values.only).test(label)) continue;
     const { ms, note } = await time(path.startsWith('/admin') ? admin : many, path);
     process.stdout.write(`| ${label} | ${ms.toFixed(0)} | ${note} |\n`);
   }

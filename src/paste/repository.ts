@@ -87,10 +87,11 @@ export interface OwnerLists {
   counts?(userIds: readonly number[]): Promise<Map<number, number>>;
   /**
    * The user's pastes that may match `filter` (every one that does, in `list`'s order, and
-   * perhaps others), with what matchesOwned reads, when the store can find them without
-   * reading every paste; the caller decides each match (paste/owned-search.ts).
+   * perhaps others), with what matchesOwned reads, in batches, when the store can find them
+   * without reading every paste; the caller decides each match (paste/owned-search.ts) and
+   * stops reading when it has counted enough.
    */
-  candidates?(userId: number, filter: OwnedFilter): Promise<OwnedCandidate[]>;
+  candidates?(userId: number, filter: OwnedFilter): AsyncIterable<OwnedCandidate[]>;
 }
 
 /** A paste a search may match, with the fields the match is decided on. */

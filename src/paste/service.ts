@@ -35,12 +35,25 @@ const skipDamaged = (err: unknown): null => {
  */
 export const OWNED_SEARCH_MS = 1_000;
 
-/** A page of a user's own pastes; `searched` is set when a search stopped before the end. */
+/**
+ * How many matches a search of My pastes counts at most, beyond the page asked for (README,
+ * Web pages): a word held by most of someone's many thousand pastes is answered from the
+ * newest of them, and the page says there are more, as a search engine does, instead of
+ * reading every one to give a number nobody reads.
+ */
+export const OWNED_COUNT_LIMIT = 1_000;
+
+/**
+ * A page of a user's own pastes; `searched` is set when a search stopped before the end for
+ * want of time, `more` when it had counted enough (OWNED_COUNT_LIMIT).
+ */
 export interface OwnedPage {
   pastes: Paste[];
-  /** Every paste listed, or every match found (so far, when `searched` is set). */
+  /** Every paste listed, or every match found (so far, when `searched` or `more` is set). */
   total: number;
   searched?: { read: number; of: number };
+  /** More pastes match than `total`, which is then at least OWNED_COUNT_LIMIT and the pages up to this one. */
+  more?: true;
 }
 
 /** Wrong paste passwords allowed per client and paste per minute, API and web together (README). */
@@ -470,8 +483,9 @@ export class PasteService {
 
   /**
    * The user's own pastes, newest first, that still exist (any state), with pending views
-   * counted; with a filter, those that match: all of them where the store narrows the search
-   * (OwnerLists.candidates), else those found reading the list for at most OWNED_SEARCH_MS.
+   * counted; with a filter, those that match, counted up to OWNED_COUNT_LIMIT or the page
+   * asked for: among the candidates the store gives where it narrows the search
+   * (OwnerLists.candidates), else among those read from the list in OWNED_SEARCH_MS.
    */
   async listOwned(userId: number, offset: number, limit: number, filter: OwnedFilter = {}): Promise<OwnedPage> {
     const counted = (p: Paste): Paste => ({
@@ -486,11 +500,19 @@ export class PasteService {
           : await Promise.all([owners.slice(userId, offset, limit), owners.count(userId)]);
       return { pastes: await this.#read(hashes, counted), total };
     }
+    const enough = Math.max(OWNED_COUNT_LIMIT, offset + limit);
     if (owners.candidates !== undefined) {
       // The store narrowed the search down; each candidate is still decided here, as below.
-      const matches = (await owners.candidates(userId, filter)).filter((c) => matchesOwned(filter, c));
-      const hashes = matches.slice(offset, offset + limit).map((c) => c.hash);
-      return { pastes: await this.#read(hashes, counted), total: matches.length };
+      const hashes: string[] = [];
+      let found = 0;
+      for await (const batch of owners.candidates(userId, filter))
+        for (const c of batch) {
+          if (!matchesOwned(filter, c)) continue;
+          if (found === enough) return { pastes: await this.#read(hashes, counted), total: found, more: true };
+          if (found >= offset && found < offset + limit) hashes.push(c.hash);
+          found++;
+        }
+      return { pastes: await this.#read(hashes, counted), total: found };
     }
     const hashes = await owners.list(userId);
     const page: Paste[] = [];
@@ -504,6 +526,7 @@ export class PasteService {
       read++;
       const p = await this.#store.get(hash).catch(skipDamaged);
       if (p === null || !matchesOwned(filter, p)) continue;
+      if (found === enough) return { pastes: page.map(counted), total: found, more: true };
       if (found >= offset && found < offset + limit) page.push(p);
       found++;
     }

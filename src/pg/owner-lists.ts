@@ -1,4 +1,4 @@
-import type { Sql } from 'postgres';
+import type { PendingQuery, Row, Sql } from 'postgres';
 import type { OwnedFilter } from '../paste/owned-search.ts';
 import type { OwnedCandidate, OwnerLists } from '../paste/repository.ts';
 import { likeTerms } from './owned-search-terms.ts';
@@ -9,7 +9,11 @@ import { likeTerms } from './owned-search-terms.ts';
  * whose files are whose; here the rows say it, so there is no list to write.
  */
 export class PgOwnerLists implements OwnerLists {
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    /** How many candidates the index may find for them to be read at once, and the first window of a broad search. */
+    private readonly sizes: { few: number; window: number } = { few: 4_000, window: 1_000 },
+  ) {}
 
   /**
    * Nothing to write: the paste's row, inserted by the create this belongs to, is its
@@ -53,34 +57,99 @@ export class PgOwnerLists implements OwnerLists {
   }
 
   /**
-   * The user's pastes that may match: the language and privacy compared here, and each
-   * plain-ASCII run of the words looked for in the title or the stored text
-   * (owned-search-terms.ts), by the trigram index of migration 6 where it could be made.
+   * The user's pastes that may match, newest first, in batches: the language and privacy
+   * compared here (by the index of migration 11), and the runs of the words looked for that
+   * are stored as they are (owned-search-terms.ts) in the title or the stored text (by the
+   * trigram index of migration 6, where it could be made). The caller stops reading when it
+   * has counted enough (paste/service.ts, OWNED_COUNT_LIMIT), so neither way below reads a
+   * text it will not need:
+   *
+   * - when the indexes find at most `few` of them, their hashes come at once, sorted here,
+   *   and their rows follow in batches;
+   * - when they find more, the search is broad, and the owner's pastes are walked newest
+   *   first a window at a time, PostgreSQL sending the text only of the rows that may match.
+   *   A plan of PostgreSQL's own for "newest first, the first N that may match" would read
+   *   every candidate and sort them, which is what this avoids.
    */
-  async candidates(userId: number, filter: OwnedFilter): Promise<OwnedCandidate[]> {
-    const none = this.sql``;
-    const terms = filter.text === undefined ? [] : likeTerms(filter.text);
-    const all = (column: 'title' | 'content_json') =>
-      terms.reduce(
-        (acc, t, i) =>
-          i === 0
-            ? this.sql`lower(${this.sql(column)} collate "C") like ${t}`
-            : this.sql`${acc} and lower(${this.sql(column)} collate "C") like ${t}`,
-        none,
-      );
-    const rows = await this.sql`select hash, title, content_json, language, privacy, encrypted from pastes
-      where owner_id = ${userId}
-      ${filter.language === undefined ? none : this.sql`and language = ${filter.language}`}
-      ${filter.privacy === undefined ? none : this.sql`and privacy = ${filter.privacy}`}
-      ${terms.length === 0 ? none : this.sql`and ((${all('title')}) or (${all('content_json')}))`}
-      order by created_at desc, seq desc`;
-    return rows.map((r) => ({
-      hash: r['hash'] as string,
-      title: r['title'] as string,
-      content_json: r['content_json'] as string,
-      language: r['language'] as string,
-      privacy: r['privacy'] as OwnedCandidate['privacy'],
-      ...(r['encrypted'] === true ? { encrypted: 1 as const } : {}),
-    }));
+  async *candidates(userId: number, filter: OwnedFilter): AsyncGenerator<OwnedCandidate[]> {
+    const may = this.#mayMatch(filter);
+    // Without an order, PostgreSQL reads the index's bitmap in the table's order and stops at
+    // the limit. It is planned for the words of this search: a plan made once for any words
+    // would scan the whole trigram index for words it holds no trigram of.
+    const found = await this.sql.begin(async (tx) => {
+      await tx`set local plan_cache_mode = force_custom_plan`;
+      return tx`select hash from (
+          select hash, created_at, seq from pastes where owner_id = ${userId} and ${may} limit ${this.sizes.few + 1}
+        ) x order by created_at desc, seq desc`;
+    });
+    if (found.length <= this.sizes.few) {
+      const hashes = found.map((r) => r['hash'] as string);
+      for (let at = 0, size = this.sizes.window; at < hashes.length; at += size, size = this.#grow(size)) {
+        const batch = hashes.slice(at, at + size);
+        const rows = new Map(
+          (await this.sql`select ${this.#fields} from pastes where hash = any(${batch}::text[])`).map((r) => [
+            r['hash'] as string,
+            r,
+          ]),
+        );
+        // A paste deleted since it was found is no longer there to match.
+        yield batch.flatMap((h) => {
+          const r = rows.get(h);
+          return r === undefined ? [] : [candidate(r)];
+        });
+      }
+      return;
+    }
+    // The cursor is the last row read, as text: a timestamp read as a Date would lose its microseconds.
+    let after: { at: string; seq: string } = { at: 'infinity', seq: '0' };
+    for (let size = this.sizes.window; ; size = this.#grow(size)) {
+      const rows = await this.sql`select w.hash, w.created_at::text as at, w.seq::text as seq, m.may,
+          w.title, w.language, w.privacy, w.encrypted, case when m.may then w.content_json end as content_json
+        from (select * from pastes where owner_id = ${userId}
+          and (created_at, seq) < (${after.at}::text::timestamptz, ${after.seq}::text::bigint)
+          order by created_at desc, seq desc limit ${size}) w
+        cross join lateral (select ${may} as may) m
+        order by w.created_at desc, w.seq desc`;
+      yield rows.filter((r) => r['may'] === true).map(candidate);
+      const last = rows.at(-1);
+      if (last === undefined || rows.length < size) return;
+      after = { at: last['at'] as string, seq: last['seq'] as string };
+    }
   }
+
+  /** What a search reads of a row to decide it (paste/owned-search.ts). */
+  get #fields(): PendingQuery<Row[]> {
+    return this.sql`hash, title, content_json, language, privacy, encrypted`;
+  }
+
+  #grow(size: number): number {
+    return Math.min(size * 2, this.sizes.window * 8);
+  }
+
+  /** The SQL condition every row that matches `filter` meets (and perhaps others). */
+  #mayMatch(filter: OwnedFilter): PendingQuery<Row[]> {
+    const sql = this.sql;
+    const and = (conditions: PendingQuery<Row[]>[]) =>
+      conditions.reduce((acc, c, i) => (i === 0 ? c : sql`${acc} and ${c}`), sql`true`);
+    const terms = filter.text === undefined ? [] : likeTerms(filter.text);
+    const words = (column: 'title' | 'content_json') =>
+      and(terms.map((t) => sql`lower(${sql(column)} collate "C") like ${t}`));
+    return and([
+      ...(filter.language === undefined ? [] : [sql`language = ${filter.language}`]),
+      ...(filter.privacy === undefined ? [] : [sql`privacy = ${filter.privacy}`]),
+      ...(terms.length === 0 ? [] : [sql`((${words('title')}) or (${words('content_json')}))`]),
+    ]);
+  }
+}
+
+/** A row of `pastes` as the search reads it. */
+function candidate(r: Row): OwnedCandidate {
+  return {
+    hash: r['hash'] as string,
+    title: r['title'] as string,
+    content_json: r['content_json'] as string,
+    language: r['language'] as string,
+    privacy: r['privacy'] as OwnedCandidate['privacy'],
+    ...(r['encrypted'] === true ? { encrypted: 1 as const } : {}),
+  };
 }

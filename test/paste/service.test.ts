@@ -5,7 +5,13 @@ import { after, beforeEach, describe, test } from 'node:test';
 import type { Viewer } from '../../src/paste/access.ts';
 import { PasteError, type PasteFailure } from '../../src/paste/errors.ts';
 import { contentOf } from '../../src/paste/paste.ts';
-import { OWNED_SEARCH_MS, type OwnedFilter, PasteService, type Counted } from '../../src/paste/service.ts';
+import {
+  OWNED_COUNT_LIMIT,
+  OWNED_SEARCH_MS,
+  type OwnedFilter,
+  PasteService,
+  type Counted,
+} from '../../src/paste/service.ts';
 import { RateLimiter } from '../../src/ratelimit/bucket.ts';
 import { FailureBudget } from '../../src/ratelimit/failure-budget.ts';
 import type { CreateInput } from '../../src/paste/validate.ts';
@@ -39,6 +45,18 @@ const input = (over: Partial<CreateInput> = {}): CreateInput => ({
   ...over,
 });
 
+/** A service over the store, owner lists and clock of this test, or with `over` in their place. */
+const serviceWith = (over: Partial<ConstructorParameters<typeof PasteService>[0]>): PasteService =>
+  new PasteService({
+    store,
+    views,
+    owners,
+    recent,
+    budget: new FailureBudget(new RateLimiter(() => now)),
+    now: () => now,
+    ...over,
+  });
+
 async function open(): Promise<void> {
   const files = new DurableFiles(join(dir, 'tmp'));
   await files.init();
@@ -48,14 +66,7 @@ async function open(): Promise<void> {
   owners = new OwnerIndex(dir, files);
   await owners.init();
   recent = new RecentPastes(files, join(dir, 'recent.json'), 3);
-  service = new PasteService({
-    store,
-    views,
-    owners,
-    recent,
-    budget: new FailureBudget(new RateLimiter(() => now)),
-    now: () => now,
-  });
+  service = serviceWith({});
 }
 
 /** A counted read by `viewer` (no password), as the API's GET does it. */
@@ -263,13 +274,7 @@ describe('owner index and recent list', () => {
 
   test("a search of one's own pastes stops after OWNED_SEARCH_MS, holds only its page, and says how far it read", async () => {
     let clock = 0;
-    const timed = new PasteService({
-      store,
-      views,
-      owners,
-      recent,
-      budget: new FailureBudget(new RateLimiter(() => now)),
-      now: () => now,
+    const timed = serviceWith({
       // Every look at the clock costs a tenth of the budget: the search reads about ten pastes.
       elapsed: () => (clock += OWNED_SEARCH_MS / 10),
     });
@@ -308,18 +313,15 @@ describe('owner index and recent list', () => {
       count: (userId: number) => owners.count(userId),
       slice: async (userId: number, offset: number, limit: number) =>
         (await owners.list(userId)).slice(offset, offset + limit),
-      candidates: async (userId: number, filter: OwnedFilter) => {
+      // In batches of two, as a database reads them a window at a time.
+      candidates: async function* (userId: number, filter: OwnedFilter) {
         asked.push([userId, filter]);
-        return (await Promise.all(all.map((h) => store.get(h)))).filter((p) => p !== null);
+        const found = (await Promise.all(all.map((h) => store.get(h)))).filter((p) => p !== null);
+        for (let at = 0; at < found.length; at += 2) yield found.slice(at, at + 2);
       },
     };
-    const narrowed = new PasteService({
-      store,
-      views,
+    const narrowed = serviceWith({
       owners: narrowing,
-      recent,
-      budget: new FailureBudget(new RateLimiter(() => now)),
-      now: () => now,
       // A search that read pastes one by one would stop at once.
       elapsed: () => Number.MAX_SAFE_INTEGER,
     });
@@ -344,6 +346,63 @@ describe('owner index and recent list', () => {
         [2, 0],
       ],
     );
+  });
+
+  test('a search counts OWNED_COUNT_LIMIT matches, or to the page asked for, then says there are more and reads no further', async () => {
+    const real = [];
+    for (let i = 0; i < 3; i++) real.unshift(await service.create(input({ title: `real ${i}`, content: 'match' }), 1));
+    // The three real pastes, newest first, then made-up candidates: every other one matches.
+    const made = Array.from({ length: 2 * OWNED_COUNT_LIMIT + 100 }, (_, i) => ({
+      hash: `made${String(i).padStart(6, '0')}`,
+      title: '',
+      content_json: JSON.stringify(i % 2 === 0 ? 'a match' : 'no'),
+      language: 'text',
+      privacy: 'public' as const,
+    }));
+    const candidates = [...real, ...made];
+    let batches = 0;
+    const narrowing = {
+      add: async () => {},
+      remove: async () => {},
+      list: async () => [],
+      count: async () => 0,
+      candidates: async function* () {
+        for (let at = 0; at < candidates.length; at += 100) {
+          batches++;
+          yield candidates.slice(at, at + 100);
+        }
+      },
+    };
+    const counting = serviceWith({ owners: narrowing });
+    const first = await counting.listOwned(1, 0, 2, { text: 'MATCH' });
+    assert.deepEqual(
+      first.pastes.map((p) => p.title),
+      ['real 2', 'real 1'],
+    );
+    assert.equal(first.total, OWNED_COUNT_LIMIT);
+    assert.equal(first.more, true);
+    // 3 real and 997 made-up matches, then one more: the 1,998th candidate, in the 20th batch of 100.
+    assert.equal(batches, 20);
+    batches = 0;
+    // 1,053 matches in all.
+    const deep = await counting.listOwned(1, OWNED_COUNT_LIMIT + 20, 20, { text: 'match' });
+    assert.equal(deep.total, OWNED_COUNT_LIMIT + 40, 'counted to the end of the page asked for');
+    assert.equal(deep.more, true);
+    assert.equal(deep.pastes.length, 0, 'made-up candidates are not stored pastes');
+    const last = await counting.listOwned(1, OWNED_COUNT_LIMIT + 40, 20, { text: 'match' });
+    assert.equal(last.total, 3 + made.length / 2, 'every match counted when the count ends first');
+    assert.equal(last.more, undefined);
+    // The data folder's own search counts the same way (given all the time it needs).
+    for (let i = 0; i < OWNED_COUNT_LIMIT - 2; i++) await service.create(input({ content: `match ${i}` }), 1);
+    const untimed = serviceWith({ elapsed: () => 0 });
+    const files = await untimed.listOwned(1, 0, 5, { text: 'match' });
+    assert.equal(files.total, OWNED_COUNT_LIMIT);
+    assert.equal(files.more, true);
+    assert.equal(files.searched, undefined);
+    assert.equal(files.pastes.length, 5);
+    const filesAll = await untimed.listOwned(1, 0, 5, { text: 'match 9' });
+    assert.equal(filesAll.total, 109, 'match 9, 90-99 and 900-997');
+    assert.equal(filesAll.more, undefined);
   });
 
   test('recent lists public, readable pastes only, newest first, bounded, across a save and load', async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import postgres from 'postgres';
 import { parseConfig } from '../../src/config.ts';
 import { type Database, openDatabase } from '../../src/pg/connect.ts';
 import { migrate } from '../../src/pg/migrate.ts';
@@ -16,6 +17,13 @@ after(() => Promise.all(opened.map((d) => d.close())));
 
 const T0 = 1_700_000_000_000;
 
+/** Every batch of a search's candidates, in one list. */
+async function all<T>(batches: AsyncIterable<T[]>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const b of batches) out.push(...b);
+  return out;
+}
+
 /** A paste of user 1 (unless `over` says otherwise); hashes differ in their first six characters, the unique short code. */
 const record = (hash: string, title: string, text: string, over: Partial<Paste> = {}): Paste =>
   pasteRecord(hash, { title, content_json: encodeContent(text), created_at: T0, updated_at: T0, ...over });
@@ -31,6 +39,7 @@ const PASTES: [string, string][] = [
   ['greek', '\u03A3\u038A\u03A3\u03A5\u03A6\u039F\u03A3'],
   ['escape look-alikes', 'u0001 n and nt'],
   ['nothing special', 'Caf\u00C9 M\u00DCLLER'],
+  ['without case', '\u65E5\u672C\u8A9E \u{1F600} \u2026 I\u0307 \u0130x'],
 ];
 
 const NEEDLES = [
@@ -63,6 +72,13 @@ const NEEDLES = [
   'title',
   'e',
   'zzz',
+  '\u65E5\u672C',
+  '\u8A9E \u{1F600}',
+  '\u{1F600} \u2026',
+  '\u0307',
+  'i\u0307 ',
+  '\u0307x',
+  '\u672C\u65E5',
 ];
 
 test('a search on PostgreSQL finds exactly what toLowerCase().includes() finds, newest first', async () => {
@@ -84,17 +100,54 @@ test('a search on PostgreSQL finds exactly what toLowerCase().includes() finds, 
     withdraw: async () => {},
   });
   const newestFirst = [...made].reverse();
-  for (const text of NEEDLES) {
-    const filter: OwnedFilter = { text };
-    const candidates = await owners.candidates(1, filter);
-    const found = candidates.filter((c) => matchesOwned(filter, c)).map((c) => c.hash);
-    const expected = newestFirst.filter((p) => matchesOwned(filter, p)).map((p) => p.hash);
-    assert.deepEqual(found, expected, JSON.stringify(text));
-  }
-  const both = await owners.candidates(1, { language: 'text', privacy: 'public' });
+  // The index's few candidates read at once, and a broad search's walk a window at a time.
+  const walking = new PgOwnerLists(db.sql, { few: 2, window: 2 });
+  for (const lists of [owners, walking])
+    for (const text of NEEDLES) {
+      const filter: OwnedFilter = { text };
+      const found = (await all(lists.candidates(1, filter))).filter((c) => matchesOwned(filter, c)).map((c) => c.hash);
+      const expected = newestFirst.filter((p) => matchesOwned(filter, p)).map((p) => p.hash);
+      assert.deepEqual(found, expected, JSON.stringify(text));
+    }
+  const both = await all(owners.candidates(1, { language: 'text', privacy: 'public' }));
   assert.equal(both.length, PASTES.length);
-  assert.deepEqual(await owners.candidates(1, { language: 'go' }), []);
-  assert.deepEqual(await owners.candidates(1, { privacy: 'private' }), []);
+  assert.deepEqual(await all(owners.candidates(1, { language: 'go' })), []);
+  assert.deepEqual(await all(owners.candidates(1, { privacy: 'private' })), []);
+});
+
+test('a broad search walks the newest pastes first, a growing window at a time, and reads no further than asked', async () => {
+  const url = await createTestDatabase();
+  const db = await openDatabase(parseConfig({ DATABASE_URL: url, DATABASE_WAIT_SECONDS: '5' }));
+  opened.push(db);
+  await migrate(db.sql);
+  // 40 pastes of user 1 in one millisecond, two a microsecond (ordered by when they were
+  // made): a cursor that kept only milliseconds would lose its place.
+  await db.sql`insert into pastes (hash, owner_id, privacy, created_at, updated_at, language, title, highlight,
+      burn_after_read, content_json)
+    select lpad(i::text, 6, '0') || 'Walk', 1, 'public', '2024-01-01T00:00:00Z'::timestamptz + (i / 2) * interval '1 microsecond',
+      now(), 'text', 'walk ' || i, true, false, to_json(case when i % 3 = 0 then 'Needle ' || i else 'hay' end)::text
+    from generate_series(1, 40) i order by i`;
+  const sent: string[] = [];
+  const watched = postgres(url, { max: 1, onnotice: () => {}, debug: (_c, q) => void sent.push(q) });
+  after(() => watched.end());
+  const lists = new PgOwnerLists(watched, { few: 5, window: 4 });
+  const seen: number[] = [];
+  for await (const batch of lists.candidates(1, { text: 'needle' })) {
+    seen.push(...batch.map((c) => Number(c.hash.slice(0, 6))));
+    if (seen.length >= 6) break;
+  }
+  // 13 hold the word, more than `few`: windows of the newest 4, 8 and 16 hold nine of them, and the walk stops there.
+  assert.deepEqual(seen, [39, 36, 33, 30, 27, 24, 21, 18, 15]);
+  const queries = sent.filter((q) => q.includes('from pastes'));
+  assert.equal(queries.length, 4, `the index once, then three windows: ${queries.join('\n')}`);
+  // The index is asked with a plan made for these words (a plan for any words reads it whole).
+  assert.match(sent[sent.indexOf(queries[0] as string) - 1] as string, /set local plan_cache_mode = force_custom_plan/);
+  // Every one of them, walked to the end, is found in order.
+  const every = (await all(lists.candidates(1, { text: 'NEEDLE' }))).map((c) => Number(c.hash.slice(0, 6)));
+  assert.deepEqual(
+    every,
+    Array.from({ length: 13 }, (_, i) => 39 - 3 * i),
+  );
 });
 
 test('the search narrows: a word no paste holds gives no candidate to read', async () => {
@@ -108,8 +161,8 @@ test('the search narrows: a word no paste holds gives no candidate to read', asy
       withdraw: async () => {},
     });
   const owners = new PgOwnerLists(db.sql);
-  assert.equal((await owners.candidates(1, { text: 'NOTE 1' })).length, 11);
-  assert.deepEqual(await owners.candidates(1, { text: 'absent' }), []);
+  assert.equal((await all(owners.candidates(1, { text: 'NOTE 1' }))).length, 11);
+  assert.deepEqual(await all(owners.candidates(1, { text: 'absent' })), []);
 });
 
 test('the LIKE patterns: runs of plain ASCII, wildcards escaped, i and k any one character', () => {
@@ -119,6 +172,26 @@ test('the LIKE patterns: runs of plain ASCII, wildcards escaped, i and k any one
   assert.deepEqual(likeTerms('say "hi"\n\\now'), ['%say %', '%h_%', '%now%']);
   assert.deepEqual(likeTerms('caf\u00E9 bar'), ['%caf%', '% bar%']);
   assert.deepEqual(likeTerms('\u00E9\u00E9'), []);
+});
+
+test('characters without case stay in the patterns, as they are', () => {
+  assert.deepEqual(likeTerms('\u65E5\u672C \u{1F600}!'), ['%\u65E5\u672C \u{1F600}!%']);
+  assert.deepEqual(likeTerms('\u0141\u00F3d\u017A \u2026 \u00B2'), ['%d%', '% \u2026 \u00B2%']);
+  assert.deepEqual(likeTerms('a\u0307b\uD800c'), ['%a%', '%b%', '%c%']);
+});
+
+test("a character without case is no other character's lowercase, nor part of it, but for U+0307 of U+0130", () => {
+  const found: string[] = [];
+  for (let cp = 0; cp <= 0x10ffff; cp++) {
+    if (cp >= 0xd800 && cp <= 0xdfff) continue;
+    const ch = String.fromCodePoint(cp);
+    const lower = ch.toLowerCase();
+    if (lower === ch) continue;
+    for (const c of lower)
+      if (c !== ch && c.toLowerCase() === c && c.toUpperCase() === c)
+        found.push(`${cp.toString(16)}:${(c.codePointAt(0) as number).toString(16)}`);
+  }
+  assert.deepEqual(found, ['130:307']);
 });
 
 test('only U+0130 and U+212A lowercase to ASCII from outside it, which likeTerms relies on', () => {
@@ -188,7 +261,7 @@ test("migration 6 indexes the owner's words, and without the right to make exten
     add: async () => {},
     withdraw: async () => {},
   });
-  const found = await new PgOwnerLists(db.sql).candidates(1, { text: 'WORDS' });
+  const found = await all(new PgOwnerLists(db.sql).candidates(1, { text: 'WORDS' }));
   assert.deepEqual(
     found.map((r) => r.hash),
     ['000001Plan'],

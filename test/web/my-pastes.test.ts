@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { req, startServer, type TestServer } from '../helpers/server.ts';
+import { OWNED_COUNT_LIMIT } from '../../src/paste/service.ts';
+import { makeToken, req, startServer, type TestServer } from '../helpers/server.ts';
 import { createViaForm, registerAll, WebClient } from '../helpers/web-client.ts';
 
 let s: TestServer;
@@ -42,6 +43,42 @@ describe('My pastes', () => {
     assert.match(second.text, /href="\/my\?page=1" rel="prev"/);
     assert.match((await bob.get('/my?page=99')).text, /Nothing on this page/);
     assert.match((await bob.get('/my?page=-1')).text, /Page 1 of 2/);
+  });
+});
+
+describe('searching', () => {
+  test('a search that matches more than OWNED_COUNT_LIMIT pastes says so and pages on without a last page', async () => {
+    const [carol] = await registerAll(s, 'carol');
+    const token = await makeToken(s.dataDir, { user: 'carol' });
+    const total = OWNED_COUNT_LIMIT + 5;
+    for (let at = 0; at < total; at += 25)
+      await Promise.all(
+        Array.from({ length: Math.min(25, total - at) }, (_, i) =>
+          req(s, 'POST', '/api/v1/paste_create.php', {
+            token,
+            body: { content: `Needle ${at + i}`, privacy: 'private' },
+          }).then((r) => assert.equal(r.status, 200, r.text)),
+        ),
+      );
+    await createViaForm(carol, { title: 'the newest', content: 'hay' });
+    const first = await carol.get('/my?q=needle');
+    assert.match(first.text, new RegExp(`More than ${OWNED_COUNT_LIMIT} pastes found`));
+    assert.equal(first.text.match(/class="title-cell"/g)?.length, 20);
+    assert.match(first.text, /Page 1<\/span>/);
+    assert.match(first.text, /href="\/my\?q=needle&amp;page=2" rel="next"/);
+    // Past the count, the pages still go on to the oldest match.
+    const pages = Math.ceil(total / 20);
+    const deep = await carol.get(`/my?q=needle&page=${pages - 1}`);
+    assert.match(deep.text, new RegExp(`More than ${(pages - 1) * 20} pastes found`));
+    assert.match(deep.text, /rel="next"/);
+    const last = await carol.get(`/my?q=needle&page=${pages}`);
+    assert.match(last.text, new RegExp(`${total} pastes found`));
+    assert.doesNotMatch(last.text, /More than|rel="next"/);
+    assert.match(last.text, new RegExp(`Page ${pages} of ${pages}`));
+    assert.equal(last.text.match(/class="title-cell"/g)?.length, total - (pages - 1) * 20);
+    // A narrower search is counted whole.
+    // Needle 10, 100-109 and 1000-1004.
+    assert.match((await carol.get('/my?q=needle%2010')).text, /16 pastes found/);
   });
 });
 

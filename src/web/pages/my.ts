@@ -70,18 +70,19 @@ export async function myPastes(ctx: WebContext): Promise<Reply> {
   const requested = Number(field(ctx.query, 'page') || '1');
   const pageNo = Number.isSafeInteger(requested) && requested >= 1 ? requested : 1;
   const filter = filterOf(ctx);
-  const { pastes, total, searched } = await ctx.deps.pastes.listOwned(
-    user.id,
-    (pageNo - 1) * MY_PAGE_SIZE,
-    MY_PAGE_SIZE,
-    filter,
-  );
+  const {
+    pastes,
+    total,
+    searched,
+    more: counted,
+  } = await ctx.deps.pastes.listOwned(user.id, (pageNo - 1) * MY_PAGE_SIZE, MY_PAGE_SIZE, filter);
   const searching = Object.keys(filter).length > 0;
   const more = (n: number): string =>
     `/my?${new URLSearchParams({ ...(filter.text === undefined ? {} : { q: filter.text }), ...(filter.language === undefined ? {} : { language: filter.language }), ...(filter.privacy === undefined ? {} : { privacy: filter.privacy }), page: String(n) }).toString()}`;
   const known = Math.max(1, Math.ceil(total / MY_PAGE_SIZE));
-  // A search that stopped early may have more matches past the last page it can number.
-  const pages = searched !== undefined && pastes.length === MY_PAGE_SIZE ? Math.max(known, pageNo + 1) : known;
+  // A search that stopped early, or stopped counting, has more matches past the last page it can number.
+  const open = counted === true || (searched !== undefined && pastes.length === MY_PAGE_SIZE);
+  const pages = open ? Math.max(known, pageNo + 1) : known;
   const now = ctx.deps.now();
   const deleted = field(ctx.query, 'deleted') === '1' ? notice('ok', 'The paste was deleted.') : '';
   const table =
@@ -93,11 +94,11 @@ export async function myPastes(ctx: WebContext): Promise<Reply> {
     pages > 1
       ? html`<nav class="pager" aria-label="Pages">
 ${pageNo > 1 ? html`<a class="btn btn-sm" href="${more(pageNo - 1)}" rel="prev">← Newer</a>` : html`<span></span>`}
-<span class="muted small">Page ${pageNo}${searched === undefined ? html` of ${pages}` : ''}</span>
+<span class="muted small">Page ${pageNo}${searched === undefined && counted === undefined ? html` of ${pages}` : ''}</span>
 ${pageNo < pages ? html`<a class="btn btn-sm" href="${more(pageNo + 1)}" rel="next">Older →</a>` : html`<span></span>`}
 </nav>`
       : '';
   const body = html`${deleted}<div class="page-head"><h1>My pastes</h1><a class="btn btn-primary" href="/">New paste</a></div>
-<section class="card">${searchForm(filter)}<p class="muted small">${total} ${total === 1 ? 'paste' : 'pastes'}${searching ? ' found' : ' in all'}.</p>${stoppedNote(searched)}${table}${pager}</section>`;
+<section class="card">${searchForm(filter)}<p class="muted small">${counted === true ? 'More than ' : ''}${total} ${total === 1 ? 'paste' : 'pastes'}${searching ? ' found' : ' in all'}.</p>${stoppedNote(searched)}${table}${pager}</section>`;
   return reply(page(ctx, 'My pastes', body));
 }
