@@ -85,18 +85,10 @@ export class PgOwnerLists implements OwnerLists {
     if (found.length <= this.sizes.few) {
       const hashes = found.map((r) => r['hash'] as string);
       for (let at = 0, size = this.sizes.window; at < hashes.length; at += size, size = this.#grow(size)) {
-        const batch = hashes.slice(at, at + size);
-        const rows = new Map(
-          (await this.sql`select ${this.#fields} from pastes where hash = any(${batch}::text[])`).map((r) => [
-            r['hash'] as string,
-            r,
-          ]),
-        );
         // A paste deleted since it was found is no longer there to match.
-        yield batch.flatMap((h) => {
-          const r = rows.get(h);
-          return r === undefined ? [] : [candidate(r)];
-        });
+        const rows = await this.sql`select hash, title, content_json, language, privacy, encrypted from pastes
+          where hash = any(${hashes.slice(at, at + size)}::text[]) order by created_at desc, seq desc`;
+        yield rows.map(candidate);
       }
       return;
     }
@@ -115,11 +107,6 @@ export class PgOwnerLists implements OwnerLists {
       if (last === undefined || rows.length < size) return;
       after = { at: last['at'] as string, seq: last['seq'] as string };
     }
-  }
-
-  /** What a search reads of a row to decide it (paste/owned-search.ts). */
-  get #fields(): PendingQuery<Row[]> {
-    return this.sql`hash, title, content_json, language, privacy, encrypted`;
   }
 
   #grow(size: number): number {
