@@ -11,6 +11,8 @@ interface Entry<P extends Weighed> {
   size: number;
   /** Read since eviction last passed it: it gets a second chance. */
   used: boolean;
+  /** The newest view count `recount` told of (0: none), which may be beyond the paste's own. */
+  views: number;
 }
 
 /**
@@ -42,8 +44,24 @@ export class PasteCache<P extends Weighed> {
       () => this.#bytes + size > this.maxBytes,
       (k) => this.delete(k),
     );
-    this.#map.set(key, { paste, size, used: false });
+    this.#map.set(key, { paste, size, used: false, views: 0 });
     this.#bytes += size;
+  }
+
+  /**
+   * The paste under `key` was counted `viewCount` views and nothing else changed (pg/views.ts
+   * folds views into rows): the count is kept beside the paste instead of in a new object,
+   * so the object, and what upper layers keep for as long as it lives (api/v1/bodies.ts), stay.
+   * Counts only grow: an older count changes nothing.
+   */
+  recount(key: string, viewCount: number): void {
+    const e = this.#map.get(key);
+    if (e !== undefined && e.views < viewCount) e.views = viewCount;
+  }
+
+  /** The newest count `recount` told of the paste under `key` (0: none), or undefined when not held. */
+  viewCount(key: string): number | undefined {
+    return this.#map.get(key)?.views;
   }
 
   delete(key: string): void {

@@ -54,7 +54,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
   const sql = db.sql;
   const guard = new DbGuard(config.databaseTimeoutMs, POOL_SIZE * QUEUED_PER_CONNECTION);
   const pastes = new PgPasteStore(sql, config.pasteCacheBytes);
-  const views = new PgViewCounts(sql, (hash, count) => pastes.recount(hash, count));
+  const views = new PgViewCounts(sql, pastes);
   const recent = new PgRecentList(sql);
   const accounts = new PgAccounts(sql);
   const sessions = new PgSessions(sql, config.sessionIdleMs, now);

@@ -38,7 +38,7 @@ export interface SharedCacheOptions {
  * than TRUST_MS ago, the cache is dropped and bypassed: every read asks the database.
  * Nothing is cached but what a read found (no absences, no copy of one's own change),
  * and a read is kept only when no change to its paste was heard while it ran. A fold of
- * view counts is announced with the new count, which a cached copy takes in place.
+ * view counts is announced with the new count, which the cache keeps beside its copy.
  */
 export class SharedPasteCache {
   readonly #cache: PasteCache<Paste>;
@@ -149,7 +149,9 @@ export class SharedPasteCache {
 
   /**
    * A paste's views were folded into its row (by this server, or announced by another): a
-   * cached copy takes the new count, nothing else having changed; a read under way is not kept.
+   * cached copy keeps the new count beside it, nothing else having changed; a read under way
+   * is not kept. The copy itself stays: a new object for every fold of every paste read
+   * would be rendered again on its next read and left to the old generation's collector.
    */
   recount(hash: string, viewCount: number): void {
     const going = this.#reading.get(hash);
@@ -157,9 +159,12 @@ export class SharedPasteCache {
       going.stale = true;
       this.#reading.delete(hash);
     }
-    const p = this.#cache.get(hash);
-    // Counts only grow: an announcement of an earlier fold, arriving after ours, changes nothing.
-    if (p !== undefined && p.view_count < viewCount) this.#cache.set(hash, { ...p, view_count: viewCount });
+    this.#cache.recount(hash, viewCount);
+  }
+
+  /** The newest count of the paste's row that `recount` told of, if it holds the paste (0: none). */
+  viewCount(hash: string): number | undefined {
+    return this.#cache.viewCount(hash);
   }
 
   /** Reads it answered, reads that went to the database, what it holds (/metrics). */

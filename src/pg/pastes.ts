@@ -87,6 +87,11 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
     this.#cache.recount(hash, viewCount);
   }
 
+  /** The newest count of the paste's row the cache heard of since it read it, beyond the copy's own (pg/views.ts). */
+  viewCount(hash: string): number | undefined {
+    return this.#cache.viewCount(hash);
+  }
+
   async getByShortcode(code: string): Promise<Paste | null> {
     const [row] = await this.sql`select ${pasteColumns(this.sql)} from pastes where shortcode = ${code}`;
     return row === undefined ? null : this.#identity.of(pasteOf(row));

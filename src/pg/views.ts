@@ -31,6 +31,20 @@ export function foldAnnouncements(counts: readonly (readonly [string, number])[]
   return out;
 }
 
+/**
+ * The newest count of each paste's row, kept where its copy is kept (pg/paste-cache.ts): a
+ * copy stays as it was read, and the count its row reached since is told beside it.
+ */
+export interface FoldedCounts {
+  /** A fold gave the paste's row this count, at once as it commits (its announcement comes later). */
+  recount(hash: string, viewCount: number): void;
+  /** The newest count told of the paste's row, if known. */
+  viewCount(hash: string): number | undefined;
+}
+
+/** Nothing cached: each copy is read from its row, and holds its count. */
+const NOWHERE: FoldedCounts = { recount: () => undefined, viewCount: () => undefined };
+
 /** Pastes whose counts one statement folds in. */
 const FOLD_CHUNK = 1_000;
 
@@ -51,25 +65,36 @@ export class PgViewCounts implements ViewCounts {
 
   constructor(
     private readonly sql: Sql,
-    /** Told of each paste's new count as its fold commits, at once: a cached copy would show fewer views. */
-    private readonly folded: (hash: string, viewCount: number) => void = () => undefined,
+    /** Where folded counts are told and found again: the paste cache (pg/pastes.ts). */
+    private readonly rows: FoldedCounts = NOWHERE,
   ) {}
 
-  /** Counts one view of a paste whose row counts `rowCount`; answers the views it does not hold yet. */
+  /**
+   * Counts one view of a paste whose copy counts `rowCount`; answers the views that copy
+   * does not hold: those folded into its row since it was read, and those still pending.
+   */
   add(hash: string, rowCount: number): number {
+    const row = this.#rowCount(hash, rowCount);
     let e = this.#pending.get(hash);
     if (e === undefined) {
-      e = { base: rowCount, delta: 0 };
+      e = { base: row, delta: 0 };
       this.#pending.set(hash, e);
     }
     e.delta++;
-    return beyond(e, rowCount);
+    return row - rowCount + beyond(e, row);
   }
 
-  /** The views of a paste whose row counts `rowCount` that the row does not hold yet. */
+  /** The views of a paste whose copy counts `rowCount` that the copy does not hold. */
   pending(hash: string, rowCount: number): number {
+    const row = this.#rowCount(hash, rowCount);
     const e = this.#pending.get(hash);
-    return e === undefined ? 0 : beyond(e, rowCount);
+    return row - rowCount + (e === undefined ? 0 : beyond(e, row));
+  }
+
+  /** The newest count of the row known: the copy's, or one a fold told of since (counts only grow). */
+  #rowCount(hash: string, rowCount: number): number {
+    const told = this.rows.viewCount(hash);
+    return told !== undefined && told > rowCount ? told : rowCount;
   }
 
   get size(): number {
@@ -123,7 +148,7 @@ export class PgViewCounts implements ViewCounts {
       return folded;
     });
     const now = new Map(rows.map((r) => [r['hash'] as string, r['view_count'] as number]));
-    for (const [hash, count] of now) this.folded(hash, count);
+    for (const [hash, count] of now) this.rows.recount(hash, count);
     for (const [hash, n] of taken) {
       const e = this.#pending.get(hash);
       if (e === undefined) continue;

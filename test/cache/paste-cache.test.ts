@@ -35,6 +35,26 @@ describe('PasteCache', () => {
     assert.equal(cache.bytes, 4 * (O + 102), 'each costs its content as JSON (with quotes) and the overhead');
   });
 
+  test('a recount is kept beside the paste, only grows, and goes with the entry', () => {
+    const cache = new PasteCache(8 * (O + 102));
+    const a = paste('a000000000', 'x'.repeat(100));
+    cache.set('a', a);
+    assert.equal(cache.viewCount('a'), 0);
+    assert.equal(cache.viewCount('b'), undefined);
+    cache.recount('a', 5);
+    cache.recount('a', 3);
+    cache.recount('b', 9);
+    assert.equal(cache.viewCount('a'), 5, 'an older count changes nothing');
+    assert.equal(cache.viewCount('b'), undefined, 'nothing is kept for a paste not held');
+    assert.equal(cache.get('a'), a, 'the same object, unchanged');
+    assert.equal(a.view_count, 0);
+    assert.equal(cache.bytes, O + 102);
+    cache.set('a', { ...a, title: 'new' });
+    assert.equal(cache.viewCount('a'), 0, 'a new version starts from its own count');
+    cache.delete('a');
+    assert.equal(cache.viewCount('a'), undefined);
+  });
+
   test('an entry read between inserts survives any number of them; unread ones leave oldest first', () => {
     const cache = new PasteCache(4 * (O + 102));
     for (const k of ['a', 'b', 'c', 'd']) cache.set(k, paste(`${k}000000000`, 'x'.repeat(100)));
