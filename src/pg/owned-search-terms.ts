@@ -36,3 +36,76 @@ function kept(ch: string): boolean {
   // A lone surrogate is escaped in JSON; a cased letter has others that lowercase to it.
   return (cp < 0xd800 || cp > 0xdfff) && cp !== 0x307 && ch.toUpperCase() === ch && ch.toLowerCase() === ch;
 }
+
+/** A condition on a stored column: a LIKE pattern on its C-collation lower(), or a regular expression on it as it is. */
+export type WalkTerm = { like: string } | { regex: string };
+
+/**
+ * The conditions a broad search's walk checks on each row (pg/owner-lists.ts): stricter than
+ * likeTerms where a word has letters with case outside ASCII. likeTerms must leave them out,
+ * since a C-collation lower() does not change them; here a run that holds one becomes a
+ * regular expression on the column as stored, each letter a bracket of every character that
+ * lowercases to it (`ł` is `[łŁ]`, `d` is `[dD]`). Only the walk uses them: the trigram index
+ * is on lower(), so the search's first question, to the index, keeps to likeTerms.
+ *
+ * The runs end where likeTerms' do, but for cased letters outside ASCII: at a character the
+ * title or the JSON text does not store as itself, and at U+0307 (part of U+0130's lowercase).
+ */
+export function walkTerms(text: string): WalkTerm[] {
+  const runs: string[] = [];
+  let run = '';
+  for (const ch of text.toLowerCase()) {
+    if (stored(ch)) run += ch;
+    else {
+      runs.push(run);
+      run = '';
+    }
+  }
+  runs.push(run);
+  return runs
+    .filter((r) => r !== '')
+    .map((r) => {
+      const chars = [...r];
+      if (chars.every(kept)) return { like: likeTerms(r)[0] as string };
+      return { regex: chars.map(bracket).join('') };
+    });
+}
+
+/** Whether `ch` is stored as itself in a title and in the text's JSON literal. */
+function stored(ch: string): boolean {
+  const cp = ch.codePointAt(0) as number;
+  if (cp < 0x80) return cp >= 0x20 && cp < 0x7f && ch !== '"' && ch !== '\\';
+  return (cp < 0xd800 || cp > 0xdfff) && cp !== 0x307;
+}
+
+/** A regular expression (PostgreSQL's advanced flavour) for every character that lowercases to `ch`. */
+function bracket(ch: string): string {
+  const all = [ch, ...(uppers().get(ch) ?? [])];
+  if (all.length > 1) return `[${all.join('')}]`;
+  // Alone: a letter or digit stands for itself, and any other ASCII character escaped does.
+  return /[\x00-\x7f]/.test(ch) && !/[a-z0-9]/i.test(ch) ? `\\${ch}` : ch;
+}
+
+let upperTable: Map<string, string[]> | undefined;
+
+/**
+ * Every character, by the one character it lowercases to when it is not itself. U+0130
+ * lowercases to two (`i` and U+0307); it goes with `i`. A final capital sigma lowercases to
+ * `ς` and any other to `σ`, so both take `Σ`. No code point above U+1FFFF has a lowercase
+ * of its own (test/pg/owned-search.test.ts checks it), so the table stops there.
+ */
+function uppers(): Map<string, string[]> {
+  if (upperTable !== undefined) return upperTable;
+  const table = new Map<string, string[]>();
+  const add = (lower: string, ch: string) => table.set(lower, [...(table.get(lower) ?? []), ch]);
+  for (let cp = 0; cp <= 0x1ffff; cp++) {
+    if (cp >= 0xd800 && cp <= 0xdfff) continue;
+    const ch = String.fromCodePoint(cp);
+    const lower = ch.toLowerCase();
+    if (lower === ch) continue;
+    add([...lower][0] as string, ch);
+  }
+  add('\u03C2', '\u03A3');
+  upperTable = table;
+  return table;
+}

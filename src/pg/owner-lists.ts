@@ -1,7 +1,7 @@
 import type { PendingQuery, Row, Sql } from 'postgres';
 import type { OwnedFilter } from '../paste/owned-search.ts';
 import type { OwnedCandidate, OwnerLists } from '../paste/repository.ts';
-import { likeTerms } from './owned-search-terms.ts';
+import { likeTerms, type WalkTerm, walkTerms } from './owned-search-terms.ts';
 
 /**
  * Each user's pastes, as a query on `pastes` (by the owner's index). The file store keeps a
@@ -72,14 +72,14 @@ export class PgOwnerLists implements OwnerLists {
    *   every candidate and sort them, which is what this avoids.
    */
   async *candidates(userId: number, filter: OwnedFilter): AsyncGenerator<OwnedCandidate[]> {
-    const may = this.#mayMatch(filter);
+    const probe = this.#mayMatch(filter, 'index');
     // Without an order, PostgreSQL reads the index's bitmap in the table's order and stops at
     // the limit. It is planned for the words of this search: a plan made once for any words
     // would scan the whole trigram index for words it holds no trigram of.
     const found = await this.sql.begin(async (tx) => {
       await tx`set local plan_cache_mode = force_custom_plan`;
       return tx`select hash from (
-          select hash, created_at, seq from pastes where owner_id = ${userId} and ${may} limit ${this.sizes.few + 1}
+          select hash, created_at, seq from pastes where owner_id = ${userId} and ${probe} limit ${this.sizes.few + 1}
         ) x order by created_at desc, seq desc`;
     });
     if (found.length <= this.sizes.few) {
@@ -92,20 +92,29 @@ export class PgOwnerLists implements OwnerLists {
       }
       return;
     }
-    // The cursor is the last row read, as text: a timestamp read as a Date would lose its microseconds.
+    // A window is the rows from the cursor (the last window's far end, as text: a timestamp
+    // read as a Date would lose its microseconds) to its own far end, found in the owner's
+    // index alone. Its rows are read behind a fence (`offset 0`), so the plan is the owner's
+    // index and not the trigram index: the conditions are checked on each row, and only the
+    // rows that may match come back, with their text.
+    const may = this.#mayMatch(filter, 'walk');
     let after: { at: string; seq: string } = { at: 'infinity', seq: '0' };
     for (let size = this.sizes.window; ; size = this.#grow(size)) {
-      const rows = await this.sql`select w.hash, w.created_at::text as at, w.seq::text as seq, m.may,
-          w.title, w.language, w.privacy, w.encrypted, case when m.may then w.content_json end as content_json
-        from (select * from pastes where owner_id = ${userId}
-          and (created_at, seq) < (${after.at}::text::timestamptz, ${after.seq}::text::bigint)
-          order by created_at desc, seq desc limit ${size}) w
-        cross join lateral (select ${may} as may) m
-        order by w.created_at desc, w.seq desc`;
-      yield rows.filter((r) => r['may'] === true).map(candidate);
-      const last = rows.at(-1);
-      if (last === undefined || rows.length < size) return;
-      after = { at: last['at'] as string, seq: last['seq'] as string };
+      const before = this.sql`(created_at, seq) < (${after.at}::text::timestamptz, ${after.seq}::text::bigint)`;
+      const [end] = await this.sql`select created_at::text as at, seq::text as seq from pastes
+        where owner_id = ${userId} and ${before}
+        order by created_at desc, seq desc offset ${size - 1} limit 1`;
+      const from =
+        end === undefined
+          ? this.sql``
+          : this
+              .sql`and (created_at, seq) >= (${end['at'] as string}::text::timestamptz, ${end['seq'] as string}::text::bigint)`;
+      const rows = await this.sql`select hash, title, content_json, language, privacy, encrypted from (
+          select * from pastes where owner_id = ${userId} and ${before} ${from} offset 0
+        ) w where ${may} order by created_at desc, seq desc`;
+      yield rows.map(candidate);
+      if (end === undefined) return;
+      after = { at: end['at'] as string, seq: end['seq'] as string };
     }
   }
 
@@ -113,14 +122,28 @@ export class PgOwnerLists implements OwnerLists {
     return Math.min(size * 2, this.sizes.window * 8);
   }
 
-  /** The SQL condition every row that matches `filter` meets (and perhaps others). */
-  #mayMatch(filter: OwnedFilter): PendingQuery<Row[]> {
+  /**
+   * The SQL condition every row that matches `filter` meets (and perhaps others): for the
+   * index, its words as likeTerms gives them, on the lower() the trigram index holds; for the
+   * walk, as walkTerms gives them, stricter where a word has letters with case outside ASCII
+   * (owned-search-terms.ts).
+   */
+  #mayMatch(filter: OwnedFilter, use: 'index' | 'walk'): PendingQuery<Row[]> {
     const sql = this.sql;
     const and = (conditions: PendingQuery<Row[]>[]) =>
       conditions.reduce((acc, c, i) => (i === 0 ? c : sql`${acc} and ${c}`), sql`true`);
-    const terms = filter.text === undefined ? [] : likeTerms(filter.text);
+    const terms: WalkTerm[] =
+      filter.text === undefined
+        ? []
+        : use === 'index'
+          ? likeTerms(filter.text).map((like) => ({ like }))
+          : walkTerms(filter.text);
     const words = (column: 'title' | 'content_json') =>
-      and(terms.map((t) => sql`lower(${sql(column)} collate "C") like ${t}`));
+      and(
+        terms.map((t) =>
+          'like' in t ? sql`lower(${sql(column)} collate "C") like ${t.like}` : sql`${sql(column)} ~ ${t.regex}`,
+        ),
+      );
     return and([
       ...(filter.language === undefined ? [] : [sql`language = ${filter.language}`]),
       ...(filter.privacy === undefined ? [] : [sql`privacy = ${filter.privacy}`]),

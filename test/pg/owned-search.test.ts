@@ -4,7 +4,7 @@ import postgres from 'postgres';
 import { parseConfig } from '../../src/config.ts';
 import { type Database, openDatabase } from '../../src/pg/connect.ts';
 import { migrate } from '../../src/pg/migrate.ts';
-import { likeTerms } from '../../src/pg/owned-search-terms.ts';
+import { likeTerms, walkTerms } from '../../src/pg/owned-search-terms.ts';
 import { PgOwnerLists } from '../../src/pg/owner-lists.ts';
 import { PgPasteStore } from '../../src/pg/pastes.ts';
 import { matchesOwned, type OwnedFilter } from '../../src/paste/owned-search.ts';
@@ -40,6 +40,7 @@ const PASTES: [string, string][] = [
   ['escape look-alikes', 'u0001 n and nt'],
   ['nothing special', 'Caf\u00C9 M\u00DCLLER'],
   ['without case', '\u65E5\u672C\u8A9E \u{1F600} \u2026 I\u0307 \u0130x'],
+  ['\u0141\u00F3d\u017A', 'W \u0141\u00D3D\u0179 i \u01C5ungla, \u1E9E and \u{10400}'],
 ];
 
 const NEEDLES = [
@@ -79,6 +80,18 @@ const NEEDLES = [
   'i\u0307 ',
   '\u0307x',
   '\u672C\u65E5',
+  '\u0142\u00F3d\u017A',
+  'w \u0142\u00F3d\u017A',
+  '\u0141\u00F3D\u017A i',
+  '\u00F3d',
+  '\u01C6ungla',
+  '\u01C4UNGLA',
+  '\u00DF and',
+  '\u{10428}',
+  '\u03C3\u03AF\u03C3\u03C5\u03C6\u03BF\u03C2',
+  '\u03C6\u03BF\u03C3',
+  '\u03C2',
+  '\u0131',
 ];
 
 test('a search on PostgreSQL finds exactly what toLowerCase().includes() finds, newest first', async () => {
@@ -139,7 +152,11 @@ test('a broad search walks the newest pastes first, a growing window at a time, 
   // 13 hold the word, more than `few`: windows of the newest 4, 8 and 16 hold nine of them, and the walk stops there.
   assert.deepEqual(seen, [39, 36, 33, 30, 27, 24, 21, 18, 15]);
   const queries = sent.filter((q) => q.includes('from pastes'));
-  assert.equal(queries.length, 4, `the index once, then three windows: ${queries.join('\n')}`);
+  assert.equal(
+    queries.length,
+    7,
+    `the index once, then three windows, each its far end and its rows: ${queries.join('\n')}`,
+  );
   // The index is asked with a plan made for these words (a plan for any words reads it whole).
   assert.match(sent[sent.indexOf(queries[0] as string) - 1] as string, /set local plan_cache_mode = force_custom_plan/);
   // Every one of them, walked to the end, is found in order.
@@ -178,6 +195,30 @@ test('characters without case stay in the patterns, as they are', () => {
   assert.deepEqual(likeTerms('\u65E5\u672C \u{1F600}!'), ['%\u65E5\u672C \u{1F600}!%']);
   assert.deepEqual(likeTerms('\u0141\u00F3d\u017A \u2026 \u00B2'), ['%d%', '% \u2026 \u00B2%']);
   assert.deepEqual(likeTerms('a\u0307b\uD800c'), ['%a%', '%b%', '%c%']);
+});
+
+test('the walk keeps cased letters outside ASCII: a run that holds one is a regular expression of brackets', () => {
+  assert.deepEqual(walkTerms('Hello World'), [{ like: '%hello world%' }]);
+  assert.deepEqual(walkTerms('\u0141\u00F3d\u017A 1.5'), [
+    { regex: '[\u0142\u0141][\u00F3\u00D3][dD][\u017A\u0179]\\ 1\\.5' },
+  ]);
+  assert.deepEqual(walkTerms('Kit \u03C2\u2026'), [{ regex: '[kK\u212A][iI\u0130][tT]\\ [\u03C2\u03A3]\u2026' }]);
+  assert.deepEqual(walkTerms('say "\u00E9"\n\u00DFx\u0307y'), [
+    { like: '%say %' },
+    { regex: '[\u00E9\u00C9]' },
+    { regex: '[\u00DF\u1E9E][xX]' },
+    { like: '%y%' },
+  ]);
+  assert.deepEqual(walkTerms('\u65E5\u672C'), [{ like: '%\u65E5\u672C%' }]);
+});
+
+test("no character above U+1FFFF lowercases to another, so the walk's table of cased letters stops there", () => {
+  const found: number[] = [];
+  for (let cp = 0x20000; cp <= 0x10ffff; cp++) {
+    const ch = String.fromCodePoint(cp);
+    if (ch.toLowerCase() !== ch) found.push(cp);
+  }
+  assert.deepEqual(found, []);
 });
 
 test("a character without case is no other character's lowercase, nor part of it, but for U+0307 of U+0130", () => {
