@@ -37,8 +37,8 @@ function kept(ch: string): boolean {
   return (cp < 0xd800 || cp > 0xdfff) && cp !== 0x307 && ch.toUpperCase() === ch && ch.toLowerCase() === ch;
 }
 
-/** A condition on a stored column: a LIKE pattern on its C-collation lower(), or a regular expression on it as it is. */
-export type WalkTerm = { like: string } | { regex: string };
+/** A condition on a stored column: a LIKE pattern on its C-collation lower() or on it as it is, or a regular expression on it as it is. */
+export type WalkTerm = { like: string } | { exact: string } | { regex: string };
 
 /**
  * The conditions a broad search's walk checks on each row (pg/owner-lists.ts): stricter than
@@ -50,6 +50,7 @@ export type WalkTerm = { like: string } | { regex: string };
  *
  * The runs end where likeTerms' do, but for cased letters outside ASCII: at a character the
  * title or the JSON text does not store as itself, and at U+0307 (part of U+0130's lowercase).
+ * A run without a letter is matched on the column as it is, sparing lower()'s copy of it.
  */
 export function walkTerms(text: string): WalkTerm[] {
   const runs: string[] = [];
@@ -66,7 +67,9 @@ export function walkTerms(text: string): WalkTerm[] {
     .filter((r) => r !== '')
     .map((r) => {
       const chars = [...r];
-      if (chars.every(kept)) return { like: likeTerms(r)[0] as string };
+      // Without a letter, lower() would change nothing that could match: the column is read as it is.
+      if (chars.every(kept))
+        return /[a-z]/.test(r) ? { like: likeTerms(r)[0] as string } : { exact: likeTerms(r)[0] as string };
       return { regex: chars.map(bracket).join('') };
     });
 }

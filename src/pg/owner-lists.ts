@@ -66,56 +66,96 @@ export class PgOwnerLists implements OwnerLists {
    *
    * - when the indexes find at most `few` of them, their hashes come at once, sorted here,
    *   and their rows follow in batches;
-   * - when they find more, the search is broad, and the owner's pastes are walked newest
-   *   first a window at a time, PostgreSQL sending the text only of the rows that may match.
-   *   A plan of PostgreSQL's own for "newest first, the first N that may match" would read
-   *   every candidate and sort them, which is what this avoids.
+   * - when they find more, or PostgreSQL expects them to, the search is broad, and the
+   *   owner's pastes are walked newest first a window at a time, PostgreSQL sending the text
+   *   only of the rows that may match. A plan of PostgreSQL's own for "newest first, the
+   *   first N that may match" would read every candidate and sort them, which is what this
+   *   avoids.
    */
   async *candidates(userId: number, filter: OwnedFilter): AsyncGenerator<OwnedCandidate[]> {
-    const probe = this.#mayMatch(filter, 'index');
-    // Without an order, PostgreSQL reads the index's bitmap in the table's order and stops at
-    // the limit. It is planned for the words of this search: a plan made once for any words
-    // would scan the whole trigram index for words it holds no trigram of.
-    const found = await this.sql.begin(async (tx) => {
+    const found = await this.#ask(userId, filter);
+    if (found === 'many') yield* this.#walk(userId, filter);
+    else yield* this.#read(found);
+  }
+
+  /**
+   * The hashes of the user's pastes that the indexes say may match, newest first, or 'many'
+   * when there are more than `few` of them. PostgreSQL's estimate comes first: when it
+   * expects more than `few` matches, or to read more than `few` rows to find them (words the
+   * trigram index cannot narrow), the index is not read at all. Reading it would cost the
+   * recheck of every row it gives, on one core, where the walk reads only as far as it must,
+   * on two (a word in every paste, with the matches all old, cost more than the walk
+   * itself). An estimate too low costs only that read, and one too high a walk: the answer
+   * is the same.
+   *
+   * Without an order, PostgreSQL reads the index's bitmap in the table's order and stops at
+   * the limit. Both are planned for the words of this search: a plan made once for any words
+   * would scan the whole trigram index for words it holds no trigram of.
+   */
+  async #ask(userId: number, filter: OwnedFilter): Promise<string[] | 'many'> {
+    const may = this.#mayMatch(filter, 'index');
+    return this.sql.begin(async (tx) => {
       await tx`set local plan_cache_mode = force_custom_plan`;
-      return tx`select hash from (
-          select hash, created_at, seq from pastes where owner_id = ${userId} and ${probe} limit ${this.sizes.few + 1}
+      const [plan] = await tx`explain (format json) select 1 from pastes where owner_id = ${userId} and ${may}`;
+      if (estimate(plan) > this.sizes.few) return 'many' as const;
+      const found = await tx`select hash from (
+          select hash, created_at, seq from pastes where owner_id = ${userId} and ${may} limit ${this.sizes.few + 1}
         ) x order by created_at desc, seq desc`;
+      return found.length > this.sizes.few ? ('many' as const) : found.map((r) => r['hash'] as string);
     });
-    if (found.length <= this.sizes.few) {
-      const hashes = found.map((r) => r['hash'] as string);
-      for (let at = 0, size = this.sizes.window; at < hashes.length; at += size, size = this.#grow(size)) {
-        // A paste deleted since it was found is no longer there to match.
-        const rows = await this.sql`select hash, title, content_json, language, privacy, encrypted from pastes
-          where hash = any(${hashes.slice(at, at + size)}::text[]) order by created_at desc, seq desc`;
-        yield rows.map(candidate);
-      }
-      return;
-    }
-    // A window is the rows from the cursor (the last window's far end, as text: a timestamp
-    // read as a Date would lose its microseconds) to its own far end, found in the owner's
-    // index alone. Its rows are read behind a fence (`offset 0`), so the plan is the owner's
-    // index and not the trigram index: the conditions are checked on each row, and only the
-    // rows that may match come back, with their text.
-    const may = this.#mayMatch(filter, 'walk');
-    let after: { at: string; seq: string } = { at: 'infinity', seq: '0' };
-    for (let size = this.sizes.window; ; size = this.#grow(size)) {
-      const before = this.sql`(created_at, seq) < (${after.at}::text::timestamptz, ${after.seq}::text::bigint)`;
-      const [end] = await this.sql`select created_at::text as at, seq::text as seq from pastes
-        where owner_id = ${userId} and ${before}
-        order by created_at desc, seq desc offset ${size - 1} limit 1`;
-      const from =
-        end === undefined
-          ? this.sql``
-          : this
-              .sql`and (created_at, seq) >= (${end['at'] as string}::text::timestamptz, ${end['seq'] as string}::text::bigint)`;
-      const rows = await this.sql`select hash, title, content_json, language, privacy, encrypted from (
-          select * from pastes where owner_id = ${userId} and ${before} ${from} offset 0
-        ) w where ${may} order by created_at desc, seq desc`;
+  }
+
+  /** The rows of `hashes`, in batches, in that order. */
+  async *#read(hashes: string[]): AsyncGenerator<OwnedCandidate[]> {
+    for (let at = 0, size = this.sizes.window; at < hashes.length; at += size, size = this.#grow(size)) {
+      // A paste deleted since it was found is no longer there to match.
+      const rows = await this.sql`select hash, title, content_json, language, privacy, encrypted from pastes
+        where hash = any(${hashes.slice(at, at + size)}::text[]) order by created_at desc, seq desc`;
       yield rows.map(candidate);
-      if (end === undefined) return;
-      after = { at: end['at'] as string, seq: end['seq'] as string };
     }
+  }
+
+  /**
+   * The user's pastes that may match, newest first, a window at a time. A window is the rows
+   * from the cursor (the last window's far end) to its own far end, found in the owner's index
+   * alone, as is its middle. Its two halves are read at once, on two connections, so that
+   * PostgreSQL checks them on two cores. Each half is read behind a fence (`offset 0`), so the
+   * plan is the owner's index and not the trigram index: the conditions are checked on each
+   * row, and only the rows that may match come back, with their text.
+   */
+  async *#walk(userId: number, filter: OwnedFilter): AsyncGenerator<OwnedCandidate[], void> {
+    const may = this.#mayMatch(filter, 'walk');
+    let after: Cursor = { at: 'infinity', seq: '0' };
+    for (let size = this.sizes.window; ; size = this.#grow(size)) {
+      const [middle, end] = await Promise.all([this.#nth(userId, after, size >> 1), this.#nth(userId, after, size)]);
+      const halves = await Promise.all(
+        middle === undefined
+          ? [this.#between(userId, may, after, undefined)]
+          : [this.#between(userId, may, after, middle), this.#between(userId, may, middle, end)],
+      );
+      yield halves.flat().map(candidate);
+      if (end === undefined) return;
+      after = end;
+    }
+  }
+
+  /** The user's `n`th paste before `after`, newest first, as a cursor: text, since a timestamp read as a Date would lose its microseconds. */
+  async #nth(userId: number, after: Cursor, n: number): Promise<Cursor | undefined> {
+    const [row] = await this.sql`select created_at::text as at, seq::text as seq from pastes
+      where owner_id = ${userId} and (created_at, seq) < (${after.at}::text::timestamptz, ${after.seq}::text::bigint)
+      order by created_at desc, seq desc offset ${n - 1} limit 1`;
+    return row === undefined ? undefined : { at: row['at'] as string, seq: row['seq'] as string };
+  }
+
+  /** The user's pastes before `after` and from `to` on (or all the rest), that meet `may`, newest first. */
+  #between(userId: number, may: PendingQuery<Row[]>, after: Cursor, to: Cursor | undefined): PendingQuery<Row[]> {
+    const sql = this.sql;
+    const from =
+      to === undefined ? sql`` : sql`and (created_at, seq) >= (${to.at}::text::timestamptz, ${to.seq}::text::bigint)`;
+    return sql`select hash, title, content_json, language, privacy, encrypted from (
+        select * from pastes where owner_id = ${userId}
+          and (created_at, seq) < (${after.at}::text::timestamptz, ${after.seq}::text::bigint) ${from} offset 0
+      ) w where ${may} order by created_at desc, seq desc`;
   }
 
   #grow(size: number): number {
@@ -141,7 +181,11 @@ export class PgOwnerLists implements OwnerLists {
     const words = (column: 'title' | 'content_json') =>
       and(
         terms.map((t) =>
-          'like' in t ? sql`lower(${sql(column)} collate "C") like ${t.like}` : sql`${sql(column)} ~ ${t.regex}`,
+          'like' in t
+            ? sql`lower(${sql(column)} collate "C") like ${t.like}`
+            : 'exact' in t
+              ? sql`${sql(column)} collate "C" like ${t.exact}`
+              : sql`${sql(column)} collate "C" ~ ${t.regex}`,
         ),
       );
     return and([
@@ -150,6 +194,31 @@ export class PgOwnerLists implements OwnerLists {
       ...(terms.length === 0 ? [] : [sql`((${words('title')}) or (${words('content_json')}))`]),
     ]);
   }
+}
+
+/** A place in a user's pastes, newest first: a paste's `created_at` and `seq`, as text. */
+interface Cursor {
+  at: string;
+  seq: string;
+}
+
+/** A step of a plan in EXPLAIN's JSON. */
+interface PlanNode {
+  'Plan Rows'?: unknown;
+  Plans?: PlanNode[];
+}
+
+/**
+ * The most rows any step of a plan (EXPLAIN's JSON) expects: what the query gives, or what
+ * it reads to give it, when an index narrows nothing (words the trigram index holds no
+ * trigram of reach every one of the owner's rows). 0 if the plan says nothing.
+ */
+function estimate(plan: Row | undefined): number {
+  const most = (node: PlanNode | undefined): number =>
+    node === undefined
+      ? 0
+      : Math.max(typeof node['Plan Rows'] === 'number' ? node['Plan Rows'] : 0, ...(node.Plans ?? []).map(most));
+  return most((plan?.['QUERY PLAN'] as [{ Plan?: PlanNode }] | undefined)?.[0]?.Plan);
 }
 
 /** A row of `pastes` as the search reads it. */

@@ -128,18 +128,27 @@ test('a search on PostgreSQL finds exactly what toLowerCase().includes() finds, 
   assert.deepEqual(await all(owners.candidates(1, { privacy: 'private' })), []);
 });
 
-test('a broad search walks the newest pastes first, a growing window at a time, and reads no further than asked', async () => {
+/** A database of 400 pastes of user 1 in one millisecond, two a microsecond; every third says Needle. */
+async function walkable(): Promise<string> {
   const url = await createTestDatabase();
   const db = await openDatabase(parseConfig({ DATABASE_URL: url, DATABASE_WAIT_SECONDS: '5' }));
   opened.push(db);
   await migrate(db.sql);
-  // 40 pastes of user 1 in one millisecond, two a microsecond (ordered by when they were
-  // made): a cursor that kept only milliseconds would lose its place.
+  // Ordered by when they were made: a cursor that kept only milliseconds would lose its place.
   await db.sql`insert into pastes (hash, owner_id, privacy, created_at, updated_at, language, title, highlight,
       burn_after_read, content_json)
     select lpad(i::text, 6, '0') || 'Walk', 1, 'public', '2024-01-01T00:00:00Z'::timestamptz + (i / 2) * interval '1 microsecond',
       now(), 'text', 'walk ' || i, true, false, to_json(case when i % 3 = 0 then 'Needle ' || i else 'hay' end)::text
-    from generate_series(1, 40) i order by i`;
+    from generate_series(1, 400) i order by i`;
+  await db.sql`analyze pastes`;
+  return url;
+}
+
+/** The needles' numbers, newest first: 399, 396, … */
+const NEEDLES_NEWEST = Array.from({ length: 133 }, (_, i) => 399 - 3 * i);
+
+test('a broad search walks the newest pastes first, a growing window at a time, and reads no further than asked', async () => {
+  const url = await walkable();
   const sent: string[] = [];
   const watched = postgres(url, { max: 1, onnotice: () => {}, debug: (_c, q) => void sent.push(q) });
   after(() => watched.end());
@@ -149,22 +158,78 @@ test('a broad search walks the newest pastes first, a growing window at a time, 
     seen.push(...batch.map((c) => Number(c.hash.slice(0, 6))));
     if (seen.length >= 6) break;
   }
-  // 13 hold the word, more than `few`: windows of the newest 4, 8 and 16 hold nine of them, and the walk stops there.
-  assert.deepEqual(seen, [39, 36, 33, 30, 27, 24, 21, 18, 15]);
-  const queries = sent.filter((q) => q.includes('from pastes'));
-  assert.equal(
-    queries.length,
-    7,
-    `the index once, then three windows, each its far end and its rows: ${queries.join('\n')}`,
-  );
-  // The index is asked with a plan made for these words (a plan for any words reads it whole).
-  assert.match(sent[sent.indexOf(queries[0] as string) - 1] as string, /set local plan_cache_mode = force_custom_plan/);
+  // 133 hold the word, more than `few`: windows of the newest 4, 8 and 16 hold nine of them, and the search stops there.
+  assert.deepEqual(seen, NEEDLES_NEWEST.slice(0, 9));
+  // PostgreSQL expects more than `few` (the table is analyzed), so the index is not read;
+  // the estimate is made for these words (a plan for any words reads the index whole).
+  const explained = sent.findIndex((q) => q.startsWith('explain'));
+  assert.match(sent[explained - 1] as string, /set local plan_cache_mode = force_custom_plan/);
+  assert.equal(sent.filter((q) => q.includes('limit $')).length, 0);
+  // Each window is its middle and its far end, from the owner's index, then its two halves' rows: six of each.
+  assert.equal(sent.filter((q) => q.includes('offset $')).length, 6);
+  assert.equal(sent.filter((q) => q.includes('offset 0')).length, 6);
   // Every one of them, walked to the end, is found in order.
   const every = (await all(lists.candidates(1, { text: 'NEEDLE' }))).map((c) => Number(c.hash.slice(0, 6)));
+  assert.deepEqual(every, NEEDLES_NEWEST);
+});
+
+test('a search PostgreSQL expects to be narrow reads the index, and one that is broad after all is walked', async () => {
+  const url = await walkable();
+  const sent: string[] = [];
+  const pool = postgres(url, { max: 1, onnotice: () => {}, debug: (_c, q) => void sent.push(q) });
+  after(() => pool.end());
+  const lists = new PgOwnerLists(pool, { few: 5, window: 4 });
+  // `needle 39`: 39 and 390 to 399, five, read by their hashes (four, then the fifth).
+  const narrow = (await all(lists.candidates(1, { text: 'needle 39' }))).map((c) => Number(c.hash.slice(0, 6)));
+  assert.deepEqual(narrow, [399, 396, 393, 390, 39]);
+  assert.equal(sent.filter((q) => q.includes('limit $')).length, 1);
+  assert.equal(sent.filter((q) => q.includes('hash = any(')).length, 2);
+  assert.equal(sent.filter((q) => q.includes('offset 0')).length, 0);
+  // Words the index holds no trigram of: PostgreSQL expects to read every one of the owner's
+  // rows for them (told to plan as it does for a large table: a bitmap of the owner's rows,
+  // then each row checked), so they are walked.
+  const planned = postgres(url, {
+    max: 2,
+    onnotice: () => {},
+    connection: { enable_seqscan: 'off', enable_indexscan: 'off' },
+    debug: (_c, q) => void sent.push(q),
+  });
+  after(() => planned.end());
+  sent.length = 0;
   assert.deepEqual(
-    every,
-    Array.from({ length: 13 }, (_, i) => 39 - 3 * i),
+    await all(new PgOwnerLists(planned, { few: 5, window: 4 }).candidates(1, { text: '\u65E5\u672C' })),
+    [],
   );
+  assert.equal(sent.filter((q) => q.includes('limit $')).length, 0);
+  // All 400 rows: windows of 4, 8, 16, then 32, fifteen of them, each in two halves.
+  assert.equal(sent.filter((q) => q.includes('offset 0')).length, 30);
+  // `needle 3`, with statistics that know no such word: the index is read, finds more than
+  // `few`, and the walk finds every one.
+  const wrong = await createTestDatabase();
+  const db = postgres(wrong, { max: 1, onnotice: () => {} });
+  after(() => db.end());
+  await migrate(db);
+  await db`insert into pastes (hash, owner_id, privacy, created_at, updated_at, language, title, highlight,
+      burn_after_read, content_json)
+    select lpad(i::text, 6, '0') || 'Walk', 1, 'public', '2024-01-01T00:00:00Z'::timestamptz + i * interval '1 second',
+      now(), 'text', 'walk ' || i, true, false, to_json('hay ' || i)::text
+    from generate_series(1, 400) i order by i`;
+  await db`alter table pastes set (autovacuum_enabled = false)`;
+  await db`analyze pastes`;
+  await db`update pastes set content_json = to_json('Needle ' || substr(hash, 1, 6)::int)::text
+    where substr(hash, 1, 6)::int % 3 = 0`;
+  sent.length = 0;
+  const late = postgres(wrong, { max: 1, onnotice: () => {}, debug: (_c, q) => void sent.push(q) });
+  after(() => late.end());
+  const broad = (await all(new PgOwnerLists(late, { few: 5, window: 4 }).candidates(1, { text: 'needle 3' }))).map(
+    (c) => Number(c.hash.slice(0, 6)),
+  );
+  assert.deepEqual(
+    broad,
+    NEEDLES_NEWEST.filter((n) => String(n).startsWith('3')),
+  );
+  assert.equal(sent.filter((q) => q.includes('limit $')).length, 1);
+  assert.ok(sent.filter((q) => q.includes('offset 0')).length > 1);
 });
 
 test('the search narrows: a word no paste holds gives no candidate to read', async () => {
@@ -209,7 +274,9 @@ test('the walk keeps cased letters outside ASCII: a run that holds one is a regu
     { regex: '[\u00DF\u1E9E][xX]' },
     { like: '%y%' },
   ]);
-  assert.deepEqual(walkTerms('\u65E5\u672C'), [{ like: '%\u65E5\u672C%' }]);
+  // Without a letter, the column is read as it is.
+  assert.deepEqual(walkTerms('\u65E5\u672C'), [{ exact: '%\u65E5\u672C%' }]);
+  assert.deepEqual(walkTerms('100% "1_5"'), [{ exact: '%100\\% %' }, { exact: '%1\\_5%' }]);
 });
 
 test("no character above U+1FFFF lowercases to another, so the walk's table of cased letters stops there", () => {
