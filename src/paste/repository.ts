@@ -89,9 +89,10 @@ export interface OwnerLists {
    * The user's pastes that may match `filter` (every one that does, in `list`'s order, and
    * perhaps others), with what matchesOwned reads, in batches, when the store can find them
    * without reading every paste; the caller decides each match (paste/owned-search.ts) and
-   * stops reading when it has counted enough.
+   * stops reading when it has counted enough: `want` matches, which the store may take as a
+   * hint not to send many more candidates than that at once.
    */
-  candidates?(userId: number, filter: OwnedFilter): AsyncIterable<OwnedCandidate[]>;
+  candidates?(userId: number, filter: OwnedFilter, want?: number): AsyncIterable<OwnedCandidate[]>;
 }
 
 /** A paste a search may match, with the fields the match is decided on. */

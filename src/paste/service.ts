@@ -505,7 +505,8 @@ export class PasteService {
       // The store narrowed the search down; each candidate is still decided here, as below.
       const hashes: string[] = [];
       let found = 0;
-      for await (const batch of owners.candidates(userId, filter))
+      // One match past `enough` says there are more.
+      for await (const batch of owners.candidates(userId, filter, enough + 1))
         for (const c of batch) {
           if (!matchesOwned(filter, c)) continue;
           if (found === enough) return { pastes: await this.#read(hashes, counted), total: found, more: true };

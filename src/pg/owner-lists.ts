@@ -72,9 +72,9 @@ export class PgOwnerLists implements OwnerLists {
    *   first N that may match" would read every candidate and sort them, which is what this
    *   avoids.
    */
-  async *candidates(userId: number, filter: OwnedFilter): AsyncGenerator<OwnedCandidate[]> {
+  async *candidates(userId: number, filter: OwnedFilter, want?: number): AsyncGenerator<OwnedCandidate[]> {
     const found = await this.#ask(userId, filter);
-    if (found === 'many') yield* this.#walk(userId, filter);
+    if (found === 'many') yield* this.#walk(userId, filter, want);
     else yield* this.#read(found);
   }
 
@@ -122,20 +122,38 @@ export class PgOwnerLists implements OwnerLists {
    * PostgreSQL checks them on two cores. Each half is read behind a fence (`offset 0`), so the
    * plan is the owner's index and not the trigram index: the conditions are checked on each
    * row, and only the rows that may match come back, with their text.
+   *
+   * With `want`, a half sends no more rows than are still wanted (the text of a thousand
+   * rows costs more to send than to find). A half cut short ends the window at its last row,
+   * and what came after it is read again if the walk goes on.
    */
-  async *#walk(userId: number, filter: OwnedFilter): AsyncGenerator<OwnedCandidate[], void> {
+  async *#walk(userId: number, filter: OwnedFilter, want?: number): AsyncGenerator<OwnedCandidate[], void> {
     const may = this.#mayMatch(filter, 'walk');
     let after: Cursor = { at: 'infinity', seq: '0' };
-    for (let size = this.sizes.window; ; size = this.#grow(size)) {
+    let sent = 0;
+    let walked = 0;
+    for (let size = this.sizes.window; ; ) {
+      const limit = want === undefined ? undefined : Math.max(1, want - sent);
       const [middle, end] = await Promise.all([this.#nth(userId, after, size >> 1), this.#nth(userId, after, size)]);
       const halves = await Promise.all(
         middle === undefined
-          ? [this.#between(userId, may, after, undefined)]
-          : [this.#between(userId, may, after, middle), this.#between(userId, may, middle, end)],
+          ? [this.#between(userId, may, after, undefined, limit)]
+          : [this.#between(userId, may, after, middle, limit), this.#between(userId, may, middle, end, limit)],
       );
-      yield halves.flat().map(candidate);
-      if (end === undefined) return;
-      after = end;
+      const cut = halves.findIndex((rows) => rows.length === limit);
+      const rows = cut === -1 ? halves.flat() : halves.slice(0, cut + 1).flat();
+      sent += rows.length;
+      yield rows.map(candidate);
+      const last = rows.at(-1);
+      if (cut !== -1 && last !== undefined) after = { at: last['at'] as string, seq: last['seq'] as string };
+      else if (end === undefined) return;
+      else after = end;
+      // The next window grows, but need not hold many more rows than those still wanted
+      // would take, at the share of rows that may match so far.
+      walked += size;
+      const enough =
+        limit === undefined || sent === 0 ? Number.POSITIVE_INFINITY : ((want ?? 0) - sent) * (walked / sent);
+      size = Math.max(this.sizes.window, Math.min(this.#grow(size), Math.ceil(enough)));
     }
   }
 
@@ -147,15 +165,21 @@ export class PgOwnerLists implements OwnerLists {
     return row === undefined ? undefined : { at: row['at'] as string, seq: row['seq'] as string };
   }
 
-  /** The user's pastes before `after` and from `to` on (or all the rest), that meet `may`, newest first. */
-  #between(userId: number, may: PendingQuery<Row[]>, after: Cursor, to: Cursor | undefined): PendingQuery<Row[]> {
+  /** The user's pastes before `after` and from `to` on (or all the rest) that meet `may`, newest first, the first `limit` of them. */
+  #between(
+    userId: number,
+    may: PendingQuery<Row[]>,
+    after: Cursor,
+    to: Cursor | undefined,
+    limit: number | undefined,
+  ): PendingQuery<Row[]> {
     const sql = this.sql;
     const from =
       to === undefined ? sql`` : sql`and (created_at, seq) >= (${to.at}::text::timestamptz, ${to.seq}::text::bigint)`;
-    return sql`select hash, title, content_json, language, privacy, encrypted from (
+    return sql`select hash, title, content_json, language, privacy, encrypted, created_at::text as at, seq::text as seq from (
         select * from pastes where owner_id = ${userId}
           and (created_at, seq) < (${after.at}::text::timestamptz, ${after.seq}::text::bigint) ${from} offset 0
-      ) w where ${may} order by created_at desc, seq desc`;
+      ) w where ${may} order by created_at desc, seq desc ${limit === undefined ? sql`` : sql`limit ${limit}`}`;
   }
 
   #grow(size: number): number {

@@ -144,6 +144,13 @@ async function walkable(): Promise<string> {
   return url;
 }
 
+/** A pool on `url`, ended after the tests. */
+function postgresOf(url: string): postgres.Sql {
+  const sql = postgres(url, { max: 2, onnotice: () => {} });
+  after(() => sql.end());
+  return sql;
+}
+
 /** The needles' numbers, newest first: 399, 396, … */
 const NEEDLES_NEWEST = Array.from({ length: 133 }, (_, i) => 399 - 3 * i);
 
@@ -171,6 +178,22 @@ test('a broad search walks the newest pastes first, a growing window at a time, 
   // Every one of them, walked to the end, is found in order.
   const every = (await all(lists.candidates(1, { text: 'NEEDLE' }))).map((c) => Number(c.hash.slice(0, 6)));
   assert.deepEqual(every, NEEDLES_NEWEST);
+});
+
+test('a walk told how many are wanted sends no more at once, and goes on where a half was cut', async () => {
+  const lists = new PgOwnerLists(postgresOf(await walkable()), { few: 5, window: 4 });
+  const batches: number[][] = [];
+  for await (const batch of lists.candidates(1, { text: 'needle' }, 7)) {
+    batches.push(batch.map((c) => Number(c.hash.slice(0, 6))));
+    if (batches.flat().length >= 7) break;
+  }
+  // Windows of 4 and 8 hold one and three; of the next 16, the newer half holds the three still wanted.
+  assert.deepEqual(batches, [[399], [396, 393, 390], [387, 384, 381]]);
+  // Read on past what was wanted, every one comes, once and in order: the walk goes on from 381.
+  const every = (await all(lists.candidates(1, { text: 'needle' }, 7))).map((c) => Number(c.hash.slice(0, 6)));
+  assert.deepEqual(every, NEEDLES_NEWEST);
+  const one = (await all(lists.candidates(1, { text: 'needle' }, 1))).map((c) => Number(c.hash.slice(0, 6)));
+  assert.deepEqual(one, NEEDLES_NEWEST);
 });
 
 test('a search PostgreSQL expects to be narrow reads the index, and one that is broad after all is walked', async () => {
