@@ -74,6 +74,15 @@ test('migrate gives an empty database the schema and records each migration', as
   // Pages of pastes keep room for the next versions of their rows (migration 12).
   const [pastes] = await db.sql`select reloptions from pg_class where relname = 'pastes'`;
   assert.deepEqual(pastes?.['reloptions'], ['fillfactor=70']);
+  // The API log's chunks are compressed with LZ4 (migration 13; Debian's PostgreSQL 15 has it).
+  const [lines] = await db.sql`select attcompression from pg_attribute
+    where attrelid = 'api_log_chunks'::regclass and attname = 'lines'`;
+  assert.equal(lines?.['attcompression'], 'l');
+  const [stored] = await db.sql`insert into api_log_chunks (first_time, last_time, line_count, lines)
+    values (now(), now(), 1000, repeat('{"a":"b"}' || chr(10), 20000)) returning id`;
+  const [method] = await db.sql`select pg_column_compression(lines) as m, length(lines) as n from api_log_chunks
+    where id = ${stored?.['id'] as string}`;
+  assert.deepEqual([method?.['m'], method?.['n']], ['lz4', 200_000]);
 });
 
 test('a second start changes nothing', async () => {
