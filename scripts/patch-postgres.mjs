@@ -1,11 +1,19 @@
-// Run by `npm ci` (package.json, postinstall): mends one known fault of the pinned
-// PostgreSQL driver (postgres@3.4.9) until a release fixes it. A small write is sent on the
-// next turn of the event loop; when the connection closes first (the database restarted
-// or stopped), that turn writes to a socket that is gone and throws where nobody can catch
-// it, which ends the process. Patched, the write fails the queries waiting on it with the
-// driver's own CONNECTION_CLOSED, and a closed connection forgets what it had not sent, so
-// the next connection starts clean (README, Running on PostgreSQL). Idempotent; it refuses
-// any other version of the driver, so an upgrade is looked at again.
+// Run by `npm ci` (package.json, postinstall): mends two known faults of the pinned
+// PostgreSQL driver (postgres@3.4.9) until a release fixes them. Each ends the process, and
+// each happens when a connection is lost (README, Running on PostgreSQL):
+//
+// - A small write is sent on the next turn of the event loop; when the connection closes
+//   first (the database restarted or stopped), that turn writes to a socket that is gone and
+//   throws where nobody can catch it. Patched, the write fails the queries waiting on it with
+//   the driver's own CONNECTION_CLOSED, and a closed connection forgets what it had not sent,
+//   so the next connection starts clean.
+// - A new connection first reads the database's array types, and nothing waits for that
+//   query: lost meanwhile, it rejects where nobody catches it. Patched, its failure is
+//   dropped; the connection's own error handling has failed the query that opened it
+//   (test/pg/driver.test.ts).
+//
+// Idempotent, edit by edit; it refuses any other version of the driver, so an upgrade is
+// looked at again.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,14 +39,16 @@ const edits = [
     '    clearImmediate(nextWriteTimer)\n    socket.removeListener',
     '    clearImmediate(nextWriteTimer)\n    chunk = nextWriteTimer = null\n    socket.removeListener',
   ],
+  // The array types' query: its failure has failed the connection's first query already.
+  ['        return fetchArrayTypes()\n', `        return fetchArrayTypes().catch(() => {}) ${MARK}\n`],
 ];
 
 for (const file of ['src/connection.js', 'cjs/src/connection.js', 'cf/src/connection.js']) {
   const path = join(root, file);
   if (!existsSync(path)) continue;
   let text = readFileSync(path, 'utf8');
-  if (text.includes(MARK)) continue;
   for (const [from, to] of edits) {
+    if (text.includes(to)) continue;
     if (!text.includes(from)) {
       console.error(`scripts/patch-postgres.mjs: ${file} does not read as expected; review the patch`);
       process.exit(1);
