@@ -1,5 +1,5 @@
 import type { PendingQuery, Row, Sql } from 'postgres';
-import type { OwnedFilter } from '../paste/owned-search.ts';
+import { matchesOwned, type OwnedFilter } from '../paste/owned-search.ts';
 import type { OwnedCandidate, OwnerLists } from '../paste/repository.ts';
 import { likeTerms, type WalkTerm, walkTerms } from './owned-search-terms.ts';
 
@@ -123,17 +123,18 @@ export class PgOwnerLists implements OwnerLists {
    * plan is the owner's index and not the trigram index: the conditions are checked on each
    * row, and only the rows that may match come back, with their text.
    *
-   * With `want`, a half sends no more rows than are still wanted (the text of a thousand
-   * rows costs more to send than to find). A half cut short ends the window at its last row,
-   * and what came after it is read again if the walk goes on.
+   * With `want`, a half sends no more rows than matches are still wanted (the text of a
+   * thousand rows costs more to send than to find). A half cut short ends the window at its
+   * last row, and what came after it is read again if the walk goes on.
    */
   async *#walk(userId: number, filter: OwnedFilter, want?: number): AsyncGenerator<OwnedCandidate[], void> {
     const may = this.#mayMatch(filter, 'walk');
     let after: Cursor = { at: 'infinity', seq: '0' };
-    let sent = 0;
+    let found = 0;
     let walked = 0;
+    let least = 1;
     for (let size = this.sizes.window; ; ) {
-      const limit = want === undefined ? undefined : Math.max(1, want - sent);
+      const limit = want === undefined ? undefined : Math.max(least, want - found);
       const [middle, end] = await Promise.all([this.#nth(userId, after, size >> 1), this.#nth(userId, after, size)]);
       const halves = await Promise.all(
         middle === undefined
@@ -142,17 +143,23 @@ export class PgOwnerLists implements OwnerLists {
       );
       const cut = halves.findIndex((rows) => rows.length === limit);
       const rows = cut === -1 ? halves.flat() : halves.slice(0, cut + 1).flat();
-      sent += rows.length;
-      yield rows.map(candidate);
+      const batch = rows.map(candidate);
+      // Counted as the caller counts: a row may match here and not there (an encrypted
+      // paste's envelope is not searched), and those must not stand for wanted matches.
+      found += batch.filter((c) => matchesOwned(filter, c)).length;
+      yield batch;
       const last = rows.at(-1);
       if (cut !== -1 && last !== undefined) after = { at: last['at'] as string, seq: last['seq'] as string };
       else if (end === undefined) return;
       else after = end;
+      // Each window cut short lets the next send twice as many rows, so rows that may match
+      // but do not are passed in few steps however many they are.
+      if (cut !== -1) least = (limit ?? 1) * 2;
       // The next window grows, but need not hold many more rows than those still wanted
-      // would take, at the share of rows that may match so far.
+      // would take, at the share of rows that matched so far.
       walked += size;
       const enough =
-        limit === undefined || sent === 0 ? Number.POSITIVE_INFINITY : ((want ?? 0) - sent) * (walked / sent);
+        limit === undefined || found === 0 ? Number.POSITIVE_INFINITY : ((want ?? 0) - found) * (walked / found);
       size = Math.max(this.sizes.window, Math.min(this.#grow(size), Math.ceil(enough)));
     }
   }
