@@ -16,17 +16,22 @@
  * Both facts about Unicode are checked in test/pg/owned-search.test.ts.
  */
 export function likeTerms(text: string): string[] {
+  return runsOf(text, kept).map((r) => `%${r.replace(/[%_]/g, (c) => `\\${c}`).replace(/[ik]/g, '_')}%`);
+}
+
+/** The non-empty runs of `text`, lowercased, cut at each character `inRun` refuses. */
+function runsOf(text: string, inRun: (ch: string) => boolean): string[] {
   const runs: string[] = [];
   let run = '';
   for (const ch of text.toLowerCase()) {
-    if (kept(ch)) run += ch;
+    if (inRun(ch)) run += ch;
     else {
       runs.push(run);
       run = '';
     }
   }
   runs.push(run);
-  return runs.filter((r) => r !== '').map((r) => `%${r.replace(/[%_]/g, (c) => `\\${c}`).replace(/[ik]/g, '_')}%`);
+  return runs.filter((r) => r !== '');
 }
 
 /** Whether `ch` (one code point, lowercased) stands for itself in a pattern. */
@@ -53,25 +58,13 @@ export type WalkTerm = { like: string } | { exact: string } | { regex: string };
  * A run without a letter is matched on the column as it is, sparing lower()'s copy of it.
  */
 export function walkTerms(text: string): WalkTerm[] {
-  const runs: string[] = [];
-  let run = '';
-  for (const ch of text.toLowerCase()) {
-    if (stored(ch)) run += ch;
-    else {
-      runs.push(run);
-      run = '';
-    }
-  }
-  runs.push(run);
-  return runs
-    .filter((r) => r !== '')
-    .map((r) => {
-      const chars = [...r];
-      // Without a letter, lower() would change nothing that could match: the column is read as it is.
-      if (chars.every(kept))
-        return /[a-z]/.test(r) ? { like: likeTerms(r)[0] as string } : { exact: likeTerms(r)[0] as string };
-      return { regex: chars.map(bracket).join('') };
-    });
+  return runsOf(text, stored).map((r) => {
+    const chars = [...r];
+    // Without a letter, lower() would change nothing that could match: the column is read as it is.
+    if (chars.every(kept))
+      return /[a-z]/.test(r) ? { like: likeTerms(r)[0] as string } : { exact: likeTerms(r)[0] as string };
+    return { regex: chars.map(bracket).join('') };
+  });
 }
 
 /** Whether `ch` is stored as itself in a title and in the text's JSON literal. */

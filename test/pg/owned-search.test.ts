@@ -144,9 +144,14 @@ async function walkable(): Promise<string> {
   return url;
 }
 
-/** A pool on `url`, ended after the tests. */
-function postgresOf(url: string): postgres.Sql {
-  const sql = postgres(url, { max: 2, onnotice: () => {} });
+/** A pool on `url`, ended after the test; each query it sends is added to `sent`, when given. */
+function postgresOf(url: string, sent?: string[], options: postgres.Options<Record<string, never>> = {}): postgres.Sql {
+  const sql = postgres(url, {
+    max: 2,
+    onnotice: () => {},
+    ...(sent === undefined ? {} : { debug: (_c: number, q: string) => void sent.push(q) }),
+    ...options,
+  });
   after(() => sql.end());
   return sql;
 }
@@ -157,8 +162,7 @@ const NEEDLES_NEWEST = Array.from({ length: 133 }, (_, i) => 399 - 3 * i);
 test('a broad search walks the newest pastes first, a growing window at a time, and reads no further than asked', async () => {
   const url = await walkable();
   const sent: string[] = [];
-  const watched = postgres(url, { max: 1, onnotice: () => {}, debug: (_c, q) => void sent.push(q) });
-  after(() => watched.end());
+  const watched = postgresOf(url, sent, { max: 1 });
   const lists = new PgOwnerLists(watched, { few: 5, window: 4 });
   const seen: number[] = [];
   for await (const batch of lists.candidates(1, { text: 'needle' })) {
@@ -199,8 +203,7 @@ test('a walk told how many are wanted sends no more at once, and goes on where a
 test('rows that may match but do not (encrypted envelopes) are passed in few steps, not one at a time', async () => {
   const url = await walkable();
   const sent: string[] = [];
-  const pool = postgres(url, { max: 2, onnotice: () => {}, debug: (_c, q) => void sent.push(q) });
-  after(() => pool.end());
+  const pool = postgresOf(url, sent);
   // The newer third of the needles are encrypted: their text is an envelope, never searched,
   // though the database still finds the word in it.
   await pool`update pastes set encrypted = true where substr(hash, 1, 6)::int > 200 and substr(hash, 1, 6)::int % 3 = 0`;
@@ -219,8 +222,7 @@ test('rows that may match but do not (encrypted envelopes) are passed in few ste
 test('a search PostgreSQL expects to be narrow reads the index, and one that is broad after all is walked', async () => {
   const url = await walkable();
   const sent: string[] = [];
-  const pool = postgres(url, { max: 1, onnotice: () => {}, debug: (_c, q) => void sent.push(q) });
-  after(() => pool.end());
+  const pool = postgresOf(url, sent, { max: 1 });
   const lists = new PgOwnerLists(pool, { few: 5, window: 4 });
   // `needle 39`: 39 and 390 to 399, five, read by their hashes (four, then the fifth).
   const narrow = (await all(lists.candidates(1, { text: 'needle 39' }))).map((c) => Number(c.hash.slice(0, 6)));
@@ -231,13 +233,7 @@ test('a search PostgreSQL expects to be narrow reads the index, and one that is 
   // Words the index holds no trigram of: PostgreSQL expects to read every one of the owner's
   // rows for them (told to plan as it does for a large table: a bitmap of the owner's rows,
   // then each row checked), so they are walked.
-  const planned = postgres(url, {
-    max: 2,
-    onnotice: () => {},
-    connection: { enable_seqscan: 'off', enable_indexscan: 'off' },
-    debug: (_c, q) => void sent.push(q),
-  });
-  after(() => planned.end());
+  const planned = postgresOf(url, sent, { connection: { enable_seqscan: 'off', enable_indexscan: 'off' } });
   sent.length = 0;
   assert.deepEqual(
     await all(new PgOwnerLists(planned, { few: 5, window: 4 }).candidates(1, { text: '\u65E5\u672C' })),
@@ -249,8 +245,7 @@ test('a search PostgreSQL expects to be narrow reads the index, and one that is 
   // `needle 3`, with statistics that know no such word: the index is read, finds more than
   // `few`, and the walk finds every one.
   const wrong = await createTestDatabase();
-  const db = postgres(wrong, { max: 1, onnotice: () => {} });
-  after(() => db.end());
+  const db = postgresOf(wrong);
   await migrate(db);
   await db`insert into pastes (hash, owner_id, privacy, created_at, updated_at, language, title, highlight,
       burn_after_read, content_json)
@@ -262,8 +257,7 @@ test('a search PostgreSQL expects to be narrow reads the index, and one that is 
   await db`update pastes set content_json = to_json('Needle ' || substr(hash, 1, 6)::int)::text
     where substr(hash, 1, 6)::int % 3 = 0`;
   sent.length = 0;
-  const late = postgres(wrong, { max: 1, onnotice: () => {}, debug: (_c, q) => void sent.push(q) });
-  after(() => late.end());
+  const late = postgresOf(wrong, sent, { max: 1 });
   const broad = (await all(new PgOwnerLists(late, { few: 5, window: 4 }).candidates(1, { text: 'needle 3' }))).map(
     (c) => Number(c.hash.slice(0, 6)),
   );
