@@ -16,7 +16,12 @@
  * Both facts about Unicode are checked in test/pg/owned-search.test.ts.
  */
 export function likeTerms(text: string): string[] {
-  return runsOf(text, kept).map((r) => `%${r.replace(/[%_]/g, (c) => `\\${c}`).replace(/[ik]/g, '_')}%`);
+  return runsOf(text, kept).map(likePattern);
+}
+
+/** The LIKE pattern for a run of kept characters: wildcards escaped, `i` and `k` any one character. */
+function likePattern(run: string): string {
+  return `%${run.replace(/[%_]/g, (c) => `\\${c}`).replace(/[ik]/g, '_')}%`;
 }
 
 /** The non-empty runs of `text`, lowercased, cut at each character `inRun` refuses. */
@@ -61,8 +66,7 @@ export function walkTerms(text: string): WalkTerm[] {
   return runsOf(text, stored).map((r) => {
     const chars = [...r];
     // Without a letter, lower() would change nothing that could match: the column is read as it is.
-    if (chars.every(kept))
-      return /[a-z]/.test(r) ? { like: likeTerms(r)[0] as string } : { exact: likeTerms(r)[0] as string };
+    if (chars.every(kept)) return /[a-z]/.test(r) ? { like: likePattern(r) } : { exact: likePattern(r) };
     return { regex: chars.map(bracket).join('') };
   });
 }

@@ -146,7 +146,7 @@ export class PgOwnerLists implements OwnerLists {
       const batch = rows.map(candidate);
       // Counted as the caller counts: a row may match here and not there (an encrypted
       // paste's envelope is not searched), and those must not stand for wanted matches.
-      found += batch.filter((c) => matchesOwned(filter, c)).length;
+      if (want !== undefined) found += batch.filter((c) => matchesOwned(filter, c)).length;
       yield batch;
       const last = rows.at(-1);
       if (cut !== -1 && last !== undefined) after = { at: last['at'] as string, seq: last['seq'] as string };
