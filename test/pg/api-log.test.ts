@@ -283,6 +283,75 @@ describe('PgApiLog writing', () => {
     assert.deepEqual(warnings.slice(1), ['api log: writing again; 3 lines were dropped']);
   });
 
+  it('a chunk the database refuses in the middle of its COPY is kept, warned of once, and inserted once it can', async () => {
+    const warnings: string[] = [];
+    const log = new PgApiLog(db.sql, { warn: (m) => warnings.push(m), where: 'the test database' });
+    for (let i = 0; i < 3; i++) log.append(make(i));
+    // A check the COPY meets only at its row's end, after the whole chunk was sent.
+    await db.sql`alter table api_log_chunks add constraint few_lines check (line_count < 3) not valid`;
+    try {
+      await log.flush();
+      assert.deepEqual([log.written, log.unwritten, log.dropped], [0, 3, 0]);
+      await log.flush();
+      assert.deepEqual(
+        (await db.sql`select chunk from api_log_seen`).length,
+        0,
+        'nothing of the refused chunk is left',
+      );
+    } finally {
+      await db.sql`alter table api_log_chunks drop constraint few_lines`;
+    }
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0] ?? '', /^api log: cannot write to the test database \(.*few_lines.*\); keeping up to/);
+    await log.close();
+    assert.deepEqual(ids((await log.read({})).entries), [2, 1, 0]);
+    assert.deepEqual([log.written, log.unwritten, log.dropped], [3, 0, 0]);
+  });
+
+  it("a chunk's span is its lines' first and last instants, before 2000 and after too", async () => {
+    const log = new PgApiLog(db.sql);
+    const times = ['1999-12-31T23:59:59.999Z', '1970-01-01T00:00:00.001Z', '2100-02-28T12:00:00.500Z'];
+    for (const [i, time] of times.entries()) log.append({ ...make(i), time });
+    await log.close();
+    const [chunk] = await db.sql`
+      select (extract(epoch from first_time) * 1000)::float8 as first, (extract(epoch from last_time) * 1000)::float8 as last,
+        line_count from api_log_chunks`;
+    assert.deepEqual(
+      [chunk?.['first'], chunk?.['last'], chunk?.['line_count']],
+      [Date.parse(times[1] ?? ''), Date.parse(times[2] ?? ''), 3],
+    );
+    const y1999 = await log.read({ from: Date.parse('1999-12-31T00:00:00Z'), to: Date.parse('2000-01-01T00:00:00Z') });
+    assert.deepEqual(ids(y1999.entries), [0]);
+  });
+
+  it("two logs writing at once on one database each list their own chunks' values", async () => {
+    const logs = [new PgApiLog(db.sql), new PgApiLog(db.sql)];
+    for (let round = 0; round < 5; round++) {
+      for (const [n, log] of logs.entries())
+        for (let i = 0; i < 1_500; i++) log.append({ ...make(i), token_id: `log${n}`, user_id: n });
+      await Promise.all(logs.map((log) => log.flush()));
+    }
+    const chunks = await db.sql`
+      select c.id, c.lines, array_agg(s.kind::text || s.value order by s.kind, s.value) as seen
+      from api_log_chunks c join api_log_seen s on s.chunk = c.id group by c.id`;
+    assert.equal(chunks.length, 20, 'a chunk of 1000 lines and one of 500 for each flush of each log');
+    for (const chunk of chunks) {
+      const n = (chunk['lines'] as string).includes('"log0"') ? 0 : 1;
+      assert.ok(!(chunk['lines'] as string).includes(`"log${1 - n}"`));
+      assert.deepEqual(chunk['seen'], [
+        'e/api/v1/paste',
+        'e/api/v1/paste/abc',
+        'e/api/v1/raw/abc',
+        's2',
+        's3',
+        's4',
+        's5',
+        `tlog${n}`,
+        `u${n}`,
+      ]);
+    }
+  });
+
   it('any line the file log holds is held as written: a status no smallint holds, a U+0000', async () => {
     const warnings: string[] = [];
     const log = new PgApiLog(db.sql, { warn: (m) => warnings.push(m) });

@@ -65,3 +65,47 @@ test('a connection lost while the driver asks for the array types fails its quer
     await proxy.close();
   }
 });
+
+/** Writes `data` to a COPY FROM STDIN and ends it; settles when the database has answered. */
+async function copyIn(sql: postgres.Sql, data: string): Promise<void> {
+  const stream = await sql`copy counted (n) from stdin`.writable();
+  await new Promise<void>((resolve, reject) => {
+    stream.on('error', reject);
+    stream.on('finish', resolve);
+    stream.end(data);
+  });
+}
+
+test('a COPY the database refuses, or whose connection is lost after its last write, fails instead of waiting for good', {
+  timeout: 20_000,
+}, async () => {
+  const url = new URL(await createTestDatabase());
+  const direct = postgres(url.href, { max: 1, onnotice: () => {} });
+  await direct`create table counted (n integer not null check (n > 0))`;
+  const proxy = await resettingProxy(url, 'lost here');
+  const proxied = postgres({
+    host: '127.0.0.1',
+    port: proxy.port,
+    database: url.pathname.slice(1),
+    username: 'postgres',
+    max: 1,
+    onnotice: () => {},
+  });
+  try {
+    await copyIn(direct, '1\n2\n');
+    // Each refusal below comes after the stream has ended: unpatched, neither ever settles.
+    await assert.rejects(copyIn(direct, '3\n0\n'), /violates check constraint/);
+    await assert.rejects(copyIn(proxied, '4\nlost here\n'), (err: { code?: string }) =>
+      /ECONNRESET|CONNECTION_CLOSED/.test(String(err.code)),
+    );
+    // Both connections serve again, and only the COPY that was taken holds rows.
+    await copyIn(direct, '5\n');
+    assert.deepEqual(
+      (await proxied`select n from counted order by n`).map((r) => r['n']),
+      [1, 2, 5],
+    );
+  } finally {
+    await Promise.all([direct.end({ timeout: 0 }), proxied.end({ timeout: 0 })]);
+    await proxy.close();
+  }
+});
