@@ -1,7 +1,6 @@
-// Run by `npm ci` (package.json, postinstall): mends three known faults of the pinned
-// PostgreSQL driver (postgres@3.4.9) until a release fixes them. The first two end the
-// process when a connection is lost; the third leaves a COPY waiting for good (README,
-// Running on PostgreSQL):
+// Run by `npm ci` (package.json, postinstall): mends two known faults of the pinned
+// PostgreSQL driver (postgres@3.4.9) until a release fixes them. Each ends the process, and
+// each happens when a connection is lost (README, Running on PostgreSQL):
 //
 // - A small write is sent on the next turn of the event loop; when the connection closes
 //   first (the database restarted or stopped), that turn writes to a socket that is gone and
@@ -12,10 +11,6 @@
 //   query: lost meanwhile, it rejects where nobody catches it. Patched, its failure is
 //   dropped; the connection's own error handling has failed the query that opened it
 //   (test/pg/driver.test.ts).
-// - A COPY FROM STDIN's stream ends when the database has taken all of it; when the database
-//   refuses the data instead, or the connection is lost after the last write, nothing ever
-//   tells the stream, and whoever waits for it waits for good (pg/api-log.ts writes the API
-//   log so). Patched, the stream fails with that error (test/pg/driver.test.ts).
 //
 // Idempotent, edit by edit; it refuses any other version of the driver, so an upgrade is
 // looked at again.
@@ -46,11 +41,6 @@ const edits = [
   ],
   // The array types' query: its failure has failed the connection's first query already.
   ['        return fetchArrayTypes()\n', `        return fetchArrayTypes().catch(() => {}) ${MARK}\n`],
-  // A COPY whose stream has ended waits in `final` for the database's word; an error is that word too.
-  [
-    '  function errored(err) {\n    stream && (stream.destroy(err), stream = null)',
-    `  function errored(err) {\n    final && (final(err), final = null) ${MARK}\n    stream && (stream.destroy(err), stream = null)`,
-  ],
 ];
 
 for (const file of ['src/connection.js', 'cjs/src/connection.js', 'cf/src/connection.js']) {

@@ -233,17 +233,12 @@ export class PgApiLog implements ApiLog {
 
   /**
    * Inserts the oldest `facts.lines` lines of `lines` as one chunk, and a row of
-   * `api_log_seen` for each value it holds, in one transaction. The chunk goes by COPY in its
-   * binary form, its text as the UTF-8 bytes the buffer holds: as a query parameter it was
-   * decoded into a string and encoded back by the driver, a copy of the whole log on every
-   * request's share of the server's time (bench/README.md, "The API log by COPY"). A chunk is
-   * text of JSON (ASCII escapes for what a text value cannot hold) and its times the span of a
-   * Date, so a UTF-8 database refuses none for what it holds: a failure is the database's,
-   * and retried.
+   * `api_log_seen` for each value it holds, in one statement. A chunk is text of JSON (ASCII
+   * escapes for what a text value cannot hold) and its times the span of a Date, so a UTF-8
+   * database refuses none for what it holds: a failure is the database's, and retried.
    */
   async #insertChunk(lines: LineBuffer, facts: ChunkFacts): Promise<void> {
     const bytes = lines.bytes(0, facts.lines);
-    const text = bytes.subarray(0, bytes.length - 1); // the last line's newline is not the chunk's
     const kinds: string[] = [];
     const values: string[] = [];
     const add = (kind: string, set: Set<string | number>): void => {
@@ -256,22 +251,14 @@ export class PgApiLog implements ApiLog {
     add('u', facts.users);
     add('e', facts.endpoints);
     add('s', facts.classes);
-    await this.sql.begin(async (tx) => {
-      const copy = await tx`
-        copy api_log_chunks (first_time, last_time, line_count, lines) from stdin (format binary)`.writable();
-      await new Promise<void>((resolve, reject) => {
-        copy.on('error', reject);
-        copy.on('finish', resolve);
-        copy.write(copyRowHead(facts, text.length));
-        copy.write(text);
-        copy.end(COPY_END);
-      });
-      // The id the COPY just took, in this session: another instance's chunks take theirs apart.
-      await tx`
-        insert into api_log_seen (kind, value, chunk)
-        select s.kind::"char", s.value, currval(pg_get_serial_sequence('api_log_chunks', 'id'))
-        from unnest(${kinds}::text[], ${values}::text[]) as s(kind, value)`;
-    });
+    await this.sql`
+      with chunk as (
+        insert into api_log_chunks (first_time, last_time, line_count, lines)
+        values (${facts.first}::timestamptz, ${facts.last}::timestamptz,
+          ${facts.lines}, ${bytes.toString('utf8', 0, bytes.length - 1)})
+        returning id)
+      insert into api_log_seen (kind, value, chunk)
+      select s.kind::"char", s.value, chunk.id from chunk, unnest(${kinds}::text[], ${values}::text[]) as s(kind, value)`;
     this.#written += facts.lines;
   }
 
@@ -367,31 +354,6 @@ function canonicalTime(time: string, now: () => number): string {
   const ms = Date.parse(time);
   const iso = Number.isFinite(ms) ? new Date(ms).toISOString() : '';
   return CANONICAL_TIME.test(iso) ? iso : new Date(now()).toISOString();
-}
-
-/** COPY's binary form (PostgreSQL's documentation of COPY, "Binary Format"): its signature, then flags and a header extension, both none. */
-const COPY_HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
-/** The field count -1: no more rows. */
-const COPY_END = Buffer.from([0xff, 0xff]);
-/** Timestamps in the binary form count microseconds from 2000-01-01 UTC. */
-const PG_EPOCH_MS = Date.UTC(2000, 0, 1);
-
-/**
- * The COPY's header and its one row up to the text's bytes: four fields, each its length
- * and its value in the type's binary form (two timestamptz, an integer, then the text's length).
- */
-function copyRowHead(facts: ChunkFacts, textBytes: number): Buffer {
-  const head = Buffer.allocUnsafe(COPY_HEADER.length + 2 + 2 * (4 + 8) + (4 + 4) + 4);
-  let at = COPY_HEADER.copy(head);
-  at = head.writeInt16BE(4, at);
-  for (const time of [facts.first, facts.last]) {
-    at = head.writeInt32BE(8, at);
-    at = head.writeBigInt64BE(BigInt(Date.parse(time) - PG_EPOCH_MS) * 1000n, at);
-  }
-  at = head.writeInt32BE(4, at);
-  at = head.writeInt32BE(facts.lines, at);
-  head.writeInt32BE(textBytes, at);
-  return head;
 }
 
 function describe(err: unknown): string {
