@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseConfig } from '../../../src/config.ts';
 import { openPgCli } from '../../../src/pg/open.ts';
 import { openFileCli } from '../../../src/store/open.ts';
@@ -67,7 +68,7 @@ describe('per-token rate limit', () => {
     }
   });
 
-  test('a rate changed with the CLI takes effect at the next request', async () => {
+  test('a rate changed with the CLI takes effect at the next request (on PostgreSQL, within 1 second)', async () => {
     const server = await startServer();
     try {
       await cli(server.dataDir, ['user', 'add', 'zed', '--admin']);
@@ -84,7 +85,14 @@ describe('per-token rate limit', () => {
         if (t) t.rate_limit_per_minute = 0;
       });
       await storage.close();
-      const r = await req(server, 'GET', hashQuery, { token });
+      let r = await req(server, 'GET', hashQuery, { token });
+      // On PostgreSQL the server hears of another process's change by a notification, honoured
+      // within 1 second (README, Running on PostgreSQL); the data folder's server at once.
+      for (const t0 = performance.now(); BACKEND === 'postgres' && r.status === 429; ) {
+        assert.ok(performance.now() - t0 < 1_000, 'the new rate was not honoured within 1 second');
+        await sleep(10);
+        r = await req(server, 'GET', hashQuery, { token });
+      }
       assert.equal(r.status, 404);
       assert.equal(r.headers['x-ratelimit-limit'], '0');
     } finally {
