@@ -100,9 +100,9 @@ export async function benchBackends(argv: string[], setup: BackendSetup, flags: 
         goal: { minRatio: GOALS[s.name] as number },
       });
     }
-    const metrics = await get(onPg.port, '/metrics', { authorization: `Bearer ${METRICS_TOKEN}` });
-    const hits = /^paste_cache_hits_total (\d+)/m.exec(metrics.body)?.[1];
-    const misses = /^paste_cache_misses_total (\d+)/m.exec(metrics.body)?.[1];
+    const metrics = await pgMetrics(onPg.port);
+    const hits = metric(metrics, 'paste_cache_hits_total');
+    const misses = metric(metrics, 'paste_cache_misses_total');
     await Promise.all(servers.map((c) => c.stop()));
     for (const c of servers)
       if (/error/i.test(c.output()))
@@ -129,14 +129,21 @@ export async function benchBackends(argv: string[], setup: BackendSetup, flags: 
  */
 async function logKeptUp(port: number, scenario: string): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 1_500));
-  const body = (await get(port, '/metrics', { authorization: `Bearer ${METRICS_TOKEN}` })).body;
-  const waiting = Number(/^paste_api_log_lines_waiting (\d+)/m.exec(body)?.[1] ?? Number.NaN);
-  const dropped = Number(/^paste_api_log_lines_dropped_total (\d+)/m.exec(body)?.[1] ?? Number.NaN);
-  if (waiting === 0 && dropped === 0) return;
+  const body = await pgMetrics(port);
+  const waiting = metric(body, 'paste_api_log_lines_waiting');
+  const dropped = metric(body, 'paste_api_log_lines_dropped_total');
+  if (waiting === '0' && dropped === '0') return;
   console.log(
-    `  WARNING ${scenario}: PostgreSQL's API log fell behind (${waiting} lines still waiting 1.5 s after the load, ${dropped} dropped since start); this row measured less than the whole work`,
+    `  WARNING ${scenario}: PostgreSQL's API log fell behind (${waiting ?? '?'} lines still waiting 1.5 s after the load, ${dropped ?? '?'} dropped since start); this row measured less than the whole work`,
   );
 }
+
+/** The PostgreSQL server's /metrics text. */
+const pgMetrics = async (port: number): Promise<string> =>
+  (await get(port, '/metrics', { authorization: `Bearer ${METRICS_TOKEN}` })).body;
+
+/** A metric's value in /metrics text (a whole number, as the bench's metrics are), or undefined. */
+const metric = (body: string, name: string): string | undefined => new RegExp(`^${name} (\\d+)`, 'm').exec(body)?.[1];
 
 /** Start-up, RSS and a cold random read at 100,000 pastes: the data folder, then the same pastes in PostgreSQL. */
 async function startupBoth(argv: string[], cluster: TestCluster): Promise<void> {
