@@ -9,13 +9,17 @@ import { isTombstone, type Paste, type Privacy, type Receipt } from '../paste/pa
  * `extract(epoch ...)`, exact, rather than through a parse of the server's text.
  */
 
-/** The columns a paste is read from, times as epoch ms. */
+/**
+ * The columns a paste is read from `pastes`, times as epoch ms; its count is its row's and
+ * the views folded in beside it since (migrations/014-paste-views.sql).
+ */
 export const pasteColumns = (sql: ISql): PendingQuery<Row[]> => sql`
   hash, title, content_json, language, privacy, highlight, burn_after_read, burned, password, owner_id,
   (extract(epoch from created_at) * 1000)::float8 as created_at,
   (extract(epoch from updated_at) * 1000)::float8 as updated_at,
   (extract(epoch from expire_at) * 1000)::float8 as expire_at,
-  view_count::float8 as view_count, receipt, revision, delete_key, encrypted`;
+  (view_count + coalesce((select v.views from paste_views v where v.hash = pastes.hash), 0))::float8 as view_count,
+  receipt, revision, delete_key, encrypted`;
 
 /**
  * When the expiry sweep must next look at a paste, or null for never: a tombstone (burned

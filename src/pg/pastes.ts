@@ -222,8 +222,12 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
         if (!(await this.#insert(tx, txn.next, sweepAt)))
           throw new Error(`paste ${hash}: its short code is another paste's`);
       } else {
-        const { hash: _same, ...changed } = rowOf(txn.next, sweepAt);
-        await tx`update pastes set ${tx(changed)} where hash = ${hash}`;
+        // The count moves by what the transaction changed of it: views folded in beside the
+        // row meanwhile (pg/views.ts) stay counted, and a burn takes them into the row
+        // (migrations/014-paste-views.sql).
+        const { hash: _same, view_count: _count, ...changed } = rowOf(txn.next, sweepAt);
+        await tx`update pastes set ${tx(changed)}, view_count = view_count + ${txn.next.view_count - current.view_count}
+          where hash = ${hash}`;
       }
       if (txn.dropBelow !== undefined)
         await tx`delete from paste_revisions where hash = ${hash} and revision < ${txn.dropBelow}`;

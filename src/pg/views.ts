@@ -1,4 +1,4 @@
-import type { Sql } from 'postgres';
+import type { ISql, PendingQuery, Row, Sql } from 'postgres';
 import type { ViewCounts } from '../paste/repository.ts';
 import { PASTES_CHANNEL } from './paste-cache.ts';
 
@@ -45,15 +45,20 @@ export interface FoldedCounts {
 /** Nothing cached: each copy is read from its row, and holds its count. */
 const NOWHERE: FoldedCounts = { recount: () => undefined, viewCount: () => undefined };
 
+/** A folded row's whole count, as `view_count`: its views and its paste's row's own (migrations/014-paste-views.sql). */
+const total = (sql: ISql): PendingQuery<Row[]> =>
+  sql`(pv.views + coalesce((select p.view_count from pastes p where p.hash = pv.hash), 0))::float8 as view_count`;
+
 /** Pastes whose counts one statement folds in. */
 const FOLD_CHUNK = 1_000;
 
 /**
  * View counts are batched as the file store batches them (store/views.ts, README Data on
  * disk and durability): a read only bumps a number in memory, and every upkeep tick folds
- * all of them into their rows (`view_count = view_count + n`), a thousand pastes a
- * statement, so a crash loses at most the last tick's counts. Nothing is saved beside the
- * rows, so no count can be both saved and folded: a fold adds what was counted, whatever
+ * all of them into the pastes' rows of `paste_views` (`views = views + n`, beside `pastes`,
+ * whose wide rows a fold would otherwise write anew: migrations/014-paste-views.sql), a
+ * thousand pastes a statement, so a crash loses at most the last tick's counts. Nothing else
+ * is saved, so no count can be both saved and folded: a fold adds what was counted, whatever
  * the row holds, and another server's folds into the same row add up with ours. Each pending
  * count remembers the row's count it started from, so a reader that sees the row just
  * after a fold, before the count is settled, does not count those views twice.
@@ -122,27 +127,39 @@ export class PgViewCounts implements ViewCounts {
   }
 
   /**
-   * Adds each paste's taken views to its row in one statement, then settles them: what was
-   * counted meanwhile stays pending over the row's new count. A paste gone or burned takes
-   * none (a burned paste's count stopped at its one reading), and its count is dropped.
+   * Adds each paste's taken views to its row of `paste_views` in one statement, then settles
+   * them: what was counted meanwhile stays pending over the paste's new count. A paste gone or
+   * burned has no row there (migrations/014-paste-views.sql) and takes none (a burned paste's
+   * count stopped at its one reading), and its count is dropped.
    */
   async #fold(taken: (readonly [string, number])[]): Promise<void> {
     const hashes = taken.map(([hash]) => hash);
     const counts = taken.map(([, n]) => n);
     const rows = await this.sql.begin(async (tx) => {
-      // Says to the announcing trigger (migrations 7 and 10) that only the counts change, and
-      // that this fold announces them itself: the servers' caches take the new counts
-      // instead of dropping the pastes.
-      await tx`select set_config('pastebin.view_fold', 'batched', true)`;
-      // The rows are locked in hash order first: two servers folding the same pastes cannot deadlock.
+      // The rows are locked in hash order first: two servers folding the same pastes cannot
+      // deadlock. The paste's own row is only read, for the count the fold makes.
       const folded = await tx`
         with v as (select * from unnest(${hashes}::text[], ${counts}::bigint[]) as v(hash, n)),
-        locked as (select p.hash from pastes p join v using (hash) where not p.burned order by p.hash for update of p)
-        update pastes p set view_count = p.view_count + v.n
+        locked as (select pv.hash from paste_views pv join v using (hash) order by pv.hash for update of pv)
+        update paste_views pv set views = pv.views + v.n
         from v join locked using (hash)
-        where p.hash = v.hash and not p.burned
-        returning p.hash, p.view_count::float8 as view_count`;
-      // Sent at commit, with it, as the trigger's would be.
+        where pv.hash = v.hash
+        returning pv.hash, ${total(tx)}`;
+      if (folded.length < taken.length) {
+        // A paste's first fold makes its row of views. Its row of `pastes` is held meanwhile
+        // (KEY SHARE), so it cannot be deleted or burned before its row of views is made: a
+        // delete then takes that row too, and a burn its views.
+        const done = new Set(folded.map((r) => r['hash'] as string));
+        const first = taken.filter(([hash]) => !done.has(hash));
+        const made = await tx`
+          insert into paste_views as pv (hash, views)
+          select p.hash, v.n from unnest(${first.map(([hash]) => hash)}::text[], ${first.map(([, n]) => n)}::bigint[]) as v(hash, n)
+            join pastes p using (hash) where not p.burned order by p.hash for key share of p
+          on conflict (hash) do update set views = pv.views + excluded.views
+          returning pv.hash, ${total(tx)}`;
+        folded.push(...made);
+      }
+      // Sent at commit, with it: no trigger announces these rows.
       const payloads = foldAnnouncements(folded.map((r) => [r['hash'] as string, r['view_count'] as number]));
       if (payloads.length > 0) await tx`select pg_notify(${PASTES_CHANNEL}, p) from unnest(${payloads}::text[]) as p`;
       return folded;

@@ -8,6 +8,8 @@ import { type Database, DatabaseStartError, openDatabase } from '../../src/pg/co
 import { migrate } from '../../src/pg/migrate.ts';
 import { loadMigrations } from '../../src/pg/migrations.ts';
 import { PgApiLog } from '../../src/pg/api-log.ts';
+import { PgPasteStore } from '../../src/pg/pastes.ts';
+import { PgViewCounts } from '../../src/pg/views.ts';
 import type { ApiLogEntry } from '../../src/log/entry.ts';
 import type { LogPage } from '../../src/log/reader.ts';
 import { createTestDatabase } from '../helpers/postgres.ts';
@@ -39,6 +41,8 @@ const STATE_TABLES = [
   'audit_log',
   'idempotency_records',
   'paste_revisions',
+  // The views folded in since a paste's row was written (migration 14).
+  'paste_views',
   'pastes',
   'rate_buckets',
   'revoked_tokens',
@@ -226,4 +230,30 @@ test('migration 9 moves the API log rows into chunks, which read back as the row
     values (now(), 'tok-old', 42, 'POST', '/api/v1/paste_create.php', 201, '10.1.1.1', 3.25)`;
   const [old] = (await log.read({ user_id: 42, endpoint: '/api/v1/paste_create.php' })).entries;
   assert.deepEqual([old?.token_id, old?.status, old?.duration_ms], ['tok-old', 201, 3.25]);
+});
+
+test('migration 14 keeps every count; the first fold of a paste that is not burned makes its row of views', async () => {
+  const db = await open(await createTestDatabase());
+  const all = await loadMigrations();
+  await migrate(db.sql, all.slice(0, 13));
+  await db.sql`
+    insert into pastes (hash, owner_id, privacy, created_at, updated_at, language, title, highlight, burn_after_read,
+      burned, view_count, content_json)
+    values ('Living0014', 1, 'public', now(), now(), 'text', '', true, false, false, 4, '"x"'),
+      ('Burned0014', 1, 'public', now(), now(), 'text', '', true, true, true, 1, '""')`;
+  await migrate(db.sql, all);
+  const store = new PgPasteStore(db.sql);
+  assert.equal((await store.get('Living0014'))?.view_count, 4);
+  assert.equal((await store.get('Burned0014'))?.view_count, 1);
+  const views = new PgViewCounts(db.sql);
+  views.add('Living0014', 4);
+  views.add('Burned0014', 1);
+  await views.drain();
+  assert.equal((await store.get('Living0014'))?.view_count, 5);
+  assert.equal((await store.get('Burned0014'))?.view_count, 1);
+  const rows = await db.sql`select hash, views::int as views from paste_views order by hash`;
+  assert.deepEqual(
+    rows.map((r) => ({ ...r })),
+    [{ hash: 'Living0014', views: 1 }],
+  );
 });
