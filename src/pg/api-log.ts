@@ -7,6 +7,8 @@ import { chunkEntry, readApiLog } from './api-log-query.ts';
 
 export interface PgApiLogOptions {
   now?: () => number;
+  /** Where chunks are inserted; default the pool. A server gives its log a connection of its own (pg/connect.ts, logDriverOptions). */
+  inserts?: Sql;
   /** Default 1000. */
   flushIntervalMs?: number;
   /** While inserts fail, lines beyond this many are dropped, oldest first. Default 100 000. */
@@ -67,6 +69,7 @@ export class PgApiLog implements ApiLog {
   readonly #maxBufferedLines: number;
   readonly #warn: (message: string) => void;
   readonly #where: string;
+  readonly #inserts: Sql;
   #pending = new LineBuffer();
   /** What each coming chunk of #pending holds, oldest first; their `lines` add up to its length. */
   #chunks: ChunkFacts[] = [];
@@ -89,6 +92,7 @@ export class PgApiLog implements ApiLog {
     this.#maxBufferedLines = opts.maxBufferedLines ?? 100_000;
     this.#warn = opts.warn ?? ((message) => void process.stderr.write(`${message}\n`));
     this.#where = opts.where ?? 'the database';
+    this.#inserts = opts.inserts ?? sql;
   }
 
   /** Lines inserted since start (README, Metrics). */
@@ -251,7 +255,7 @@ export class PgApiLog implements ApiLog {
     add('u', facts.users);
     add('e', facts.endpoints);
     add('s', facts.classes);
-    await this.sql`
+    await this.#inserts`
       with chunk as (
         insert into api_log_chunks (first_time, last_time, line_count, lines)
         values (${facts.first}::timestamptz, ${facts.last}::timestamptz,

@@ -10,6 +10,8 @@ export interface Database {
   readonly sql: Sql<Record<string, PostgresType>>;
   readonly describe: string;
   readonly timeoutMs: number;
+  /** The API log's connection beside the pool (`logDriverOptions`). */
+  readonly logSql: Sql<Record<string, PostgresType>>;
   close(): Promise<void>;
 }
 
@@ -58,11 +60,15 @@ export async function openDatabase(
     try {
       // A query, not only a connection: the server may accept connections while still starting up.
       await sql`select 1`;
+      const logSql = postgres(logDriverOptions(target, config.databaseTimeoutMs));
       return {
         sql,
+        logSql,
         describe: target.describe,
         timeoutMs: config.databaseTimeoutMs,
-        close: () => sql.end({ timeout: 1 }),
+        close: async () => {
+          await Promise.all([sql.end({ timeout: 1 }), logSql.end({ timeout: 1 })]);
+        },
       };
     } catch (err) {
       await sql.end({ timeout: 0 });
@@ -108,4 +114,21 @@ export function driverOptions(target: DatabaseTarget, timeoutMs: number): Option
   if (target.password !== null) options.password = target.password;
   if (target.database !== null) options.database = target.database;
   return options;
+}
+
+/**
+ * The API log's one connection beside the pool, which inserts its chunks (pg/api-log.ts).
+ * Its commits do not wait for the disk: log lines are not acknowledged writes, and the file
+ * log does not fsync them either (log/appender.ts), so a crash of the database may lose its
+ * last fraction of a second of lines, as one of the machine may lose the file log's. Every
+ * chunk committed so no longer asks for a flush of the WAL of its own, and none waits for a
+ * place in the pool the requests use. Named, so an operator tells it apart.
+ */
+export function logDriverOptions(target: DatabaseTarget, timeoutMs: number): Options<Record<string, PostgresType>> {
+  const options = driverOptions(target, timeoutMs);
+  return {
+    ...options,
+    max: 1,
+    connection: { ...options.connection, application_name: 'pastebin api log', synchronous_commit: 'off' },
+  };
 }

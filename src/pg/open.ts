@@ -63,7 +63,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
   const turns = new UpkeepTurns(sql, now);
   const tokenUsage = new PgTokenUsage(sql, now);
   const limiter = new PgLimiter(sql, now, () => pastes.heardRecently());
-  const apiLog = new PgApiLog(sql, { now, warn, where: db.describe });
+  const apiLog = new PgApiLog(sql, { now, warn, where: db.describe, inserts: db.logSql });
   const audit = new PgAudit(sql, now, warn);
   const [serverKey] = await Promise.all([
     loadServerKey(sql),

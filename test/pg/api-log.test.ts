@@ -210,6 +210,22 @@ describe('PgApiLog writing', () => {
     assert.deepEqual([log.written, log.dropped, log.unwritten], [3, 0, 0]);
   });
 
+  it('chunks go through the connection given for inserts; reads and retention through the pool', async () => {
+    const elsewhere = await freshDatabase();
+    const log = new PgApiLog(db.sql, { inserts: elsewhere.sql });
+    log.append(make(1));
+    log.append(make(2));
+    await log.close();
+    assert.equal(log.written, 2);
+    assert.deepEqual((await log.read({})).entries, [], 'nothing was inserted through the pool');
+    assert.deepEqual(ids((await new PgApiLog(elsewhere.sql).read({})).entries), [2, 1]);
+    await db.sql`insert into api_log_chunks (first_time, last_time, line_count, lines)
+      values ('2024-03-10T00:00:00Z', '2024-03-10T00:00:00Z', 1, ${JSON.stringify([make(0).time])})`;
+    await log.prune(1, DAY0 + 5 * 86_400_000);
+    assert.equal((await db.sql`select id from api_log_chunks`).length, 0, 'pruned through the pool');
+    assert.equal((await elsewhere.sql`select id from api_log_chunks`).length, 1);
+  });
+
   it('append only queues; lines are inserted by the timer, and those left at close', async () => {
     const log = new PgApiLog(db.sql, { flushIntervalMs: 20 });
     log.append(make(1));

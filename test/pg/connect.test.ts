@@ -115,6 +115,31 @@ test('every session commits durably and times statements out, whatever the datab
   }
 });
 
+test("the API log's one connection commits without waiting for the disk, and says whose it is", async () => {
+  const cluster = await testCluster();
+  const url = await createTestDatabase();
+  const name = new URL(url).pathname.slice(1);
+  psql(cluster, `ALTER DATABASE "${name}" SET synchronous_commit = on`);
+  const db = await openDatabase(configOf({ DATABASE_URL: url, DATABASE_TIMEOUT_MS: '300' }));
+  try {
+    const setting = `select current_setting('synchronous_commit') as sc, current_setting('statement_timeout') as st,
+      current_setting('application_name') as app`;
+    const [log] = await db.logSql.unsafe(setting);
+    assert.deepEqual({ ...log }, { sc: 'off', st: '300ms', app: 'pastebin api log' });
+    const [pool] = await db.sql.unsafe(setting);
+    assert.deepEqual({ ...pool }, { sc: 'on', st: '300ms', app: 'pastebin' });
+    // Two calls at once on the log's connection: it is one, so they share it.
+    await Promise.all([db.logSql`select pg_sleep(0.05)`, db.logSql`select pg_sleep(0.05)`]);
+    const open = psql(
+      cluster,
+      `select count(*) from pg_stat_activity where datname = '${name}' and application_name = 'pastebin api log'`,
+    );
+    assert.equal(open, '1');
+  } finally {
+    await db.close();
+  }
+});
+
 test('a unix socket folder works as ?host= and as a percent-encoded host', async () => {
   const cluster = await testCluster();
   const db = new URL(await createTestDatabase()).pathname;
