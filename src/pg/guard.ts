@@ -38,6 +38,9 @@ export function isUnavailable(err: unknown): boolean {
  */
 export class DbGuard {
   #inFlight = 0;
+  /** The last promise tracked, and its tracked twin (#track). */
+  #lastCall: Promise<unknown> | undefined;
+  #lastTracked: Promise<unknown> | undefined;
   /** Whether the last call reached the database (for /healthz). */
   #answering = true;
 
@@ -58,29 +61,52 @@ export class DbGuard {
     return this.#track(work());
   }
 
-  async #track<T>(call: Promise<T>): Promise<T> {
+  /**
+   * `call` bounded by the timeout and counted in flight while it runs. One promise handed to
+   * many callers (PgAccounts' `fresh()`, shared by every request of a turn) is tracked once:
+   * the callers share one timer, and none waits longer than the timeout.
+   */
+  #track<T>(call: Promise<T>, shared = false): Promise<T> {
+    if (shared && call === this.#lastCall) return this.#lastTracked as Promise<T>;
     this.#inFlight++;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new StorageUnavailable(`the database did not answer within ${this.timeoutMs} ms`)),
-          this.timeoutMs,
-        );
-      });
-      const out = await Promise.race([call, late]);
-      this.#answering = true;
-      return out;
-    } catch (err) {
-      if (!isUnavailable(err)) throw err;
-      this.#answering = false;
-      throw err instanceof StorageUnavailable
-        ? err
-        : new StorageUnavailable(`the database cannot be reached (${describeCode(err)})`);
-    } finally {
-      clearTimeout(timer);
-      this.#inFlight--;
+    const tracked = new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const settle = (): boolean => {
+        if (settled) return false;
+        settled = true;
+        clearTimeout(timer);
+        this.#inFlight--;
+        return true;
+      };
+      const timer = setTimeout(() => {
+        if (settle()) {
+          this.#answering = false;
+          reject(new StorageUnavailable(`the database did not answer within ${this.timeoutMs} ms`));
+        }
+      }, this.timeoutMs);
+      call.then(
+        (out) => {
+          if (!settle()) return;
+          this.#answering = true;
+          resolve(out);
+        },
+        (err: unknown) => {
+          if (!settle()) return;
+          if (!isUnavailable(err)) return reject(err);
+          this.#answering = false;
+          reject(
+            err instanceof StorageUnavailable
+              ? err
+              : new StorageUnavailable(`the database cannot be reached (${describeCode(err)})`),
+          );
+        },
+      );
+    });
+    if (shared) {
+      this.#lastCall = call;
+      this.#lastTracked = tracked;
     }
+    return tracked;
   }
 
   /**
@@ -90,21 +116,30 @@ export class DbGuard {
    * promise is tracked from then on. An `async *` method's steps each go through the guard.
    */
   wrap<T extends object>(target: T): T {
+    // Each method is wrapped once, at its first use: a request calls several.
+    const wrappers = new Map<PropertyKey, { fn: unknown; wrapper: unknown }>();
     return new Proxy(target, {
       get: (obj, key) => {
         const value: unknown = Reflect.get(obj, key, obj);
         if (typeof value !== 'function') return value;
-        const fn = value as (...a: unknown[]) => unknown;
-        if (fn.constructor.name === 'AsyncGeneratorFunction')
-          return (...args: unknown[]) => this.#each(fn.apply(obj, args) as AsyncGenerator<unknown>);
-        const isAsync = fn.constructor.name === 'AsyncFunction';
-        return (...args: unknown[]) => {
-          if (isAsync) return this.run(() => fn.apply(obj, args) as Promise<unknown>);
-          const out = fn.apply(obj, args);
-          return out instanceof Promise ? this.#track(out) : out;
-        };
+        const known = wrappers.get(key);
+        if (known !== undefined && known.fn === value) return known.wrapper;
+        const wrapper = this.#wrapMethod(obj, value as (...a: unknown[]) => unknown);
+        wrappers.set(key, { fn: value, wrapper });
+        return wrapper;
       },
     });
+  }
+
+  #wrapMethod(obj: object, fn: (...a: unknown[]) => unknown): (...a: unknown[]) => unknown {
+    if (fn.constructor.name === 'AsyncGeneratorFunction')
+      return (...args) => this.#each(fn.apply(obj, args) as AsyncGenerator<unknown>);
+    if (fn.constructor.name === 'AsyncFunction')
+      return (...args) => this.run(() => fn.apply(obj, args) as Promise<unknown>);
+    return (...args) => {
+      const out = fn.apply(obj, args);
+      return out instanceof Promise ? this.#track(out, true) : out;
+    };
   }
 
   /**

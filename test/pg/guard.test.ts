@@ -78,6 +78,34 @@ describe('DbGuard', () => {
     await assert.rejects(store.slow(), (err) => err instanceof StorageUnavailable);
   });
 
+  test('a promise that many callers of a wrapped method share counts once against the bound, with one timeout', async () => {
+    const guard = new DbGuard(60, 2);
+    let release: (v: number) => void = () => undefined;
+    let shared = new Promise<number>((resolve) => {
+      release = resolve;
+    });
+    class Accounts {
+      fresh(): Promise<number> {
+        return shared;
+      }
+    }
+    const accounts = guard.wrap(new Accounts());
+    assert.equal(accounts.fresh, accounts.fresh, 'a method is wrapped once');
+    const waiting = Array.from({ length: 5 }, () => accounts.fresh());
+    assert.equal(await guard.run(async () => 7), 7, 'five callers of one promise hold one place of two');
+    release(1);
+    assert.deepEqual(await Promise.all(waiting), [1, 1, 1, 1, 1]);
+    // A promise that never settles: every caller is refused at the one timeout.
+    shared = never();
+    const started = Date.now();
+    const stalled = [accounts.fresh(), accounts.fresh()];
+    const third = guard.run(async () => 8);
+    assert.equal(await third, 8, 'the stalled promise holds one place');
+    for (const call of stalled) await assert.rejects(call, (err) => err instanceof StorageUnavailable);
+    assert.ok(Date.now() - started < 1_000);
+    assert.equal(await guard.run(async () => 9), 9, 'its place is free again after the timeout');
+  });
+
   test('wrap guards each step of an async generator, and a consumer that stops early ends it', {
     timeout: 5_000,
   }, async () => {
