@@ -63,8 +63,8 @@ export class DbGuard {
 
   /**
    * `call` bounded by the timeout and counted in flight while it runs. One promise handed to
-   * many callers (PgAccounts' `fresh()`, shared by every request of a turn) is tracked once:
-   * the callers share one timer, and none waits longer than the timeout.
+   * many callers (PgAccounts' `fresh()`, shared by every request of a turn) is tracked once
+   * while it runs: the callers share one timer, and none waits longer than the timeout.
    */
   #track<T>(call: Promise<T>, shared = false): Promise<T> {
     if (shared && call === this.#lastCall) return this.#lastTracked as Promise<T>;
@@ -76,6 +76,9 @@ export class DbGuard {
         settled = true;
         clearTimeout(timer);
         this.#inFlight--;
+        // A caller that comes after gets a tracking of its own: a promise kept for long may
+        // have settled since this one's timeout.
+        if (this.#lastCall === call) this.#lastCall = this.#lastTracked = undefined;
         return true;
       };
       const timer = setTimeout(() => {

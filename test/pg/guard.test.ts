@@ -104,6 +104,11 @@ describe('DbGuard', () => {
     for (const call of stalled) await assert.rejects(call, (err) => err instanceof StorageUnavailable);
     assert.ok(Date.now() - started < 1_000);
     assert.equal(await guard.run(async () => 9), 9, 'its place is free again after the timeout');
+    // A promise kept for long that answered after its callers' timeout: later callers get its answer.
+    shared = new Promise((resolve) => setTimeout(() => resolve(2), 100));
+    await assert.rejects(accounts.fresh(), (err) => err instanceof StorageUnavailable);
+    await shared;
+    assert.equal(await accounts.fresh(), 2);
   });
 
   test('wrap guards each step of an async generator, and a consumer that stops early ends it', {
