@@ -22,6 +22,8 @@ export interface AppSides {
   metrics?: (req: IncomingMessage) => Reply;
   /** What `/healthz` adds about the storage (backend.ts); absent: always healthy. */
   health?: () => Health;
+  /** Runs a request's handling in the storage's request scope (backend.ts, Storage.scope). */
+  scope?: <T>(fn: () => T) => T;
 }
 
 /**
@@ -48,6 +50,8 @@ export function createApp(sides: AppSides): (req: IncomingMessage, res: ServerRe
     // hastebin's API (api/haste.ts) is the API's too, at the paths its clients use.
     const side = path.startsWith('/api/') || isHastePath(path) ? sides.api : sides.web;
     const ip = clientIp(req, sides.trustProxy);
-    side(req, res, path, query, ip, clientKey(ip, sides.ipv6PrefixLength), id);
+    const key = clientKey(ip, sides.ipv6PrefixLength);
+    if (sides.scope === undefined) side(req, res, path, query, ip, key, id);
+    else sides.scope(() => side(req, res, path, query, ip, key, id));
   };
 }

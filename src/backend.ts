@@ -59,6 +59,11 @@ export interface Storage {
   readonly stats: StorageStats;
   /** What `/healthz` says of the storage, answered at once (a backend probes in the background). */
   health?(): Health;
+  /**
+   * Runs one request's handling so that its calls into the storage share one deadline and
+   * one refusal (pg/scope.ts); absent where a call cannot outlive its request (the data folder).
+   */
+  scope?<T>(fn: () => T): T;
 }
 
 /** The expiry sweep, run in bounded slices beside the rest of the upkeep (README, Expiry). */

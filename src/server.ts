@@ -245,6 +245,7 @@ function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string, d
     ids: new RequestIds(),
     ...(config.metricsToken === null ? {} : { metrics: scrape }),
     health: () => (draining() ? { ok: false, shutting_down: true } : (storage.health?.() ?? { ok: true })),
+    ...(storage.scope === undefined ? {} : { scope: storage.scope }),
   });
   return { app, scrape, inFlight, metricsOn };
 }

@@ -25,6 +25,7 @@ export const STATUS_BY_CODE = {
   paste_damaged: 500,
   unavailable: 503,
   storage_unavailable: 503,
+  outcome_unknown: 503,
   storage_full: 507,
 } as const;
 

@@ -12,6 +12,8 @@ export interface Database {
   readonly timeoutMs: number;
   /** The API log's connection beside the pool (`logDriverOptions`). */
   readonly logSql: Sql<Record<string, PostgresType>>;
+  /** The background probe's connection beside the pool (`probeDriverOptions`). */
+  readonly probeSql: Sql<Record<string, PostgresType>>;
   close(): Promise<void>;
 }
 
@@ -61,13 +63,15 @@ export async function openDatabase(
       // A query, not only a connection: the server may accept connections while still starting up.
       await sql`select 1`;
       const logSql = postgres(logDriverOptions(target, config.databaseTimeoutMs));
+      const probeSql = postgres(probeDriverOptions(target, config.databaseTimeoutMs));
       return {
         sql,
         logSql,
+        probeSql,
         describe: target.describe,
         timeoutMs: config.databaseTimeoutMs,
         close: async () => {
-          await Promise.all([sql.end({ timeout: 1 }), logSql.end({ timeout: 1 })]);
+          await Promise.all([sql.end({ timeout: 1 }), logSql.end({ timeout: 1 }), probeSql.end({ timeout: 0 })]);
         },
       };
     } catch (err) {
@@ -131,4 +135,14 @@ export function logDriverOptions(target: DatabaseTarget, timeoutMs: number): Opt
     max: 1,
     connection: { ...options.connection, application_name: 'pastebin api log', synchronous_commit: 'off' },
   };
+}
+
+/**
+ * The background probe's one connection beside the pool (pg/open.ts): it asks whether the
+ * database answers, so it must not wait behind the requests' statements for a connection,
+ * nor take one from them. Named, so an operator tells it apart.
+ */
+export function probeDriverOptions(target: DatabaseTarget, timeoutMs: number): Options<Record<string, PostgresType>> {
+  const options = driverOptions(target, timeoutMs);
+  return { ...options, max: 1, connection: { ...options.connection, application_name: 'pastebin probe' } };
 }

@@ -1,11 +1,13 @@
-import { StorageUnavailable } from '../storage/errors.ts';
+import { OutcomeUnknown, StorageUnavailable } from '../storage/errors.ts';
+import { currentScope, DbScope, inScope } from './scope.ts';
 
 /**
  * SQLSTATE classes and codes that mean "the database cannot answer now", not "the request
  * is wrong": connection exceptions (08), the server shutting down or starting (57P01-57P03),
- * a statement cancelled by statement_timeout (57014), too many connections (53300).
+ * a statement cancelled by statement_timeout or by the guard (57014), a lock not had within
+ * lock_timeout (55P03), too many connections (53300).
  */
-const UNAVAILABLE_STATES = new Set(['57014', '57P01', '57P02', '57P03', '53300', '53400']);
+const UNAVAILABLE_STATES = new Set(['57014', '55P03', '57P01', '57P02', '57P03', '53300', '53400']);
 /** The driver's own codes for a connection that failed, closed or timed out. */
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -29,48 +31,125 @@ export function isUnavailable(err: unknown): boolean {
   return UNAVAILABLE_CODES.has(code) || UNAVAILABLE_STATES.has(code) || code.startsWith('08');
 }
 
+/** How long a call whose time is up still waits for a change it sent to say whether it was made (README, Running on PostgreSQL). */
+export const OUTCOME_WAIT_MS = 250;
+
 /**
- * Every call into the database goes through one guard (pg/open.ts), which keeps three
- * promises of the README (Running on PostgreSQL): a request never waits longer than
- * DATABASE_TIMEOUT_MS for the database; the calls waiting for a connection are bounded, so a
- * pool that is all busy refuses at once instead of queueing without end; and either case,
- * like a lost connection, is a 503 `storage_unavailable` with Retry-After, never a 500.
+ * Every call into the database goes through one guard (pg/open.ts), which keeps the
+ * promises of the README (Running on PostgreSQL):
+ *
+ * - a request waits for the database at most DATABASE_TIMEOUT_MS in all, counted from its
+ *   first call (its calls share one scope, pg/scope.ts), plus OUTCOME_WAIT_MS when a
+ *   change it sent must first say whether it was made;
+ * - a request refused is refused for good: once its time is up, nothing more of it is
+ *   sent, its transactions never commit, and what still runs is cancelled
+ *   (pg/scoped-sql.ts); when a change may have been made all the same, the refusal says
+ *   `outcome_unknown` instead of `storage_unavailable`;
+ * - the calls waiting are bounded, so a pool that is all busy refuses at once instead of
+ *   queueing without end;
+ * - while the background probe finds the database down (the breaker is open), calls are
+ *   refused at once instead of each waiting the whole timeout; the probe's first success
+ *   closes it.
+ *
+ * Each case, like a lost connection, is a 503 with Retry-After, never a 500.
  */
 export class DbGuard {
   #inFlight = 0;
-  /** The last promise tracked, and its tracked twin (#track). */
+  /** The last promise tracked as shared, its tracked twin, and the deadline it was tracked to (#track). */
   #lastCall: Promise<unknown> | undefined;
   #lastTracked: Promise<unknown> | undefined;
+  #lastDeadline = 0;
   /** Whether the last call reached the database (for /healthz). */
   #answering = true;
+  /** Why the probe last found the database down, or null: the breaker is closed. */
+  #down: string | null = null;
 
   constructor(
     private readonly timeoutMs: number,
     /** Calls allowed in flight at once: the pool's connections and a short queue behind them. */
     private readonly maxInFlight: number,
+    private readonly outcomeWaitMs = OUTCOME_WAIT_MS,
   ) {}
 
   get answering(): boolean {
     return this.#answering;
   }
 
-  /** Runs `work` (a call into the database) under the guard. */
+  /** Whether the breaker is open: the probe found the database down and has not seen it answer since. */
+  get open(): boolean {
+    return this.#down !== null;
+  }
+
+  /** Runs `fn`, a request's handling, in a scope of its own: its calls share one deadline (pg/scope.ts). */
+  request<T>(fn: () => T): T {
+    return inScope(new DbScope(), fn);
+  }
+
+  /** Runs `work` (a call into the database) under the guard, in the running request's scope or one of its own. */
   run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.#inFlight >= this.maxInFlight)
-      return Promise.reject(new StorageUnavailable('every database connection is busy; try again in a moment'));
-    return this.#track(work());
+    const scope = currentScope();
+    if (scope !== undefined) return this.#run(work, scope);
+    const own = new DbScope();
+    return inScope(own, () => this.#run(work, own));
   }
 
   /**
-   * `call` bounded by the timeout and counted in flight while it runs. One promise handed to
-   * many callers (PgAccounts' `fresh()`, shared by every request of a turn) is tracked once
-   * while it runs: the callers share one timer, and none waits longer than the timeout.
+   * The background probe (pg/open.ts): runs `check` past the breaker, bounded by the
+   * timeout; a failure opens the breaker, a success closes it. Answers the failure, or null.
    */
-  #track<T>(call: Promise<T>, shared = false): Promise<T> {
-    if (shared && call === this.#lastCall) return this.#lastTracked as Promise<T>;
+  async probe(check: () => Promise<unknown>): Promise<string | null> {
+    const scope = new DbScope();
+    scope.start(this.timeoutMs, performance.now());
+    try {
+      await inScope(scope, () => this.#track(check(), scope));
+      this.#down = null;
+      return null;
+    } catch (err) {
+      this.#down = err instanceof Error ? err.message : String(err);
+      return this.#down;
+    }
+  }
+
+  #run<T>(work: () => Promise<T>, scope: DbScope): Promise<T> {
+    const refused = this.#refusal(scope);
+    if (refused !== null) return Promise.reject(refused);
+    if (this.#inFlight >= this.maxInFlight)
+      return Promise.reject(scope.refusal('every database connection is busy; try again in a moment'));
+    return this.#track(work(), scope);
+  }
+
+  /** Why a call of `scope` must not start, or null; starts the scope's clock at its first call. */
+  #refusal(scope: DbScope): StorageUnavailable | null {
+    if (this.#down !== null) return scope.refusal(`the database does not answer (${this.#down})`);
+    const now = performance.now();
+    if (scope.expired || now >= scope.start(this.timeoutMs, now)) {
+      scope.expire();
+      return scope.refusal(this.#late());
+    }
+    return null;
+  }
+
+  #late(): string {
+    return `the database did not answer within ${this.timeoutMs} ms`;
+  }
+
+  /**
+   * `call` bounded by its scope's deadline and counted in flight while it runs. When the
+   * deadline passes, the scope expires (its running statements are cancelled, its
+   * transactions will not commit), and the call is refused at once, or, when a change it
+   * sent may have been made, once the change says whether it was (at most OUTCOME_WAIT_MS).
+   *
+   * One promise handed to many callers (PgAccounts' `fresh()`, shared by every request of a
+   * turn) is tracked once while it runs: the callers share one timer, and none waits past
+   * its own deadline.
+   */
+  #track<T>(call: Promise<T>, scope: DbScope, shared = false): Promise<T> {
+    if (shared && call === this.#lastCall && scope.deadline >= this.#lastDeadline)
+      return this.#lastTracked as Promise<T>;
     this.#inFlight++;
     const tracked = new Promise<T>((resolve, reject) => {
       let settled = false;
+      let timer: NodeJS.Timeout;
       const settle = (): boolean => {
         if (settled) return false;
         settled = true;
@@ -81,12 +160,24 @@ export class DbGuard {
         if (this.#lastCall === call) this.#lastCall = this.#lastTracked = undefined;
         return true;
       };
-      const timer = setTimeout(() => {
-        if (settle()) {
-          this.#answering = false;
-          reject(new StorageUnavailable(`the database did not answer within ${this.timeoutMs} ms`));
+      const refuse = (err: StorageUnavailable): void => {
+        if (!settle()) return;
+        this.#answering = false;
+        reject(err);
+      };
+      const expire = (): void => {
+        scope.expire();
+        // A read shared by many requests is refused plainly: it changed nothing.
+        if (shared || !scope.writing) {
+          refuse(shared ? new StorageUnavailable(this.#late()) : scope.refusal(this.#late()));
+          return;
         }
-      }, this.timeoutMs);
+        timer = setTimeout(
+          () => refuse(new OutcomeUnknown(`${this.#late()}, and whether the change was made is not known`)),
+          this.outcomeWaitMs,
+        );
+      };
+      timer = setTimeout(expire, Math.max(0, scope.deadline - performance.now()));
       call.then(
         (out) => {
           if (!settle()) return;
@@ -94,13 +185,16 @@ export class DbGuard {
           resolve(out);
         },
         (err: unknown) => {
-          if (!settle()) return;
-          if (!isUnavailable(err)) return reject(err);
-          this.#answering = false;
-          reject(
-            err instanceof StorageUnavailable
-              ? err
-              : new StorageUnavailable(`the database cannot be reached (${describeCode(err)})`),
+          if (settled) return;
+          if (!isUnavailable(err)) {
+            settle();
+            return reject(err);
+          }
+          if (err instanceof StorageUnavailable) return refuse(err);
+          refuse(
+            scope.expired
+              ? scope.refusal(this.#late())
+              : scope.refusal(`the database cannot be reached (${describeCode(err)})`),
           );
         },
       );
@@ -108,6 +202,7 @@ export class DbGuard {
     if (shared) {
       this.#lastCall = call;
       this.#lastTracked = tracked;
+      this.#lastDeadline = scope.deadline;
     }
     return tracked;
   }
@@ -141,14 +236,24 @@ export class DbGuard {
       return (...args) => this.run(() => fn.apply(obj, args) as Promise<unknown>);
     return (...args) => {
       const out = fn.apply(obj, args);
-      return out instanceof Promise ? this.#track(out, true) : out;
+      return out instanceof Promise ? this.#shared(out) : out;
     };
+  }
+
+  /** A promise a method handed out, tracked in the running scope (or one of its own) as one many callers may share. */
+  #shared<T>(out: Promise<T>): Promise<T> {
+    const scope = currentScope() ?? new DbScope();
+    const refused = this.#refusal(scope);
+    if (refused === null) return this.#track(out, scope, true);
+    // Already on its way: refused here, it still settles, and nobody else waits for it.
+    out.catch(() => undefined);
+    return Promise.reject(refused);
   }
 
   /**
    * `steps` with each step run through the guard, as a call is: a search that reads many
-   * batches (pg/owner-lists.ts) waits at most the timeout for each. A consumer that stops
-   * early, or a step that fails, ends the generator without waiting for it.
+   * batches (pg/owner-lists.ts) waits for each within the request's time. A consumer that
+   * stops early, or a step that fails, ends the generator without waiting for it.
    */
   async *#each<T>(steps: AsyncGenerator<T>): AsyncGenerator<T> {
     try {

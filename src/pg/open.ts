@@ -11,6 +11,7 @@ import { migrate } from './migrate.ts';
 import { PgOwnerLists } from './owner-lists.ts';
 import { PgPasteStore } from './pastes.ts';
 import { PgRecentList } from './recent.ts';
+import { scopedSql } from './scoped-sql.ts';
 import { loadServerKey } from './server-key.ts';
 import { PgSessions } from './sessions.ts';
 import { PgShownOnce } from './shown-once.ts';
@@ -51,7 +52,8 @@ export async function openPgStorage(opts: StorageOptions): Promise<Storage> {
 
 async function openStores(db: Database, opts: StorageOptions): Promise<Storage> {
   const { config, now, warn, info } = opts;
-  const sql = db.sql;
+  // Every store's statements wait for a place on the pool and belong to their request (pg/scoped-sql.ts).
+  const sql = scopedSql(db.sql, POOL_SIZE);
   const guard = new DbGuard(config.databaseTimeoutMs, POOL_SIZE * QUEUED_PER_CONNECTION);
   const pastes = new PgPasteStore(sql, config.pasteCacheBytes);
   const views = new PgViewCounts(sql, pastes);
@@ -87,24 +89,26 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
   prune();
 
   // /healthz answers at once from the last probe: a load balancer's check never waits on the database.
+  // The probe is also the guard's breaker (pg/guard.ts): while it finds the database down,
+  // requests that need it are refused at once. It has a connection of its own, so a pool
+  // busy with slow statements is not taken for a database that is down.
   // The operator hears of an outage once when it begins and once when it ends, not once a request.
   let answering = true;
   const probe = (): void =>
     void guard
-      .run(() => sql`select 1`)
-      .then(
-        () => {
+      .probe(() => db.probeSql`select 1`)
+      .then((down) => {
+        if (down === null) {
           if (!answering) info(`the database at ${db.describe} answers again`);
           answering = true;
-        },
-        (err: unknown) => {
+        } else {
           if (answering)
             warn(
-              `the database at ${db.describe} does not answer (${err instanceof Error ? err.message : String(err)}); requests that need it get 503 until it does`,
+              `the database at ${db.describe} does not answer (${down}); requests that need it get 503 until it does`,
             );
           answering = false;
-        },
-      );
+        }
+      });
   const probeTimer = setInterval(probe, PROBE_MS);
   probeTimer.unref();
 
@@ -157,6 +161,8 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
       // The recent list is read again: another instance's new pastes join it (README, Running several instances).
       work.push(views.drain(), tokenUsage.save(), recent.load());
       // Every part is tried, even after one fails, so nothing is left half done behind a failure.
+      // Each is on its way already: one the guard refuses (the breaker open) still settles, unheard.
+      for (const w of work) w.catch(() => undefined);
       const outcomes = await Promise.allSettled(work.map((w) => guard.run(() => w)));
       for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
     },
@@ -184,6 +190,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
       writes: () => pastes.commits,
     },
     health: () => ({ ok: answering, database: answering ? 'answers' : 'does not answer' }),
+    scope: (fn) => guard.request(fn),
   };
 }
 

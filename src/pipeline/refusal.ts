@@ -4,7 +4,7 @@ import { HttpError, type ErrorCode } from '../http/errors.ts';
 import { PasteError, type PasteFailure } from '../paste/errors.ts';
 import { formatTime } from '../paste/paste.ts';
 import type { Receipt } from '../paste/paste.ts';
-import { StorageFull, StorageReadOnly, StorageUnavailable } from '../storage/errors.ts';
+import { OutcomeUnknown, StorageFull, StorageReadOnly, StorageUnavailable } from '../storage/errors.ts';
 
 /** The one table from a domain refusal to the HTTP error code (and so the status) both sides answer with. */
 const PASTE_CODES: Record<PasteFailure, ErrorCode> = {
@@ -77,7 +77,7 @@ export function toHttpError(err: unknown, logError: (err: unknown) => void, inte
     return new HttpError('unavailable', "The server's data folder cannot be written to, so nothing was saved.");
   // The database did not answer in time: the request may be tried again (README, Running on PostgreSQL).
   if (err instanceof StorageUnavailable)
-    return new HttpError('storage_unavailable', err.message, {
+    return new HttpError(err instanceof OutcomeUnknown ? 'outcome_unknown' : 'storage_unavailable', err.message, {
       headers: { 'retry-after': String(err.retryAfterSec) },
     });
   // More password checks waiting than the gate queues: refused before any work, so nothing was changed.

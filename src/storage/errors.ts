@@ -46,6 +46,13 @@ export class StorageUnavailable extends StorageProblem {
   }
 }
 
+/**
+ * The storage stopped answering at a moment when a change may already have been committed
+ * (a COMMIT sent on a connection that was then lost): 503 `outcome_unknown`. Retrying with
+ * the same Idempotency-Key settles it (README, Safe retries).
+ */
+export class OutcomeUnknown extends StorageUnavailable {}
+
 /** A file the service needs that cannot be what it should be (e.g. accounts.json cut short). */
 export class DamagedFile extends StorageProblem {
   constructor(

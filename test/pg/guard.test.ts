@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DbGuard, isUnavailable } from '../../src/pg/guard.ts';
-import { StorageUnavailable } from '../../src/storage/errors.ts';
+import { currentScope, type InFlight } from '../../src/pg/scope.ts';
+import { OutcomeUnknown, StorageUnavailable } from '../../src/storage/errors.ts';
 
 const never = (): Promise<never> => new Promise(() => undefined);
 
@@ -144,5 +146,85 @@ describe('DbGuard', () => {
       (err) => err instanceof StorageUnavailable && /did not answer within 50 ms/.test(err.message),
     );
     assert.deepEqual(stalled, [0, 1], 'the steps before the stall came through');
+  });
+
+  test('the calls of one request share one deadline: a second call gets what is left of the timeout, not a whole one', async () => {
+    const guard = new DbGuard(300, 10);
+    const started = performance.now();
+    await assert.rejects(
+      guard.request(async () => {
+        assert.equal(await guard.run(() => sleep(200).then(() => 1)), 1);
+        return guard.run(never);
+      }),
+      (err) => err instanceof StorageUnavailable && !(err instanceof OutcomeUnknown),
+    );
+    const took = performance.now() - started;
+    assert.ok(took < 450, `refused after ${Math.round(took)} ms; the request's time was 300 ms`);
+    // A call after the deadline is refused before it starts.
+    let ran = false;
+    await assert.rejects(
+      guard.request(async () => {
+        await guard.run(() => sleep(320));
+        ran = true;
+      }),
+      StorageUnavailable,
+    );
+    assert.equal(ran, false);
+  });
+
+  test('a change sent when the time runs out is waited for: made, the call answers; unheard of, the refusal says outcome_unknown', async () => {
+    const guard = new DbGuard(50, 10, 100);
+    /** A call that has a write on its way, as pg/scoped-sql.ts records one, settling after `ms` (never when null). */
+    const writing = (ms: number | null) => () => {
+      const scope = currentScope();
+      assert.ok(scope !== undefined);
+      let cancelled = 0;
+      const entry: InFlight = {
+        cancel: () => void cancelled++,
+        get mayHaveWritten() {
+          return scope.live.has(entry);
+        },
+      };
+      scope.live.add(entry);
+      return ms === null
+        ? never()
+        : sleep(ms).then(() => {
+            scope.live.delete(entry);
+            scope.committed = true;
+            return cancelled;
+          });
+    };
+    assert.equal(await guard.run(writing(80)), 1, 'made within the wait: the answer is the change, after one cancel');
+    const t0 = performance.now();
+    await assert.rejects(
+      guard.run(writing(null)),
+      (err) => err instanceof OutcomeUnknown && /not known/.test(err.message),
+    );
+    assert.ok(performance.now() - t0 < 1_000);
+    // Nothing sent that could have changed anything: a plain refusal, at once.
+    await assert.rejects(
+      guard.run(never),
+      (err) => err instanceof StorageUnavailable && !(err instanceof OutcomeUnknown),
+    );
+  });
+
+  test('the breaker: a failed probe refuses calls at once, and the first successful probe closes it', async () => {
+    const guard = new DbGuard(5_000, 10);
+    const down = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    assert.match((await guard.probe(() => Promise.reject(down))) ?? '', /cannot be reached/);
+    assert.equal(guard.open, true);
+    let ran = false;
+    const t0 = performance.now();
+    await assert.rejects(
+      guard.run(async () => {
+        ran = true;
+      }),
+      (err) => err instanceof StorageUnavailable && /does not answer/.test(err.message),
+    );
+    assert.ok(performance.now() - t0 < 100, 'refused at once, not after the timeout');
+    assert.equal(ran, false, 'the call never started');
+    assert.equal(await guard.probe(async () => 1), null);
+    assert.equal(guard.open, false);
+    assert.equal(await guard.run(async () => 2), 2);
   });
 });

@@ -37,7 +37,7 @@ const ERRORS: Record<number, string> = {
   422: 'The `Idempotency-Key` was used by this token for a different request in the last 24 hours.',
   429: "The token's rate limit (`limit_per_minute` in the body), too many failed authentications from this IP, or too many wrong passwords for this paste.",
   500: "An unexpected fault; the detail is only in the server's own log.",
-  503: 'The server cannot take the request now: the bytes it holds for bodies of not-yet-authenticated requests are spent (retry after `Retry-After` seconds, or send the token in the header), or its data folder cannot be written to (nothing was changed), or more password checks are waiting than it queues (retry after `Retry-After` seconds), or its database did not answer in time (`storage_unavailable`; retry after `Retry-After` seconds).',
+  503: 'The server cannot take the request now: the bytes it holds for bodies of not-yet-authenticated requests are spent (retry after `Retry-After` seconds, or send the token in the header), or its data folder cannot be written to (nothing was changed), or more password checks are waiting than it queues (retry after `Retry-After` seconds), or its database did not answer in time (`storage_unavailable`: nothing was changed; retry after `Retry-After` seconds), or lost its connection while a change was on its way (`outcome_unknown`: retry with the same `Idempotency-Key` to learn whether it was made).',
   507: "The server's disk is full: the write was refused and nothing was changed. Writes work again once there is space.",
 };
 
