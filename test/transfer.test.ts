@@ -213,6 +213,50 @@ describe('export and import', () => {
     }
   });
 
+  test('a number, time or id a backend cannot hold is refused by its line, on both backends, and the rest imported', async () => {
+    const base = JSON.parse(exported[0] as string) as Record<string, unknown>;
+    const burnt = { ...base, burned: true, burn_after_read: 1, content: '' };
+    const receipt = { at: '2026-01-31T14:30:00.000Z', via: 'api', token_id: 'AbCd1234' };
+    const into = await tempDataDir();
+    try {
+      const lines = [
+        { ...base, hash: 'Q1ZZZZZZZZ', view_count: 2 ** 63 },
+        { ...base, hash: 'Q2ZZZZZZZZ', view_count: 2 ** 53 },
+        { ...base, hash: 'Q3ZZZZZZZZ', revision: 2 ** 40 },
+        { ...base, hash: 'Q4ZZZZZZZZ', revision: 2 ** 31 },
+        { ...base, hash: 'Q5ZZZZZZZZ', created_at: '0000-01-01T00:00:00.000Z' },
+        { ...base, hash: 'Q6ZZZZZZZZ', expire_at: '0000-12-31T00:00:00.000Z' },
+        { ...burnt, hash: 'Q7ZZZZZZZZ', receipt: { ...receipt, token_id: 'a\u0000b' } },
+        { ...burnt, hash: 'Q8ZZZZZZZZ', receipt: { ...receipt, at: '0000-01-01T00:00:00.000Z' } },
+        // The bounds themselves are taken.
+        { ...base, hash: 'Q9ZZZZZZZZ', view_count: 2 ** 53 - 1, revision: 2 ** 31 - 1 },
+        { ...burnt, hash: 'QAZZZZZZZZ', created_at: '0001-01-01T00:00:00.000Z', receipt },
+      ].map((l) => JSON.stringify(l));
+      const r = await run(into, ['import'], lines.join('\n'));
+      assert.match(r.error ?? '', /^8 lines refused/, r.err.join('\n'));
+      assert.deepEqual(r.err, [
+        'line 1 refused: "view_count" must be a whole number from 0 to 9007199254740991',
+        'line 2 refused: "view_count" must be a whole number from 0 to 9007199254740991',
+        'line 3 refused: "revision" must be a whole number from 1 to 2147483647',
+        'line 4 refused: "revision" must be a whole number from 1 to 2147483647',
+        'line 5 refused: "created_at" must be a time in the years 0001 to 9999',
+        'line 6 refused: "expire_at" must be a time in the years 0001 to 9999',
+        'line 7 refused: "receipt.token_id" must be a token id (8 letters and digits) or null',
+        'line 8 refused: "receipt.at" must be a time in the years 0001 to 9999',
+      ]);
+      assert.equal(r.out.at(-1), 'imported 2, renamed 0, already here 0, refused 8');
+      const back = (await run(into, ['export'])).out.map((l) => JSON.parse(l) as Record<string, unknown>);
+      const byHash = new Map(back.map((p) => [p['hash'], p]));
+      assert.deepEqual([...byHash.keys()].sort(), ['Q9ZZZZZZZZ', 'QAZZZZZZZZ']);
+      assert.equal(byHash.get('Q9ZZZZZZZZ')?.['view_count'], 2 ** 53 - 1);
+      assert.equal(byHash.get('Q9ZZZZZZZZ')?.['revision'], 2 ** 31 - 1);
+      assert.equal(byHash.get('QAZZZZZZZZ')?.['created_at'], '0001-01-01T00:00:00.000Z');
+      assert.deepEqual(byHash.get('QAZZZZZZZZ')?.['receipt'], receipt);
+    } finally {
+      await cleanup(into);
+    }
+  });
+
   test('a password hash with scrypt parameters this server does not accept (p=40000, N=3, N=2^30, r=1) is refused, naming the line', async () => {
     const base = JSON.parse(exported[1] as string) as Record<string, unknown>;
     const [, , , , salt, key] = (base['password'] as string).split('$');

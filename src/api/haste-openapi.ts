@@ -9,7 +9,7 @@ const WHY: Record<number, string> = {
   304: 'The reader holds the current revision (`If-None-Match`).',
   400: 'The text is empty, not UTF-8, or asks for what an anonymous paste may not have.',
   401: 'A bad token; without one, a create while ANONYMOUS_PASTES is off; a protected paste without its password.',
-  403: "The token lacks the scope or may not make such a paste; the paste's password is wrong.",
+  403: "The token lacks the scope or may not make such a paste; the paste's password is wrong; a create without a token from another site's page (an `Origin` neither BASE_URL's nor in CORS_ORIGINS, or `Sec-Fetch-Site: cross-site`).",
   404: 'No such document (a private paste that is not yours looks the same).',
   405: 'Wrong method; `Allow` lists the right ones.',
   410: 'The paste expired or was burned after reading.',

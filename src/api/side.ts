@@ -5,6 +5,7 @@ import { ANONYMOUS_READER, anonymousCreator, NOBODY } from './open-principals.ts
 import { hasScope } from '../auth/tokens.ts';
 import { bodyType, maxBodyBytes, readFields, type BodyType } from '../http/body.ts';
 import { Cors } from '../http/cors.ts';
+import { fromOtherSite } from '../http/cross-site.ts';
 import { HttpError } from '../http/errors.ts';
 import { emptyFields, findParam, NO_FIELDS, parseUrlEncoded, type Fields } from '../http/fields.ts';
 import { json } from '../http/reply.ts';
@@ -144,6 +145,22 @@ const authenticate: Step<ApiContext> = (ctx) => {
 };
 
 /**
+ * A create without a token from another site's page is refused (README, Anonymous pastes):
+ * else any site could have its visitors' browsers fill the Recent list from their own
+ * addresses. Before the client's budget, which such a request does not spend.
+ */
+const crossSite =
+  (ours: string): Step<ApiContext> =>
+  (ctx) => {
+    if (ctx.principal?.anonymous !== true || routeOf(ctx).anonymous !== 'create') return undefined;
+    if (!fromOtherSite(ctx.req, ours, ctx.deps.cors)) return undefined;
+    throw new HttpError(
+      'cross_site',
+      `A paste without a token is not taken from another site's page. Send a token, or create it at ${ctx.deps.baseUrl}.`,
+    );
+  };
+
+/**
  * The token's bucket (README, Rate limits): 429 with `limit_per_minute` and `Retry-After`.
  * Decided at once in memory; on a database, by one statement every instance shares.
  */
@@ -231,6 +248,7 @@ const principalOf = (ctx: ApiContext): Principal => {
 export function apiSide(deps: ApiDeps, routes = [...apiV1Routes, ...hasteRoutes]): Side<ApiContext> {
   const router = new Router<ApiRoute>(routes);
   const iso = new IsoTimes();
+  const ours = new URL(deps.baseUrl).origin;
   const route: Step<ApiContext> = (ctx) => {
     const found = resolveRoute(router, ctx.method, ctx.path, WORDS, ctx);
     ctx.route = found.data;
@@ -248,7 +266,7 @@ export function apiSide(deps: ApiDeps, routes = [...apiV1Routes, ...hasteRoutes]
   };
   return {
     context: (req, path, rawQuery, ip, clientKey, id) => new ApiContext(deps, req, path, rawQuery, ip, clientKey, id),
-    steps: [cors, route, open, credentials, authenticate, rateLimit, scope, body, handle],
+    steps: [cors, route, open, credentials, authenticate, crossSite(ours), rateLimit, scope, body, handle],
     refuse: (ctx, err) => {
       const e = toHttpError(err, (fault) => deps.logError(fault, ctx.id), 'Internal server error');
       ctx.error = e.message;

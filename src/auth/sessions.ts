@@ -39,6 +39,21 @@ export interface Session {
 }
 
 /**
+ * Sessions a user holds at most: a new one ends the least recently used beyond it (README,
+ * Web pages), so sign-ins that never keep their cookie (a script behind a signing-in proxy)
+ * cannot pile up sessions without end.
+ */
+export const MAX_SESSIONS_PER_USER = 20;
+
+/** Of a user's other sessions, those a new one ends: all but the `MAX_SESSIONS_PER_USER - 1` most recently used. */
+export function sessionsToEnd<K>(others: readonly [K, SessionRecord][]): K[] {
+  return [...others]
+    .sort(([, a], [, b]) => b.last_seen - a.last_seen || b.created_at - a.created_at)
+    .slice(MAX_SESSIONS_PER_USER - 1)
+    .map(([key]) => key);
+}
+
+/**
  * `last_seen` is refreshed on disk at most this often, so a busy user does not cost a
  * durable write per request; expiry is therefore accurate to within this margin.
  */

@@ -1,17 +1,38 @@
 import type { IncomingMessage } from 'node:http';
-import { isIPv6 } from 'node:net';
+import { isIPv4, isIPv6 } from 'node:net';
 
 /**
  * The client's address. Behind a reverse proxy (TRUST_PROXY=1) it is the last hop of
- * X-Forwarded-For, the one our own proxy appended; earlier hops are client-supplied.
+ * X-Forwarded-For, the one our own proxy appended; earlier hops are client-supplied. A hop
+ * that is not an address falls back to the peer's, so no spelling of one makes another budget.
  */
 export function clientIp(req: IncomingMessage, trustProxy: boolean): string {
   if (trustProxy) {
     const xff = req.headers['x-forwarded-for'];
-    const last = (Array.isArray(xff) ? xff.join(',') : xff)?.split(',').at(-1)?.trim();
-    if (last) return normalize(last);
+    const last = (Array.isArray(xff) ? xff.join(',') : xff)?.split(',').at(-1);
+    const ip = last === undefined ? null : addressOfHop(last);
+    if (ip !== null) return normalize(ip);
   }
   return normalize(req.socket.remoteAddress ?? '');
+}
+
+const PORT = '(?::\\d{1,5})?';
+const IPV4_HOP = new RegExp(`^([0-9.]+)${PORT}$`);
+const BRACKETED_HOP = new RegExp(`^\\[([^\\]]+)\\]${PORT}$`);
+
+/**
+ * The address a forwarded hop names, its port and an IPv6 address's brackets left off
+ * (`192.0.2.7:1000`, `[2001:db8::1]:443`), or null when the hop is no address. An IPv6
+ * address carries a port only inside brackets (RFC 7239): bare, its last group is its own.
+ */
+export function addressOfHop(hop: string): string | null {
+  const s = hop.trim();
+  const v4 = IPV4_HOP.exec(s)?.[1];
+  if (v4 !== undefined) return isIPv4(v4) ? v4 : null;
+  const bracketed = BRACKETED_HOP.exec(s)?.[1];
+  const v6 = bracketed ?? s;
+  // A zone (`%eth0`) means nothing beyond the proxy's own host: left off.
+  return isIPv6(v6) ? (v6.split('%')[0] as string) : null;
 }
 
 const normalize = (ip: string): string => (ip.startsWith('::ffff:') ? ip.slice(7) : ip);

@@ -26,6 +26,11 @@ export class Cors {
     this.#origins = new Set(origins);
   }
 
+  /** Whether every origin is allowed (`*`). */
+  get allowsAny(): boolean {
+    return this.#any;
+  }
+
   /** The Access-Control-Allow-Origin value for a request's Origin, or null when it is not allowed. */
   allowed(origin: string | undefined): string | null {
     if (origin === undefined) return null;

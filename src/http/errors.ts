@@ -9,6 +9,7 @@ export const STATUS_BY_CODE = {
   token_expired: 401,
   account_disabled: 401,
   forbidden: 403,
+  cross_site: 403,
   invalid_password: 403,
   not_found: 404,
   method_not_allowed: 405,

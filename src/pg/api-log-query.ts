@@ -37,6 +37,9 @@ export async function readApiLog(sql: Sql, query: LogQuery): Promise<LogPage> {
       : DEFAULT_LIMIT;
   const resume = query.cursor === undefined ? null : decodeCursor(query.cursor);
   const values = filterValues(query);
+  // A text value cannot hold U+0000 (pg/api-log.ts stores it as U+FFFD): such a filter matches
+  // no line, as in the files, and is never sent, which the database would refuse.
+  if (values.some(([, v]) => v.includes('\u0000'))) return { entries: [], next: null };
   // A line that lacks a filter's string, as JSON writes it, cannot match: skipped unparsed.
   // Only strings JSON writes as they are, which every writer of a line writes alike.
   const needles = [query.token_id, query.endpoint]

@@ -1,5 +1,6 @@
 import type { Sql } from 'postgres';
 import {
+  MAX_SESSIONS_PER_USER,
   newSessionId,
   newSessionRecord,
   SESSION_ID_RE,
@@ -9,6 +10,12 @@ import {
   type SessionRecord,
 } from '../auth/sessions.ts';
 import type { SessionRecords } from '../web/context.ts';
+
+/**
+ * The advisory lock class of a user's new sessions (with the user's id as the other key); the
+ * two-key space, apart from pg/pastes.ts's class.
+ */
+const USER_SESSIONS_LOCK = 0x7365_7373;
 
 /**
  * Login sessions in PostgreSQL, with the contract of store/sessions.ts: each row is keyed
@@ -28,9 +35,20 @@ export class PgSessions implements SessionRecords {
     const id = newSessionId();
     const now = this.now();
     const record = newSessionRecord(userId, now);
-    await this.sql`
-      insert into sessions (key, user_id, csrf, created_at, last_seen)
-      values (${sessionKey(id)}, ${userId}, ${record.csrf}, ${new Date(now)}, ${new Date(now)})`;
+    // One new session of a user at a time, so that each sees the others' and no more are left.
+    // The delete sees the sessions before the insert: the others, of which it keeps one fewer
+    // than the most, ordered as auth/sessions.ts sessionsToEnd orders them.
+    await this.sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(${USER_SESSIONS_LOCK}, ${userId})`;
+      await tx`
+        with made as (
+          insert into sessions (key, user_id, csrf, created_at, last_seen)
+          values (${sessionKey(id)}, ${userId}, ${record.csrf}, ${new Date(now)}, ${new Date(now)})
+        )
+        delete from sessions where key in (
+          select key from sessions where user_id = ${userId}
+          order by last_seen desc, created_at desc offset ${MAX_SESSIONS_PER_USER - 1})`;
+    });
     return { id, record };
   }
 

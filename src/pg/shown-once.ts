@@ -2,7 +2,7 @@ import type { Sql } from 'postgres';
 import { type Session, sessionKey } from '../auth/sessions.ts';
 import { RandomIds } from '../crypto/random.ts';
 import { seal, unseal } from '../crypto/seal.ts';
-import { SHOWN_ONCE_HOLD_MS, type ShownOnceRecords } from '../web/shown-once.ts';
+import { SHOWN_ONCE_HOLD_MS, SHOWN_ONCE_KEY_LENGTH, type ShownOnceRecords } from '../web/shown-once.ts';
 
 /**
  * Values shown once, in `shown_once` (migrations/004-instances.sql), so the page after the
@@ -16,7 +16,7 @@ export class PgShownOnce implements ShownOnceRecords {
   constructor(private readonly sql: Sql) {}
 
   async put(session: Session, value: string, now: number): Promise<string> {
-    const key = this.#ids.base62(22);
+    const key = this.#ids.base62(SHOWN_ONCE_KEY_LENGTH);
     await this.sql`
       insert into shown_once (key, session_key, sealed, until)
       values (${key}, ${sessionKey(session.id)}, ${seal(session.id, key, value)}, ${new Date(now + SHOWN_ONCE_HOLD_MS)})`;

@@ -1,9 +1,11 @@
 import {
+  MAX_SESSIONS_PER_USER,
   newSessionId,
   newSessionRecord,
   SESSION_ID_RE,
   SESSION_TOUCH_MS,
   sessionKey,
+  sessionsToEnd,
   type Session,
   type SessionRecord,
 } from '../auth/sessions.ts';
@@ -24,6 +26,8 @@ const FILE_RE = /^([0-9a-f]{64})\.json$/;
  */
 export class SessionStore {
   readonly #byKey = new Map<string, SessionRecord>();
+  /** Each user's session keys, so a new session finds the user's others without a walk of all. */
+  readonly #byUser = new Map<number, Set<string>>();
   readonly #locks = new KeyedMutex();
 
   constructor(
@@ -37,11 +41,12 @@ export class SessionStore {
   async load(): Promise<void> {
     await this.files.ensureDir(this.dir);
     this.#byKey.clear();
+    this.#byUser.clear();
     for (const name of await listDir(this.dir)) {
       const key = FILE_RE.exec(name)?.[1];
       if (key === undefined) continue;
       const record = await readRecord(join(this.dir, name));
-      if (record !== undefined) this.#byKey.set(key, record);
+      if (record !== undefined) this.#add(key, record);
     }
   }
 
@@ -56,8 +61,17 @@ export class SessionStore {
     const key = sessionKey(id);
     await this.#locks.run(key, async () => {
       await this.files.writeFile(this.#path(key), JSON.stringify(record));
-      this.#byKey.set(key, record);
+      this.#add(key, record);
     });
+    const mine = this.#byUser.get(userId) ?? new Set<string>();
+    if (mine.size > MAX_SESSIONS_PER_USER) {
+      const others: [string, SessionRecord][] = [];
+      for (const k of mine) {
+        const r = this.#byKey.get(k);
+        if (k !== key && r !== undefined) others.push([k, r]);
+      }
+      for (const k of sessionsToEnd(others)) await this.#remove(k);
+    }
     return { id, record };
   }
 
@@ -109,9 +123,20 @@ export class SessionStore {
     return now - r.last_seen >= this.idleMs;
   }
 
+  #add(key: string, record: SessionRecord): void {
+    this.#byKey.set(key, record);
+    const mine = this.#byUser.get(record.user_id);
+    if (mine === undefined) this.#byUser.set(record.user_id, new Set([key]));
+    else mine.add(key);
+  }
+
   #remove(key: string): Promise<void> {
     return this.#locks.run(key, async () => {
+      const record = this.#byKey.get(key);
       this.#byKey.delete(key);
+      const mine = record === undefined ? undefined : this.#byUser.get(record.user_id);
+      mine?.delete(key);
+      if (record !== undefined && mine?.size === 0) this.#byUser.delete(record.user_id);
       await this.files.removeFile(this.#path(key));
     });
   }

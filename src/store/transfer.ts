@@ -76,10 +76,17 @@ export function exportLine(p: Paste, owner: string | null, viewCount: number): s
 export class ImportError extends Error {}
 
 const ISO_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,3})?Z$/;
+/** The largest count a paste's views can reach and still be counted exactly. */
+const MAX_VIEW_COUNT = Number.MAX_SAFE_INTEGER;
+/** The largest revision number both backends hold (a PostgreSQL integer). */
+const MAX_REVISION = 2 ** 31 - 1;
+const TOKEN_ID_RE = /^[A-Za-z0-9]{8}$/;
 
 function time(value: unknown, name: string): number {
   if (typeof value !== 'string' || !ISO_RE.test(value) || Number.isNaN(Date.parse(value)))
     throw new ImportError(`"${name}" must be a UTC time like 2026-01-31T14:30:00.000Z`);
+  // PostgreSQL has no year 0000 (1 BC).
+  if (value.startsWith('0000')) throw new ImportError(`"${name}" must be a time in the years 0001 to 9999`);
   return Date.parse(value);
 }
 
@@ -128,7 +135,22 @@ export function parseExportLine(line: string, maxBytes: number): { paste: Paste;
     throw err;
   }
   checkLimits(paste, maxBytes);
+  checkRanges(paste);
   return { paste, owner };
+}
+
+/**
+ * Numbers and ids every backend can store as they are: a line one backend would take and the
+ * other could not is refused on both, by its number, and the rest imported.
+ */
+function checkRanges(p: Paste): void {
+  if (p.view_count > MAX_VIEW_COUNT)
+    throw new ImportError(`"view_count" must be a whole number from 0 to ${MAX_VIEW_COUNT}`);
+  if ((p.revision ?? 1) > MAX_REVISION)
+    throw new ImportError(`"revision" must be a whole number from 1 to ${MAX_REVISION}`);
+  const tokenId = p.receipt?.token_id ?? null;
+  if (tokenId !== null && !TOKEN_ID_RE.test(tokenId))
+    throw new ImportError('"receipt.token_id" must be a token id (8 letters and digits) or null');
 }
 
 /** What a create would refuse, and what no export writes. */

@@ -26,6 +26,7 @@ import type { Session } from '../auth/sessions.ts';
 export interface SessionRecords {
   /** The live session for an id (an idle one is ended on the spot); `touched`: its last use moved. */
   get(id: string): Promise<{ session: Session; touched: boolean } | null>;
+  /** A new session; the user's least recently used beyond MAX_SESSIONS_PER_USER (auth/sessions.ts) end with it. */
   create(userId: number): Promise<Session>;
   destroy(id: string): Promise<void>;
   /** Ends every session of a user but the one with id `keep` (a password change); returns how many ended. */

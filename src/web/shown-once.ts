@@ -5,6 +5,9 @@ import { RandomIds } from '../crypto/random.ts';
 export const SHOWN_ONCE_HOLD_MS = 5 * 60_000;
 /** At most this many wait at once in memory; the oldest go first. */
 const MAX_HELD = 1_000;
+/** Characters of a key `put` makes (pg/shown-once.ts too). */
+export const SHOWN_ONCE_KEY_LENGTH = 22;
+const KEY_RE = new RegExp(`^[A-Za-z0-9]{${SHOWN_ONCE_KEY_LENGTH}}$`);
 
 /**
  * Where a value shown once waits for its page (README, Web pages: POST, redirect, GET): in
@@ -25,7 +28,7 @@ export class HeldInMemory implements ShownOnceRecords {
 
   async put(session: Session, value: string, now: number): Promise<string> {
     for (const [k, v] of this.#held) if (v.until <= now || this.#held.size >= MAX_HELD) this.#held.delete(k);
-    const key = this.#ids.base62(22);
+    const key = this.#ids.base62(SHOWN_ONCE_KEY_LENGTH);
     this.#held.set(key, { sessionId: session.id, value, until: now + SHOWN_ONCE_HOLD_MS });
     return key;
   }
@@ -55,6 +58,8 @@ export class ShownOnce<T> {
   }
 
   async take(key: string, session: Session, now: number): Promise<T | undefined> {
+    // A key of another shape was never made here; PostgreSQL text would refuse some (U+0000).
+    if (!KEY_RE.test(key)) return undefined;
     const held = await this.records.take(key, session, now);
     if (held === undefined) return undefined;
     const parsed = JSON.parse(held) as { kind: string; value: T };

@@ -1,5 +1,6 @@
 import { userViewer } from '../auth/viewer.ts';
 import { bodyType, maxBodyBytes, readFields } from '../http/body.ts';
+import { fromOtherSite } from '../http/cross-site.ts';
 import { HttpError } from '../http/errors.ts';
 import { emptyFields } from '../http/fields.ts';
 import { redirect } from '../http/reply.ts';
@@ -33,15 +34,14 @@ const session: Step<WebContext> = (ctx) =>
   });
 
 /**
- * Browsers name the page a POST comes from in `Origin`; one that is not our public address
- * is another site's form, whatever tokens it carries. A request without the header (an old
- * browser, a script) is left to the CSRF token alone.
+ * Browsers name the page a POST comes from in `Origin`, or say `Sec-Fetch-Site: cross-site`;
+ * either way another site's form is refused, whatever tokens it carries (a visitor's create
+ * too). A request without the headers (an old browser, a script) is left to the CSRF token alone.
  */
 const origin: Step<WebContext> = (ctx) => {
   if (ctx.method !== 'POST') return undefined;
-  const sent = ctx.req.headers.origin;
   const ours = new URL(ctx.deps.config.baseUrl).origin;
-  if (sent !== undefined && sent !== ours)
+  if (fromOtherSite(ctx.req, ours, null))
     throw new HttpError('forbidden', `${CROSS_SITE} Use this service at ${ctx.deps.config.baseUrl}.`);
   return undefined;
 };

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { clientKey } from '../../src/http/client-ip.ts';
+import type { IncomingMessage } from 'node:http';
+import { addressOfHop, clientIp, clientKey } from '../../src/http/client-ip.ts';
 
 describe('clientKey', () => {
   const cases: [ip: string, prefix: number, key: string][] = [
@@ -39,5 +40,64 @@ describe('clientKey', () => {
     );
     assert.equal(keys.size, 1);
     assert.notEqual(clientKey('2001:db8:5:7::1', 64), clientKey('2001:db8:5:6::1', 64));
+  });
+});
+
+describe('addressOfHop', () => {
+  const cases: [hop: string, address: string | null][] = [
+    ['192.0.2.7', '192.0.2.7'],
+    [' 192.0.2.7 ', '192.0.2.7'],
+    ['192.0.2.7:1000', '192.0.2.7'],
+    ['192.0.2.7:65535', '192.0.2.7'],
+    ['2001:db8::1', '2001:db8::1'],
+    ['[2001:db8::1]', '2001:db8::1'],
+    ['[2001:db8::1]:443', '2001:db8::1'],
+    ['[::ffff:192.0.2.7]:80', '::ffff:192.0.2.7'],
+    ['fe80::1%eth0', 'fe80::1'],
+    ['[fe80::1%eth0]:8080', 'fe80::1'],
+    // Bare, an IPv6 address's last group is its own: no port is cut from it.
+    ['2001:db8::1:443', '2001:db8::1:443'],
+    ['192.0.2.7:', null],
+    ['192.0.2.7:123456', null],
+    ['192.0.2.7:x', null],
+    ['192.0.2.007', null],
+    ['192.0.2', null],
+    ['999.0.2.7', null],
+    ['[192.0.2.7]', null],
+    ['[2001:db8::1', null],
+    ['2001:db8::1]:443', null],
+    ['[2001:db8::g]:443', null],
+    ['unknown', null],
+    ['_hidden', null],
+    ['example.com', null],
+    ['', null],
+  ];
+  for (const [hop, address] of cases) {
+    test(`reads ${JSON.stringify(hop)} as ${JSON.stringify(address)}`, () => {
+      assert.equal(addressOfHop(hop), address);
+    });
+  }
+});
+
+describe('clientIp', () => {
+  const request = (xff: string | string[] | undefined, peer = '10.0.0.1'): IncomingMessage =>
+    ({ headers: xff === undefined ? {} : { 'x-forwarded-for': xff }, socket: { remoteAddress: peer } }) as never;
+  const cases: [xff: string | string[] | undefined, trust: boolean, ip: string][] = [
+    ['192.0.2.7:1011', true, '192.0.2.7'],
+    ['198.51.100.1, 192.0.2.7:1000', true, '192.0.2.7'],
+    [['198.51.100.1', '[2001:db8::7]:443'], true, '2001:db8::7'],
+    ['192.0.2.7, not-an-address', true, '10.0.0.1'],
+    ['192.0.2.7,', true, '10.0.0.1'],
+    ['::ffff:192.0.2.7', true, '192.0.2.7'],
+    [undefined, true, '10.0.0.1'],
+    ['192.0.2.7', false, '10.0.0.1'],
+  ];
+  for (const [xff, trust, ip] of cases) {
+    test(`takes ${ip} from X-Forwarded-For ${JSON.stringify(xff)}${trust ? '' : ' when no proxy is trusted'}`, () => {
+      assert.equal(clientIp(request(xff), trust), ip);
+    });
+  }
+  test('falls back to a mapped peer address as its IPv4 address', () => {
+    assert.equal(clientIp(request('nonsense', '::ffff:10.0.0.9'), true), '10.0.0.9');
   });
 });

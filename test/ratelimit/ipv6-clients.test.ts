@@ -65,4 +65,29 @@ describe('per-IP budgets and IPv6 clients', () => {
     assert.equal((await req(server, 'GET', hashQuery, badToken(`${NEIGHBOUR}::2`))).status, 429);
     assert.equal((await req(server, 'GET', hashQuery, badToken('2001:db8:b::1'))).status, 401);
   });
+
+  test('a forwarded address with a port, or brackets and a port, is the address: twelve spellings share one budget', async () => {
+    const server = await startServer({ env: { TRUST_PROXY: '1', AUTH_FAIL_LIMIT_PER_MINUTE: '5' } });
+    const spellings = Array.from({ length: 12 }, (_, i) => `192.0.2.7:${1000 + i}`);
+    const statuses: number[] = [];
+    for (const ip of spellings) statuses.push((await req(server, 'GET', hashQuery, badToken(ip))).status);
+    assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429, 429, 429, 429, 429, 429, 429]);
+    const v6 = ['[2001:db8:c::1]:443', '[2001:db8:c::1]:444', '2001:db8:c::1', '[2001:db8:c::1]', '[2001:db8:c::1]:1'];
+    const v6Statuses: number[] = [];
+    for (const ip of v6) v6Statuses.push((await req(server, 'GET', hashQuery, badToken(ip))).status);
+    assert.deepEqual(v6Statuses, [401, 401, 401, 401, 401]);
+    assert.equal((await req(server, 'GET', hashQuery, badToken('[2001:db8:c::1]:445'))).status, 429);
+    const ips = await apiLogIps(server, 18);
+    assert.deepEqual(new Set(ips.slice(0, 12)), new Set(['192.0.2.7']));
+    assert.deepEqual(new Set(ips.slice(12)), new Set(['2001:db8:c::1']));
+  });
+
+  test('a forwarded hop that is no address counts as the proxy’s own address', async () => {
+    const server = await startServer({ env: { TRUST_PROXY: '1', AUTH_FAIL_LIMIT_PER_MINUTE: '2' } });
+    const statuses: number[] = [];
+    for (const hop of ['unknown', 'evil.example', '192.0.2.7:x'])
+      statuses.push((await req(server, 'GET', hashQuery, badToken(hop))).status);
+    assert.deepEqual(statuses, [401, 401, 429]);
+    assert.deepEqual(new Set(await apiLogIps(server, 3)), new Set(['127.0.0.1']));
+  });
 });

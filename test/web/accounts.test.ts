@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { cleanup, startServer, type TestServer } from '../helpers/server.ts';
+import { MAX_SESSIONS_PER_USER, SESSION_TOUCH_MS } from '../../src/auth/sessions.ts';
+import { cleanup, cli, startServer, type TestServer } from '../helpers/server.ts';
 import { ageSession, everythingStored, storedAccounts, storedSessions } from '../helpers/stored.ts';
 import { login, register, WebClient } from '../helpers/web-client.ts';
 
@@ -200,6 +201,35 @@ describe('login and logout', () => {
     assert.match(r.text, /Too many login attempts/);
     // Another account from the same address is unaffected.
     assert.equal((await c.post('/login', { name: 'frank', password: 'frank-password' })).status, 303);
+  });
+});
+
+describe('sessions per user', () => {
+  test('a login past MAX_SESSIONS_PER_USER ends the least recently used session; the others stay', async () => {
+    const s = await startServer({ env: { AUTH_FAIL_LIMIT_PER_MINUTE: '1000' } });
+    await cli(s.dataDir, ['user', 'add', 'gina', '--password-stdin'], 'gina-password');
+    const clients: WebClient[] = [];
+    const signIn = async (): Promise<void> => {
+      // Each login spends the account's budget of ten a minute: a minute passes every nine.
+      if (clients.length % 9 === 0) s.clock.advance(61_000);
+      const c = new WebClient(s);
+      await login(c, 'gina', 'gina-password');
+      clients.push(c);
+    };
+    for (let i = 0; i < MAX_SESSIONS_PER_USER; i++) await signIn();
+    const mine = async (): Promise<number> => {
+      const id = (await accounts(s.dataDir)).users.find((u) => u.name === 'gina')?.id;
+      return (await storedSessions(s.dataDir)).filter((x) => x.record['user_id'] === id).length;
+    };
+    assert.equal(await mine(), MAX_SESSIONS_PER_USER);
+    // The first session is used again later than the second: the second is now the least recently used.
+    s.clock.advance(SESSION_TOUCH_MS + 1_000);
+    assert.equal((await (clients[0] as WebClient).get('/my')).status, 200);
+    await signIn();
+    assert.equal(await mine(), MAX_SESSIONS_PER_USER);
+    const statuses = [];
+    for (const c of clients) statuses.push((await c.get('/my')).status);
+    assert.deepEqual(statuses, [200, 302, ...new Array<number>(MAX_SESSIONS_PER_USER - 1).fill(200)]);
   });
 });
 

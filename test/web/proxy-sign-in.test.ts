@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
+import { MAX_SESSIONS_PER_USER } from '../../src/auth/sessions.ts';
 import { cli, req, startServer, type TestServer } from '../helpers/server.ts';
 import { auditEntries, storedAccounts, storedSessions } from '../helpers/stored.ts';
 import { WebClient, type WebRes } from '../helpers/web-client.ts';
@@ -173,5 +174,30 @@ describe('sign-in by a trusted proxy, without AUTH_PROXY_CREATE', () => {
     const out = await c.request('POST', '/logout', { _csrf: c.csrf });
     assert.equal(out.status, 303);
     assert.equal(out.location, '/bye');
+  });
+
+  test('300 cookieless requests from the proxy leave the user MAX_SESSIONS_PER_USER sessions, the newest, each usable', async () => {
+    await cli(proxied.dataDir, ['user', 'add', 'dave']);
+    const cookies: string[] = [];
+    // Ten at a time, as a script behind the proxy that never keeps its cookie would send them.
+    for (let round = 0; round < 30; round++) {
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => new WebClient(proxied).get('/my', as('dave'))),
+      );
+      for (const r of answers) {
+        assert.equal(r.status, 200, r.text);
+        assert.equal(setsSession(r), true);
+        const set = [r.headers['set-cookie'] ?? []].flat() as string[];
+        cookies.push((set.find((c) => c.startsWith('paste_sid=')) ?? '').split(';')[0] ?? '');
+      }
+    }
+    assert.equal(await sessionsOf(proxied, 'dave'), MAX_SESSIONS_PER_USER);
+    // The last one made is kept, and its page needs no new sign-in.
+    const last = await req(proxied, 'GET', '/my', { headers: { cookie: cookies.at(-1) ?? '' } });
+    assert.equal(last.status, 200);
+    assert.equal(signedInAs(last as WebRes), 'dave');
+    // One of the first is gone: without the header it is no session at all.
+    const first = await req(proxied, 'GET', '/my', { headers: { cookie: cookies[0] ?? '' } });
+    assert.equal(first.status, 302);
   });
 });

@@ -27,7 +27,7 @@ const codesOf = (status: number): ErrorCode[] =>
 const ERRORS: Record<number, string> = {
   400: 'Malformed body or query, a bad or missing field, or a `hash` that is not 10 letters or digits.',
   401: 'No token, an unknown or revoked token (`unauthorized`); or a protected paste read without its password (`password_required`).',
-  403: "The token lacks the scope, the token is not the owner's, or the paste password is wrong (`invalid_password`).",
+  403: "The token lacks the scope, the token is not the owner's, or the paste password is wrong (`invalid_password`); a create without a token from another site's page: an `Origin` that is neither BASE_URL's nor one CORS_ORIGINS lists, or `Sec-Fetch-Site: cross-site` (`cross_site`).",
   404: 'No such paste, or a private paste that is not yours (the two look identical).',
   405: 'Wrong method for this endpoint; the `Allow` header lists the right ones.',
   410: 'The paste expired (the error says `expired`) or was burned after reading (`burned`).',
@@ -363,7 +363,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
       title: 'Paste API',
       version: '1',
       description:
-        "The JSON API of a self-hosted paste service. Every answer carries `X-Request-Id`. Every endpoint but this document needs an API token, sent (in this order of preference) as `Authorization: Bearer <token>`, as the query parameter `token`, or as the body field `token` (an empty one is none); but for a create when the server allows anonymous pastes (ANONYMOUS_PASTES), and hastebin's reads, which without a token see what the paste's web page shows. hastebin's endpoints (`/documents`, `/raw/{key}`) answer hastebin's shapes. With CORS_ORIGINS set, a browser's preflight (`OPTIONS`) is answered 204, and answers to a listed origin carry `Access-Control-Allow-Origin`. When several errors apply, the first of 404, 405, 401/429 (authentication), 429 (rate limit), 403 (scope), 415/413/400 (body), then the endpoint's own checks wins. Every answer carries `Cache-Control: no-store`.",
+        "The JSON API of a self-hosted paste service. Every answer carries `X-Request-Id`. Every endpoint but this document needs an API token, sent (in this order of preference) as `Authorization: Bearer <token>`, as the query parameter `token`, or as the body field `token` (an empty one is none); but for a create when the server allows anonymous pastes (ANONYMOUS_PASTES), and hastebin's reads, which without a token see what the paste's web page shows. hastebin's endpoints (`/documents`, `/raw/{key}`) answer hastebin's shapes. With CORS_ORIGINS set, a browser's preflight (`OPTIONS`) is answered 204, and answers to a listed origin carry `Access-Control-Allow-Origin`. When several errors apply, the first of 404, 405, 401/429 (authentication), 403 (a create without a token from another site), 429 (rate limit), 403 (scope), 415/413/400 (body), then the endpoint's own checks wins. Every answer carries `Cache-Control: no-store`.",
     },
     servers: [{ url: baseUrl }],
     security: [{ bearer: [] }, { queryToken: [] }],

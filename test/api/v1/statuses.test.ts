@@ -288,6 +288,22 @@ describe('precedence (README, API status table)', () => {
     });
     assertError(r, 413);
   });
+  test('a tokenless create from another site is refused after authentication, before the rate limit and the body', async () => {
+    const open = await startServer({ env: { ANONYMOUS_PASTES: '1', ANONYMOUS_RATE_PER_MINUTE: '1' } });
+    const evil = { origin: 'https://evil.example', 'content-type': 'text/csv' };
+    assertError(await req(open, 'POST', '/api/v1/paste_create.php', { body: '{bad', headers: evil }), 403);
+    assert.equal(
+      (await req(open, 'POST', '/api/v1/paste_create.php', { body: { content: 'x', expiry: '1h' } })).status,
+      200,
+    );
+    const r = await req(open, 'POST', '/api/v1/paste_create.php', { body: '{bad', headers: evil });
+    assertError(r, 403);
+    assert.equal(r.json['code'], 'cross_site');
+    assertError(
+      await req(open, 'POST', '/api/v1/paste_create.php', { body: '{bad', headers: { 'content-type': 'text/csv' } }),
+      429,
+    );
+  });
   test('a bad hash is refused before the paste is looked up', async () => {
     assertError(await req(server, 'POST', '/api/v1/paste_delete.php', { token, body: { hash: '../x' } }), 400);
   });
