@@ -36,7 +36,13 @@ export interface SessionRecords {
 export interface WebDeps {
   config: Pick<
     Config,
-    'baseUrl' | 'maxPasteBytes' | 'openRegistration' | 'sessionIdleMs' | 'defaultTokenRatePerMinute' | 'authProxy'
+    | 'baseUrl'
+    | 'baseUrlDefault'
+    | 'maxPasteBytes'
+    | 'openRegistration'
+    | 'sessionIdleMs'
+    | 'defaultTokenRatePerMinute'
+    | 'authProxy'
   >;
   /** Bytes for forms sent without a session (README, Security and durability). */
   preAuth: BodyBudget;

@@ -1,6 +1,7 @@
 import { userViewer } from '../auth/viewer.ts';
 import { bodyType, maxBodyBytes, readFields } from '../http/body.ts';
 import { HttpError } from '../http/errors.ts';
+import { siteOrigins } from '../http/site-origins.ts';
 import { emptyFields } from '../http/fields.ts';
 import { redirect } from '../http/reply.ts';
 import { resolveRoute, Router } from '../http/router.ts';
@@ -34,17 +35,18 @@ const session: Step<WebContext> = (ctx) =>
 
 /**
  * Browsers name the page a POST comes from in `Origin`; one that is not our public address
- * is another site's form, whatever tokens it carries. A request without the header (an old
- * browser, a script) is left to the CSRF token alone.
+ * (http/site-origins.ts) is another site's form, whatever tokens it carries. A request
+ * without the header (an old browser, a script) is left to the CSRF token alone.
  */
-const origin: Step<WebContext> = (ctx) => {
-  if (ctx.method !== 'POST') return undefined;
-  const sent = ctx.req.headers.origin;
-  const ours = new URL(ctx.deps.config.baseUrl).origin;
-  if (sent !== undefined && sent !== ours)
-    throw new HttpError('forbidden', `${CROSS_SITE} Use this service at ${ctx.deps.config.baseUrl}.`);
-  return undefined;
-};
+const originOf =
+  (ours: ReadonlySet<string>): Step<WebContext> =>
+  (ctx) => {
+    if (ctx.method !== 'POST') return undefined;
+    const sent = ctx.req.headers.origin;
+    if (sent !== undefined && !ours.has(sent))
+      throw new HttpError('forbidden', `${CROSS_SITE} Use this service at ${ctx.deps.config.baseUrl}.`);
+    return undefined;
+  };
 
 /**
  * A POST's form: 415 for another type, 413 past the size bound, 400 when malformed. A form
@@ -129,6 +131,7 @@ export function webSide(deps: WebDeps, routes = webRoutes): Side<WebContext> {
   const router = new Router<WebRoute>(routes);
   const secure = secureCookies(deps.config.baseUrl);
   const proxy = deps.config.authProxy;
+  const origin = originOf(siteOrigins(deps.config.baseUrl, deps.config.baseUrlDefault));
   const route: Step<WebContext> = (ctx) => {
     const found = hasteLink(router, ctx) ?? resolveRoute(router, ctx.method, ctx.path, WORDS, ctx);
     ctx.route = found.data;
