@@ -118,6 +118,11 @@ export class WebContext extends RequestContext implements Chrome {
     this.anonCsrf = isAnonCsrfToken(deps.signer, presented) ? presented : undefined;
   }
 
+  /** The first account may always be made; later ones only with OPEN_REGISTRATION (README, Web pages). */
+  registrationOpen(): boolean {
+    return this.deps.config.openRegistration || this.deps.accounts.users.length === 0;
+  }
+
   /**
    * The CSRF token for this page's forms: the session's own, else the visitor's
    * double-submit cookie, which is set only when a page shows a form.
