@@ -28,10 +28,17 @@ ${expired ? html`<span class="badge badge-bad">expired</span>` : ''}
 </span>`;
 }
 
-/** A URL that may wrap only after its host (before `/s/`), never in the middle of it. */
+/**
+ * A URL that may wrap after its scheme, before a dot of its host and before `/s/`, never
+ * inside a label or the port: the box's `overflow-wrap: anywhere` then breaks only a part
+ * wider than the box on its own.
+ */
 const breakable = (url: string): SafeHtml => {
-  const at = url.lastIndexOf('/s/');
-  return at === -1 ? html`${url}` : html`${url.slice(0, at)}<wbr>${url.slice(at)}`;
+  const m = /^([a-z]+:\/\/)([^/]*)(.*)$/.exec(url);
+  if (m === null) return html`${url}`;
+  const [, scheme, host, path] = m as unknown as [string, string, string, string];
+  const labels = host.split('.').map((label, i) => (i === 0 ? html`${label}` : html`<wbr>.${label}`));
+  return html`${scheme}<wbr>${labels}${path === '' ? '' : html`<wbr>${path}`}`;
 };
 
 /**
