@@ -16,7 +16,7 @@ import type { Fields } from '../../http/fields.ts';
 import { field, userOf, type WebContext } from '../context.ts';
 import { csrfInput, problemList } from '../forms.ts';
 import { html, isolate, type SafeHtml } from '../html.ts';
-import { languageLabel } from '../languages.ts';
+import { pasteLanguageLabel } from '../languages.ts';
 import { page } from '../layout.ts';
 import {
   EXPIRY_CHOICES,
@@ -90,7 +90,7 @@ function recentList(ctx: WebContext, recent: Paste[], pageNo: number, more: bool
   const now = ctx.deps.now();
   const items = recent.map(
     (p) =>
-      html`<li><a class="item" href="/p/${p.hash}"><span class="item-title">${isolate(pasteTitle(p))}</span><span class="item-meta"><span class="badge badge-accent">${languageLabel(p.language)}</span><span class="muted small">by ${isolate(authorOf(ctx, p))}</span>${times.tag(p.created_at, now)}</span></a></li>`,
+      html`<li><a class="item" href="/p/${p.hash}"><span class="item-title">${isolate(pasteTitle(p))}</span><span class="item-meta"><span class="badge badge-accent">${pasteLanguageLabel(p)}</span><span class="muted small">by ${isolate(authorOf(ctx, p))}</span>${times.tag(p.created_at, now)}</span></a></li>`,
   );
   const pager =
     pageNo > 1 || more
