@@ -123,6 +123,11 @@ async function command(argv: string[], config: Config, storage: CliStorage, io: 
       const password = opts.has('password-stdin') ? await readPassword(io) : null;
       const user = await accounts.addUser(name, opts.has('admin') ? 'admin' : 'user', password, actor);
       io.stdout(String(user.id));
+      // A password piped in without the flag is not read (CONTRACT §2): say what that leaves, off stdout.
+      if (password === null)
+        io.stderr?.(
+          `note: ${user.name} has no password: they cannot sign in on the web until one is set (--password-stdin, or user passwd ${user.name})`,
+        );
       return;
     }
     case 'user passwd': {

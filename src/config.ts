@@ -9,6 +9,8 @@ export interface Config {
   host: string;
   dataDir: string;
   baseUrl: string;
+  /** BASE_URL was not set: a web form posted from any loopback spelling of PORT is ours too (http/site-origins.ts). */
+  baseUrlDefault: boolean;
   maxPasteBytes: number;
   trustProxy: boolean;
   authFailLimitPerMinute: number;
@@ -196,6 +198,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     host,
     dataDir,
     baseUrl,
+    baseUrlDefault: !env['BASE_URL'],
     maxPasteBytes: int('MAX_PASTE_BYTES', 1_048_576, 1, 64 * 1_048_576),
     trustProxy,
     authFailLimitPerMinute: int('AUTH_FAIL_LIMIT_PER_MINUTE', 30, 0, 1_000_000),

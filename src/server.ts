@@ -172,6 +172,7 @@ function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string, d
   const { config, now, logError, metrics } = b;
   const api = apiSide({
     baseUrl,
+    loopbackIsOurs: config.baseUrlDefault,
     maxPasteBytes: config.maxPasteBytes,
     preAuth: s.preAuth,
     accounts: storage.accounts,

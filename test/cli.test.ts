@@ -165,6 +165,20 @@ describe('cli as a process', () => {
     assert.match((await storedAccounts(dir)).users.find((u) => u.name === 'dave')?.password ?? '', /^scrypt\$/);
     assert.equal((await run(dir, ['token', 'create', '--user', 'dave', '--scopes', 'read,admin'])).status, 0);
   });
+
+  test('user add without --password-stdin says on stderr that the user has no password; stdout is the id alone', async () => {
+    const piped = await run(dir, ['user', 'add', 'erin'], 'a long password\n');
+    assert.equal(piped.status, 0, piped.stderr);
+    assert.match(piped.stdout, /^\d+\n$/);
+    assert.match(
+      piped.stderr,
+      /^note: erin has no password: they cannot sign in on the web until one is set \(--password-stdin, or user passwd erin\)\n$/,
+    );
+    assert.equal((await storedAccounts(dir)).users.find((u) => u.name === 'erin')?.password ?? null, null);
+    const given = await run(dir, ['user', 'add', 'frank', '--password-stdin'], 'a long password\n');
+    assert.equal(given.status, 0, given.stderr);
+    assert.equal(given.stderr, '', 'nothing to say when the password was read');
+  });
 });
 
 describe('cli against a running server', () => {

@@ -33,6 +33,12 @@ test('parseConfig reads every variable', () => {
   assert.equal(parseConfig({ PORT: '9000' }).baseUrl, 'http://localhost:9000');
 });
 
+test('parseConfig tells an unset BASE_URL from one given, even one equal to the default', () => {
+  assert.equal(parseConfig({}).baseUrlDefault, true);
+  assert.equal(parseConfig({ BASE_URL: '' }).baseUrlDefault, true);
+  assert.equal(parseConfig({ BASE_URL: 'http://localhost:8080' }).baseUrlDefault, false);
+});
+
 test('parseConfig reports every bad variable at once', () => {
   try {
     parseConfig({

@@ -19,6 +19,8 @@ import type { Idempotency } from './v1/idempotency.ts';
 /** What the API side needs, built once by server.ts. */
 export interface ApiDeps {
   baseUrl: string;
+  /** BASE_URL unset: every loopback spelling of the port is this site too (http/site-origins.ts). */
+  loopbackIsOurs?: boolean;
   maxPasteBytes: number;
   /** Bytes for bodies read to look for a token in them (README, Security and durability). */
   preAuth: BodyBudget;

@@ -6,6 +6,7 @@ import { hasScope } from '../auth/tokens.ts';
 import { bodyType, maxBodyBytes, readFields, type BodyType } from '../http/body.ts';
 import { Cors } from '../http/cors.ts';
 import { fromOtherSite } from '../http/cross-site.ts';
+import { siteOrigins } from '../http/site-origins.ts';
 import { HttpError } from '../http/errors.ts';
 import { emptyFields, findParam, NO_FIELDS, parseUrlEncoded, type Fields } from '../http/fields.ts';
 import { json } from '../http/reply.ts';
@@ -150,7 +151,7 @@ const authenticate: Step<ApiContext> = (ctx) => {
  * addresses. Before the client's budget, which such a request does not spend.
  */
 const crossSite =
-  (ours: string): Step<ApiContext> =>
+  (ours: ReadonlySet<string>): Step<ApiContext> =>
   (ctx) => {
     if (ctx.principal?.anonymous !== true || routeOf(ctx).anonymous !== 'create') return undefined;
     if (!fromOtherSite(ctx.req, ours, ctx.deps.cors)) return undefined;
@@ -248,7 +249,7 @@ const principalOf = (ctx: ApiContext): Principal => {
 export function apiSide(deps: ApiDeps, routes = [...apiV1Routes, ...hasteRoutes]): Side<ApiContext> {
   const router = new Router<ApiRoute>(routes);
   const iso = new IsoTimes();
-  const ours = new URL(deps.baseUrl).origin;
+  const ours = siteOrigins(deps.baseUrl, deps.loopbackIsOurs ?? false);
   const route: Step<ApiContext> = (ctx) => {
     const found = resolveRoute(router, ctx.method, ctx.path, WORDS, ctx);
     ctx.route = found.data;

@@ -93,21 +93,21 @@ export class DbGuard {
     return inScope(own, () => this.#run(work, own));
   }
 
-  /**
-   * The background probe (pg/open.ts): runs `check` past the breaker, bounded by the
-   * timeout; a failure opens the breaker, a success closes it. Answers the failure, or null.
-   */
-  async probe(check: () => Promise<unknown>): Promise<string | null> {
+  /** The background probe's check (pg/open.ts, pg/probe.ts): run past the breaker, bounded by the timeout. */
+  check<T>(check: () => Promise<T>): Promise<T> {
     const scope = new DbScope();
     scope.start(this.timeoutMs, performance.now());
-    try {
-      await inScope(scope, () => this.#track(check(), scope));
-      this.#down = null;
-      return null;
-    } catch (err) {
-      this.#down = err instanceof Error ? err.message : String(err);
-      return this.#down;
-    }
+    return inScope(scope, () => this.#track(check(), scope));
+  }
+
+  /** The probe found the database down: calls are refused at once until `reset`. */
+  trip(why: string): void {
+    this.#down = why;
+  }
+
+  /** The probe heard the database answer: calls go through again. */
+  reset(): void {
+    this.#down = null;
   }
 
   #run<T>(work: () => Promise<T>, scope: DbScope): Promise<T> {

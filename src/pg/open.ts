@@ -1,10 +1,12 @@
 import { type CliStorage, savedOr, type Storage, type StorageOptions } from '../backend.ts';
 import type { Config } from '../config.ts';
+import { Reminder } from '../log/reminder.ts';
 import { PgAccounts } from './accounts.ts';
 import { PgApiLog } from './api-log.ts';
 import { PgAudit } from './audit.ts';
 import { openDatabase, POOL_SIZE, type Database } from './connect.ts';
 import { DbGuard } from './guard.ts';
+import { DatabaseProbe } from './probe.ts';
 import { PgIdempotency } from './idempotency.ts';
 import { PgLimiter } from './limiter.ts';
 import { migrate } from './migrate.ts';
@@ -30,6 +32,25 @@ const PRUNE_MS = 3_600_000;
 const RECORD_SWEEP_MS = 60_000;
 /** How often /healthz's word on the database is renewed in the background. */
 const PROBE_MS = 1_000;
+/** How often start reminds that it is still waiting for the database. */
+const WAIT_REMINDER_MS = 10_000;
+
+/**
+ * What start says while it waits for the database: a line when the wait begins and a reminder
+ * at most every WAIT_REMINDER_MS with the latest reason, not a line per attempt (pg/connect.ts).
+ */
+export function waitNotes(say: (message: string) => void, now: () => number = Date.now): (reason: string) => void {
+  const reminder = new Reminder(now, WAIT_REMINDER_MS);
+  return (reason) => {
+    const lasted = reminder.due();
+    if (lasted === null) return;
+    say(
+      lasted === 0
+        ? `waiting for the database: ${reason}`
+        : `still waiting for the database after ${Math.round(lasted / 1000)} s: ${reason}`,
+    );
+  };
+}
 
 /**
  * The PostgreSQL backend (README, Running on PostgreSQL): waits for the database, brings its
@@ -38,7 +59,7 @@ const PROBE_MS = 1_000;
  */
 export async function openPgStorage(opts: StorageOptions): Promise<Storage> {
   const { config, info } = opts;
-  const db = await openDatabase(config, { onWait: (reason) => info(`waiting for the database: ${reason}`) });
+  const db = await openDatabase(config, { onWait: waitNotes(info) });
   try {
     const migrated = await migrate(db.sql);
     if (migrated.applied.length > 0)
@@ -93,23 +114,18 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
   // requests that need it are refused at once. It has a connection of its own, so a pool
   // busy with slow statements is not taken for a database that is down.
   // The operator hears of an outage once when it begins and once when it ends, not once a request.
-  let answering = true;
-  const probe = (): void =>
-    void guard
-      .probe(() => db.probeSql`select 1`)
-      .then((down) => {
-        if (down === null) {
-          if (!answering) info(`the database at ${db.describe} answers again`);
-          answering = true;
-        } else {
-          if (answering)
-            warn(
-              `the database at ${db.describe} does not answer (${down}); requests that need it get 503 until it does`,
-            );
-          answering = false;
-        }
-      });
-  const probeTimer = setInterval(probe, PROBE_MS);
+  const probe = new DatabaseProbe(() => guard.check(() => db.probeSql`select 1`), {
+    up: () => {
+      guard.reset();
+      info(`the database at ${db.describe} answers again`);
+    },
+    down: (err) => {
+      const why = err instanceof Error ? err.message : String(err);
+      guard.trip(why);
+      warn(`the database at ${db.describe} does not answer (${why}); requests that need it get 503 until it does`);
+    },
+  });
+  const probeTimer = setInterval(() => void probe.probe(), PROBE_MS);
   probeTimer.unref();
 
   // Ended sessions, old idempotency records, full buckets and unshown secrets: one instance a round.
@@ -189,7 +205,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
       // A commit is this backend's durable write; PostgreSQL does its own fsyncs, which the server does not see.
       writes: () => pastes.commits,
     },
-    health: () => ({ ok: answering, database: answering ? 'answers' : 'does not answer' }),
+    health: () => ({ ok: probe.answering, database: probe.answering ? 'answers' : 'does not answer' }),
     scope: (fn) => guard.request(fn),
   };
 }
@@ -200,7 +216,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
  * (a command is short; the servers hear of its changes through the accounts' notification).
  */
 export async function openPgCli(config: Config, notes: { note: (message: string) => void }): Promise<CliStorage> {
-  const db = await openDatabase(config, { onWait: (reason) => notes.note(`waiting for the database: ${reason}`) });
+  const db = await openDatabase(config, { onWait: waitNotes(notes.note) });
   try {
     const migrated = await migrate(db.sql);
     // An empty database gets its schema in silence, as a new data folder its format: a command's

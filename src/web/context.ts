@@ -37,7 +37,13 @@ export interface SessionRecords {
 export interface WebDeps {
   config: Pick<
     Config,
-    'baseUrl' | 'maxPasteBytes' | 'openRegistration' | 'sessionIdleMs' | 'defaultTokenRatePerMinute' | 'authProxy'
+    | 'baseUrl'
+    | 'baseUrlDefault'
+    | 'maxPasteBytes'
+    | 'openRegistration'
+    | 'sessionIdleMs'
+    | 'defaultTokenRatePerMinute'
+    | 'authProxy'
   >;
   /** Bytes for forms sent without a session (README, Security and durability). */
   preAuth: BodyBudget;
@@ -111,6 +117,11 @@ export class WebContext extends RequestContext implements Chrome {
     const presented = this.cookies.get(anonCsrfCookieName(secure)) ?? '';
     // Only a token this server signed counts; a planted or stale one is as good as none.
     this.anonCsrf = isAnonCsrfToken(deps.signer, presented) ? presented : undefined;
+  }
+
+  /** The first account may always be made; later ones only with OPEN_REGISTRATION (README, Web pages). */
+  registrationOpen(): boolean {
+    return this.deps.config.openRegistration || this.deps.accounts.users.length === 0;
   }
 
   /**

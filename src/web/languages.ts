@@ -34,6 +34,13 @@ const LABELS: Record<string, string> = {
 /** How a language name reads to people; unknown names are shown as they are. */
 export const languageLabel = (name: string): string => LABELS[name] ?? name;
 
+/**
+ * How a paste's language reads: an encrypted paste left to its readers to detect has none
+ * the server can name (only the browser that decrypts it can), so it reads "Encrypted".
+ */
+export const pasteLanguageLabel = (p: { language: string; encrypted?: 0 | 1 }): string =>
+  p.encrypted === 1 && p.language === 'auto' ? 'Encrypted' : languageLabel(p.language);
+
 /** The language choices of the create and edit forms: detection first, then A to Z. */
 export function languageChoices(): [string, string][] {
   const named = LANGUAGES.map((l): [string, string] => [l, languageLabel(l)]).sort((a, b) => a[1].localeCompare(b[1]));

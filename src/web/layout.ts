@@ -26,6 +26,8 @@ export interface Chrome {
   user: User | null;
   readonly path: string;
   csrf: () => string;
+  /** A visitor may make an account now: the navigation offers "Register" only then. */
+  registrationOpen: () => boolean;
 }
 
 export const LOGO = html`<svg class="logo" viewBox="0 0 24 24" aria-hidden="true" width="22" height="22"><rect x="4" y="3" width="16" height="18" rx="3" fill="none" stroke="currentColor" stroke-width="2"/><path d="M8 8h8M8 12h8M8 16h5" stroke="currentColor" stroke-width="2" stroke-linecap="round"/></svg>`;
@@ -34,7 +36,7 @@ function nav(c: Chrome): SafeHtml {
   const link = (href: string, label: string, match = (p: string): boolean => p === href): SafeHtml =>
     html`<a href="${href}"${match(c.path) ? html` aria-current="page"` : ''}>${label}</a>`;
   if (c.user === null) {
-    return html`<nav class="nav">${link('/', 'Recent')}${link('/login', 'Log in')}${link('/register', 'Register')}</nav>`;
+    return html`<nav class="nav">${link('/', 'Recent')}${link('/login', 'Log in')}${c.registrationOpen() ? link('/register', 'Register') : ''}</nav>`;
   }
   return html`<nav class="nav">
 ${link('/', 'New paste')}${link('/my', 'My pastes')}${link('/api_keys.php', 'API keys')}${link('/account', 'Account')}${c.user.role === 'admin' ? link('/admin/tokens', 'Admin', (p) => p.startsWith('/admin/')) : ''}

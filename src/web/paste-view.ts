@@ -7,7 +7,7 @@ import type { WebContext } from './context.ts';
 import { sealedCard, sealedLede, sealedShare } from './encrypted-view.ts';
 import { notice } from './forms.ts';
 import { html, isolate, type SafeHtml } from './html.ts';
-import { languageLabel } from './languages.ts';
+import { languageLabel, pasteLanguageLabel } from './languages.ts';
 import { page } from './layout.ts';
 
 export const pasteTitle = (p: Pick<Paste, 'title'>): string => (p.title === '' ? 'Untitled paste' : p.title);
@@ -19,19 +19,26 @@ export const shortUrl = (ctx: WebContext, p: Pick<Paste, 'hash'>): string =>
 export function pasteBadges(p: Paste, now: number): SafeHtml {
   const expired = p.expire_at !== null && p.expire_at <= now;
   return html`<span class="badges">
-<span class="badge badge-accent">${languageLabel(p.language)}</span>
+<span class="badge badge-accent">${pasteLanguageLabel(p)}</span>
 ${p.privacy === 'public' ? '' : html`<span class="badge${p.privacy === 'private' ? ' badge-private' : ''}">${p.privacy}</span>`}
 ${p.burn_after_read === 1 ? html`<span class="badge badge-burn">${p.burned ? 'burned' : 'burn after read'}</span>` : ''}
 ${p.password !== null ? html`<span class="badge">password</span>` : ''}
-${p.encrypted === 1 ? html`<span class="badge">encrypted</span>` : ''}
+${p.encrypted === 1 && pasteLanguageLabel(p) !== 'Encrypted' ? html`<span class="badge">encrypted</span>` : ''}
 ${expired ? html`<span class="badge badge-bad">expired</span>` : ''}
 </span>`;
 }
 
-/** A URL that may wrap only after its host (before `/s/`), never in the middle of it. */
+/**
+ * A URL that may wrap after its scheme, before a dot of its host and before `/s/`, never
+ * inside a label or the port: the box's `overflow-wrap: anywhere` then breaks only a part
+ * wider than the box on its own.
+ */
 const breakable = (url: string): SafeHtml => {
-  const at = url.lastIndexOf('/s/');
-  return at === -1 ? html`${url}` : html`${url.slice(0, at)}<wbr>${url.slice(at)}`;
+  const m = /^([a-z]+:\/\/)([^/]*)(.*)$/.exec(url);
+  if (m === null) return html`${url}`;
+  const [, scheme, host, path] = m as unknown as [string, string, string, string];
+  const labels = host.split('.').map((label, i) => (i === 0 ? html`${label}` : html`<wbr>.${label}`));
+  return html`${scheme}<wbr>${labels}${path === '' ? '' : html`<wbr>${path}`}`;
 };
 
 /**

@@ -2,6 +2,7 @@ import { userViewer } from '../auth/viewer.ts';
 import { bodyType, maxBodyBytes, readFields } from '../http/body.ts';
 import { fromOtherSite } from '../http/cross-site.ts';
 import { HttpError } from '../http/errors.ts';
+import { siteOrigins } from '../http/site-origins.ts';
 import { emptyFields } from '../http/fields.ts';
 import { redirect } from '../http/reply.ts';
 import { resolveRoute, Router } from '../http/router.ts';
@@ -36,15 +37,18 @@ const session: Step<WebContext> = (ctx) =>
 /**
  * Browsers name the page a POST comes from in `Origin`, or say `Sec-Fetch-Site: cross-site`;
  * either way another site's form is refused, whatever tokens it carries (a visitor's create
- * too). A request without the headers (an old browser, a script) is left to the CSRF token alone.
+ * too). This site is its public address and, with BASE_URL unset, its loopback spellings
+ * (http/site-origins.ts). A request without the headers (an old browser, a script) is left
+ * to the CSRF token alone.
  */
-const origin: Step<WebContext> = (ctx) => {
-  if (ctx.method !== 'POST') return undefined;
-  const ours = new URL(ctx.deps.config.baseUrl).origin;
-  if (fromOtherSite(ctx.req, ours, null))
-    throw new HttpError('forbidden', `${CROSS_SITE} Use this service at ${ctx.deps.config.baseUrl}.`);
-  return undefined;
-};
+const originOf =
+  (ours: ReadonlySet<string>): Step<WebContext> =>
+  (ctx) => {
+    if (ctx.method !== 'POST') return undefined;
+    if (fromOtherSite(ctx.req, ours, null))
+      throw new HttpError('forbidden', `${CROSS_SITE} Use this service at ${ctx.deps.config.baseUrl}.`);
+    return undefined;
+  };
 
 /**
  * A POST's form: 415 for another type, 413 past the size bound, 400 when malformed. A form
@@ -129,6 +133,7 @@ export function webSide(deps: WebDeps, routes = webRoutes): Side<WebContext> {
   const router = new Router<WebRoute>(routes);
   const secure = secureCookies(deps.config.baseUrl);
   const proxy = deps.config.authProxy;
+  const origin = originOf(siteOrigins(deps.config.baseUrl, deps.config.baseUrlDefault));
   const route: Step<WebContext> = (ctx) => {
     const found = hasteLink(router, ctx) ?? resolveRoute(router, ctx.method, ctx.path, WORDS, ctx);
     ctx.route = found.data;

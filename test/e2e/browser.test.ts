@@ -78,6 +78,12 @@ async function apiCreate(
   return (await r.json()) as { hash: string; short_url: string; url: string };
 }
 
+/** What makes a form field look like the site's (padding, corners, border, type size), computed by the browser. */
+const inputLook = (selector: string): Promise<string> =>
+  page.evaluate<string>(
+    `(() => { const s = getComputedStyle(document.querySelector(${JSON.stringify(selector)})); return [s.paddingLeft, s.paddingTop, s.borderTopLeftRadius, s.borderTopWidth, s.borderTopColor, s.fontSize].join(' '); })()`,
+  );
+
 test('register, create a token, use it, open the paste by its short link, burn a one-time paste', async () => {
   const anon = await browser.newPage({ viewport: VIEWPORTS.desktop, baseURL: server.url, reducedMotion: 'reduce' });
   await anon.goto('/');
@@ -318,6 +324,8 @@ test('reloading the page that shows a new secret makes no second token; My paste
   await page.waitForURL(/\/my\?q=ZANZIBAR/);
   assert.deepEqual(await page.locator('.title-cell').allTextContents(), ['Needle holder']);
   await shoot(page, 'my-pastes-search');
+  // The search box looks like the form's other fields, not like the browser's default input.
+  assert.equal(await inputLook('#q'), await inputLook('#language'));
   assert.deepEqual(problems, [], 'no console errors or CSP violations');
 });
 
@@ -366,5 +374,9 @@ test('the Users page adds a user with a temporary password, changed at their fir
   await shoot(page, 'admin-audit');
   await page.goto('/admin/tokens?q=tempuser');
   assert.match((await page.textContent('main')) ?? '', /No token matches/);
+  await page.goto('/my');
+  const field = await inputLook('#language');
+  await page.goto('/admin/tokens?q=tempuser');
+  assert.equal(await inputLook('#token-q'), field, "the tokens' search box looks like the site's fields");
   assert.deepEqual(problems, [], 'no console errors or CSP violations');
 });

@@ -58,6 +58,31 @@ describe('registration with OPEN_REGISTRATION off', () => {
     assert.equal(r.status, 403);
     assert.equal((await accounts(s.dataDir)).users.length, 1);
   });
+
+  test('while registration is closed, no page offers a link to register', async () => {
+    const c = new WebClient(s);
+    for (const path of ['/', '/login', '/register']) {
+      const r = await c.get(path);
+      assert.doesNotMatch(r.text, /href="\/register"/, path);
+    }
+    assert.match((await c.get('/login')).text, /No account yet\? Ask an admin of this server for one\./);
+  });
+});
+
+describe('the link to register', () => {
+  test('is offered for the first account, and after it only with OPEN_REGISTRATION=1', async () => {
+    const offered = (s: TestServer): Promise<boolean[]> =>
+      Promise.all(
+        ['/', '/login'].map(async (path) => /href="\/register"/.test((await new WebClient(s).get(path)).text)),
+      );
+    const closed = await server();
+    assert.deepEqual(await offered(closed), [true, true], 'no account yet');
+    await register(new WebClient(closed), 'first');
+    assert.deepEqual(await offered(closed), [false, false], 'closed after the first');
+    const open = await server({ OPEN_REGISTRATION: '1' });
+    await register(new WebClient(open), 'first');
+    assert.deepEqual(await offered(open), [true, true], 'open');
+  });
 });
 
 describe('registration with OPEN_REGISTRATION=1', () => {

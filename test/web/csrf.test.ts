@@ -114,7 +114,8 @@ describe('CSRF protection', () => {
       'https://evil.example',
       'null',
       `${s.url}.evil.example`,
-      s.url.replace('localhost', '127.0.0.1'),
+      `http://127.0.0.1:${s.port + 1}`,
+      s.url.replace('http:', 'https:'),
     ]) {
       const r = await visitor.request('POST', '/login', fields, { origin });
       assert.equal(r.status, 403, origin);
@@ -137,6 +138,34 @@ describe('CSRF protection', () => {
       'our own origin passes',
     );
     assert.equal((await visitor.request('POST', '/login', fields)).status, 401, 'no Origin passes');
+  });
+
+  test('with BASE_URL unset, a sign-in posted from any loopback spelling of the port (the logged address) succeeds', async () => {
+    for (const host of ['127.0.0.1', '[::1]', 'localhost']) {
+      const visitor = new WebClient(s);
+      await visitor.get('/login');
+      const r = await visitor.request(
+        'POST',
+        '/login',
+        { _csrf: visitor.csrf, name: 'admin', password: 'password123', next: '/' },
+        { origin: `http://${host}:${s.port}` },
+      );
+      assert.equal(r.status, 303, `${host}: ${r.text}`);
+      assert.ok(visitor.cookies.has('paste_sid'), `${host}: signed in`);
+    }
+  });
+
+  test('with BASE_URL set, only its origin is this site: another loopback spelling of it is refused', async () => {
+    const set = await startServer({ env: { BASE_URL: 'http://localhost:8080' } });
+    const visitor = new WebClient(set);
+    await visitor.get('/login');
+    const fields = { _csrf: visitor.csrf, name: 'nobody', password: 'password123' };
+    for (const origin of ['http://127.0.0.1:8080', 'http://[::1]:8080', `http://localhost:${set.port}`]) {
+      const r = await visitor.request('POST', '/login', fields, { origin });
+      assert.equal(r.status, 403, origin);
+      assert.ok(r.text.includes('Use this service at http://localhost:8080'), origin);
+    }
+    assert.equal((await visitor.request('POST', '/login', fields, { origin: 'http://localhost:8080' })).status, 401);
   });
 
   test('a logged-in user cannot use an anonymous token instead of the session one', async () => {

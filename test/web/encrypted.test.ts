@@ -26,6 +26,9 @@ describe('encrypted pastes on the web', () => {
       assert.doesNotMatch(page.text, /class="l"|\d+ lines?\b/, 'no lines: the server cannot count them');
       assert.match(page.text, /bytes the server cannot read/);
       assert.match(page.text, /short link cannot hold the key/);
+      // Its language is left to the browser that decrypts it: the badge says what the server knows.
+      assert.match(page.text, /<span class="badge badge-accent">Encrypted<\/span>/);
+      assert.doesNotMatch(page.text, /Auto-detect/);
       assert.equal(page.text.match(/<script/g)?.length, 1, 'app.js alone; it imports the module the page names');
       const module = /data-module="([^"]+)"/.exec(page.text)?.[1];
       assert.ok(module?.startsWith('/static/encrypted-paste.js?v='), module);
@@ -35,6 +38,9 @@ describe('encrypted pastes on the web', () => {
       assert.match(String(js.headers['cache-control']), /immutable/);
       assert.match(js.text, /This paste is encrypted; the link you have lacks its key\./);
     }
+    const recent = await new WebClient(server).get('/');
+    assert.match(recent.text, /<span class="badge badge-accent">Encrypted<\/span>/, 'the Recent list says so too');
+    assert.doesNotMatch(recent.text, /Auto-detect/);
     // "New from this" does not copy an envelope into a new paste.
     const fresh = await alice.get(`/?from=${hash}`);
     assert.ok(!fresh.text.includes(JSON.parse(envelope).ct));

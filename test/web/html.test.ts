@@ -15,7 +15,11 @@ describe('user text in pages', () => {
       'abcdefghij',
     );
     assert.equal(withoutDirectionControls('עברית\u200F'), 'עברית\u200F', 'marks and letters stay');
-    const doc = page({ user: null, path: '/', csrf: () => '' }, 'invoice\u202Egpj.exe', html``);
+    const doc = page(
+      { user: null, path: '/', csrf: () => '', registrationOpen: () => true },
+      'invoice\u202Egpj.exe',
+      html``,
+    );
     assert.ok(doc.includes('<title>invoicegpj.exe</title>'));
   });
 });

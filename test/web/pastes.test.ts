@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { req, startServer, type TestServer } from '../helpers/server.ts';
+import { makeToken, req, startServer, type TestServer } from '../helpers/server.ts';
 import { createViaForm, registerAll, WebClient, type WebRes } from '../helpers/web-client.ts';
 import { scanQrSvg } from '../helpers/qr-scan.ts';
 
@@ -173,6 +173,20 @@ describe('text direction', () => {
 });
 
 describe('the paste page', () => {
+  test('a short link on a dotted host wraps only after its scheme, before a dot and before /s/, never in its port', async () => {
+    const dotted = await startServer({ env: { BASE_URL: 'http://paste.example.org:8443' } });
+    const token = await makeToken(dotted.dataDir);
+    const made = await req(dotted, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'x' } });
+    const hash = String(made.json?.['hash']);
+    const page = await req(dotted, 'GET', `/p/${hash}`);
+    assert.ok(
+      page.text.includes(
+        `id="short-url" href="http://paste.example.org:8443/s/${hash.slice(0, 6)}">http://<wbr>paste<wbr>.example<wbr>.org:8443<wbr>/s/${hash.slice(0, 6)}</a>`,
+      ),
+      page.text,
+    );
+  });
+
   test('highlights when highlight is 1 and shows plain escaped text when 0', async () => {
     const on = await createViaForm(alice, { content: 'const answer = 42;\nreturn answer;', language: 'javascript' });
     const off = await createViaForm(alice, {
@@ -193,10 +207,10 @@ describe('the paste page', () => {
     const hash = await createViaForm(alice, { title: 'Counted', content: 'views' });
     const first = await anon.get(`/p/${hash}`);
     const short = `${s.url}/s/${hash.slice(0, 6)}`;
-    // It may wrap only before its /s/ part, never inside the host.
+    // It may wrap after its scheme and before its /s/ part, never inside the host or its port.
     assert.ok(
       first.text.includes(
-        `<a class="shortlink-text" id="short-url" href="${short}">${s.url}<wbr>/s/${hash.slice(0, 6)}</a>`,
+        `<a class="shortlink-text" id="short-url" href="${short}">http://<wbr>localhost:${s.port}<wbr>/s/${hash.slice(0, 6)}</a>`,
       ),
     );
     assert.ok(

@@ -86,7 +86,7 @@ form { margin: 0; }
 .field { margin-bottom: 16px; }
 .field > label, .label { display: block; font-weight: 620; font-size: .9rem; margin-bottom: 6px; }
 .hint { display: block; color: var(--muted); font-size: .82rem; margin-top: 5px; font-weight: 400; }
-input[type="text"], input[type="password"], input[type="number"], input[type="url"], input[type="datetime-local"], select, textarea {
+input[type="text"], input[type="search"], input[type="password"], input[type="number"], input[type="url"], input[type="datetime-local"], select, textarea {
   width: 100%; padding: 10px 12px; font: inherit; font-size: .95rem; color: var(--text);
   background: var(--surface); border: 1px solid var(--border-strong); border-radius: var(--radius-sm);
   transition: border-color .15s, box-shadow .15s;

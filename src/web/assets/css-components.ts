@@ -128,6 +128,7 @@ pre.code.plain { padding: 12px 16px; white-space: pre; }
 pre.code.diff .l::before { display: none; }
 pre.code.diff { padding: 12px 16px; }
 .inline-form select { width: auto; margin: 0; }
+.inline-form input[type="search"] { width: auto; flex: 1 1 14rem; max-width: 26rem; margin: 0; }
 .inline-form label { margin: 0; }
 .compare { margin-bottom: 12px; }
 pre.code .l:hover { background: color-mix(in srgb, var(--accent) 6%, transparent); }

@@ -155,7 +155,16 @@ function show(box: El, status: El | null, key: string, plain: string): void {
   const qr = byId('sealed-qr');
   if (share === null || link === null || qr === null) return;
   const url = `${loc().origin}${loc().pathname}#${key}`;
-  link.textContent = url;
+  // Wrapped after the scheme and before the path, as the short link is (paste-view.ts), never inside the port.
+  const origin = loc().origin;
+  const host = origin.indexOf('//') + 2;
+  link.textContent = '';
+  for (const part of [origin.slice(0, host), origin.slice(host), url.slice(origin.length)]) {
+    if (link.textContent !== '') link.appendChild(doc().createElement('wbr'));
+    const span = doc().createElement('span');
+    span.textContent = part;
+    link.appendChild(span);
+  }
   link.href = url;
   qr.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(qrSvg(url, 'QR code for the link with its key'))}`;
   share.hidden = false;

@@ -4,7 +4,7 @@ import { HttpError } from '../../http/errors.ts';
 import { html as reply, redirect, type Reply } from '../../http/reply.ts';
 import { statusOf } from '../../pipeline/refusal.ts';
 import type { User } from '../../auth/records.ts';
-import { field, type WebContext, type WebDeps } from '../context.ts';
+import { field, type WebContext } from '../context.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { LOGO, page } from '../layout.ts';
@@ -37,7 +37,7 @@ ${csrfInput(ctx.csrf())}<input type="hidden" name="next" value="${opts.next}">
 <div class="field"><label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required></div>
 <button class="btn btn-primary btn-block" type="submit">Log in</button>
 </form>
-<p class="center muted small">No account yet? <a href="/register">Register</a></p>`;
+<p class="center muted small">No account yet? ${ctx.registrationOpen() ? html`<a href="/register">Register</a>` : 'Ask an admin of this server for one.'}</p>`;
   return page(ctx, 'Log in', authCard(ctx, 'Log in', form));
 }
 
@@ -80,8 +80,6 @@ async function startSession(ctx: WebContext, user: User, next: string): Promise<
   return redirect(next, 303);
 }
 
-const registrationOpen = (deps: WebDeps): boolean => deps.config.openRegistration || deps.accounts.users.length === 0;
-
 function registerPage(ctx: WebContext, opts: { name?: string; problems?: string[] } = {}): string {
   const first = ctx.deps.accounts.users.length === 0;
   const form = html`${first ? notice('info', 'You are the first user here, so your account will be the admin account.') : ''}
@@ -113,7 +111,7 @@ function closedPage(ctx: WebContext): string {
 export async function registerForm(ctx: WebContext): Promise<Reply> {
   if (ctx.user !== null) return redirect('/');
   await ctx.deps.accounts.fresh();
-  return reply(registrationOpen(ctx.deps) ? registerPage(ctx) : closedPage(ctx));
+  return reply(ctx.registrationOpen() ? registerPage(ctx) : closedPage(ctx));
 }
 
 /**
@@ -125,7 +123,7 @@ export async function register(ctx: WebContext): Promise<Reply> {
   if (ctx.user !== null) return redirect('/', 303);
   await deps.accounts.fresh();
   // Refuse before the slow hash when registration is closed anyway.
-  if (!registrationOpen(deps)) return reply(closedPage(ctx), 403);
+  if (!ctx.registrationOpen()) return reply(closedPage(ctx), 403);
   const d = await deps.limiter.consume(`register-ip:${ctx.clientKey}`, REGISTER_IP_LIMIT_PER_MINUTE);
   if (!d.allowed)
     throw new HttpError('rate_limited', 'Too many registrations from this address; try again later.', {

@@ -16,7 +16,7 @@ import type { Fields } from '../../http/fields.ts';
 import { field, userOf, type WebContext } from '../context.ts';
 import { csrfInput, problemList } from '../forms.ts';
 import { html, isolate, type SafeHtml } from '../html.ts';
-import { languageLabel } from '../languages.ts';
+import { pasteLanguageLabel } from '../languages.ts';
 import { page } from '../layout.ts';
 import {
   EXPIRY_CHOICES,
@@ -90,7 +90,7 @@ function recentList(ctx: WebContext, recent: Paste[], pageNo: number, more: bool
   const now = ctx.deps.now();
   const items = recent.map(
     (p) =>
-      html`<li><a class="item" href="/p/${p.hash}"><span class="item-title">${isolate(pasteTitle(p))}</span><span class="item-meta"><span class="badge badge-accent">${languageLabel(p.language)}</span><span class="muted small">by ${isolate(authorOf(ctx, p))}</span>${times.tag(p.created_at, now)}</span></a></li>`,
+      html`<li><a class="item" href="/p/${p.hash}"><span class="item-title">${isolate(pasteTitle(p))}</span><span class="item-meta"><span class="badge badge-accent">${pasteLanguageLabel(p)}</span><span class="muted small">by ${isolate(authorOf(ctx, p))}</span>${times.tag(p.created_at, now)}</span></a></li>`,
   );
   const pager =
     pageNo > 1 || more
@@ -102,10 +102,10 @@ ${recent.length === 0 ? html`<p class="empty">${pageNo > 1 ? 'Nothing on this pa
 </section>`;
 }
 
-const HERO = html`<section class="card hero">
+const hero = (ctx: WebContext): SafeHtml => html`<section class="card hero">
 <h1>Share text and code, simply</h1>
 <p class="muted">Create pastes with syntax highlighting, short links with QR codes, passwords, expiry and one-time views, from the web or through the API.</p>
-<div class="actions"><a class="btn btn-primary" href="/login">Log in to create a paste</a><a class="btn" href="/register">Register</a></div>
+<div class="actions"><a class="btn btn-primary" href="/login">Log in to create a paste</a>${ctx.registrationOpen() ? html`<a class="btn" href="/register">Register</a>` : ''}</div>
 </section>`;
 
 /** The page number asked for (`?page=N`), 1 when it is missing or out of range. */
@@ -138,9 +138,12 @@ async function anonymousHome(ctx: WebContext): Promise<Reply> {
   const found = await recentOf(ctx, pageNo);
   const names = found.map((p) => authorOf(ctx, p));
   const minute = Math.floor(ctx.deps.now() / 60_000);
-  const body = ctx.deps.parts.home(pageNo, found, names, minute, () =>
-    page(ctx, 'Paste', html`${HERO}${recentSection(ctx, found, pageNo)}`),
-  );
+  const render = (): string => page(ctx, 'Paste', html`${hero(ctx)}${recentSection(ctx, found, pageNo)}`);
+  // Until the first account exists the page offers to register, which that account ends: not kept until then.
+  const body =
+    ctx.deps.accounts.users.length === 0
+      ? Buffer.from(render())
+      : ctx.deps.parts.home(pageNo, found, names, minute, render);
   return { kind: 'bytes', status: 200, contentType: 'text/html; charset=utf-8', body };
 }
 
