@@ -2,10 +2,11 @@
 FROM node:20-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# npm ci runs scripts/patch-postgres.mjs (postinstall): a fix to the pinned database driver.
-COPY scripts ./scripts
+# The database driver is a patched tarball in vendor/ (vendor/README.md), locked by its integrity.
+COPY vendor ./vendor
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
 COPY src ./src
 RUN npm run build
 
@@ -14,8 +15,9 @@ FROM node:20-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DATA_DIR=/data
 WORKDIR /app
 COPY package.json package-lock.json ./
-COPY scripts ./scripts
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY vendor ./vendor
+# No production dependency needs an install script.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data
 USER node

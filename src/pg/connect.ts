@@ -1,6 +1,7 @@
 import type { Options, PostgresType, Sql } from 'postgres';
 import type { Config } from '../config.ts';
 import type { DatabaseTarget } from '../config/database.ts';
+import { driverProblem } from './driver.ts';
 
 /** The connections one server holds at most: a request finding them all busy waits its turn, bounded by the timeout. */
 export const POOL_SIZE = 10;
@@ -22,6 +23,8 @@ export interface OpenOptions {
   onWait?: (reason: string) => void;
   /** How long between attempts at start. */
   retryMs?: number;
+  /** The driver's module to check before it is used (`driver.ts`); tests point it at an unpatched copy. */
+  driverEntry?: string;
 }
 
 /** Why a server cannot start: one line for the operator, in the words of CONTRACT's "cannot start". */
@@ -55,6 +58,9 @@ export async function openDatabase(
 ): Promise<Database> {
   const target = config.database;
   if (target === null) throw new DatabaseStartError('cannot start: DATABASE_URL is not set');
+  // A driver without the fixes ends the process at the first lost connection: refuse it now.
+  const problem = driverProblem(opts.driverEntry);
+  if (problem !== null) throw new DatabaseStartError(`cannot start: ${problem}`);
   const { default: postgres } = await import('postgres');
   const deadline = Date.now() + config.databaseWaitSeconds * 1000;
   for (;;) {

@@ -57,7 +57,7 @@ test('a connection lost while the driver asks for the array types fails its quer
     assert.deepEqual(
       unhandled,
       [],
-      'the array types query rejected where nobody catches it (scripts/patch-postgres.mjs)',
+      'the array types query rejected where nobody catches it (vendor/README.md, fault 3)',
     );
   } finally {
     process.off('unhandledRejection', onUnhandled);
