@@ -89,3 +89,32 @@ test('a create at the default MAX_PASTE_BYTES succeeds with the default timeout'
   const raw = await req(server, 'GET', `/p/${String(created.json['hash'])}/raw`);
   assert.equal(sha256(raw.text), sha256(content));
 });
+
+test('a long paste the cache holds whole gets the same page: its beginning, and the size of the whole', async () => {
+  const server = await startServer({ env: { MAX_PASTE_BYTES: String(16 * MIB), PASTE_CACHE_MB: '512' } });
+  const token = await makeToken(server.dataDir);
+  const lines = Math.floor((8 * MIB) / Buffer.byteLength(LINE));
+  const content = LINE.repeat(lines);
+  const created = await req(server, 'POST', '/api/v1/paste_create.php', {
+    token,
+    body: { content, language: 'javascript' },
+  });
+  assert.equal(created.status, 200, created.text);
+  const hash = String(created.json['hash']);
+  // A whole read puts it in the cache (on PostgreSQL, only while the cache hears every change).
+  assert.equal((await req(server, 'GET', `/p/${hash}/raw`)).status, 200);
+  const shown = Math.min(PAGE_MAX_LINES, Math.floor(PAGE_MAX_CHARS / LINE.length));
+  for (let view = 0; view < 2; view++) {
+    const page = await req(server, 'GET', `/p/${hash}`);
+    assert.equal(page.status, 200);
+    assert.equal(page.text.match(/<span class="l">/g)?.length, shown);
+    assert.match(
+      page.text,
+      new RegExp(`${lines} lines of JavaScript &middot; ${(Buffer.byteLength(content) / MIB).toFixed(1)} MiB`),
+    );
+    assert.match(
+      page.text,
+      new RegExp(`\\(${shown} of ${lines} lines\\)\\. <a href="/p/${hash}/raw">Raw</a> has all of it`),
+    );
+  }
+});
