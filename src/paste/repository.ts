@@ -1,4 +1,5 @@
 import { isExpired, isTombstone, NO_CONTENT, type Paste } from './paste.ts';
+import type { TextSize } from './literal.ts';
 import type { OwnedFilter } from './owned-search.ts';
 
 /**
@@ -58,6 +59,13 @@ export interface PasteRepository {
   /** Creates a new paste under a free hash, trying `first` before random ones. */
   create(make: (hash: string) => Paste, listing?: Listing, first?: string): Promise<Paste>;
   transact<T>(hash: string, fn: (paste: Paste | null) => Txn<T> | Promise<Txn<T>>): Promise<T>;
+  /**
+   * The paste for a page that shows at most the first `chars` characters of its text
+   * (README, Web pages), when the store can read less than all of a long one: its
+   * `content_json` is then the literal of those characters only, and `size` the whole
+   * text's. Such a paste is never cached nor handed to anything but that page.
+   */
+  head?(hash: string, chars: number): Promise<PasteHead | null>;
   /** Removes a damaged paste file (README, Data on disk and durability); null when it is not damaged. */
   removeDamaged(hash: string): Promise<CorruptPaste | null>;
   /** The numbers of a paste's kept revisions (README, Revisions), and one of them. */
@@ -65,6 +73,12 @@ export interface PasteRepository {
   getRevision(hash: string, revision: number): Promise<Paste | null>;
   /** A kept revision's time and text size, without reading its text when the store can help it. */
   revisionFacts(hash: string, revision: number): Promise<{ savedAt: number; bytes: number } | null>;
+}
+
+/** A paste as `PasteRepository.head` reads it: `size` is set when `paste` holds only the text's beginning. */
+export interface PasteHead {
+  readonly paste: Paste;
+  readonly size?: TextSize;
 }
 
 /** Views counted in memory and folded into the files later (store/views.ts). */

@@ -6,6 +6,7 @@ import {
   CorruptPaste,
   TOMBSTONE_MS,
   type OwnerLists,
+  type PasteHead,
   type PasteRepository,
   type RecentList,
   type ViewCounts,
@@ -18,6 +19,7 @@ import { envelopeProblem } from './envelope.ts';
 import { detectLanguage } from './language.ts';
 import { isSearch, matchesOwned, type OwnedFilter } from './owned-search.ts';
 import { contentOf, encodeContent, isExpired, NO_CONTENT, type Paste } from './paste.ts';
+import type { TextSize } from './literal.ts';
 import type { CreateInput, EditInput } from './validate.ts';
 
 export type { OwnedFilter } from './owned-search.ts';
@@ -95,6 +97,11 @@ export interface Counted {
   viewCount: number;
   /** Set when the reader already held this revision: nothing was counted or burned. */
   unchanged?: true;
+}
+
+/** A read for a page of the text's beginning (`readHead`): `size` is set when `paste` holds only that. */
+export interface HeadCounted extends Counted {
+  size?: TextSize;
 }
 
 /** A writer's condition on the paste as it is (`If-Match`): false refuses the write with `changed`. */
@@ -269,6 +276,40 @@ export class PasteService {
     } catch (err) {
       return Promise.reject(err as Error);
     }
+  }
+
+  /**
+   * `peek` for a page that shows at most the first `chars` characters of the text: a long
+   * paste the cache does not hold is read only that far when the store can
+   * (PasteRepository.head), with the whole text's size.
+   */
+  peekHead(hash: string, viewer: Viewer | null, chars: number): PasteHead | Promise<PasteHead> {
+    if (this.#store.head === undefined || this.#store.cached(hash) !== undefined) {
+      const p = this.peek(hash, viewer);
+      return p instanceof Promise ? p.then((paste) => ({ paste })) : { paste: p };
+    }
+    return this.#store.head(hash, chars).then(
+      (h) => ({ ...h, paste: this.#visible(h?.paste ?? null, viewer) }),
+      (err: unknown) => this.#damaged(err, viewer),
+    );
+  }
+
+  /**
+   * `read` for the same page, with what `peekHead` would read: the view is counted as `read`
+   * counts it. A one-time paste is read whole (its one showing shows all of it).
+   */
+  readHead(hash: string, viewer: Viewer | null, opts: ReadOptions, chars: number): HeadCounted | Promise<HeadCounted> {
+    if (this.#store.head === undefined || this.#store.cached(hash) !== undefined) return this.read(hash, viewer, opts);
+    return this.#store.head(hash, chars).then(
+      (h): HeadCounted | Promise<HeadCounted> => {
+        if (h?.size === undefined) return this.#readFound(hash, h?.paste ?? null, viewer, opts);
+        if (h.paste.burn_after_read === 1) return this.read(hash, viewer, opts);
+        const size = h.size;
+        const counted = this.#readFound(hash, h.paste, viewer, opts);
+        return counted instanceof Promise ? counted.then((c) => ({ ...c, size })) : { ...counted, size };
+      },
+      (err: unknown) => this.#damaged(err, viewer),
+    );
   }
 
   #readFound(hash: string, found: Paste | null, viewer: Viewer | null, opts: ReadOptions): Counted | Promise<Counted> {

@@ -4,6 +4,13 @@ import type { OwnedCandidate, OwnerLists } from '../paste/repository.ts';
 import { likeTerms, type WalkTerm, walkTerms } from './owned-search-terms.ts';
 
 /**
+ * The longest stored text (a JSON literal, in bytes) the trigram index holds
+ * (migrations/015-huge-pastes-unindexed.sql, which says the same number): a longer one's
+ * trigrams cost its insert too long. Those few are found through `pastes_owner_text_bytes`.
+ */
+export const INDEXED_TEXT_BYTES = 2_097_152;
+
+/**
  * Each user's pastes, as a query on `pastes` (by the owner's index). The file store keeps a
  * list per user beside the pastes (store/owner-index.ts) because a folder cannot be asked
  * whose files are whose; here the rows say it, so there is no list to write.
@@ -219,10 +226,18 @@ export class PgOwnerLists implements OwnerLists {
               : sql`${sql(column)} collate "C" ~ ${t.regex}`,
         ),
       );
+    // For the index, three arms PostgreSQL reads as one bitmap: each implies the predicate of
+    // the partial index it reads (the trigram index, or the larger texts' own).
+    const small = sql`octet_length(content_json) <= ${INDEXED_TEXT_BYTES}::int`;
+    const found =
+      use === 'walk'
+        ? sql`((${words('title')}) or (${words('content_json')}))`
+        : sql`((${small} and ${words('title')}) or (${small} and ${words('content_json')})
+          or (octet_length(content_json) > ${INDEXED_TEXT_BYTES}::int and ((${words('title')}) or (${words('content_json')}))))`;
     return and([
       ...(filter.language === undefined ? [] : [sql`language = ${filter.language}`]),
       ...(filter.privacy === undefined ? [] : [sql`privacy = ${filter.privacy}`]),
-      ...(terms.length === 0 ? [] : [sql`((${words('title')}) or (${words('content_json')}))`]),
+      ...(terms.length === 0 ? [] : [found]),
     ]);
   }
 }

@@ -11,10 +11,11 @@ import { isTombstone, type Paste, type Privacy, type Receipt } from '../paste/pa
 
 /**
  * The columns a paste is read from `pastes`, times as epoch ms; its count is its row's and
- * the views folded in beside it since (migrations/014-paste-views.sql).
+ * the views folded in beside it since (migrations/014-paste-views.sql). `content` is what is
+ * read of the text (pg/paste-head.ts reads only the beginning of a long one).
  */
-export const pasteColumns = (sql: ISql): PendingQuery<Row[]> => sql`
-  hash, title, content_json, language, privacy, highlight, burn_after_read, burned, password, owner_id,
+export const pasteColumns = (sql: ISql, content: PendingQuery<Row[]> = sql`content_json`): PendingQuery<Row[]> => sql`
+  hash, title, ${content} as content_json, language, privacy, highlight, burn_after_read, burned, password, owner_id,
   (extract(epoch from created_at) * 1000)::float8 as created_at,
   (extract(epoch from updated_at) * 1000)::float8 as updated_at,
   (extract(epoch from expire_at) * 1000)::float8 as expire_at,

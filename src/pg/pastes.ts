@@ -1,9 +1,17 @@
 import type { ISql, Sql, TransactionSql } from 'postgres';
 import { RandomIds } from '../crypto/random.ts';
 import { HASH_LENGTH, type Paste } from '../paste/paste.ts';
-import { type CorruptPaste, type Listing, type PasteRepository, type Txn, sweepTxn } from '../paste/repository.ts';
+import {
+  type CorruptPaste,
+  type Listing,
+  type PasteHead,
+  type PasteRepository,
+  type Txn,
+  sweepTxn,
+} from '../paste/repository.ts';
 import type { PasteUpkeep } from '../backend.ts';
 import { POOL_SIZE } from './connect.ts';
+import { PgPasteHeads } from './paste-head.ts';
 import { PasteIdentity } from './paste-identity.ts';
 import { type SharedCacheOptions, SharedPasteCache } from './paste-cache.ts';
 import { pasteColumns, pasteOf, revisionOf, revisionRowOf, rowOf, sweepTimeOf } from './paste-row.ts';
@@ -38,6 +46,7 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
   /** A row read again unchanged comes back as the same object (paste-identity.ts). */
   readonly #identity: PasteIdentity;
   readonly #cache: SharedPasteCache;
+  readonly #heads: PgPasteHeads;
 
   constructor(
     private readonly sql: Sql,
@@ -46,6 +55,7 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
   ) {
     this.#identity = new PasteIdentity(cacheBytes);
     this.#cache = new SharedPasteCache(sql, cacheBytes, cacheOptions);
+    this.#heads = new PgPasteHeads(sql);
   }
 
   /** Starts hearing of other processes' changes, which lets the cache serve; false if LISTEN cannot be had. */
@@ -80,6 +90,11 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
       // The cache keeps one object per version itself; bypassed, the identities do (paste-identity.ts).
       return cacheable ? pasteOf(row) : this.#identity.of(pasteOf(row));
     });
+  }
+
+  /** The paste for a page that shows the beginning of its text (PasteRepository.head): a long one's row is read only that far. */
+  async head(hash: string, chars: number): Promise<PasteHead | null> {
+    return this.#heads.read(hash, chars, (p) => this.#identity.of(p));
   }
 
   /** This server folded views into a paste's row (pg/views.ts): a cached copy takes its new count at once. */

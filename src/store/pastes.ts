@@ -1,4 +1,4 @@
-import { CorruptPaste, TOMBSTONE_MS, type Listing, type Txn, sweepTxn } from '../paste/repository.ts';
+import { CorruptPaste, TOMBSTONE_MS, type Listing, type PasteHead, type Txn, sweepTxn } from '../paste/repository.ts';
 import { open, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RandomIds } from '../crypto/random.ts';
@@ -9,6 +9,7 @@ import { KeyedMutex } from './mutex.ts';
 import { PasteCache } from '../cache/paste-cache.ts';
 import { contentOf, HASH_LENGTH, isTombstone, shortcodeOf, type Paste } from '../paste/paste.ts';
 import { DamagedRecord, fileText, keptFacts, keptText, parseFile } from './paste-record.ts';
+import { PasteHeads } from './paste-head.ts';
 
 /** A disk read in flight, and whether a commit to its paste has made it stale. */
 interface Reading {
@@ -49,6 +50,8 @@ export class PasteStore {
    * went to the disk, at a fraction of the warm cache's rate).
    */
   readonly #reading = new Map<string, Reading>();
+  /** Long pastes' files read only as far as their pages show (paste-head.ts). */
+  readonly #heads = new PasteHeads();
   /** Damaged files already reported, so each is reported once however often it is asked for. */
   readonly #reported = new Set<string>();
 
@@ -161,6 +164,20 @@ export class PasteStore {
       throw err;
     }
     return paste !== null && paste.hash === hash ? paste : null;
+  }
+
+  /** The paste for a page that shows the beginning of its text (PasteRepository.head): a long one's file is read only that far. */
+  async head(hash: string, chars: number): Promise<PasteHead | null> {
+    const code = shortcodeOf(hash);
+    const cached = this.#cache.get(code);
+    const read = cached === undefined ? await this.#heads.read(this.#path(code), chars) : 'whole';
+    if (read !== 'whole' && read !== null && read.paste.hash === hash) {
+      this.#misses++;
+      return read;
+    }
+    // A short file, one laid out otherwise or damaged, or another paste's: the whole read knows what to do.
+    const paste = await this.get(hash);
+    return paste === null ? null : { paste };
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { TextSize } from '../paste/literal.ts';
 import type { Paste } from '../paste/paste.ts';
 import { highlight } from './highlight.ts';
 import { escapeHtml, html, raw, type SafeHtml } from './html.ts';
@@ -100,6 +101,28 @@ export function codeView(id: string, code: Code, whole = false): CodeView {
     cut,
     shownLines: countLines(shown),
     shownBytes: cut ? Buffer.byteLength(shown) : bytes,
+    bidi: hasBidiControls(shown),
+  };
+}
+
+/** What a page reads of a long text (`headView`): one character more than it shows at most. */
+export const PAGE_HEAD_CHARS = PAGE_MAX_CHARS + 1;
+
+/**
+ * The view of a long text of which only `code.content`, its first PAGE_HEAD_CHARS characters,
+ * was read, and the whole text's `size` (paste/literal.ts): the page shows the beginning as
+ * `codeView` would, without a pass over the whole (README, Web pages).
+ */
+export function headView(id: string, code: Code, size: TextSize): CodeView {
+  const shown = code.content.slice(0, shownEnd(code.content));
+  const shownBytes = Buffer.byteLength(shown);
+  return {
+    block: codeBlock(id, { ...code, content: shown }),
+    lines: size.lines,
+    bytes: size.bytes,
+    cut: shownBytes < size.bytes,
+    shownLines: countLines(shown),
+    shownBytes,
     bidi: hasBidiControls(shown),
   };
 }

@@ -1,8 +1,9 @@
+import { literalHead, literalSize, type TextSize } from '../paste/literal.ts';
 import type { Paste } from '../paste/paste.ts';
 import { VersionCache } from '../pipeline/version-cache.ts';
 import { ownedUtf8Bytes } from '../http/text-bytes.ts';
 import { stringBytes } from '../cache/second-chance.ts';
-import { codeView, type CodeView } from './code-view.ts';
+import { codeView, headView, PAGE_HEAD_CHARS, type CodeView } from './code-view.ts';
 import { raw, type SafeHtml } from './html.ts';
 import { qrModules, qrSvgOf, type QrModules } from './qr.ts';
 
@@ -41,6 +42,16 @@ const HOME_PAGES = 10;
  */
 const long = (version: unknown): boolean => (version as Paste).content_json.length > 32_768;
 
+/**
+ * The stored literal (paste/paste.ts), in characters, past which a code block is made from
+ * the text's beginning alone (code-view.ts, headView): decoding and counting all of a 64 MiB
+ * text held the event loop for most of a second.
+ */
+const LONG_LITERAL = 1_048_576;
+
+/** Whether a paste's code block is made from its text's beginning alone (`PageParts.longCode`). */
+export const isLong = (p: Pick<Paste, 'content_json'>): boolean => p.content_json.length > LONG_LITERAL;
+
 /** The parts PageParts makes once and reuses: QR codes, code blocks, anonymous pages, home pages. */
 export type PagePart = 'qr' | 'code' | 'page' | 'home';
 
@@ -75,6 +86,8 @@ export class PageParts {
   readonly #code: VersionCache<CodeView>;
   readonly #pages: VersionCache<PageAround>;
   readonly #home = new Map<number, HomePage>();
+  /** Long texts' sizes, counted once per paste version. */
+  readonly #sizes = new WeakMap<Paste, TextSize>();
   #homeMade = 0;
   #homeReused = 0;
 
@@ -99,6 +112,34 @@ export class PageParts {
   code(id: string, p: Paste, text: () => string): CodeView {
     return this.#code.get(`${id}:${p.hash}`, p, () =>
       codeView(id, { content: text(), language: p.language, highlight: p.highlight }),
+    );
+  }
+
+  /**
+   * The size of a long text (`isLong`) the whole of which `p` holds: counted once per
+   * version, a slice at a time, the event loop free between slices.
+   */
+  sizeOf(p: Paste): TextSize | Promise<TextSize> {
+    const known = this.#sizes.get(p);
+    if (known !== undefined) return known;
+    return literalSize(p.content_json).then((counted) => {
+      this.#sizes.set(p, counted);
+      return counted;
+    });
+  }
+
+  /**
+   * `code` of a long text, made from its beginning alone (code-view.ts, headView), given the
+   * whole text's size: `sizeOf`'s, or the store's when `p` holds only the beginning
+   * (PasteService.readHead).
+   */
+  longCode(id: string, p: Paste, size: TextSize): CodeView {
+    return this.#code.get(`${id}:${p.hash}`, p, () =>
+      headView(
+        id,
+        { content: literalHead(p.content_json, PAGE_HEAD_CHARS), language: p.language, highlight: p.highlight },
+        size,
+      ),
     );
   }
 

@@ -1,19 +1,51 @@
 import { ANONYMOUS_NAME, isAnonymous } from '../paste/anonymous.ts';
 import { owns } from '../paste/access.ts';
 import { contentOf, shortcodeOf, type Paste } from '../paste/paste.ts';
-import type { Counted } from '../paste/service.ts';
+import { literalSizeNow, type TextSize } from '../paste/literal.ts';
+import type { HeadCounted } from '../paste/service.ts';
 import { codeView, type CodeView } from './code-view.ts';
 import type { WebContext } from './context.ts';
 import { sealedCard, sealedLede, sealedShare } from './encrypted-view.ts';
 import { notice } from './forms.ts';
 import { html, isolate, type SafeHtml } from './html.ts';
 import { languageLabel, pasteLanguageLabel } from './languages.ts';
+import { isLong } from './page-parts.ts';
 import { page } from './layout.ts';
 
 export const pasteTitle = (p: Pick<Paste, 'title'>): string => (p.title === '' ? 'Untitled paste' : p.title);
 
 export const shortUrl = (ctx: WebContext, p: Pick<Paste, 'hash'>): string =>
   `${ctx.deps.config.baseUrl}/s/${shortcodeOf(p.hash)}`;
+
+/**
+ * The code block of the paste page, made once per version (page-parts.ts); a one-time
+ * paste's only showing is made for it alone, and shows all of the text. An encrypted
+ * paste's text is the browser's to read (encrypted-view.ts): null. A long text's block is
+ * made from its beginning, given the whole one's `size` (`pasteSize`).
+ */
+function pasteCode(
+  ctx: WebContext,
+  { paste: p, size }: Pick<HeadCounted, 'paste' | 'size'>,
+  burnedNow: boolean,
+): CodeView | null {
+  if (p.encrypted === 1) return null;
+  if (burnedNow)
+    return codeView('paste-code', { content: contentOf(p), language: p.language, highlight: p.highlight }, true);
+  if (size === undefined && !isLong(p)) return ctx.deps.parts.code('paste-code', p, () => contentOf(p));
+  const known = size ?? ctx.deps.parts.sizeOf(p);
+  // Callers wait for `pasteSize` first; a size still being counted is counted here at once.
+  return ctx.deps.parts.longCode('paste-code', p, known instanceof Promise ? literalSizeNow(p.content_json) : known);
+}
+
+/**
+ * What the paste page of `counted` must wait for before it is written: the size of a long
+ * text held whole (page-parts.ts, sizeOf), counted between other work. Undefined: nothing.
+ */
+export function pasteSize(ctx: WebContext, counted: HeadCounted): TextSize | undefined | Promise<TextSize> {
+  const p = counted.paste;
+  if (counted.size !== undefined || p.encrypted === 1 || !isLong(p)) return counted.size;
+  return ctx.deps.parts.sizeOf(p);
+}
 
 /** Small labels for a paste's language, privacy and special behaviour. */
 export function pasteBadges(p: Paste, now: number): SafeHtml {
@@ -61,7 +93,8 @@ const PRIVACY_WORDS: Record<Paste['privacy'], string> = { public: 'Public', unli
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function sizeLabel(bytes: number): string {
-  return bytes < 1024 ? plural(bytes, 'byte') : `${(bytes / 1024).toFixed(1)} KiB`;
+  if (bytes < 1024) return plural(bytes, 'byte');
+  return bytes < 1_048_576 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1_048_576).toFixed(1)} MiB`;
 }
 
 /**
@@ -70,22 +103,16 @@ function sizeLabel(bytes: number): string {
  */
 export function pasteView(
   ctx: WebContext,
-  { paste: p, viewCount }: Omit<Counted, 'viewCount'> & { viewCount: number | SafeHtml },
+  counted: Omit<HeadCounted, 'viewCount'> & { viewCount: number | SafeHtml },
   burnedNow: boolean,
 ): string {
+  const { paste: p, viewCount } = counted;
+  const code = pasteCode(ctx, counted, burnedNow);
   const { times } = ctx.deps;
   const now = ctx.deps.now();
   const owner = isAnonymous(p) ? ANONYMOUS_NAME : (ctx.deps.accounts.user(p.owner_id)?.name ?? 'a former user');
   const mine = owns(ctx.viewer, p);
-  // The code block, its line count and size are made once per version (page-parts.ts); a
-  // one-time paste's only showing is made for it alone, and shows all of the text.
-  // An encrypted paste's text is the browser's to read (encrypted-view.ts).
   const sealed = p.encrypted === 1;
-  const code = sealed
-    ? null
-    : burnedNow
-      ? codeView('paste-code', { content: contentOf(p), language: p.language, highlight: p.highlight }, true)
-      : ctx.deps.parts.code('paste-code', p, () => contentOf(p));
   const share = burnedNow ? '' : sealed ? sealedShare() : shareCard(ctx, p);
   const body = html`${burnedNow ? notice('warn', html`<strong>This paste is now burned.</strong> This is its one and only view: it has been deleted from the server. Copy what you need before you leave this page.`) : ''}
 <div class="paste-layout">

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { after, test } from 'node:test';
 import postgres from 'postgres';
 import { parseConfig } from '../../src/config.ts';
 import { type Database, openDatabase } from '../../src/pg/connect.ts';
 import { migrate } from '../../src/pg/migrate.ts';
 import { likeTerms, walkTerms } from '../../src/pg/owned-search-terms.ts';
-import { PgOwnerLists } from '../../src/pg/owner-lists.ts';
+import { INDEXED_TEXT_BYTES, PgOwnerLists } from '../../src/pg/owner-lists.ts';
 import { PgPasteStore } from '../../src/pg/pastes.ts';
 import { matchesOwned, type OwnedFilter } from '../../src/paste/owned-search.ts';
 import { encodeContent, type Paste } from '../../src/paste/paste.ts';
@@ -411,4 +412,42 @@ test("migration 6 indexes the owner's words, and without the right to make exten
     found.map((r) => r.hash),
     ['000001Plan'],
   );
+});
+
+test('migration 15: a text over INDEXED_TEXT_BYTES stays out of the trigram index, and a narrow search still finds it', async () => {
+  const migration = await readFile(
+    new URL('../../src/pg/migrations/015-huge-pastes-unindexed.sql', import.meta.url),
+    'utf8',
+  );
+  assert.equal(
+    migration.split(String(INDEXED_TEXT_BYTES)).length - 1,
+    1,
+    'the migration and owner-lists.ts say one number',
+  );
+  const url = await createTestDatabase();
+  const db = await openDatabase(parseConfig({ DATABASE_URL: url, DATABASE_WAIT_SECONDS: '5' }));
+  opened.push(db);
+  await migrate(db.sql);
+  const [words] = await db.sql`select pg_get_indexdef('pastes_owner_words'::regclass) as def`;
+  assert.match(
+    String(words?.['def']),
+    new RegExp(`WHERE \\(octet_length\\(content_json\\) <= ${INDEXED_TEXT_BYTES}\\)`),
+  );
+  const store = new PgPasteStore(db.sql);
+  const none = { add: async () => {}, withdraw: async () => {} };
+  const big = 'hay '.repeat(INDEXED_TEXT_BYTES / 4);
+  await store.create(() => record('000001Huge', 'big one', `${big}needle at the end`), none);
+  await store.create(() => record('000002Huge', 'big two', `${big}nothing`), none);
+  await store.create(() => record('000003Smal', 'small', 'a needle'), none);
+  await db.sql`analyze pastes`;
+  const sent: string[] = [];
+  const lists = new PgOwnerLists(postgresOf(url, sent, { max: 1 }), { few: 5, window: 4 });
+  const found = await all(lists.candidates(1, { text: 'NEEDLE' }));
+  assert.deepEqual(
+    found.map((c) => c.hash),
+    ['000003Smal', '000001Huge'],
+  );
+  // Found through the indexes (the large texts' by their size), not by a walk of every paste.
+  assert.equal(sent.filter((q) => q.includes('limit $')).length, 1);
+  assert.equal(sent.filter((q) => q.includes('offset 0')).length, 0);
 });

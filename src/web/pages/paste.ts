@@ -5,13 +5,15 @@ import { utf8Bytes } from '../../http/text-bytes.ts';
 import { needsPassword } from '../../paste/access.ts';
 import { PasteError } from '../../paste/errors.ts';
 import { contentOf, HASH_RE, SHORTCODE_RE, type Paste } from '../../paste/paste.ts';
-import type { Counted, PasswordProof } from '../../paste/service.ts';
+import type { Counted, HeadCounted, PasswordProof } from '../../paste/service.ts';
 import { field, type WebContext } from '../context.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
 import { html, raw, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
 import { keepKey } from '../encrypted-view.ts';
-import { pasteView, shareCard, shortUrl } from '../paste-view.ts';
+import { pasteSize, pasteView, shareCard, shortUrl } from '../paste-view.ts';
+import { PAGE_HEAD_CHARS } from '../code-view.ts';
+import type { TextSize } from '../../paste/literal.ts';
 import { hasUnlockGrant, unlockCookie, unlockCookieName } from '../unlock-grant.ts';
 
 /** The title the burn warning must carry (README, Web pages). */
@@ -152,17 +154,31 @@ async function readWithPassword(
  * answered without a promise, as the API's reads are (the page people open most).
  */
 export function viewPaste(ctx: WebContext): Reply | Promise<Reply> {
-  const p = visiblePaste(ctx);
-  return p instanceof Promise ? p.then((found) => viewVisible(ctx, found)) : viewVisible(ctx, p);
+  const hash = ctx.params['hash'] ?? '';
+  if (!HASH_RE.test(hash)) return Promise.reject(new PasteError('not_found'));
+  // A long paste is read only as far as its page shows it (README, Web pages).
+  const p = ctx.deps.pastes.peekHead(hash, ctx.viewer, PAGE_HEAD_CHARS);
+  return p instanceof Promise ? p.then((found) => viewVisible(ctx, found.paste)) : viewVisible(ctx, p.paste);
 }
 
 function viewVisible(ctx: WebContext, p: Paste): Reply | Promise<Reply> {
   if (p.burn_after_read === 1) return ctx.user === null ? anonymousWarning(ctx, p) : burnWarning(ctx, p, [], 200);
   const reader = readerWithoutPassword(ctx, p);
   if (reader === null) return passwordGate(ctx, p, `/p/${p.hash}`, [], 401);
-  const shown = (counted: Counted): Reply =>
-    ctx.user === null ? anonymousView(ctx, counted) : reply(pasteView(ctx, counted, false));
-  const counted = readAs(ctx, p, reader.proof);
+  const shown = (counted: HeadCounted): Reply | Promise<Reply> => {
+    const page = (size: TextSize | undefined): Reply => {
+      const sized = size === undefined ? counted : { ...counted, size };
+      return ctx.user === null ? anonymousView(ctx, sized) : reply(pasteView(ctx, sized, false));
+    };
+    const size = pasteSize(ctx, counted);
+    return size instanceof Promise ? size.then(page) : page(size);
+  };
+  const counted = ctx.deps.pastes.readHead(
+    p.hash,
+    ctx.viewer,
+    { proof: reader.proof, client: ctx.clientKey, consume: consumes(ctx) },
+    PAGE_HEAD_CHARS,
+  );
   return counted instanceof Promise ? counted.then(shown) : shown(counted);
 }
 
@@ -171,10 +187,10 @@ function viewVisible(ctx: WebContext, p: Paste): Reply | Promise<Reply> {
  * (it has no form, so no token, and no links of a user), so it is written once per paste
  * version and minute and sent as bytes around the count (page-parts.ts).
  */
-function anonymousView(ctx: WebContext, { paste, viewCount }: Counted): Reply {
+function anonymousView(ctx: WebContext, { paste, viewCount, size }: HeadCounted): Reply {
   const minute = Math.floor(ctx.deps.now() / 60_000);
   const body = ctx.deps.parts.page('paste', paste, minute, raw(String(viewCount)), (count) =>
-    pasteView(ctx, { paste, viewCount: count }, false),
+    pasteView(ctx, { paste, viewCount: count, ...(size === undefined ? {} : { size }) }, false),
   );
   return { kind: 'bytes', status: 200, contentType: 'text/html; charset=utf-8', body };
 }
@@ -187,7 +203,8 @@ export async function unlockPaste(ctx: WebContext): Promise<Reply> {
     burn ? burnWarning(ctx, p, problems, status) : passwordGate(ctx, p, `/p/${p.hash}`, problems, status);
   const shown = await readWithPassword(ctx, p, gate);
   if ('kind' in shown) return shown;
-  const page = reply(pasteView(ctx, shown, burn));
+  const size = burn ? undefined : await pasteSize(ctx, shown);
+  const page = reply(pasteView(ctx, size === undefined ? shown : { ...shown, size }, burn));
   // A one-time paste is gone after this showing; there is nothing left to come back to.
   return burn ? page : withGrant(ctx, p, page);
 }
