@@ -38,9 +38,9 @@ export const OUTCOME_WAIT_MS = 250;
  * Every call into the database goes through one guard (pg/open.ts), which keeps the
  * promises of the README (Running on PostgreSQL):
  *
- * - a request waits for the database at most DATABASE_TIMEOUT_MS in all, counted from its
- *   first call (its calls share one scope, pg/scope.ts), plus OUTCOME_WAIT_MS when a
- *   change it sent must first say whether it was made;
+ * - a request waits for the database at most DATABASE_TIMEOUT_MS in all (its calls share
+ *   one scope, pg/scope.ts, whose clock runs while one of them is in flight), plus
+ *   OUTCOME_WAIT_MS when a change it sent must first say whether it was made;
  * - a request refused is refused for good: once its time is up, nothing more of it is
  *   sent, its transactions never commit, and what still runs is cancelled
  *   (pg/scoped-sql.ts); when a change may have been made all the same, the refusal says
@@ -96,7 +96,6 @@ export class DbGuard {
   /** The background probe's check (pg/open.ts, pg/probe.ts): run past the breaker, bounded by the timeout. */
   check<T>(check: () => Promise<T>): Promise<T> {
     const scope = new DbScope();
-    scope.start(this.timeoutMs, performance.now());
     return inScope(scope, () => this.#track(check(), scope));
   }
 
@@ -118,11 +117,10 @@ export class DbGuard {
     return this.#track(work(), scope);
   }
 
-  /** Why a call of `scope` must not start, or null; starts the scope's clock at its first call. */
+  /** Why a call of `scope` must not start, or null. */
   #refusal(scope: DbScope): StorageUnavailable | null {
     if (this.#down !== null) return scope.refusal(`the database does not answer (${this.#down})`);
-    const now = performance.now();
-    if (scope.expired || now >= scope.start(this.timeoutMs, now)) {
+    if (scope.expired || scope.left(this.timeoutMs, performance.now()) <= 0) {
       scope.expire();
       return scope.refusal(this.#late());
     }
@@ -144,8 +142,15 @@ export class DbGuard {
    * its own deadline.
    */
   #track<T>(call: Promise<T>, scope: DbScope, shared = false): Promise<T> {
-    if (shared && call === this.#lastCall && scope.deadline >= this.#lastDeadline)
+    const now = performance.now();
+    if (shared && call === this.#lastCall && now + scope.left(this.timeoutMs, now) >= this.#lastDeadline) {
+      // Joined: the wait is this scope's too.
+      scope.begin(this.timeoutMs, now);
+      const ended = (): void => scope.end(performance.now());
+      (this.#lastTracked as Promise<T>).then(ended, ended);
       return this.#lastTracked as Promise<T>;
+    }
+    const deadline = scope.begin(this.timeoutMs, now);
     this.#inFlight++;
     const tracked = new Promise<T>((resolve, reject) => {
       let settled = false;
@@ -155,6 +160,7 @@ export class DbGuard {
         settled = true;
         clearTimeout(timer);
         this.#inFlight--;
+        scope.end(performance.now());
         // A caller that comes after gets a tracking of its own: a promise kept for long may
         // have settled since this one's timeout.
         if (this.#lastCall === call) this.#lastCall = this.#lastTracked = undefined;
@@ -177,7 +183,7 @@ export class DbGuard {
           this.outcomeWaitMs,
         );
       };
-      timer = setTimeout(expire, Math.max(0, scope.deadline - performance.now()));
+      timer = setTimeout(expire, Math.max(0, deadline - now));
       call.then(
         (out) => {
           if (!settle()) return;
@@ -202,7 +208,7 @@ export class DbGuard {
     if (shared) {
       this.#lastCall = call;
       this.#lastTracked = tracked;
-      this.#lastDeadline = scope.deadline;
+      this.#lastDeadline = deadline;
     }
     return tracked;
   }

@@ -13,11 +13,12 @@ export interface InFlight {
  * What one request (or one background call) does with the database, so that a refusal is
  * a fact (README, Running on PostgreSQL): once the scope's deadline has passed, nothing of
  * it is sent any more, a transaction of it never commits, and what is running is cancelled.
- * The deadline starts at the request's first call into the database, so the time spent
- * reading a body or hashing a password is not the database's.
+ * The scope's time is DATABASE_TIMEOUT_MS of waiting for the database: its clock runs while
+ * one of its calls is in flight, so the time spent reading a body or hashing a password
+ * between calls is not the database's, and a slow first call leaves less to the next.
  */
 export class DbScope {
-  /** When the calls of this scope stop waiting (performance.now()); NaN until the first call. */
+  /** When the calls in flight stop waiting (performance.now()); NaN before the first call. */
   deadline = Number.NaN;
   expired = false;
   /** A change of this scope is known to be committed: a refusal after it cannot say "nothing changed". */
@@ -25,11 +26,33 @@ export class DbScope {
   /** A change of this scope may have been committed, and nothing can tell whether it was. */
   unknown = false;
   readonly live = new Set<InFlight>();
+  /** Time spent waiting in calls that have ended, the calls in flight, and since when. */
+  #spent = 0;
+  #calls = 0;
+  #busySince = 0;
 
-  /** Starts the scope's clock at its first call; answers the deadline. */
-  start(timeoutMs: number, now: number): number {
-    if (Number.isNaN(this.deadline)) this.deadline = now + timeoutMs;
+  /** What is left of `timeoutMs` at `now` (all of it between calls is what the ended ones left). */
+  left(timeoutMs: number, now: number): number {
+    return this.#calls > 0 ? this.deadline - now : timeoutMs - this.#spent;
+  }
+
+  /** A call begins: the clock runs from now if none was in flight. Answers the deadline. */
+  begin(timeoutMs: number, now: number): number {
+    if (this.#calls++ === 0) {
+      this.#busySince = now;
+      this.deadline = now + timeoutMs - this.#spent;
+    }
     return this.deadline;
+  }
+
+  /** Whether a call of the scope is in flight (its deadline is then the one that holds). */
+  get busy(): boolean {
+    return this.#calls > 0;
+  }
+
+  /** A call ended: with none left in flight, the clock stops. */
+  end(now: number): void {
+    if (--this.#calls === 0) this.#spent += now - this.#busySince;
   }
 
   /** The deadline has passed: nothing more of the scope starts, and what runs is cancelled. */

@@ -213,8 +213,7 @@ function transaction(
     ticket = places.take(() => {
       const body = async (tx: TransactionSql): Promise<unknown> => {
         if (expired()) throw scope?.refusal(LATE);
-        if (scope !== undefined && !Number.isNaN(scope.deadline) && !/read only/i.test(options))
-          limit(tx, scope.deadline - performance.now());
+        if (scope?.busy === true && !/read only/i.test(options)) limit(tx, scope.deadline - performance.now());
         const x = fn(scopedTx(tx, scope, () => (wrote = true)));
         const out = await (Array.isArray(x) ? Promise.all(x) : x);
         // The last moment a refusal can still be a fact: past it, the COMMIT is sent.
