@@ -12,6 +12,8 @@ import type { SearchBound } from '../../src/paste/repository.ts';
 import { encodeContent, type Paste } from '../../src/paste/paste.ts';
 import { createTestDatabase, psql, testCluster } from '../helpers/postgres.ts';
 import { pasteRecord } from '../helpers/paste-record.ts';
+import { startServer } from '../helpers/server.ts';
+import { createViaForm, registerAll } from '../helpers/web-client.ts';
 
 const opened: Database[] = [];
 after(() => Promise.all(opened.map((d) => d.close())));
@@ -551,4 +553,22 @@ test("migration 6 indexes the owner's words, and without the right to make exten
     found.map((r) => r.hash),
     ['000001Plan'],
   );
+});
+
+test('a server whose database has no trigram index says so once at start, and its searches still find every match', async () => {
+  const c = await testCluster();
+  const url = await createTestDatabase();
+  const database = new URL(url).pathname.slice(1);
+  const role = `lesser_${process.pid}`;
+  psql(c, `CREATE ROLE ${role} LOGIN`);
+  psql(c, `GRANT CREATE ON SCHEMA public TO ${role}`, database);
+  const s = await startServer({ env: { DATABASE_URL: url.replace('postgres@', `${role}@`), OPEN_REGISTRATION: '1' } });
+  const warned = s.output().match(/My pastes search has no trigram index/g) ?? [];
+  assert.equal(warned.length, 1, s.output());
+  const [erin] = await registerAll(s, 'erin');
+  await createViaForm(erin, { title: 'Plain words', content: 'some text' });
+  assert.match((await erin.get('/my?q=WORDS')).text, /1 paste found/);
+  // Where the index is, nothing is said.
+  const fine = await startServer({ env: { DATABASE_URL: await createTestDatabase() } });
+  assert.doesNotMatch(fine.output(), /trigram/);
 });
