@@ -123,12 +123,12 @@ export class PgOwnerLists implements OwnerLists {
   /**
    * The hashes of the user's pastes that the indexes say may match, newest first, or 'many'
    * when there are more than `few` of them. PostgreSQL's estimate comes first: when it
-   * expects more than `few` matches, or to read more than `few` rows to find them (words the
-   * trigram index cannot narrow), the index is not read at all. Reading it would cost the
-   * recheck of every row it gives, on one core, where the walk reads only as far as it must,
-   * on two (a word in every paste, with the matches all old, cost more than the walk
-   * itself). An estimate too low costs only that read, and one too high a walk: the answer
-   * is the same.
+   * expects more than READ_PER_FEW times `few` matches, or to read that many rows to find them
+   * (words the trigram index cannot narrow), the index is not read at all. Reading it would
+   * cost the recheck of every row it gives, on one core, where the walk reads only as far as
+   * it must, on two. Below that, the read costs less than a walk whose matches are all old
+   * (a word with a language, or with a number, in a user's older pastes). An estimate too low
+   * costs only a read that stops at `few` found, and one too high a walk: the answer is the same.
    *
    * Without an order, PostgreSQL reads the index's bitmap in the table's order and stops at
    * the limit. Both are planned for the words of this search: a plan made once for any words
@@ -142,7 +142,7 @@ export class PgOwnerLists implements OwnerLists {
       if (left !== undefined) await tx`select set_config('statement_timeout', ${String(left)}, true)`;
       await tx`set local plan_cache_mode = force_custom_plan`;
       const [plan] = await tx`explain (format json) select 1 from pastes where owner_id = ${userId} and ${may}`;
-      if (estimate(plan) > this.sizes.few) return 'many' as const;
+      if (estimate(plan) > this.sizes.few * READ_PER_FEW) return 'many' as const;
       const found = await tx`select hash from (
           select hash, created_at, seq from pastes where owner_id = ${userId} and ${may} limit ${this.sizes.few + 1}
         ) x order by created_at desc, seq desc`;
@@ -285,6 +285,9 @@ export class PgOwnerLists implements OwnerLists {
     ]);
   }
 }
+
+/** How many more rows than `few` PostgreSQL may expect to read for a search before it is walked instead. */
+const READ_PER_FEW = 4;
 
 /** A place in a user's pastes, newest first: a paste's `created_at` and `seq`, as text. */
 interface Cursor {

@@ -284,6 +284,24 @@ test('a search PostgreSQL expects to be narrow reads the index, and one that is 
   assert.ok(sent.filter((q) => q.includes('offset 0')).length > 1);
 });
 
+test('the index is asked while PostgreSQL expects to read up to four times `few` rows, then walked past that', async () => {
+  const url = await walkable();
+  const sent: string[] = [];
+  const lists = new PgOwnerLists(postgresOf(url, sent, { max: 1 }), { few: 20, window: 4 });
+  // `needle 1`: 36 expected, within four times 20, so the index is asked; it finds more than 20, so the walk follows.
+  const filter = { text: 'needle 1' };
+  const found = (await all(lists.candidates(1, filter))).filter((c) => matchesOwned(filter, c));
+  assert.deepEqual(
+    found.map((c) => Number(c.hash.slice(0, 6))),
+    NEEDLES_NEWEST.filter((n) => String(n).startsWith('1')),
+  );
+  assert.equal(sent.filter((q) => q.includes('limit $')).length, 1);
+  // `needle`: 133 expected, past four times 20: walked at once.
+  sent.length = 0;
+  assert.equal((await all(lists.candidates(1, { text: 'needle' }))).length, 133);
+  assert.equal(sent.filter((q) => q.includes('limit $')).length, 0);
+});
+
 test('the search narrows: a word no paste holds gives no candidate to read', async () => {
   const db = await openDatabase(parseConfig({ DATABASE_URL: await createTestDatabase(), DATABASE_WAIT_SECONDS: '5' }));
   opened.push(db);
