@@ -72,7 +72,8 @@ async function time(s: Session, path: string): Promise<{ ms: number; note: strin
 /** What the page says it holds: "N pastes found", a user count, or the log rows shown. */
 function summary(page: string): string {
   const found = /(?:More than )?(\d+) (?:pastes?) (?:found|in all)/.exec(page)?.[0];
-  if (found !== undefined) return found + (page.includes('The search stopped') ? ' (stopped early)' : '');
+  const stopped = /The search stopped after your newest (\d+) of (\d+)/.exec(page);
+  if (found !== undefined) return found + (stopped === null ? '' : ` (stopped after ${stopped[1]} of ${stopped[2]})`);
   const users = /(\d+) in all/.exec(page)?.[0];
   if (users !== undefined) return `${users} users`;
   return `${Math.max(0, (page.match(/<tr/g) ?? []).length - 1)} log rows`;

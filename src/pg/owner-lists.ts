@@ -89,7 +89,11 @@ export class PgOwnerLists implements OwnerLists {
   ): AsyncGenerator<OwnedCandidate[]> {
     const seen: Progress = { through: undefined };
     try {
-      const found = await this.#ask(userId, filter, bound);
+      const found = await this.#ask(userId, filter, bound).catch((err: unknown) => {
+        // The index's half of the time is up (a plan that reads more than it expected): the walk has the rest.
+        if (bound !== undefined && isTimeout(err) && bound.left() > 0) return 'many' as const;
+        throw err;
+      });
       if (found === 'many') yield* this.#walk(userId, filter, want, bound, seen);
       else yield* this.#read(found, bound, seen);
     } catch (err) {
@@ -132,11 +136,13 @@ export class PgOwnerLists implements OwnerLists {
    *
    * Without an order, PostgreSQL reads the index's bitmap in the table's order and stops at
    * the limit. Both are planned for the words of this search: a plan made once for any words
-   * would scan the whole trigram index for words it holds no trigram of.
+   * would scan the whole trigram index for words it holds no trigram of. With `bound`, they
+   * have half of what is left of the search's time: a plan that reads the whole table (words
+   * the index holds no trigram of, for a user with much of it) leaves the walk the rest.
    */
   async #ask(userId: number, filter: OwnedFilter, bound: SearchBound | undefined): Promise<string[] | 'many'> {
     const may = this.#mayMatch(filter, 'index');
-    const left = bound === undefined ? undefined : Math.ceil(bound.left());
+    const left = bound === undefined ? undefined : Math.ceil(bound.left() / 2);
     if (left !== undefined && left <= 0) throw new OutOfTime();
     return this.sql.begin(async (tx) => {
       if (left !== undefined) await tx`select set_config('statement_timeout', ${String(left)}, true)`;
@@ -192,7 +198,10 @@ export class PgOwnerLists implements OwnerLists {
     let least = 1;
     for (let size = this.sizes.window; ; ) {
       const limit = want === undefined ? undefined : Math.max(least, want - found);
-      const [middle, end] = await Promise.all([this.#nth(userId, after, size >> 1), this.#nth(userId, after, size)]);
+      const [middle, end] = await Promise.all([
+        this.#timed(bound, (sql) => this.#nth(sql, userId, after, size >> 1)),
+        this.#timed(bound, (sql) => this.#nth(sql, userId, after, size)),
+      ]);
       const half = (from: Cursor, to: Cursor | undefined) =>
         this.#timed(bound, (sql) => this.#between(sql, userId, may, from, to, limit));
       const halves = await Promise.all(
@@ -224,8 +233,8 @@ export class PgOwnerLists implements OwnerLists {
   }
 
   /** The user's `n`th paste before `after`, newest first, as a cursor: text, since a timestamp read as a Date would lose its microseconds. */
-  async #nth(userId: number, after: Cursor, n: number): Promise<Cursor | undefined> {
-    const [row] = await this.sql`select created_at::text as at, seq::text as seq from pastes
+  async #nth(sql: ISql, userId: number, after: Cursor, n: number): Promise<Cursor | undefined> {
+    const [row] = await sql`select created_at::text as at, seq::text as seq from pastes
       where owner_id = ${userId} and (created_at, seq) < (${after.at}::text::timestamptz, ${after.seq}::text::bigint)
       order by created_at desc, seq desc offset ${n - 1} limit 1`;
     return row === undefined ? undefined : { at: row['at'] as string, seq: row['seq'] as string };
