@@ -21,7 +21,7 @@ export function likeTerms(text: string): string[] {
 
 /**
  * The most conditions a search sends PostgreSQL, each on both columns: a word cut into many
- * runs (200 × U+0130 is 200 runs of `i`) would otherwise make each row's lower() many times.
+ * runs (U+0130 repeated is as many runs of `i`) would otherwise make each row's lower() many times.
  */
 export const MOST_TERMS = 8;
 
@@ -103,7 +103,7 @@ const CAPITAL_I_DOT = '\u0130';
 /**
  * A regular expression for every stored text whose lowercase holds `chars` (a run, lowercased).
  * U+0130 lowercases to `i` and U+0307, so that pair is also U+0130, and so is a U+0307 that
- * opens the run (the `i` before it may be outside); any other U+0307 is one as stored.
+ * opens the run (the words may begin with it, after U+0130's `i`); any other is one as stored.
  */
 function expression(chars: string[]): string {
   let out = '';
