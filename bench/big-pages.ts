@@ -4,7 +4,7 @@
  * starts the server on the database, signs in as the seed's admin and many-pastes user, and
  * prints each page's median time.
  *
- *   node --import tsx bench/big-pages.ts --url postgres://... [--runs 7]
+ *   node --import tsx bench/big-pages.ts --url postgres://... [--runs 7] [--only REGEXP] [--crowd N]
  */
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
@@ -13,7 +13,12 @@ import { removeTempDir, spawnServer, tempDir } from './proc.ts';
 import { ADMIN, BIG_USER, DEFAULT_SIZES, tokenId } from './seed-postgres.ts';
 
 const { values } = parseArgs({
-  options: { url: { type: 'string' }, runs: { type: 'string' }, only: { type: 'string' } },
+  options: {
+    url: { type: 'string' },
+    runs: { type: 'string' },
+    only: { type: 'string' },
+    crowd: { type: 'string' },
+  },
 });
 if (values.url === undefined) throw new Error('usage: big-pages.ts --url postgres://... [--runs 7] [--only REGEXP]');
 const url = values.url;
@@ -67,7 +72,8 @@ async function time(s: Session, path: string): Promise<{ ms: number; note: strin
 /** What the page says it holds: "N pastes found", a user count, or the log rows shown. */
 function summary(page: string): string {
   const found = /(?:More than )?(\d+) (?:pastes?) (?:found|in all)/.exec(page)?.[0];
-  if (found !== undefined) return found + (page.includes('The search stopped') ? ' (stopped early)' : '');
+  const stopped = /The search stopped after your newest (\d+) of (\d+)/.exec(page);
+  if (found !== undefined) return found + (stopped === null ? '' : ` (stopped after ${stopped[1]} of ${stopped[2]})`);
   const users = /(\d+) in all/.exec(page)?.[0];
   if (users !== undefined) return `${users} users`;
   return `${Math.max(0, (page.match(/<tr/g) ?? []).length - 1)} log rows`;
@@ -91,6 +97,7 @@ const PAGES: [string, string][] = [
   ['My search: a word in every text, page 50', '/my?q=function&page=50'],
   ['My search: no plain letter (Łódź)', `/my?q=${encodeURIComponent('Łódź')}`],
   ['My search: no plain letter, no match (日本)', `/my?q=${encodeURIComponent('日本')}`],
+  ['My search: 200 × U+0130 (İ)', `/my?q=${encodeURIComponent('\u0130'.repeat(200))}`],
   ['Admin users', '/admin/users'],
   ['API log, no filter', '/admin/logs'],
   ['API log, a recent token', `/admin/logs?token=${tokenId(10)}`],
@@ -102,6 +109,43 @@ const PAGES: [string, string][] = [
   ['API log, one old day', `/admin/logs?from=${isoMinute(now - 28 * day)}&to=${isoMinute(now - 27 * day)}`],
   ['API log, old day + user', `/admin/logs?from=${isoMinute(now - 28 * day)}&to=${isoMinute(now - 27 * day)}&user=42`],
 ];
+
+/**
+ * `n` searches for 200 × U+0130 at once by the many-pastes user, and meanwhile another user's
+ * page and /healthz, once a quarter second: what each got, and how long the others waited.
+ */
+async function crowd(many: Session, other: Session, n: number): Promise<void> {
+  const q = `/my?q=${encodeURIComponent('\u0130'.repeat(200))}`;
+  const t0 = performance.now();
+  let done = false;
+  const searches = Promise.all(
+    Array.from({ length: n }, async () => {
+      const res = await many.get(q);
+      await res.text();
+      return { status: res.status, ms: performance.now() - t0 };
+    }),
+  ).finally(() => {
+    done = true;
+  });
+  const beside: { page: number; health: number; ms: number }[] = [];
+  while (!done) {
+    const t = performance.now();
+    const [page, health] = await Promise.all([other.get('/my'), fetch(`${other.base}/healthz`)]);
+    await Promise.all([page.text(), health.text()]);
+    beside.push({ page: page.status, health: health.status, ms: performance.now() - t });
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const answered = await searches;
+  const statuses = new Map<number, number>();
+  for (const a of answered) statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
+  const slowest = Math.max(...answered.map((a) => a.ms));
+  process.stdout.write(
+    `\n${n} searches for 200 × U+0130 at once: ${[...statuses].map(([s, k]) => `${k} × ${s}`).join(', ')}, the last answered after ${slowest.toFixed(0)} ms\n`,
+  );
+  process.stdout.write(
+    `meanwhile another user's My pastes and /healthz, ${beside.length} times: statuses ${[...new Set(beside.flatMap((b) => [b.page, b.health]))].join(', ')}, slowest ${Math.max(...beside.map((b) => b.ms)).toFixed(0)} ms\n`,
+  );
+}
 
 // Pending migrations run here, without the server's start-up timeout: an index on a large table takes a while.
 const sql = postgres(url, { max: 1, onnotice: () => {} });
@@ -134,6 +178,7 @@ try {
     const { ms, note } = await time(path.startsWith('/admin') ? admin : many, path);
     process.stdout.write(`| ${label} | ${ms.toFixed(0)} | ${note} |\n`);
   }
+  if (values.crowd !== undefined) await crowd(many, admin, Number(values.crowd));
 } finally {
   await server.stop();
   await removeTempDir(dataDir);

@@ -27,7 +27,11 @@ export type PasteFailure =
   /** New content for an encrypted paste that is not an envelope (README, Encrypted pastes). */
   | 'envelope_required'
   /** `encrypted` would turn a paste's encryption on or off without the content in its new form. */
-  | 'encryption_needs_content';
+  | 'encryption_needs_content'
+  /** This user already runs as many searches of My pastes as one may at once (paste/owned-search.ts). */
+  | 'too_many_searches'
+  /** The server already runs as many searches of My pastes as it runs at once, all users together. */
+  | 'searches_busy';
 
 const MESSAGES: Record<PasteFailure, string> = {
   not_found: 'Paste not found',
@@ -46,6 +50,8 @@ const MESSAGES: Record<PasteFailure, string> = {
     'encrypted changes only with new content: an encryption envelope with encrypted=1, plain text with encrypted=0',
   envelope_required:
     'This paste is encrypted: its new content must be an encryption envelope, or send encrypted=0 with plain text',
+  too_many_searches: 'You already have searches running; wait for them to finish, then search again',
+  searches_busy: 'The server is busy with other searches; try again in a moment',
   damaged:
     "This paste's file on the server is damaged and cannot be read. Its owner or an admin can delete it; the server's log names the file.",
 };

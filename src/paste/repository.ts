@@ -104,9 +104,18 @@ export interface OwnerLists {
    * perhaps others), with what matchesOwned reads, in batches, when the store can find them
    * without reading every paste; the caller decides each match (paste/owned-search.ts) and
    * stops reading when it has counted enough: `want` matches, which the store may take as a
-   * hint not to send many more candidates than that at once.
+   * hint not to send many more candidates than that at once. With `bound`, the store stops
+   * when its time is up, says how far it got, and ends the batches.
    */
-  candidates?(userId: number, filter: OwnedFilter, want?: number): AsyncIterable<OwnedCandidate[]>;
+  candidates?(userId: number, filter: OwnedFilter, want?: number, bound?: SearchBound): AsyncIterable<OwnedCandidate[]>;
+}
+
+/** A search's time (README, Web pages: My pastes), as OwnerLists.candidates keeps to it. */
+export interface SearchBound {
+  /** Milliseconds the search may still take; at zero or less it stops. */
+  left(): number;
+  /** Told once, when the store stopped for want of time: it decided the user's newest `read` of `of` pastes. */
+  stopped(read: number, of: number): void;
 }
 
 /** A paste a search may match, with the fields the match is decided on. */

@@ -9,6 +9,7 @@ import {
   type PasteHead,
   type PasteRepository,
   type RecentList,
+  type SearchBound,
   type ViewCounts,
 } from './repository.ts';
 import { canSee, needsPassword, owns } from './access.ts';
@@ -17,7 +18,7 @@ import { PasteError } from './errors.ts';
 import { expireAt } from './expiry.ts';
 import { envelopeProblem } from './envelope.ts';
 import { detectLanguage } from './language.ts';
-import { isSearch, matchesOwned, type OwnedFilter } from './owned-search.ts';
+import { isSearch, matchesOwned, type OwnedFilter, SearchGate, boundedFilter } from './owned-search.ts';
 import { contentOf, encodeContent, isExpired, NO_CONTENT, type Paste } from './paste.ts';
 import type { TextSize } from './literal.ts';
 import type { CreateInput, EditInput } from './validate.ts';
@@ -176,6 +177,8 @@ export class PasteService {
   readonly #audit: PasteServiceDeps['audit'];
   readonly #passwords: Passwords;
   readonly #maxRevisions: number;
+  /** The searches of My pastes running, per user and in all (paste/owned-search.ts). */
+  readonly #searches = new SearchGate();
   /** Pastes created, burned (read once) and deleted since start (README, Metrics). */
   readonly #counts = { created: 0, burned: 0, deleted: 0 };
 
@@ -541,24 +544,49 @@ export class PasteService {
           : await Promise.all([owners.slice(userId, offset, limit), owners.count(userId)]);
       return { pastes: await this.#read(hashes, counted), total };
     }
+    const place = this.#searches.enter(userId);
+    if (place === 'user') throw new PasteError('too_many_searches');
+    if (place === 'server') throw new PasteError('searches_busy');
+    try {
+      return await this.#search(userId, offset, limit, boundedFilter(filter), counted);
+    } finally {
+      place();
+    }
+  }
+
+  /** listOwned's search: bounded in time (OWNED_SEARCH_MS) and in what it counts (OWNED_COUNT_LIMIT). */
+  async #search(
+    userId: number,
+    offset: number,
+    limit: number,
+    filter: OwnedFilter,
+    counted: (p: Paste) => Paste,
+  ): Promise<OwnedPage> {
+    const owners = this.#owners;
     const enough = Math.max(OWNED_COUNT_LIMIT, offset + limit);
+    const started = this.#elapsed();
     if (owners.candidates !== undefined) {
       // The store narrowed the search down; each candidate is still decided here, as below.
       const hashes: string[] = [];
       let found = 0;
+      let searched: OwnedPage['searched'];
+      const bound: SearchBound = {
+        left: () => OWNED_SEARCH_MS - (this.#elapsed() - started),
+        stopped: (read, of) => void (searched = { read, of }),
+      };
       // One match past `enough` says there are more.
-      for await (const batch of owners.candidates(userId, filter, enough + 1))
+      for await (const batch of owners.candidates(userId, filter, enough + 1, bound))
         for (const c of batch) {
           if (!matchesOwned(filter, c)) continue;
           if (found === enough) return { pastes: await this.#read(hashes, counted), total: found, more: true };
           if (found >= offset && found < offset + limit) hashes.push(c.hash);
           found++;
         }
-      return { pastes: await this.#read(hashes, counted), total: found };
+      const pastes = await this.#read(hashes, counted);
+      return searched === undefined ? { pastes, total: found } : { pastes, total: found, searched };
     }
     const hashes = await owners.list(userId);
     const page: Paste[] = [];
-    const started = this.#elapsed();
     let found = 0;
     let read = 0;
     for (const hash of hashes) {

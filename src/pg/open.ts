@@ -88,8 +88,10 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
   const limiter = new PgLimiter(sql, now, () => pastes.heardRecently());
   const apiLog = new PgApiLog(sql, { now, warn, where: db.describe, inserts: db.logSql });
   const audit = new PgAudit(sql, now, warn);
-  const [serverKey] = await Promise.all([
+  const owners = new PgOwnerLists(sql);
+  const [serverKey, wordIndex] = await Promise.all([
     loadServerKey(sql),
+    owners.wordIndex(),
     accounts.load(),
     recent.load(),
     tokenUsage.load(),
@@ -97,6 +99,11 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
     limiter.listen(),
   ]);
   apiLog.start();
+  // Migration 6 leaves the index out where pg_trgm or btree_gin cannot be made, and says so only in a notice.
+  if (!wordIndex)
+    warn(
+      "My pastes search has no trigram index: migration 6 could not make the extensions pg_trgm and btree_gin, so each search reads the user's pastes newest first, for at most a second (README, Running on PostgreSQL: Large installs, says how to add it)",
+    );
 
   // Old API log lines go by LOG_RETENTION_DAYS, as the files do (README, API request log).
   // One instance of those sharing the database prunes each hour.
@@ -144,7 +151,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
     describe: `PostgreSQL at ${db.describe}`,
     pastes: guard.wrap(pastes),
     views,
-    owners: guard.wrap(new PgOwnerLists(sql)),
+    owners: guard.wrap(owners),
     recent,
     accounts: guard.wrap(accounts),
     sessions: guard.wrap(sessions),

@@ -16,7 +16,24 @@
  * Both facts about Unicode are checked in test/pg/owned-search.test.ts.
  */
 export function likeTerms(text: string): string[] {
-  return runsOf(text, kept).map(likePattern);
+  return fewest(runsOf(text, kept).map(likePattern), (t) => t);
+}
+
+/**
+ * The most conditions a search sends PostgreSQL, each on both columns: a word cut into many
+ * runs (U+0130 repeated is as many runs of `i`) would otherwise make each row's lower() many times.
+ */
+export const MOST_TERMS = 8;
+
+/**
+ * `terms` once each, and past MOST_TERMS only the longest, in their order. Each is a condition
+ * every match meets, so fewer of them still keep every match; the exact match decides.
+ */
+function fewest<T>(terms: T[], key: (t: T) => string): T[] {
+  const once = [...new Map(terms.map((t) => [key(t), t])).values()];
+  if (once.length <= MOST_TERMS) return once;
+  const longest = new Set([...once].sort((a, b) => key(b).length - key(a).length).slice(0, MOST_TERMS));
+  return once.filter((t) => longest.has(t));
 }
 
 /** The LIKE pattern for a run of kept characters: wildcards escaped, `i` and `k` any one character. */
@@ -58,24 +75,47 @@ export type WalkTerm = { like: string } | { exact: string } | { regex: string };
  * lowercases to it (`ł` is `[łŁ]`, `d` is `[dD]`). Only the walk uses them: the trigram index
  * is on lower(), so the search's first question, to the index, keeps to likeTerms.
  *
- * The runs end where likeTerms' do, but for cased letters outside ASCII: at a character the
- * title or the JSON text does not store as itself, and at U+0307 (part of U+0130's lowercase).
- * A run without a letter is matched on the column as it is, sparing lower()'s copy of it.
+ * The runs end where likeTerms' do, but for cased letters outside ASCII and U+0307: at a
+ * character the title or the JSON text does not store as itself. U+0307 after `i`, or first,
+ * may be U+0130's lowercase, which the expression allows for. A run without a letter is
+ * matched on the column as it is, sparing lower()'s copy of it.
  */
 export function walkTerms(text: string): WalkTerm[] {
-  return runsOf(text, stored).map((r) => {
+  const terms = runsOf(text, stored).map((r): WalkTerm => {
     const chars = [...r];
     // Without a letter, lower() would change nothing that could match: the column is read as it is.
     if (chars.every(kept)) return /[a-z]/.test(r) ? { like: likePattern(r) } : { exact: likePattern(r) };
-    return { regex: chars.map(bracket).join('') };
+    return { regex: expression(chars) };
   });
+  return fewest(terms, (t) => JSON.stringify(t));
 }
 
 /** Whether `ch` is stored as itself in a title and in the text's JSON literal. */
 function stored(ch: string): boolean {
   const cp = ch.codePointAt(0) as number;
   if (cp < 0x80) return cp >= 0x20 && cp < 0x7f && ch !== '"' && ch !== '\\';
-  return (cp < 0xd800 || cp > 0xdfff) && cp !== 0x307;
+  return cp < 0xd800 || cp > 0xdfff;
+}
+
+const DOT = '\u0307';
+const CAPITAL_I_DOT = '\u0130';
+
+/**
+ * A regular expression for every stored text whose lowercase holds `chars` (a run, lowercased).
+ * U+0130 lowercases to `i` and U+0307, so that pair is also U+0130, and so is a U+0307 that
+ * opens the run (the words may begin with it, after U+0130's `i`); any other is one as stored.
+ */
+function expression(chars: string[]): string {
+  let out = '';
+  for (let k = 0; k < chars.length; k++) {
+    const ch = chars[k] as string;
+    if (ch === 'i' && chars[k + 1] === DOT) {
+      out += `(?:[iI]${DOT}|${CAPITAL_I_DOT})`;
+      k++;
+    } else if (ch === DOT && k === 0) out += `(?:${DOT}|${CAPITAL_I_DOT})`;
+    else out += bracket(ch);
+  }
+  return out;
 }
 
 /** A regular expression (PostgreSQL's advanced flavour) for every character that lowercases to `ch`. */

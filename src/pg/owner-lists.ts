@@ -1,6 +1,6 @@
-import type { PendingQuery, Row, Sql } from 'postgres';
+import type { ISql, PendingQuery, Row, Sql } from 'postgres';
 import { matchesOwned, type OwnedFilter } from '../paste/owned-search.ts';
-import type { OwnedCandidate, OwnerLists } from '../paste/repository.ts';
+import type { OwnedCandidate, OwnerLists, SearchBound } from '../paste/repository.ts';
 import { likeTerms, type WalkTerm, walkTerms } from './owned-search-terms.ts';
 
 /**
@@ -63,6 +63,11 @@ export class PgOwnerLists implements OwnerLists {
     return out;
   }
 
+  /** Whether the trigram index of migration 6 is there (it is left out where its extensions could not be made). */
+  async wordIndex(): Promise<boolean> {
+    return (await this.sql`select 1 from pg_indexes where indexname = 'pastes_owner_words'`).length > 0;
+  }
+
   /**
    * The user's pastes that may match, newest first, in batches: the language and privacy
    * compared here (by the index of migration 11), and the runs of the words looked for that
@@ -78,33 +83,79 @@ export class PgOwnerLists implements OwnerLists {
    *   only of the rows that may match. A plan of PostgreSQL's own for "newest first, the
    *   first N that may match" would read every candidate and sort them, which is what this
    *   avoids.
+   *
+   * With `bound`, each query runs with what is left of the search's time as its
+   * statement_timeout, and none starts once it is spent: PostgreSQL stops the search, and
+   * `bound` hears how many of the user's newest pastes were decided before it did.
    */
-  async *candidates(userId: number, filter: OwnedFilter, want?: number): AsyncGenerator<OwnedCandidate[]> {
-    const found = await this.#ask(userId, filter);
-    if (found === 'many') yield* this.#walk(userId, filter, want);
-    else yield* this.#read(found);
+  async *candidates(
+    userId: number,
+    filter: OwnedFilter,
+    want?: number,
+    bound?: SearchBound,
+  ): AsyncGenerator<OwnedCandidate[]> {
+    const seen: Progress = { through: undefined };
+    try {
+      const found = await this.#ask(userId, filter, bound).catch((err: unknown) => {
+        // The index's half of the time is up (a plan that reads more than it expected): the walk has the rest.
+        if (bound !== undefined && isTimeout(err) && bound.left() > 0) return 'many' as const;
+        throw err;
+      });
+      if (found === 'many') yield* this.#walk(userId, filter, want, bound, seen);
+      else yield* this.#read(found, bound, seen);
+    } catch (err) {
+      if (bound === undefined || !(err instanceof OutOfTime || isTimeout(err))) throw err;
+      const [row] = await this.sql`select count(*)::int as of, ${
+        seen.through === undefined
+          ? this.sql`0`
+          : this
+              .sql`count(*) filter (where (created_at, seq) >= (${seen.through.at}::text::timestamptz, ${seen.through.seq}::text::bigint))::int`
+      } as read from pastes where owner_id = ${userId}`;
+      bound.stopped((row?.['read'] as number | undefined) ?? 0, (row?.['of'] as number | undefined) ?? 0);
+    }
+  }
+
+  /**
+   * `work` on a connection of its own, in a transaction whose statements PostgreSQL ends
+   * when the search's time is up; OutOfTime when it is already. Without `bound`, as it is.
+   */
+  async #timed<T>(bound: SearchBound | undefined, work: (sql: ISql) => Promise<T>): Promise<T> {
+    if (bound === undefined) return work(this.sql);
+    const left = Math.ceil(bound.left());
+    if (left <= 0) throw new OutOfTime();
+    return (
+      await this.sql.begin(async (tx) => {
+        await tx`select set_config('statement_timeout', ${String(left)}, true)`;
+        return [await work(tx)];
+      })
+    )[0] as T;
   }
 
   /**
    * The hashes of the user's pastes that the indexes say may match, newest first, or 'many'
    * when there are more than `few` of them. PostgreSQL's estimate comes first: when it
-   * expects more than `few` matches, or to read more than `few` rows to find them (words the
-   * trigram index cannot narrow), the index is not read at all. Reading it would cost the
-   * recheck of every row it gives, on one core, where the walk reads only as far as it must,
-   * on two (a word in every paste, with the matches all old, cost more than the walk
-   * itself). An estimate too low costs only that read, and one too high a walk: the answer
-   * is the same.
+   * expects more than READ_PER_FEW times `few` matches, or to read that many rows to find them
+   * (words the trigram index cannot narrow), the index is not read at all. Reading it would
+   * cost the recheck of every row it gives, on one core, where the walk reads only as far as
+   * it must, on two. Below that, the read costs less than a walk whose matches are all old
+   * (a word with a language, or with a number, in a user's older pastes). An estimate too low
+   * costs only a read that stops at `few` found, and one too high a walk: the answer is the same.
    *
    * Without an order, PostgreSQL reads the index's bitmap in the table's order and stops at
    * the limit. Both are planned for the words of this search: a plan made once for any words
-   * would scan the whole trigram index for words it holds no trigram of.
+   * would scan the whole trigram index for words it holds no trigram of. With `bound`, they
+   * have half of what is left of the search's time: a plan that reads the whole table (words
+   * the index holds no trigram of, for a user with much of it) leaves the walk the rest.
    */
-  async #ask(userId: number, filter: OwnedFilter): Promise<string[] | 'many'> {
+  async #ask(userId: number, filter: OwnedFilter, bound: SearchBound | undefined): Promise<string[] | 'many'> {
     const may = this.#mayMatch(filter, 'index');
+    const left = bound === undefined ? undefined : Math.ceil(bound.left() / 2);
+    if (left !== undefined && left <= 0) throw new OutOfTime();
     return this.sql.begin(async (tx) => {
+      if (left !== undefined) await tx`select set_config('statement_timeout', ${String(left)}, true)`;
       await tx`set local plan_cache_mode = force_custom_plan`;
       const [plan] = await tx`explain (format json) select 1 from pastes where owner_id = ${userId} and ${may}`;
-      if (estimate(plan) > this.sizes.few) return 'many' as const;
+      if (estimate(plan) > this.sizes.few * READ_PER_FEW) return 'many' as const;
       const found = await tx`select hash from (
           select hash, created_at, seq from pastes where owner_id = ${userId} and ${may} limit ${this.sizes.few + 1}
         ) x order by created_at desc, seq desc`;
@@ -112,12 +163,18 @@ export class PgOwnerLists implements OwnerLists {
     });
   }
 
-  /** The rows of `hashes`, in batches, in that order. */
-  async *#read(hashes: string[]): AsyncGenerator<OwnedCandidate[]> {
+  /** The rows of `hashes`, in batches, in that order; `seen` is told the last row of each batch. */
+  async *#read(hashes: string[], bound: SearchBound | undefined, seen: Progress): AsyncGenerator<OwnedCandidate[]> {
     for (let at = 0, size = this.sizes.window; at < hashes.length; at += size, size = this.#grow(size)) {
       // A paste deleted since it was found is no longer there to match.
-      const rows = await this.sql`select hash, title, content_json, language, privacy, encrypted from pastes
-        where hash = any(${hashes.slice(at, at + size)}::text[]) order by created_at desc, seq desc`;
+      const rows = await this.#timed(
+        bound,
+        (sql) => sql`select hash, title, content_json, language, privacy, encrypted,
+          created_at::text as at, seq::text as seq from pastes
+          where hash = any(${hashes.slice(at, at + size)}::text[]) order by created_at desc, seq desc`,
+      );
+      const last = rows.at(-1);
+      if (last !== undefined) seen.through = { at: last['at'] as string, seq: last['seq'] as string };
       yield rows.map(candidate);
     }
   }
@@ -134,7 +191,13 @@ export class PgOwnerLists implements OwnerLists {
    * thousand rows costs more to send than to find). A half cut short ends the window at its
    * last row, and what came after it is read again if the walk goes on.
    */
-  async *#walk(userId: number, filter: OwnedFilter, want?: number): AsyncGenerator<OwnedCandidate[], void> {
+  async *#walk(
+    userId: number,
+    filter: OwnedFilter,
+    want: number | undefined,
+    bound: SearchBound | undefined,
+    seen: Progress,
+  ): AsyncGenerator<OwnedCandidate[], void> {
     const may = this.#mayMatch(filter, 'walk');
     let after: Cursor = { at: 'infinity', seq: '0' };
     let found = 0;
@@ -142,11 +205,14 @@ export class PgOwnerLists implements OwnerLists {
     let least = 1;
     for (let size = this.sizes.window; ; ) {
       const limit = want === undefined ? undefined : Math.max(least, want - found);
-      const [middle, end] = await Promise.all([this.#nth(userId, after, size >> 1), this.#nth(userId, after, size)]);
+      const [middle, end] = await Promise.all([
+        this.#timed(bound, (sql) => this.#nth(sql, userId, after, size >> 1)),
+        this.#timed(bound, (sql) => this.#nth(sql, userId, after, size)),
+      ]);
+      const half = (from: Cursor, to: Cursor | undefined) =>
+        this.#timed(bound, (sql) => this.#between(sql, userId, may, from, to, limit));
       const halves = await Promise.all(
-        middle === undefined
-          ? [this.#between(userId, may, after, undefined, limit)]
-          : [this.#between(userId, may, after, middle, limit), this.#between(userId, may, middle, end, limit)],
+        middle === undefined ? [half(after, undefined)] : [half(after, middle), half(middle, end)],
       );
       const cut = halves.findIndex((rows) => rows.length === limit);
       const rows = cut === -1 ? halves.flat() : halves.slice(0, cut + 1).flat();
@@ -154,11 +220,13 @@ export class PgOwnerLists implements OwnerLists {
       // Counted as the caller counts: a row may match here and not there (an encrypted
       // paste's envelope is not searched), and those must not stand for wanted matches.
       if (want !== undefined) found += batch.filter((c) => matchesOwned(filter, c)).length;
-      yield batch;
       const last = rows.at(-1);
-      if (cut !== -1 && last !== undefined) after = { at: last['at'] as string, seq: last['seq'] as string };
-      else if (end === undefined) return;
-      else after = end;
+      const next = cut !== -1 && last !== undefined ? { at: last['at'] as string, seq: last['seq'] as string } : end;
+      // Every paste from the first to `next` is decided once the caller has this batch.
+      seen.through = next;
+      yield batch;
+      if (next === undefined) return;
+      after = next;
       // Each window cut short lets the next send twice as many rows, so rows that may match
       // but do not are passed in few steps however many they are.
       if (cut !== -1) least = (limit ?? 1) * 2;
@@ -172,8 +240,8 @@ export class PgOwnerLists implements OwnerLists {
   }
 
   /** The user's `n`th paste before `after`, newest first, as a cursor: text, since a timestamp read as a Date would lose its microseconds. */
-  async #nth(userId: number, after: Cursor, n: number): Promise<Cursor | undefined> {
-    const [row] = await this.sql`select created_at::text as at, seq::text as seq from pastes
+  async #nth(sql: ISql, userId: number, after: Cursor, n: number): Promise<Cursor | undefined> {
+    const [row] = await sql`select created_at::text as at, seq::text as seq from pastes
       where owner_id = ${userId} and (created_at, seq) < (${after.at}::text::timestamptz, ${after.seq}::text::bigint)
       order by created_at desc, seq desc offset ${n - 1} limit 1`;
     return row === undefined ? undefined : { at: row['at'] as string, seq: row['seq'] as string };
@@ -181,13 +249,13 @@ export class PgOwnerLists implements OwnerLists {
 
   /** The user's pastes before `after` and from `to` on (or all the rest) that meet `may`, newest first, the first `limit` of them. */
   #between(
+    sql: ISql,
     userId: number,
     may: PendingQuery<Row[]>,
     after: Cursor,
     to: Cursor | undefined,
     limit: number | undefined,
   ): PendingQuery<Row[]> {
-    const sql = this.sql;
     const from =
       to === undefined ? sql`` : sql`and (created_at, seq) >= (${to.at}::text::timestamptz, ${to.seq}::text::bigint)`;
     return sql`select hash, title, content_json, language, privacy, encrypted, created_at::text as at, seq::text as seq from (
@@ -242,11 +310,25 @@ export class PgOwnerLists implements OwnerLists {
   }
 }
 
+/** How many more rows than `few` PostgreSQL may expect to read for a search before it is walked instead. */
+const READ_PER_FEW = 4;
+
 /** A place in a user's pastes, newest first: a paste's `created_at` and `seq`, as text. */
 interface Cursor {
   at: string;
   seq: string;
 }
+
+/** How far a search has decided the user's pastes, newest first: every one up to `through`, which is a paste. */
+interface Progress {
+  through: Cursor | undefined;
+}
+
+/** A search whose time was spent before its next query. */
+class OutOfTime extends Error {}
+
+/** Whether PostgreSQL ended a statement for its statement_timeout (or a cancel): SQLSTATE 57014. */
+const isTimeout = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === '57014';
 
 /** A step of a plan in EXPLAIN's JSON. */
 interface PlanNode {

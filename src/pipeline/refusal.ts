@@ -22,6 +22,8 @@ const PASTE_CODES: Record<PasteFailure, ErrorCode> = {
   one_time: 'forbidden',
   envelope_required: 'bad_request',
   encryption_needs_content: 'bad_request',
+  too_many_searches: 'rate_limited',
+  searches_busy: 'unavailable',
 };
 
 const ACCOUNT_CODES: Record<AccountFailure, ErrorCode> = {
@@ -64,6 +66,9 @@ const receiptJson = (r: Receipt): Record<string, unknown> => ({
 export function toHttpError(err: unknown, logError: (err: unknown) => void, internalMessage: string): HttpError {
   if (err instanceof HttpError) return err;
   if (err instanceof PasteError) {
+    // A search refused for others running ends within a second (paste/service.ts, OWNED_SEARCH_MS).
+    if (err.kind === 'too_many_searches' || err.kind === 'searches_busy')
+      return new HttpError(PASTE_CODES[err.kind], err.message, { headers: { 'retry-after': '1' } });
     if (err.receipt !== undefined)
       return new HttpError(PASTE_CODES[err.kind], err.message, { body: { receipt: receiptJson(err.receipt) } });
     return new HttpError(PASTE_CODES[err.kind], err.message, limited(err.limit));

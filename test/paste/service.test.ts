@@ -18,7 +18,13 @@ import type { CreateInput } from '../../src/paste/validate.ts';
 import { DurableFiles } from '../../src/store/files.ts';
 import { OwnerIndex } from '../../src/store/owner-index.ts';
 import { PasteStore } from '../../src/store/pastes.ts';
-import { TOMBSTONE_MS } from '../../src/paste/repository.ts';
+import {
+  OWNED_QUERY_UNITS,
+  OWNED_SEARCHES_AT_ONCE,
+  OWNED_SEARCHES_PER_USER,
+  searchWords,
+} from '../../src/paste/owned-search.ts';
+import { type SearchBound, TOMBSTONE_MS } from '../../src/paste/repository.ts';
 import { RecentPastes } from '../../src/store/recent.ts';
 import { ViewCounter } from '../../src/store/views.ts';
 import { cleanup, tempDataDir } from '../helpers/server.ts';
@@ -403,6 +409,91 @@ describe('owner index and recent list', () => {
     const filesAll = await untimed.listOwned(1, 0, 5, { text: 'match 9' });
     assert.equal(filesAll.total, 109, 'match 9, 90-99 and 900-997');
     assert.equal(filesAll.more, undefined);
+  });
+
+  test('a store that stops a search for want of time says how far it got, and the page says so', async () => {
+    let clock = 0;
+    const lefts: number[] = [];
+    const stopping = {
+      add: async () => {},
+      remove: async () => {},
+      list: async () => [],
+      count: async () => 0,
+      candidates: async function* (_u: number, _f: OwnedFilter, _w?: number, bound?: SearchBound) {
+        lefts.push(bound?.left() ?? Number.NaN);
+        clock += OWNED_SEARCH_MS;
+        lefts.push(bound?.left() ?? Number.NaN);
+        bound?.stopped(700, 30_000);
+        yield [];
+      },
+    };
+    const page = await serviceWith({ owners: stopping, elapsed: () => clock }).listOwned(1, 0, 20, { text: 'x' });
+    assert.deepEqual(lefts, [OWNED_SEARCH_MS, 0]);
+    assert.deepEqual(page.searched, { read: 700, of: 30_000 });
+    assert.equal(page.total, 0);
+  });
+
+  test("a search's words are cut at OWNED_QUERY_UNITS once lowercased, at a whole character", async () => {
+    assert.equal(searchWords(`  ${'\u0130'.repeat(200)}`), '\u0130'.repeat(OWNED_QUERY_UNITS / 2));
+    assert.equal(searchWords('a'.repeat(300)), 'a'.repeat(OWNED_QUERY_UNITS));
+    assert.equal(searchWords(`${'a'.repeat(199)}\u{1F600}`), 'a'.repeat(199));
+    assert.equal(searchWords('   '), undefined);
+    const asked: OwnedFilter[] = [];
+    const recording = {
+      add: async () => {},
+      remove: async () => {},
+      list: async () => [],
+      count: async () => 0,
+      candidates: async function* (_u: number, f: OwnedFilter) {
+        asked.push(f);
+        yield [];
+      },
+    };
+    await serviceWith({ owners: recording }).listOwned(1, 0, 20, { text: '\u0130'.repeat(200), language: 'go' });
+    assert.deepEqual(asked, [{ text: '\u0130'.repeat(100), language: 'go' }]);
+  });
+
+  test('a user runs at most OWNED_SEARCHES_PER_USER searches at once and the server OWNED_SEARCHES_AT_ONCE; one more is refused', async () => {
+    let open: () => void = () => {};
+    const opened = new Promise<void>((r) => {
+      open = r;
+    });
+    let running = 0;
+    let fail = false;
+    const slow = {
+      add: async () => {},
+      remove: async () => {},
+      list: async () => [],
+      count: async () => 0,
+      candidates: async function* () {
+        if (fail) throw new Error('the store failed');
+        running++;
+        await opened;
+        yield [];
+      },
+    };
+    const gated = serviceWith({ owners: slow });
+    const refusal = async (userId: number): Promise<PasteFailure | undefined> =>
+      gated.listOwned(userId, 0, 20, { text: 'x' }).then(
+        () => undefined,
+        (err: unknown) => (err instanceof PasteError ? err.kind : undefined),
+      );
+    const first = Array.from({ length: OWNED_SEARCHES_PER_USER }, () => refusal(1));
+    assert.equal(await refusal(1), 'too_many_searches');
+    // Another user's searches still run, up to the server's share.
+    const others = Array.from({ length: OWNED_SEARCHES_AT_ONCE - OWNED_SEARCHES_PER_USER }, (_, i) => refusal(2 + i));
+    assert.equal(await refusal(99), 'searches_busy');
+    assert.equal(running, OWNED_SEARCHES_AT_ONCE);
+    // A list without a search is never refused.
+    assert.equal((await gated.listOwned(1, 0, 20)).total, 0);
+    open();
+    assert.deepEqual(await Promise.all([...first, ...others]), Array(OWNED_SEARCHES_AT_ONCE).fill(undefined));
+    // Once they end, their places are free again; a search that fails frees its place too.
+    fail = true;
+    for (let i = 0; i <= OWNED_SEARCHES_PER_USER; i++)
+      await assert.rejects(gated.listOwned(1, 0, 20, { text: 'x' }), /the store failed/);
+    fail = false;
+    assert.equal(await refusal(1), undefined);
   });
 
   test('recent lists public, readable pastes only, newest first, bounded, across a save and load', async () => {

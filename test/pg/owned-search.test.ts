@@ -5,13 +5,16 @@ import postgres from 'postgres';
 import { parseConfig } from '../../src/config.ts';
 import { type Database, openDatabase } from '../../src/pg/connect.ts';
 import { migrate } from '../../src/pg/migrate.ts';
-import { likeTerms, walkTerms } from '../../src/pg/owned-search-terms.ts';
+import { likeTerms, MOST_TERMS, walkTerms } from '../../src/pg/owned-search-terms.ts';
 import { INDEXED_TEXT_BYTES, PgOwnerLists } from '../../src/pg/owner-lists.ts';
 import { PgPasteStore } from '../../src/pg/pastes.ts';
 import { matchesOwned, type OwnedFilter } from '../../src/paste/owned-search.ts';
+import type { SearchBound } from '../../src/paste/repository.ts';
 import { encodeContent, type Paste } from '../../src/paste/paste.ts';
 import { createTestDatabase, psql, testCluster } from '../helpers/postgres.ts';
 import { pasteRecord } from '../helpers/paste-record.ts';
+import { startServer } from '../helpers/server.ts';
+import { createViaForm, registerAll } from '../helpers/web-client.ts';
 
 const opened: Database[] = [];
 after(() => Promise.all(opened.map((d) => d.close())));
@@ -42,6 +45,7 @@ const PASTES: [string, string][] = [
   ['nothing special', 'Caf\u00C9 M\u00DCLLER'],
   ['without case', '\u65E5\u672C\u8A9E \u{1F600} \u2026 I\u0307 \u0130x'],
   ['\u0141\u00F3d\u017A', 'W \u0141\u00D3D\u0179 i \u01C5ungla, \u1E9E and \u{10400}'],
+  ['dots', '\u0130\u0130 I\u0307\u0130 x\u0307\u0307 i\u0307\u0307 "\u0307 \u0130\u0307'],
 ];
 
 const NEEDLES = [
@@ -93,6 +97,17 @@ const NEEDLES = [
   '\u03C6\u03BF\u03C3',
   '\u03C2',
   '\u0131',
+  '\u0130\u0130',
+  'i\u0307i\u0307',
+  '\u0130'.repeat(200),
+  'x\u0307',
+  'x\u0307\u0307',
+  '\u0307\u0307',
+  '"\u0307',
+  'i\u0307 "',
+  '\u0130\u0307',
+  'i\u0307\u0307 ',
+  'I\u0307\u0130 X',
 ];
 
 test('a search on PostgreSQL finds exactly what toLowerCase().includes() finds, newest first', async () => {
@@ -270,6 +285,24 @@ test('a search PostgreSQL expects to be narrow reads the index, and one that is 
   assert.ok(sent.filter((q) => q.includes('offset 0')).length > 1);
 });
 
+test('the index is asked while PostgreSQL expects to read up to four times `few` rows, then walked past that', async () => {
+  const url = await walkable();
+  const sent: string[] = [];
+  const lists = new PgOwnerLists(postgresOf(url, sent, { max: 1 }), { few: 20, window: 4 });
+  // `needle 1`: 36 expected, within four times 20, so the index is asked; it finds more than 20, so the walk follows.
+  const filter = { text: 'needle 1' };
+  const found = (await all(lists.candidates(1, filter))).filter((c) => matchesOwned(filter, c));
+  assert.deepEqual(
+    found.map((c) => Number(c.hash.slice(0, 6))),
+    NEEDLES_NEWEST.filter((n) => String(n).startsWith('1')),
+  );
+  assert.equal(sent.filter((q) => q.includes('limit $')).length, 1);
+  // `needle`: 133 expected, past four times 20: walked at once.
+  sent.length = 0;
+  assert.equal((await all(lists.candidates(1, { text: 'needle' }))).length, 133);
+  assert.equal(sent.filter((q) => q.includes('limit $')).length, 0);
+});
+
 test('the search narrows: a word no paste holds gives no candidate to read', async () => {
   const db = await openDatabase(parseConfig({ DATABASE_URL: await createTestDatabase(), DATABASE_WAIT_SECONDS: '5' }));
   opened.push(db);
@@ -283,6 +316,141 @@ test('the search narrows: a word no paste holds gives no candidate to read', asy
   const owners = new PgOwnerLists(db.sql);
   assert.equal((await all(owners.candidates(1, { text: 'NOTE 1' }))).length, 11);
   assert.deepEqual(await all(owners.candidates(1, { text: 'absent' })), []);
+});
+
+/** A search's bound whose time is what `left` says, and what the store said when it stopped. */
+function boundOf(left: () => number): SearchBound & { said: [number, number][] } {
+  const said: [number, number][] = [];
+  return { left, stopped: (read, of) => void said.push([read, of]), said };
+}
+
+test('a search whose time is spent stops before its next query and says how many of the newest pastes it decided', async () => {
+  const url = await walkable();
+  const sent: string[] = [];
+  const lists = new PgOwnerLists(postgresOf(url, sent), { few: 5, window: 4 });
+  let time = 1_000;
+  const bound = boundOf(() => time);
+  const seen: number[] = [];
+  for await (const batch of lists.candidates(1, { text: 'needle' }, undefined, bound)) {
+    seen.push(...batch.map((c) => Number(c.hash.slice(0, 6))));
+    // Spent after the first window, the newest 4 (400 to 397), which holds 399.
+    time = 0;
+  }
+  assert.deepEqual(seen, [399]);
+  assert.deepEqual(bound.said, [[4, 400]]);
+  // Each query ran with what was left of the time as its statement_timeout.
+  assert.ok(sent.filter((q) => q.includes("set_config('statement_timeout'")).length >= 3);
+  // Spent before it began: nothing is read, and nothing was decided.
+  const none = boundOf(() => 0);
+  assert.deepEqual(await all(lists.candidates(1, { text: 'needle' }, undefined, none)), []);
+  assert.deepEqual(none.said, [[0, 400]]);
+  // A search found in the index stops between its batches too, after the last row it read.
+  let narrowTime = 1_000;
+  const narrow = boundOf(() => narrowTime);
+  const got: number[] = [];
+  for await (const batch of new PgOwnerLists(postgresOf(url), { few: 50, window: 2 }).candidates(
+    1,
+    { text: 'needle 39' },
+    undefined,
+    narrow,
+  )) {
+    got.push(...batch.map((c) => Number(c.hash.slice(0, 6))));
+    narrowTime = 0;
+  }
+  // 399 and 396 first; 396 is the 5th newest paste.
+  assert.deepEqual(got, [399, 396]);
+  assert.deepEqual(narrow.said, [[5, 400]]);
+  // Given all the time it needs, the search is whole and says nothing.
+  const whole = boundOf(() => 60_000);
+  assert.deepEqual(
+    (await all(lists.candidates(1, { text: 'needle' }, undefined, whole))).map((c) => Number(c.hash.slice(0, 6))),
+    NEEDLES_NEWEST,
+  );
+  assert.deepEqual(whole.said, []);
+});
+
+test("PostgreSQL ends a search's query when its time is up, even one that waits on a lock", async () => {
+  const url = await walkable();
+  const lists = new PgOwnerLists(postgresOf(url), { few: 5, window: 4 });
+  const locker = postgresOf(url, undefined, { max: 1 });
+  const watcher = postgresOf(url, undefined, { max: 1 });
+  let release: () => void = () => {};
+  const released = new Promise<void>((r) => {
+    release = r;
+  });
+  const held = locker.begin(async (tx) => {
+    await tx`lock table pastes in access exclusive mode`;
+    await released;
+  });
+  const started = performance.now();
+  const bound = boundOf(() => 2_000 - (performance.now() - started));
+  const search = all(lists.candidates(1, { text: 'needle' }, undefined, bound));
+  /** Resolves when a query that starts with `start` waits on the lock. */
+  const waiting = async (start: string): Promise<void> => {
+    for (;;) {
+      const [row] = await watcher`select count(*)::int as n from pg_stat_activity
+        where wait_event_type = 'Lock' and query like ${`${start}%`}`;
+      if ((row?.['n'] as number) > 0) return;
+      assert.ok(performance.now() - started < 10_000, `${start} never waited`);
+      await new Promise((r) => setImmediate(r));
+    }
+  };
+  // The question to the index has half the time: its statement_timeout ends it, and the walk
+  // has the rest, until its own first query is ended in turn. Then, to say how far it got, the
+  // search counts the user's pastes, which waits on the lock too.
+  try {
+    await waiting('explain');
+    await waiting('select created_at::text as at');
+    await waiting('select count(*)::int as of');
+    assert.ok(performance.now() - started >= 2_000);
+  } finally {
+    release();
+    await held;
+  }
+  assert.deepEqual(await search, []);
+  assert.deepEqual(bound.said, [[0, 400]]);
+});
+
+test("a user's many pastes are searched through the trigram index: the plan of the search's question uses it", async () => {
+  const url = await createTestDatabase();
+  const sql = postgresOf(url);
+  await migrate(sql);
+  // 5,000 pastes of user 1 and 5,000 of others, one in a hundred of user 1's saying zanzibar.
+  await sql`insert into pastes (hash, owner_id, privacy, created_at, updated_at, language, title, highlight,
+      burn_after_read, content_json)
+    select lpad(i::text, 6, '0') || 'Plan', 1 + i % 2, 'public', '2024-01-01T00:00:00Z'::timestamptz + i * interval '1 second',
+      now(), 'text', 'paste ' || i, true, false,
+      to_json(case when i % 200 = 0 then 'to zanzibar and back ' || i else 'cache queue retry parser ' || i end)::text
+    from generate_series(1, 10000) i`;
+  // As autovacuum leaves it: the index's pending entries merged, the statistics taken.
+  await sql`vacuum analyze pastes`;
+  const asked: { query: string; parameters: unknown[] }[] = [];
+  const watched = postgresOf(url, undefined, {
+    debug: (_c: number, query: string, parameters: unknown[]) => void asked.push({ query, parameters }),
+  });
+  const found = await all(new PgOwnerLists(watched).candidates(1, { text: 'Zanzibar' }));
+  assert.equal(found.length, 50);
+  const question = asked.find((q) => q.query.includes('limit $'));
+  assert.ok(question !== undefined, `the index was asked: ${JSON.stringify(asked.map((q) => q.query.slice(0, 60)))}`);
+  const [plan] = await sql.unsafe(`explain (format json) ${question.query}`, question.parameters as never[]);
+  const text = JSON.stringify(plan);
+  assert.match(text, /"Index Name":"pastes_owner_words"/);
+  assert.doesNotMatch(text, /Seq Scan/);
+});
+
+test('a word cut into many runs sends few conditions: each run once, and past MOST_TERMS only the longest', () => {
+  // 200 × U+0130: 200 runs of `i` (any one character) for the index, one expression for the walk.
+  assert.deepEqual(likeTerms('\u0130'.repeat(200)), ['%_%']);
+  assert.equal(walkTerms('\u0130'.repeat(200)).length, 1);
+  const words = Array.from({ length: 20 }, (_, i) => 'w'.repeat(1 + (i % 10)) + String(i)).join('"');
+  const like = likeTerms(words);
+  assert.equal(like.length, MOST_TERMS);
+  // Runs of 2 to 12 characters: the eight longest, 6 to 9 and 16 to 19, in the words' order.
+  assert.deepEqual(
+    like,
+    [6, 7, 8, 9, 16, 17, 18, 19].map((i) => `%${'w'.repeat(1 + (i % 10))}${i}%`),
+  );
+  assert.equal(walkTerms(words).length, MOST_TERMS);
 });
 
 test('the LIKE patterns: runs of plain ASCII, wildcards escaped, i and k any one character', () => {
@@ -309,9 +477,11 @@ test('the walk keeps cased letters outside ASCII: a run that holds one is a regu
   assert.deepEqual(walkTerms('say "\u00E9"\n\u00DFx\u0307y'), [
     { like: '%say %' },
     { regex: '[\u00E9\u00C9]' },
-    { regex: '[\u00DF\u1E9E][xX]' },
-    { like: '%y%' },
+    { regex: '[\u00DF\u1E9E][xX]\u0307[yY]' },
   ]);
+  // U+0307 after `i`, or opening a run, may be half of U+0130's lowercase.
+  assert.deepEqual(walkTerms('\u0130\u0130'), [{ regex: '(?:[iI]\u0307|\u0130)(?:[iI]\u0307|\u0130)' }]);
+  assert.deepEqual(walkTerms('"\u0307\u0307'), [{ regex: '(?:\u0307|\u0130)\u0307' }]);
   // Without a letter, the column is read as it is.
   assert.deepEqual(walkTerms('\u65E5\u672C'), [{ exact: '%\u65E5\u672C%' }]);
   assert.deepEqual(walkTerms('100% "1_5"'), [{ exact: '%100\\% %' }, { exact: '%1\\_5%' }]);
@@ -450,4 +620,22 @@ test('migration 15: a text over INDEXED_TEXT_BYTES stays out of the trigram inde
   // Found through the indexes (the large texts' by their size), not by a walk of every paste.
   assert.equal(sent.filter((q) => q.includes('limit $')).length, 1);
   assert.equal(sent.filter((q) => q.includes('offset 0')).length, 0);
+});
+
+test('a server whose database has no trigram index says so once at start, and its searches still find every match', async () => {
+  const c = await testCluster();
+  const url = await createTestDatabase();
+  const database = new URL(url).pathname.slice(1);
+  const role = `lesser_${process.pid}`;
+  psql(c, `CREATE ROLE ${role} LOGIN`);
+  psql(c, `GRANT CREATE ON SCHEMA public TO ${role}`, database);
+  const s = await startServer({ env: { DATABASE_URL: url.replace('postgres@', `${role}@`), OPEN_REGISTRATION: '1' } });
+  const warned = s.output().match(/My pastes search has no trigram index/g) ?? [];
+  assert.equal(warned.length, 1, s.output());
+  const [erin] = await registerAll(s, 'erin');
+  await createViaForm(erin, { title: 'Plain words', content: 'some text' });
+  assert.match((await erin.get('/my?q=WORDS')).text, /1 paste found/);
+  // Where the index is, nothing is said.
+  const fine = await startServer({ env: { DATABASE_URL: await createTestDatabase() } });
+  assert.doesNotMatch(fine.output(), /trigram/);
 });

@@ -1,6 +1,7 @@
 import { html as reply, type Reply } from '../../http/reply.ts';
 import { LANGUAGES } from '../../paste/language.ts';
 import { isExpired, PRIVACIES, type Paste } from '../../paste/paste.ts';
+import { OWNED_QUERY_UNITS, searchWords } from '../../paste/owned-search.ts';
 import type { OwnedFilter, OwnedPage } from '../../paste/service.ts';
 import { languageLabel } from '../languages.ts';
 import { field, userOf, type WebContext } from '../context.ts';
@@ -33,11 +34,11 @@ ${dead ? '' : html`<a class="btn btn-sm" href="/p/${p.hash}/edit">Edit</a>`}
 </tr>`;
 }
 
-/** The search of My pastes from the query: words (at most 200 characters), a language, a privacy. */
+/** The search of My pastes from the query: words (bounded by searchWords), a language, a privacy. */
 function filterOf(ctx: WebContext): OwnedFilter {
   const f: OwnedFilter = {};
-  const q = field(ctx.query, 'q').trim().slice(0, 200);
-  if (q !== '') f.text = q;
+  const q = searchWords(field(ctx.query, 'q'));
+  if (q !== undefined) f.text = q;
   const language = field(ctx.query, 'language');
   if (LANGUAGES.includes(language)) f.language = language;
   const privacy = field(ctx.query, 'privacy');
@@ -49,7 +50,7 @@ function searchForm(f: OwnedFilter): SafeHtml {
   const opt = (value: string, label: string, selected: string | undefined): SafeHtml =>
     html`<option value="${value}"${value === (selected ?? '') ? html` selected` : ''}>${label}</option>`;
   return html`<form method="get" action="/my" class="inline-form search" role="search">
-<label class="offscreen" for="q">Search</label><input type="search" id="q" name="q" value="${f.text ?? ''}" placeholder="Search titles and text" maxlength="200">
+<label class="offscreen" for="q">Search</label><input type="search" id="q" name="q" value="${f.text ?? ''}" placeholder="Search titles and text" maxlength="${OWNED_QUERY_UNITS}">
 <label class="offscreen" for="language">Language</label><select id="language" name="language">${opt('', 'Any language', f.language)}${LANGUAGES.map((l) => opt(l, languageLabel(l), f.language))}</select>
 <label class="offscreen" for="privacy">Visibility</label><select id="privacy" name="privacy">${opt('', 'Any visibility', f.privacy)}${PRIVACIES.map((p) => opt(p, p, f.privacy))}</select>
 <button class="btn btn-sm" type="submit">Search</button></form>`;
