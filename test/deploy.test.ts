@@ -3,8 +3,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { HAPROXY, HAPROXY_CFG } from './helpers/haproxy.ts';
+import { HAPROXY_CFG } from './helpers/haproxy.ts';
 import { ROOT } from './helpers/server.ts';
+import { needs, tool } from './helpers/tools.ts';
 
 /**
  * deploy/compose.yaml cannot run here (no Docker), so what it says is checked against what is
@@ -48,11 +49,11 @@ describe('deploy/compose.yaml runs what the tests run (README, Running several i
     assert.equal(setting('PASTE_LISTEN'), ':8080');
   });
 
-  test('haproxy accepts haproxy.cfg with the values compose gives it', () => {
+  test('haproxy accepts haproxy.cfg with the values compose gives it', needs('haproxy'), () => {
     const env = Object.fromEntries(
       ['PASTE_LISTEN', 'PASTE_INSTANCE_1', 'PASTE_INSTANCE_2', 'PASTE_STATS'].map((k) => [k, setting(k)]),
     );
-    const out = execFileSync(HAPROXY, ['-c', '-f', HAPROXY_CFG], {
+    const out = execFileSync(tool('haproxy'), ['-c', '-f', HAPROXY_CFG], {
       env: { ...process.env, ...env },
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],

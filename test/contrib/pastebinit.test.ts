@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { storedPaste } from '../helpers/stored.ts';
 import { cleanup, makeToken, req, ROOT, startServer, tempDataDir, type AppServer } from '../helpers/server.ts';
+import { skipWithout, tool } from '../helpers/tools.ts';
 
 /**
- * Debian's pastebinit (/usr/bin/pastebinit; .ci/run installs it) with the config file we
+ * Debian's pastebinit (found by test/helpers/tools.ts; .ci/run installs it) with the config file we
  * ship, contrib/pastebinit/paste.conf, pointed at a test server as its README section says.
  */
-const PASTEBINIT = '/usr/bin/pastebinit';
 let home: string;
 
 before(async () => {
@@ -40,7 +40,7 @@ async function pastebinit(
   await mkdir(join(dir, 'pastebin.d'), { recursive: true });
   await writeFile(join(dir, 'pastebin.d', 'paste.conf'), await configFor(host, token), { mode: 0o600 });
   const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: dir, XDG_CONFIG_DIRS: dir, XDG_CONFIG_HOME: dir };
-  const child = spawn(PASTEBINIT, ['-b', `http://${host}`, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(tool('pastebinit'), ['-b', `http://${host}`, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -60,7 +60,8 @@ const hashOf = (s: AppServer, out: string): string => {
 };
 
 describe("Debian's pastebinit with contrib/pastebinit/paste.conf", () => {
-  test('with a token: posts the text, title, language and privacy, and prints the paste page', async () => {
+  test('with a token: posts the text, title, language and privacy, and prints the paste page', async (t) => {
+    if (skipWithout(t, 'pastebinit')) return;
     const s = await startServer();
     const token = await makeToken(s.dataDir, { user: 'alice' });
     const r = await pastebinit(s, token, '#!/bin/sh\necho "from pastebinit"\n', [
@@ -83,7 +84,8 @@ describe("Debian's pastebinit with contrib/pastebinit/paste.conf", () => {
     assert.equal((await req(s, 'GET', `/p/${hash}`)).status, 200, 'the printed address is the paste page');
   });
 
-  test('without a token: an anonymous paste where the server allows them, and a failure where it does not', async () => {
+  test('without a token: an anonymous paste where the server allows them, and a failure where it does not', async (t) => {
+    if (skipWithout(t, 'pastebinit')) return;
     const on = await startServer({ env: { ANONYMOUS_PASTES: '1' } });
     const r = await pastebinit(on, '', 'anonymous text');
     assert.equal(r.code, 0, r.err);

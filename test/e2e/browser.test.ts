@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { access, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { cleanup, ROOT, spawnServer, type TestServer } from '../helpers/server.ts';
+import { skipWithout, tool, willSkip } from '../helpers/tools.ts';
 
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const ARTIFACTS = join(ROOT, 'test/artifacts');
 const VIEWPORTS = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } } as const;
 
@@ -15,11 +15,12 @@ let context: BrowserContext;
 let page: Page;
 
 before(async () => {
-  await access(CHROMIUM);
+  if (willSkip('chromium')) return;
+  const executablePath = tool('chromium');
   await mkdir(ARTIFACTS, { recursive: true });
   server = await spawnServer();
   browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath,
     args: [
       '--no-sandbox',
       '--disable-gpu',
@@ -84,7 +85,8 @@ const inputLook = (selector: string): Promise<string> =>
     `(() => { const s = getComputedStyle(document.querySelector(${JSON.stringify(selector)})); return [s.paddingLeft, s.paddingTop, s.borderTopLeftRadius, s.borderTopWidth, s.borderTopColor, s.fontSize].join(' '); })()`,
   );
 
-test('register, create a token, use it, open the paste by its short link, burn a one-time paste', async () => {
+test('register, create a token, use it, open the paste by its short link, burn a one-time paste', async (t) => {
+  if (skipWithout(t, 'chromium')) return;
   const anon = await browser.newPage({ viewport: VIEWPORTS.desktop, baseURL: server.url, reducedMotion: 'reduce' });
   await anon.goto('/');
   await shoot(anon, 'home-anonymous');
@@ -167,7 +169,8 @@ test('register, create a token, use it, open the paste by its short link, burn a
   assert.deepEqual(problems, [], 'no console errors or CSP violations');
 });
 
-test('a long unbroken title wraps on every page instead of overflowing it', async () => {
+test('a long unbroken title wraps on every page instead of overflowing it', async (t) => {
+  if (skipWithout(t, 'chromium')) return;
   // Logged in as the first test's user.
   const title = 'W'.repeat(200);
   await page.goto('/');
@@ -195,7 +198,8 @@ test('a long unbroken title wraps on every page instead of overflowing it', asyn
   await page.setViewportSize(VIEWPORTS.desktop);
 });
 
-test('after unlocking a password paste, its Raw button opens without asking again', async () => {
+test('after unlocking a password paste, its Raw button opens without asking again', async (t) => {
+  if (skipWithout(t, 'chromium')) return;
   await page.goto('/');
   await page.fill('#title', 'Locked');
   await page.fill('#content', 'behind the password');
@@ -217,7 +221,8 @@ test('after unlocking a password paste, its Raw button opens without asking agai
   assert.deepEqual(problems, [], 'no console errors or CSP violations');
 });
 
-test('an edited paste links its History, which shows a line diff; My API Keys offers and shows an expiry', async () => {
+test('an edited paste links its History, which shows a line diff; My API Keys offers and shows an expiry', async (t) => {
+  if (skipWithout(t, 'chromium')) return;
   // Logged in as the first test's user.
   await page.goto('/api_keys.php');
   assert.equal(await page.inputValue('#expires'), '90', 'new tokens expire in 90 days unless changed');
@@ -250,7 +255,8 @@ test('an edited paste links its History, which shows a line diff; My API Keys of
   assert.deepEqual(problems, [], 'no console errors or CSP violations');
 });
 
-test('links to lines, the wrap toggle, Download, New from this and Ctrl+Enter work in a real browser; the raw page has no console error', async () => {
+test('links to lines, the wrap toggle, Download, New from this and Ctrl+Enter work in a real browser; the raw page has no console error', async (t) => {
+  if (skipWithout(t, 'chromium')) return;
   // Logged in as the first test's user.
   await page.goto('/');
   const body = Array.from({ length: 12 }, (_, i) => `line ${i + 1} ${'x'.repeat(i === 3 ? 300 : 5)}`).join('\n');
@@ -300,7 +306,8 @@ test('links to lines, the wrap toggle, Download, New from this and Ctrl+Enter wo
   assert.deepEqual(problems, [], 'no console errors or CSP violations, the raw page (and its favicon) included');
 });
 
-test('reloading the page that shows a new secret makes no second token; My pastes search finds a paste by a word of its text', async () => {
+test('reloading the page that shows a new secret makes no second token; My pastes search finds a paste by a word of its text', async (t) => {
+  if (skipWithout(t, 'chromium')) return;
   // Logged in as the first test's user.
   await page.goto('/api_keys.php');
   const rows = (): Promise<number> => page.locator('td[data-label="Token"]').count();
@@ -329,7 +336,8 @@ test('reloading the page that shows a new secret makes no second token; My paste
   assert.deepEqual(problems, [], 'no console errors or CSP violations');
 });
 
-test('the Users page adds a user with a temporary password, changed at their first login; disables and enables them; the Audit page shows it all', async () => {
+test('the Users page adds a user with a temporary password, changed at their first login; disables and enables them; the Audit page shows it all', async (t) => {
+  if (skipWithout(t, 'chromium')) return;
   // Logged in as the first test's user, the admin.
   await page.goto('/admin/users');
   await page.fill('#new-name', 'tempuser');

@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
-import { access } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { makeToken, startServer, type AppServer } from '../helpers/server.ts';
 import { storedPasteCount } from '../helpers/stored.ts';
-
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+import { skipWithout, tool, willSkip } from '../helpers/tools.ts';
 
 /**
  * A real browser's CORS (README, CORS): a page served from another origin (another port)
@@ -23,7 +21,8 @@ let browser: Browser;
 let page: Page;
 
 before(async () => {
-  await access(CHROMIUM);
+  if (willSkip('chromium')) return;
+  const executablePath = tool('chromium');
   pages = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end('<!doctype html><title>another origin</title><p>a page of another site</p>');
@@ -35,7 +34,7 @@ before(async () => {
   api = await startServer({ env: { CORS_ORIGINS: listed } });
   token = await makeToken(api.dataDir, { user: 'alice' });
   browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-sync', '--no-first-run'],
   });
   page = await (await browser.newContext()).newPage();
@@ -43,7 +42,7 @@ before(async () => {
 
 after(async () => {
   await browser?.close();
-  await new Promise((resolve) => pages?.close(resolve));
+  if (pages) await new Promise((resolve) => pages.close(resolve));
 });
 
 /** Runs, in the page, a create and a read of the paste with a bearer token; answers what the page could see. */
@@ -75,7 +74,8 @@ const roundTrip = (p: Page, apiUrl: string, secret: string) =>
     { apiUrl, secret },
   );
 
-test('a page of a listed origin creates and reads a paste with a bearer token, and reads the exposed headers', async () => {
+test('a page of a listed origin creates and reads a paste with a bearer token, and reads the exposed headers', async (t) => {
+  if (skipWithout(t, 'chromium')) return;
   await page.goto(`${listed}/`);
   const got = await roundTrip(page, api.url, token);
   assert.ok(!('blocked' in got), JSON.stringify(got));
@@ -86,7 +86,8 @@ test('a page of a listed origin creates and reads a paste with a bearer token, a
   assert.equal(got.limit, '0');
 });
 
-test('a page of an unlisted origin cannot read the answers, and its preflight keeps the create from being sent', async () => {
+test('a page of an unlisted origin cannot read the answers, and its preflight keeps the create from being sent', async (t) => {
+  if (skipWithout(t, 'chromium')) return;
   const before = await storedPasteCount(api.dataDir);
   await page.goto(`${unlisted}/`);
   const got = await roundTrip(page, api.url, token);

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { access, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { cleanup, ROOT, spawnServer, type ProcessServer } from '../helpers/server.ts';
 import { apiLogLines, everythingStored } from '../helpers/stored.ts';
+import { skipWithout, tool, willSkip } from '../helpers/tools.ts';
 
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const SENTENCE = /This paste is encrypted; the link you have lacks its key\./;
 const MARKER = 'zebra-quartz-7731';
 const TEXT = `import os\n\ndef greet(name):\n    # ${MARKER}\n    return "hello " + name\n\nprint(greet(os.getlogin()))\n`;
@@ -19,11 +19,12 @@ let browser: Browser;
 const problems: string[] = [];
 
 before(async () => {
-  await access(CHROMIUM);
+  if (willSkip('chromium')) return;
+  const executablePath = tool('chromium');
   await mkdir(ARTIFACTS, { recursive: true });
   server = await spawnServer();
   browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath,
     args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
   });
 });
@@ -63,7 +64,8 @@ async function createEncrypted(page: Page, opts: { password?: string; burn?: boo
 const settled = (page: Page): Promise<unknown> =>
   page.waitForSelector('#paste-code:not([hidden]), #sealed-status:has-text("lacks its key")');
 
-test('an encrypted paste with a password: the server never holds the text or the key; its readers need both', async () => {
+test('an encrypted paste with a password: the server never holds the text or the key; its readers need both', async (t) => {
+  if (skipWithout(t, 'chromium')) return;
   const ada = await freshPage();
   await ada.goto('/register');
   await ada.fill('#name', 'ada');

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { freePort } from '../helpers/pg-cluster.ts';
 import { cleanup, startServer, type TestServer } from '../helpers/server.ts';
+import { skipWithout, tool, willSkip } from '../helpers/tools.ts';
 import { WebClient, type WebRes } from '../helpers/web-client.ts';
 
 /**
@@ -14,7 +15,6 @@ import { WebClient, type WebRes } from '../helpers/web-client.ts';
  * user on in Remote-User (and groups in Remote-Groups), as Authelia or oauth2-proxy would
  * (README, Sign-in by a proxy). nginx runs as a child with its own prefix folder and port.
  */
-const NGINX = process.env['NGINX_PATH'] ?? '/usr/sbin/nginx';
 /** nginx connects to the service from this address (proxy_bind), the only one trusted. */
 const PROXY_ADDRESS = '127.0.0.3';
 
@@ -51,6 +51,8 @@ async function listening(p: number, exited: () => boolean): Promise<void> {
 }
 
 before(async () => {
+  if (willSkip('nginx')) return;
+  const nginxPath = tool('nginx');
   app = await startServer({
     env: {
       AUTH_PROXY_HEADER: 'Remote-User',
@@ -96,7 +98,7 @@ http {
 }
 `;
   await writeFile(join(dir, 'nginx.conf'), conf);
-  nginx = spawn(NGINX, ['-p', `${dir}/`, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], {
+  nginx = spawn(nginxPath, ['-p', `${dir}/`, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], {
     stdio: 'ignore',
   });
   let gone = false;
@@ -119,7 +121,8 @@ const basic = (user: string, password: string): Record<string, string> => ({
 });
 const signedInAs = (r: WebRes): string | undefined => /title="Log out ([^"]+)"/.exec(r.text)?.[1];
 
-test('behind nginx auth_basic, the user nginx vouches for is signed in, with the groups nginx sends', async () => {
+test('behind nginx auth_basic, the user nginx vouches for is signed in, with the groups nginx sends', async (t) => {
+  if (skipWithout(t, 'nginx')) return;
   const viaNginx = { port };
   assert.equal((await new WebClient(viaNginx).get('/my')).status, 401, 'nginx asks for credentials first');
   assert.equal((await new WebClient(viaNginx).get('/my', basic('alice', 'wrong'))).status, 401);
@@ -146,7 +149,8 @@ test('behind nginx auth_basic, the user nginx vouches for is signed in, with the
   assert.match(await readFile(join(dir, 'access.log'), 'utf8'), /"POST \/ HTTP\/1\.[01]" 303 .*/);
 });
 
-test('the same header sent to the server directly, past nginx, does nothing', async () => {
+test('the same header sent to the server directly, past nginx, does nothing', async (t) => {
+  if (skipWithout(t, 'nginx')) return;
   const direct = new WebClient(app);
   const r = await direct.get('/my', { 'remote-user': 'alice', 'remote-groups': 'admins' });
   assert.match(r.location ?? '', /^\/login/);

@@ -2,13 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './pg-cluster.ts';
+import { tool } from './tools.ts';
 
 /**
  * HAProxy running the shipped deploy/haproxy.cfg, unchanged, with its addresses in the
  * environment (README, Running several instances), for the tests (cluster.ts) and the bench
  * (bench/instances.ts).
  */
-export const HAPROXY = process.env['HAPROXY'] || '/usr/sbin/haproxy';
 export const HAPROXY_CFG = new URL('../../deploy/haproxy.cfg', import.meta.url).pathname;
 /** The servers deploy/haproxy.cfg names, and the variables that give their addresses. */
 export const INSTANCES = [
@@ -51,7 +51,7 @@ process.once('exit', () => {
 export async function startProxy(addresses: readonly string[]): Promise<Proxy> {
   const [port, statsPort] = [await freePort(), await freePort()];
   const servers = Object.fromEntries(INSTANCES.map((d, i) => [d.variable, addresses[i] ?? '']));
-  const proc = spawn(HAPROXY, ['-db', '-f', HAPROXY_CFG], {
+  const proc = spawn(tool('haproxy'), ['-db', '-f', HAPROXY_CFG], {
     env: { ...process.env, PASTE_LISTEN: `127.0.0.1:${port}`, PASTE_STATS: `127.0.0.1:${statsPort}`, ...servers },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,16 +1,18 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { chown, mkdir, mkdtemp } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { missing, toolPath } from './tools.ts';
 
 /**
  * A throwaway PostgreSQL cluster from Debian's binaries (initdb in a temporary folder, trust
  * on loopback and its own unix socket only), for the tests (test/helpers/postgres.ts) and the
  * bench (bench/backends.ts). Nothing here registers a test hook.
  */
-export const PG_BIN = process.env['PG_BIN'] || '/usr/lib/postgresql/15/bin';
+/** The folder of PostgreSQL's programs (test/helpers/tools.ts finds it), empty when missing: startCluster says so. */
+export const PG_BIN = toolPath('postgresql') ?? '';
 
 export interface TestCluster {
   port: number;
@@ -105,10 +107,7 @@ const START_ATTEMPTS = 3;
  * failed start is an error (tried again on a new port), never a wait without end.
  */
 export async function startCluster(): Promise<RunningCluster> {
-  if (!existsSync(join(PG_BIN, 'initdb')) || !existsSync(join(PG_BIN, 'postgres')))
-    throw new Error(
-      `PostgreSQL's binaries are not in ${PG_BIN}: install Debian's postgresql (apt-get install postgresql) or set PG_BIN`,
-    );
+  if (PG_BIN === '') throw new Error(`${missing('postgresql')}, or PG_BIN naming the folder of its programs`);
   for (let attempt = 1; ; attempt++) {
     try {
       return await startOnce();

@@ -3,10 +3,12 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { exchange, loadThroughProxy } from '../helpers/cluster-load.ts';
 import { startCluster } from '../helpers/cluster.ts';
+import { skipWithout } from '../helpers/tools.ts';
 
 const CLIENTS = 8;
 
 test('kill -9 of one instance under load through the proxy loses no acknowledged create; reads go on (README, Running several instances)', async (t) => {
+  if (skipWithout(t, 'haproxy')) return;
   const cluster = await startCluster();
   const victim = cluster.instances[0];
   assert.ok(victim !== undefined);

@@ -5,8 +5,10 @@ import { exchange, loadThroughProxy } from '../helpers/cluster-load.ts';
 import { startCluster } from '../helpers/cluster.ts';
 import { INSTANCES } from '../helpers/haproxy.ts';
 import { psql, testCluster } from '../helpers/postgres.ts';
+import { skipWithout } from '../helpers/tools.ts';
 
 test('a rolling restart under load through HAProxy: no failed read, no create lost or made twice, no 5xx (README, Running several instances)', async (t) => {
+  if (skipWithout(t, 'haproxy')) return;
   // The instances' own defaults behind a proxy (TRUST_PROXY=1): a 2000 ms drain.
   const cluster = await startCluster();
   const exits: (number | null)[] = [];
