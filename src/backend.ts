@@ -1,5 +1,6 @@
 import type { IdempotencyStore } from './api/v1/idempotency.ts';
 import type { AccountRecords } from './auth/accounts.ts';
+import type { SessionRecords } from './auth/sessions.ts';
 import type { Config } from './config.ts';
 import type { ApiLogEntry } from './log/entry.ts';
 import type { AuditSink } from './auth/accounts.ts';
@@ -8,7 +9,6 @@ import type { LogPage, LogQuery } from './log/reader.ts';
 import type { Paste } from './paste/paste.ts';
 import type { OwnerLists, PasteRepository, RecentList, ViewCounts } from './paste/repository.ts';
 import type { Limiter } from './ratelimit/limiter.ts';
-import type { SessionRecords } from './web/context.ts';
 import type { ShownOnceRecords } from './web/shown-once.ts';
 
 /**

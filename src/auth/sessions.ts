@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 
 /**
  * Web login sessions as the web side speaks of them and every store (store/, pg/) keeps
- * them: the records of the sessions seam (web/context.ts, SessionRecords).
+ * them: the records of the sessions seam (`SessionRecords`, below).
  */
 
 /** A session id: 32 random bytes in base64url, 43 characters, 256 bits, unguessable. */
@@ -36,6 +36,17 @@ export interface Session {
   /** The secret id, as the cookie carries it. Never written to disk. */
   id: string;
   record: SessionRecord;
+}
+
+/** What the web needs of the login sessions, as each backend keeps them (store/sessions.ts, pg/sessions.ts). */
+export interface SessionRecords {
+  /** The live session for an id (an idle one is ended on the spot); `touched`: its last use moved. */
+  get(id: string): Promise<{ session: Session; touched: boolean } | null>;
+  /** A new session; the user's least recently used beyond MAX_SESSIONS_PER_USER end with it. */
+  create(userId: number): Promise<Session>;
+  destroy(id: string): Promise<void>;
+  /** Ends every session of a user but the one with id `keep` (a password change); returns how many ended. */
+  endOthers(userId: number, keep: string): Promise<number>;
 }
 
 /**

@@ -8,8 +8,8 @@ import {
   sessionKey,
   type Session,
   type SessionRecord,
+  type SessionRecords,
 } from '../auth/sessions.ts';
-import type { SessionRecords } from '../web/context.ts';
 
 /**
  * The advisory lock class of a user's new sessions (with the user's id as the other key); the

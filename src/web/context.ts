@@ -20,18 +20,7 @@ import { webHeaders, type Chrome } from './layout.ts';
 import type { PageParts } from './page-parts.ts';
 import type { ShownOnce } from './shown-once.ts';
 import type { TimeTags } from './time.ts';
-import type { Session } from '../auth/sessions.ts';
-
-/** What the web needs of the login sessions (store/sessions.ts). */
-export interface SessionRecords {
-  /** The live session for an id (an idle one is ended on the spot); `touched`: its last use moved. */
-  get(id: string): Promise<{ session: Session; touched: boolean } | null>;
-  /** A new session; the user's least recently used beyond MAX_SESSIONS_PER_USER (auth/sessions.ts) end with it. */
-  create(userId: number): Promise<Session>;
-  destroy(id: string): Promise<void>;
-  /** Ends every session of a user but the one with id `keep` (a password change); returns how many ended. */
-  endOthers(userId: number, keep: string): Promise<number>;
-}
+import type { Session, SessionRecords } from '../auth/sessions.ts';
 
 /** What the web side needs, built once by server.ts. */
 export interface WebDeps {
