@@ -1,6 +1,7 @@
 import type { IdempotencyStore } from './api/v1/idempotency.ts';
 import type { AccountRecords } from './auth/accounts.ts';
 import type { SessionRecords } from './auth/sessions.ts';
+import type { ShownOnceRecords } from './auth/shown-once.ts';
 import type { Config } from './config.ts';
 import type { ApiLogEntry } from './log/entry.ts';
 import type { AuditSink } from './auth/accounts.ts';
@@ -9,7 +10,6 @@ import type { LogPage, LogQuery } from './log/reader.ts';
 import type { Paste } from './paste/paste.ts';
 import type { OwnerLists, PasteRepository, RecentList, ViewCounts } from './paste/repository.ts';
 import type { Limiter } from './ratelimit/limiter.ts';
-import type { ShownOnceRecords } from './web/shown-once.ts';
 
 /**
  * Everything a running server keeps, as one backend provides it: the data folder

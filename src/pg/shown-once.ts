@@ -2,7 +2,7 @@ import type { Sql } from 'postgres';
 import { type Session, sessionKey } from '../auth/sessions.ts';
 import { RandomIds } from '../crypto/random.ts';
 import { seal, unseal } from '../crypto/seal.ts';
-import { SHOWN_ONCE_HOLD_MS, SHOWN_ONCE_KEY_LENGTH, type ShownOnceRecords } from '../web/shown-once.ts';
+import { SHOWN_ONCE_HOLD_MS, SHOWN_ONCE_KEY_LENGTH, type ShownOnceRecords } from '../auth/shown-once.ts';
 
 /**
  * Values shown once, in `shown_once` (migrations/004-instances.sql), so the page after the
