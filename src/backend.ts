@@ -1,4 +1,4 @@
-import type { IdempotencyStore } from './api/v1/idempotency.ts';
+import type { IdempotencyStore } from './paste/idempotency.ts';
 import type { AccountRecords } from './auth/accounts.ts';
 import type { SessionRecords } from './auth/sessions.ts';
 import type { ShownOnceRecords } from './auth/shown-once.ts';

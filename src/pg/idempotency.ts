@@ -1,5 +1,5 @@
 import type { Sql } from 'postgres';
-import { IDEMPOTENCY_TTL_MS, type IdempotencyRecord, type IdempotencyStore } from '../api/v1/idempotency.ts';
+import { IDEMPOTENCY_TTL_MS, type IdempotencyRecord, type IdempotencyStore } from '../paste/idempotency.ts';
 
 const heldUntil = (r: IdempotencyRecord): Date | null => (r.heldUntil === undefined ? null : new Date(r.heldUntil));
 

@@ -1,4 +1,4 @@
-import { IDEMPOTENCY_TTL_MS, type IdempotencyRecord, type IdempotencyStore } from '../api/v1/idempotency.ts';
+import { IDEMPOTENCY_TTL_MS, type IdempotencyRecord, type IdempotencyStore } from '../paste/idempotency.ts';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isErrno } from '../storage/errors.ts';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { IDEMPOTENCY_TTL_MS, Idempotency, type IdempotencyRecord } from '../../src/api/v1/idempotency.ts';
+import { Idempotency } from '../../src/api/v1/idempotency.ts';
+import { IDEMPOTENCY_TTL_MS, type IdempotencyRecord } from '../../src/paste/idempotency.ts';
 import { parseConfig } from '../../src/config.ts';
 import { type Database, openDatabase } from '../../src/pg/connect.ts';
 import { PgIdempotency } from '../../src/pg/idempotency.ts';
