@@ -104,6 +104,40 @@ function cycles(edges: readonly Edge[]): string[][] {
   return found;
 }
 
+/**
+ * Every way a file of the units `from` reaches a file of the units `to` through imports, types
+ * included and through any files between: one `a → b → c` line per file reached first.
+ */
+function reaches(edges: readonly Edge[], from: ReadonlySet<string>, to: ReadonlySet<string>): string[] {
+  const next = new Map<string, string[]>();
+  for (const { from: a, to: b } of edges) next.set(a, [...(next.get(a) ?? []), b]);
+  const found: string[] = [];
+  for (const start of next.keys()) {
+    if (!from.has(unitOf(start))) continue;
+    const came = new Map<string, string>([[start, start]]);
+    const queue = [start];
+    while (queue.length > 0) {
+      const file = queue.shift() as string;
+      for (const b of next.get(file) ?? []) {
+        if (came.has(b)) continue;
+        came.set(b, file);
+        if (!to.has(unitOf(b))) {
+          queue.push(b);
+          continue;
+        }
+        const path = [b];
+        for (let f = file; f !== start; f = came.get(f) as string) path.unshift(f);
+        found.push([start, ...path].map((f) => relative(ROOT, f)).join(' → '));
+      }
+    }
+  }
+  return found;
+}
+
+/** The backends and the sides: both build on the domain, and neither knows the other. */
+const BACKENDS: ReadonlySet<string> = new Set(['store/', 'pg/']);
+const SIDES: ReadonlySet<string> = new Set(['api/', 'web/']);
+
 describe('layers', () => {
   test('every import in src/ points down ARCHITECTURE.md’s list of layers', async () => {
     const layers = await readLayers();
@@ -128,6 +162,25 @@ describe('layers', () => {
       )
       .map(({ from, to }) => `${relative(ROOT, from)} → ${relative(ROOT, to)}`);
     assert.deepEqual(bad, []);
+  });
+
+  test('the backends (store/, pg/) never import the sides (api/, web/), types included, not even through other files', async () => {
+    assert.deepEqual(reaches(await importGraph(), BACKENDS, SIDES), []);
+  });
+
+  test('the reach check finds a side imported directly or through other files, and nothing else', () => {
+    const src = join(ROOT, 'src');
+    const edge = (from: string, to: string): Edge => ({ from: join(src, from), to: join(src, to) });
+    assert.deepEqual(reaches([edge('store/a.ts', 'paste/b.ts'), edge('api/c.ts', 'paste/b.ts')], BACKENDS, SIDES), []);
+    assert.deepEqual(reaches([edge('store/a.ts', 'web/b.ts')], BACKENDS, SIDES), ['src/store/a.ts → src/web/b.ts']);
+    assert.deepEqual(
+      reaches(
+        [edge('pg/a.ts', 'backend.ts'), edge('backend.ts', 'api/v1/c.ts'), edge('api/v1/c.ts', 'web/d.ts')],
+        BACKENDS,
+        SIDES,
+      ),
+      ['src/pg/a.ts → src/backend.ts → src/api/v1/c.ts'],
+    );
   });
 
   test('no file in src/ imports itself through others, types included', async () => {
