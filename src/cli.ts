@@ -12,7 +12,7 @@ import { isAnonymous } from './paste/anonymous.ts';
 import { formatTime } from './paste/paste.ts';
 import { BackupRefused, writeBackup } from './store/backup.ts';
 import { restoreBackup, RestoreError } from './store/restore.ts';
-import { exportLine, importPastes } from './store/transfer.ts';
+import { exportLine, importPastes } from './transfer/pastes.ts';
 import { openFileCli } from './store/open.ts';
 import { openPgCli } from './pg/open.ts';
 import type { CliStorage } from './backend.ts';

@@ -19,9 +19,9 @@ import { RecentPastes } from './recent.ts';
 import { finishRestore } from './restore-swap.ts';
 import { loadServerKey, SERVER_KEY_PATH } from './server-key.ts';
 import { SessionStore } from './sessions.ts';
+import { storedPastes } from './stored-pastes.ts';
 import { HeldInMemory } from './shown-once.ts';
 import { readUsage, TokenUsage } from './token-usage.ts';
-import { storedPastes } from './transfer.ts';
 import { ViewCounter } from './views.ts';
 
 /** How often the folder claim is refreshed (README, One server per folder). */

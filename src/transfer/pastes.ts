@@ -1,11 +1,9 @@
 import { ANONYMOUS_OWNER } from '../paste/anonymous.ts';
 import type { OwnerLists, PasteRepository } from '../paste/repository.ts';
-import { join } from 'node:path';
 import type { Accounts } from '../auth/accounts.ts';
 import type { Actor } from '../log/audit.ts';
-import { listDir, readText } from '../storage/fs.ts';
 import { contentOf, HASH_RE, type Paste } from '../paste/paste.ts';
-import { DamagedRecord, parseFile } from './paste-record.ts';
+import { DamagedRecord, pasteOf } from '../paste/record.ts';
 import { passwordHashProblem } from '../crypto/passwords.ts';
 import { isLanguage } from '../paste/language.ts';
 import { hasLoneSurrogate, titleProblem } from '../paste/validate.ts';
@@ -125,10 +123,11 @@ export function parseExportLine(line: string, maxBytes: number): { paste: Paste;
   delete (record as Record<string, unknown>)['v'];
   // Only an anonymous paste has a delete key.
   if (owner !== null) delete (record as Record<string, unknown>)['delete_key'];
-  // The store's own check of a file's fields (store/paste-record.ts) decides the rest.
+  // The check of a stored paste's fields (paste/record.ts) decides the rest, on the fields
+  // read back from JSON text as a stored file's are.
   let paste: Paste;
   try {
-    paste = parseFile(JSON.stringify(record));
+    paste = pasteOf(JSON.parse(JSON.stringify(record)));
   } catch (err) {
     if (err instanceof DamagedRecord)
       throw new ImportError(err.reason.replace('the record is malformed: ', 'a field is missing or wrong: '));
@@ -175,33 +174,6 @@ function checkLimits(p: Paste, maxBytes: number): void {
   if (!wiped && text === '') throw new ImportError('"content" must not be empty');
   if (Buffer.byteLength(text, 'utf8') > maxBytes)
     throw new ImportError(`"content" exceeds ${maxBytes} bytes (MAX_PASTE_BYTES)`);
-}
-
-/** Every stored paste's current file, in no order; `damaged` hears of files that cannot be read. */
-export async function* storedPastes(
-  dataDir: string,
-  damaged: (path: string, reason: string) => void,
-): AsyncGenerator<Paste> {
-  const root = join(dataDir, 'pastes');
-  for (const shard of (await listDir(root)).sort()) {
-    for (const name of (await listDir(join(root, shard))).sort()) {
-      // `<code>.json` only: kept revisions are `<code>.r<N>.json` (README, Revisions).
-      if (!/^[A-Za-z0-9]{6}\.json$/.test(name)) continue;
-      const path = join(root, shard, name);
-      let text: string;
-      try {
-        text = await readText(path);
-      } catch {
-        continue; // Deleted while we walked.
-      }
-      try {
-        yield parseFile(text);
-      } catch (err) {
-        if (!(err instanceof DamagedRecord)) throw err;
-        damaged(path, err.reason);
-      }
-    }
-  }
 }
 
 export interface ImportReport {
