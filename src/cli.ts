@@ -62,7 +62,8 @@ export function parseOptions(
     }
     if (!arg.startsWith('--')) throw new CliError(`unknown option ${arg}`);
     const [name, inline] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
-    const kind = spec[name];
+    // An own key only: `--constructor` is no flag of any command.
+    const kind = Object.hasOwn(spec, name) ? spec[name] : undefined;
     if (kind === undefined) throw new CliError(`unknown option --${name}`);
     if (opts.has(name)) throw new CliError(`option --${name} given twice`);
     if (kind === 'bool') {

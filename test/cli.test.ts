@@ -63,6 +63,7 @@ describe('cli as a process', () => {
       ['user', 'add', 'x', '-admin'],
       ['token', 'create', '--user', 'carol', '--scopes', 'read', '--label', 'two\nlines'],
       ['token', 'create', '--user', 'carol', '--scopes', 'read', '--rate', '-5'],
+      ['token', 'create', '--user', 'carol', '--scopes', 'read', '--constructor', 'x'],
       ['token', 'revoke', 'nope'],
       ['frobnicate'],
     ]) {
@@ -301,5 +302,10 @@ describe('parseOptions', () => {
     assert.throws(() => parseOptions(['--rate', '1', '--rate', '2'], { rate: 'value' }), CliError);
     assert.throws(() => parseOptions(['--admin=1'], { admin: 'bool' }), CliError);
     assert.throws(() => parseOptions(['--rate', '--label'], { rate: 'value', label: 'value' }), CliError);
+  });
+
+  test('a name every object inherits is no flag: --constructor, --toString and --__proto__ are unknown', () => {
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty'])
+      assert.throws(() => parseOptions([`--${name}`, 'x'], { rate: 'value' }), { message: `unknown option --${name}` });
   });
 });
