@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CliError, parseOptions } from '../src/cli.ts';
-import { backendEnv } from './helpers/backend.ts';
+import { BACKEND, backendEnv } from './helpers/backend.ts';
 import { cleanup, cli, req, ROOT, startServer, tempDataDir, type TestServer } from './helpers/server.ts';
 import { auditEntries, everythingStored, storedAccounts } from './helpers/stored.ts';
 
@@ -290,6 +290,69 @@ describe('cli user management', () => {
       ],
     );
     assert.ok(audit.every((e) => e['via'] === 'cli' && e['ip'] === null && e['user_id'] === null));
+  });
+});
+
+describe('cli help and parsing, from one table', () => {
+  let dir: string;
+  before(async () => {
+    dir = await tempDataDir();
+  });
+  after(() => cleanup(dir));
+
+  /** Each line of --help as the command's words and the flags it shows, with whether each takes a value. */
+  async function helpLines(): Promise<{ words: string[]; flags: [string, boolean][] }[]> {
+    const lines = (await cli(dir, ['--help'])).split('\n').slice(1);
+    return lines.map((line) => {
+      const words = (/^ {2}([a-z]+(?: [a-z]+)*)/.exec(line)?.[1] ?? '').split(' ');
+      const flags = [...line.matchAll(/--([a-z-]+)( [^\s\]]+)?/g)].map((m): [string, boolean] => [
+        m[1] as string,
+        m[2] !== undefined,
+      ]);
+      return { words, flags };
+    });
+  }
+
+  /** What the CLI refused a command line with (it must refuse it). */
+  async function refusal(args: string[]): Promise<string> {
+    try {
+      await cli(dir, args);
+    } catch (err) {
+      assert.ok(err instanceof CliError, `${args.join(' ')}: ${String(err)}`);
+      return err.message;
+    }
+    assert.fail(`${args.join(' ')} was accepted`);
+  }
+
+  const onPostgresRefused = (words: string[]): boolean =>
+    BACKEND === 'postgres' && (words[0] === 'backup' || words[0] === 'restore');
+
+  test('--help gives each command of CONTRACT §2 and the rest a line of its own', async () => {
+    const named = (await helpLines()).map((l) => l.words.join(' '));
+    for (const c of ['user add', 'user passwd', 'user list', 'user disable', 'user enable', 'user admin'])
+      assert.ok(named.includes(c), c);
+    for (const c of ['token create', 'token list', 'token revoke', 'export', 'import', 'backup', 'restore'])
+      assert.ok(named.includes(c), c);
+    assert.equal(new Set(named).size, named.length, 'no command twice');
+  });
+
+  test('every command refuses a flag its --help line does not show', async () => {
+    for (const { words } of await helpLines()) {
+      const message = await refusal([...words, '--no-such-flag']);
+      if (onPostgresRefused(words)) assert.match(message, /pg_dump/);
+      else assert.equal(message, 'unknown option --no-such-flag', words.join(' '));
+    }
+  });
+
+  test('every flag a --help line shows is one its command takes, with a value where it shows one', async () => {
+    for (const { words, flags } of await helpLines())
+      for (const [flag, takesValue] of flags) {
+        const args = [...words, `--${flag}`, ...(takesValue ? ['x'] : [])];
+        // Each of these lines lacks something else (a NAME, --scopes, a user named x), never its flags.
+        const message = await refusal(args);
+        assert.doesNotMatch(message, /unknown option|needs a value|takes no value/, args.join(' '));
+        if (onPostgresRefused(words)) assert.match(message, /pg_dump/);
+      }
   });
 });
 
