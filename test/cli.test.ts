@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CliError, parseOptions } from '../src/cli.ts';
@@ -342,6 +343,23 @@ describe('cli help and parsing, from one table', () => {
       if (onPostgresRefused(words)) assert.match(message, /pg_dump/);
       else assert.equal(message, 'unknown option --no-such-flag', words.join(' '));
     }
+  });
+
+  test('a command line refused is refused before the data folder is opened: nothing is created', {
+    skip: BACKEND === 'postgres' ? 'the data folder is what the file backend opens' : false,
+  }, async () => {
+    const fresh = join(dir, 'not-yet');
+    for (const args of [
+      ['frobnicate'],
+      ['user', 'list', 'extra'],
+      ['token', 'create', '--colour', 'red'],
+      ['user', 'add'],
+    ]) {
+      await assert.rejects(cli(fresh, args), CliError, args.join(' '));
+      await assert.rejects(stat(fresh), { code: 'ENOENT' }, args.join(' '));
+    }
+    await cli(fresh, ['user', 'list']);
+    assert.ok((await stat(fresh)).isDirectory(), 'a command that runs opens (and makes) it');
   });
 
   test('every flag a --help line shows is one its command takes, with a value where it shows one', async () => {
