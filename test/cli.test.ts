@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CliError, parseOptions } from '../src/cli.ts';
-import { backendEnv } from './helpers/backend.ts';
+import { BACKEND, backendEnv } from './helpers/backend.ts';
 import { cleanup, cli, req, ROOT, startServer, tempDataDir, type TestServer } from './helpers/server.ts';
 import { auditEntries, everythingStored, storedAccounts } from './helpers/stored.ts';
 
@@ -63,6 +64,7 @@ describe('cli as a process', () => {
       ['user', 'add', 'x', '-admin'],
       ['token', 'create', '--user', 'carol', '--scopes', 'read', '--label', 'two\nlines'],
       ['token', 'create', '--user', 'carol', '--scopes', 'read', '--rate', '-5'],
+      ['token', 'create', '--user', 'carol', '--scopes', 'read', '--constructor', 'x'],
       ['token', 'revoke', 'nope'],
       ['frobnicate'],
     ]) {
@@ -292,6 +294,86 @@ describe('cli user management', () => {
   });
 });
 
+describe('cli help and parsing, from one table', () => {
+  let dir: string;
+  before(async () => {
+    dir = await tempDataDir();
+  });
+  after(() => cleanup(dir));
+
+  /** Each line of --help as the command's words and the flags it shows, with whether each takes a value. */
+  async function helpLines(): Promise<{ words: string[]; flags: [string, boolean][] }[]> {
+    const lines = (await cli(dir, ['--help'])).split('\n').slice(1);
+    return lines.map((line) => {
+      const words = (/^ {2}([a-z]+(?: [a-z]+)*)/.exec(line)?.[1] ?? '').split(' ');
+      const flags = [...line.matchAll(/--([a-z-]+)( [^\s\]]+)?/g)].map((m): [string, boolean] => [
+        m[1] as string,
+        m[2] !== undefined,
+      ]);
+      return { words, flags };
+    });
+  }
+
+  /** What the CLI refused a command line with (it must refuse it). */
+  async function refusal(args: string[]): Promise<string> {
+    try {
+      await cli(dir, args);
+    } catch (err) {
+      assert.ok(err instanceof CliError, `${args.join(' ')}: ${String(err)}`);
+      return err.message;
+    }
+    assert.fail(`${args.join(' ')} was accepted`);
+  }
+
+  const onPostgresRefused = (words: string[]): boolean =>
+    BACKEND === 'postgres' && (words[0] === 'backup' || words[0] === 'restore');
+
+  test('--help gives each command of CONTRACT §2 and the rest a line of its own', async () => {
+    const named = (await helpLines()).map((l) => l.words.join(' '));
+    for (const c of ['user add', 'user passwd', 'user list', 'user disable', 'user enable', 'user admin'])
+      assert.ok(named.includes(c), c);
+    for (const c of ['token create', 'token list', 'token revoke', 'export', 'import', 'backup', 'restore'])
+      assert.ok(named.includes(c), c);
+    assert.equal(new Set(named).size, named.length, 'no command twice');
+  });
+
+  test('every command refuses a flag its --help line does not show', async () => {
+    for (const { words } of await helpLines()) {
+      const message = await refusal([...words, '--no-such-flag']);
+      if (onPostgresRefused(words)) assert.match(message, /pg_dump/);
+      else assert.equal(message, 'unknown option --no-such-flag', words.join(' '));
+    }
+  });
+
+  test('a command line refused is refused before the data folder is opened: nothing is created', {
+    skip: BACKEND === 'postgres' ? 'the data folder is what the file backend opens' : false,
+  }, async () => {
+    const fresh = join(dir, 'not-yet');
+    for (const args of [
+      ['frobnicate'],
+      ['user', 'list', 'extra'],
+      ['token', 'create', '--colour', 'red'],
+      ['user', 'add'],
+    ]) {
+      await assert.rejects(cli(fresh, args), CliError, args.join(' '));
+      await assert.rejects(stat(fresh), { code: 'ENOENT' }, args.join(' '));
+    }
+    await cli(fresh, ['user', 'list']);
+    assert.ok((await stat(fresh)).isDirectory(), 'a command that runs opens (and makes) it');
+  });
+
+  test('every flag a --help line shows is one its command takes, with a value where it shows one', async () => {
+    for (const { words, flags } of await helpLines())
+      for (const [flag, takesValue] of flags) {
+        const args = [...words, `--${flag}`, ...(takesValue ? ['x'] : [])];
+        // Each of these lines lacks something else (a NAME, --scopes, a user named x), never its flags.
+        const message = await refusal(args);
+        assert.doesNotMatch(message, /unknown option|needs a value|takes no value/, args.join(' '));
+        if (onPostgresRefused(words)) assert.match(message, /pg_dump/);
+      }
+  });
+});
+
 describe('parseOptions', () => {
   test('reads --name value and --name=value, and refuses repeats and bare values', () => {
     const { positional, opts } = parseOptions(['x', '--rate=5', '--label', 'a b'], { rate: 'value', label: 'value' });
@@ -301,5 +383,10 @@ describe('parseOptions', () => {
     assert.throws(() => parseOptions(['--rate', '1', '--rate', '2'], { rate: 'value' }), CliError);
     assert.throws(() => parseOptions(['--admin=1'], { admin: 'bool' }), CliError);
     assert.throws(() => parseOptions(['--rate', '--label'], { rate: 'value', label: 'value' }), CliError);
+  });
+
+  test('a name every object inherits is no flag: --constructor, --toString and --__proto__ are unknown', () => {
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty'])
+      assert.throws(() => parseOptions([`--${name}`, 'x'], { rate: 'value' }), { message: `unknown option --${name}` });
   });
 });
