@@ -41,6 +41,16 @@ export const LANGUAGES: readonly string[] = Object.freeze([
   'kotlin',
   'swift',
   'lua',
+  'toml',
+  'haskell',
+  'perl',
+  'powershell',
+  'makefile',
+  'hcl',
+  'scala',
+  'r',
+  'elixir',
+  'zig',
 ]);
 
 /** Every language a paste may be tagged with (language-table.ts), A to Z. */
@@ -137,6 +147,11 @@ const SHEBANGS: readonly (readonly [RegExp, string])[] = [
   [/^ruby/, 'ruby'],
   [/^php/, 'php'],
   [/^lua/, 'lua'],
+  [/^perl/, 'perl'],
+  [/^Rscript$/, 'r'],
+  [/^(?:elixir|iex)$/, 'elixir'],
+  [/^pwsh$/, 'powershell'],
+  [/^make$/, 'makefile'],
 ];
 
 /** Lines like these are `key` lines in YAML but belong to Python, C labels and the like. */
