@@ -70,6 +70,7 @@ export const LINE_CLUES: readonly LineClue[] = [
   line('#', /^#\s*(?:define|ifndef|ifdef|endif|pragma|undef)\b/, { c: 2, cpp: 2 }),
   line('#', /^#!?\[\w+/, { rust: 4 }),
   line('#', /^#{2,6} \S/, { markdown: 3 }),
+  line('`', /^```[\w+-]*$/, { markdown: 3 }, 2),
   line('#', /^# syntax=/, { dockerfile: 4 }),
   line(
     '# . : * body html a p ul ol li div span img table nav header footer main section article button input form label h1 h2 h3 h4 h5 h6 pre code',

@@ -25,7 +25,7 @@ export const MAX_SPANS = 20_000;
  * The most characters highlight.js is given: it works on the whole text at once, so this
  * bounds how long one page holds the event loop; the lines after it are escaped plain text.
  */
-export const LIBRARY_MAX_CHARS = 32 * 1024;
+export const LIBRARY_MAX_CHARS = 16 * 1024;
 
 /** The lines highlighted by highlight.js as far as LIBRARY_MAX_CHARS reaches, the rest plain. */
 function libraryHead(lines: string[], grammar: string): string[] {
