@@ -19,7 +19,7 @@ export interface Fixture {
   /** Authorization header of the rate-limited token. */
   limitedAuth: Record<string, string>;
   /** The web scenarios' pastes (bench/seed.ts), and a cookie with an unlock grant for the password one. */
-  web: { page: string; burn: string; locked: string; grant: Record<string, string> };
+  web: { page: string; burn: string; locked: string; markdown: string; grant: Record<string, string> };
 }
 
 export interface Scenario {
@@ -73,6 +73,7 @@ export const SCENARIOS: Scenario[] = [
     plan: (f) => one(`/p/${f.web.locked}`, f.web.grant),
   },
   { name: 'GET /p/{hash} burn warning page', goal: PAGE, plan: (f) => one(`/p/${f.web.burn}`) },
+  { name: 'GET /p/{hash} page, rendered Markdown', goal: PAGE, plan: (f) => one(`/p/${f.web.markdown}`) },
   { name: 'GET /p/{hash} page, random of 10,000', goal: OTHER_PAGE, plan: (f) => each('/p/{hash}', f.hashes) },
   { name: 'GET /p/{hash}/raw, random', goal: OTHER_PAGE, plan: (f) => each('/p/{hash}/raw', f.hashes) },
   {

@@ -64,7 +64,7 @@ export interface Seeded {
    * Pastes for the web page scenarios, with `pages`: a 760-byte JavaScript paste, a one-time
    * one and a password one (PAGE_PASSWORD).
    */
-  web: { page: string; burn: string; locked: string } | null;
+  web: { page: string; burn: string; locked: string; markdown: string } | null;
 }
 
 /** The password of the bench's password-protected paste. */
@@ -72,6 +72,23 @@ export const PAGE_PASSWORD = 'bench-password';
 
 /** The web scenarios' text: 760 bytes of JavaScript, like a snippet someone shares. */
 export const PAGE_TEXT = 'function add(a, b) {\n  return a + b;\n}\n'.repeat(19);
+
+/** The rendered Markdown page's text: a short README with a table, a task list and code. */
+export const MARKDOWN_TEXT = `# bench
+
+A *small* project, as [its site](https://example.com) says.
+
+| command | what |
+| --- | --- |
+| \`make\` | builds it |
+| \`make test\` | runs the tests |
+
+- [x] highlight code
+- [ ] render tables
+
+\`\`\`javascript
+${PAGE_TEXT.slice(0, 240)}\`\`\`
+`;
 
 export interface Credentials {
   /** read,write, unlimited. */
@@ -219,6 +236,7 @@ export async function seedPastes(
       page: await page({}),
       burn: await page({ burn_after_read: 1 }),
       locked: await page({ password: PAGE_PASSWORD }),
+      markdown: await page({ language: 'markdown', content: MARKDOWN_TEXT }),
     };
   }
   await writeFile(join(dataDir, 'owners', `${ownerId}.log`), owners.lines.join(''), { mode: 0o600, flag: 'a' });

@@ -51,6 +51,8 @@ export interface Config {
   anonymous: AnonymousLimits | null;
   /** CORS_ORIGINS: the origins the API answers across origins (`*`: any); empty: none (README, CORS). */
   corsOrigins: readonly string[];
+  /** MARKDOWN_REMOTE_IMAGES: a rendered Markdown paste shows images from other servers (README, Markdown). */
+  markdownRemoteImages: boolean;
 }
 
 /** What a create without an account may do: per client IP per minute, bytes, the longest expiry. */
@@ -221,6 +223,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     authProxy: authProxyOf(env, problems, flag),
     anonymous: null,
     corsOrigins: corsOriginsOf(env['CORS_ORIGINS'], problems),
+    markdownRemoteImages: flag('MARKDOWN_REMOTE_IMAGES'),
   };
   config.anonymous = flag('ANONYMOUS_PASTES') ? anonymousOf(config.maxPasteBytes) : null;
   if (problems.length > 0) throw new ConfigError(problems);

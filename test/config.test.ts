@@ -231,3 +231,9 @@ test('CORS_ORIGINS is empty unless set; it takes * or a list of origins, and not
     );
   }
 });
+
+test('MARKDOWN_REMOTE_IMAGES is off by default, on with 1, and reported when it is neither', () => {
+  assert.equal(parseConfig({}).markdownRemoteImages, false);
+  assert.equal(parseConfig({ MARKDOWN_REMOTE_IMAGES: '1' }).markdownRemoteImages, true);
+  assert.throws(() => parseConfig({ MARKDOWN_REMOTE_IMAGES: 'yes' }), /MARKDOWN_REMOTE_IMAGES must be 0 or 1/);
+});

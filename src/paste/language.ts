@@ -1,5 +1,6 @@
 import { LINE_CLUES, TEXT_CLUES } from './language-clues.ts';
 import type { Weights } from './language-clues.ts';
+import { LANGUAGE_TABLE, type LanguageRow } from './language-table.ts';
 import { GRAM_WORDS, gramSet, gramsOf, mayContain } from './language-grams.ts';
 
 /**
@@ -9,7 +10,10 @@ import { GRAM_WORDS, gramSet, gramsOf, mayContain } from './language-grams.ts';
  * 'text' unless a language scores convincingly, so prose is never dressed up as code.
  */
 
-/** Every language the service knows, lowercase; 'text' is plain text. */
+/**
+ * The languages detection may answer, lowercase; 'text' is plain text. Order matters: a tie
+ * goes to the earlier one. Every language a paste may be tagged with is in KNOWN_LANGUAGES.
+ */
 export const LANGUAGES: readonly string[] = Object.freeze([
   'text',
   'javascript',
@@ -37,54 +41,31 @@ export const LANGUAGES: readonly string[] = Object.freeze([
   'kotlin',
   'swift',
   'lua',
+  'toml',
+  'haskell',
+  'perl',
+  'powershell',
+  'makefile',
+  'hcl',
+  'scala',
+  'r',
+  'elixir',
+  'zig',
 ]);
 
-const KNOWN: ReadonlySet<string> = new Set(LANGUAGES);
+/** Every language a paste may be tagged with (language-table.ts), A to Z. */
+export const KNOWN_LANGUAGES: readonly string[] = Object.freeze(LANGUAGE_TABLE.map((row) => row[0]));
+
+const KNOWN: ReadonlyMap<string, LanguageRow> = new Map(LANGUAGE_TABLE.map((row) => [row[0], row]));
 
 export function isLanguage(name: string): boolean {
   return KNOWN.has(name);
 }
 
-/** Other names people give the languages above (file extensions, common spellings), lowercase. */
-const ALIASES: ReadonlyMap<string, string> = new Map([
-  ['plain', 'text'],
-  ['plaintext', 'text'],
-  ['txt', 'text'],
-  ['none', 'text'],
-  ['js', 'javascript'],
-  ['jsx', 'javascript'],
-  ['mjs', 'javascript'],
-  ['cjs', 'javascript'],
-  ['node', 'javascript'],
-  ['ts', 'typescript'],
-  ['tsx', 'typescript'],
-  ['py', 'python'],
-  ['python3', 'python'],
-  ['rb', 'ruby'],
-  ['golang', 'go'],
-  ['rs', 'rust'],
-  ['h', 'c'],
-  ['c++', 'cpp'],
-  ['cxx', 'cpp'],
-  ['cc', 'cpp'],
-  ['hpp', 'cpp'],
-  ['cs', 'csharp'],
-  ['c#', 'csharp'],
-  ['sh', 'bash'],
-  ['shell', 'bash'],
-  ['zsh', 'bash'],
-  ['mysql', 'sql'],
-  ['postgresql', 'sql'],
-  ['postgres', 'sql'],
-  ['sqlite', 'sql'],
-  ['htm', 'html'],
-  ['yml', 'yaml'],
-  ['md', 'markdown'],
-  ['svg', 'xml'],
-  ['docker', 'dockerfile'],
-  ['patch', 'diff'],
-  ['kt', 'kotlin'],
-]);
+/** Other names people give the languages (file extensions, common spellings), lowercase. */
+const ALIASES: ReadonlyMap<string, string> = new Map(
+  LANGUAGE_TABLE.flatMap(([name, , aliases]) => aliases.map((a): [string, string] => [a, name])),
+);
 
 /** The other names taken, for the API's description. */
 export const LANGUAGE_ALIASES: readonly string[] = Object.freeze([...ALIASES.keys()]);
@@ -93,6 +74,9 @@ export const LANGUAGE_ALIASES: readonly string[] = Object.freeze([...ALIASES.key
 export function languageNamed(name: string): string | undefined {
   return KNOWN.has(name) ? name : ALIASES.get(name);
 }
+
+/** A known language's row: its label, aliases and the grammar that highlights it. */
+export const languageRow = (name: string): LanguageRow | undefined => KNOWN.get(name);
 
 /** Only the head of a paste is examined: enough to decide, and it bounds the cost. */
 const SAMPLE_CHARS = 16 * 1024;
@@ -163,6 +147,11 @@ const SHEBANGS: readonly (readonly [RegExp, string])[] = [
   [/^ruby/, 'ruby'],
   [/^php/, 'php'],
   [/^lua/, 'lua'],
+  [/^perl/, 'perl'],
+  [/^Rscript$/, 'r'],
+  [/^(?:elixir|iex)$/, 'elixir'],
+  [/^pwsh$/, 'powershell'],
+  [/^make$/, 'makefile'],
 ];
 
 /** Lines like these are `key` lines in YAML but belong to Python, C labels and the like. */

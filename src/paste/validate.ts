@@ -53,11 +53,16 @@ export function titleProblem(v: string): string | null {
 /** Whether a string holds half of a surrogate pair, which no UTF-8 can hold. */
 export const hasLoneSurrogate = (v: string): boolean => LONE_SURROGATE.test(v);
 
-export type Validated<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
+/** `warning`: something the request asked for was taken otherwise (an unknown language stored as text). */
+export type Validated<T> = { ok: true; value: T; warning?: string } | { ok: false; problems: Problem[] };
+
+/** What an answer says of a language name no grammar knows (README, Languages). */
+export const unknownLanguageWarning = (name: string): string => `language "${name}" is not known; stored as text`;
 
 /** Field readers that record a problem and return undefined when a value is unusable. */
 class Reader {
   readonly problems: Problem[] = [];
+  warning: string | undefined;
   constructor(private readonly fields: Fields) {}
 
   private raw(name: string): FieldValue | undefined {
@@ -113,9 +118,10 @@ class Reader {
     const lower = v.toLowerCase();
     if (lower === 'auto') return lower;
     const name = languageNamed(lower);
+    // A client that names a language we lack (`vue`) keeps its paste, as text, and is told so.
     if (name === undefined) {
-      this.problems.push({ field: 'language', message: `language "${v.slice(0, 40)}" is not supported` });
-      return undefined;
+      this.warning = unknownLanguageWarning(v.length > 100 ? `${v.slice(0, 100)}…` : v);
+      return 'text';
     }
     return name;
   }
@@ -165,6 +171,11 @@ function sealed(r: Reader, content: string | undefined): void {
   if (problem !== null) r.problems.push({ field: 'content', message: problem });
 }
 
+function done<T>(r: Reader, value: T): Validated<T> {
+  if (r.problems.length > 0) return { ok: false, problems: r.problems };
+  return r.warning === undefined ? { ok: true, value } : { ok: true, value, warning: r.warning };
+}
+
 export function validateCreate(fields: Fields, maxBytes: number): Validated<CreateInput> {
   const r = new Reader(fields);
   const value: CreateInput = {
@@ -180,7 +191,7 @@ export function validateCreate(fields: Fields, maxBytes: number): Validated<Crea
   const encrypted = r.flag('encrypted');
   if (encrypted !== undefined) value.encrypted = encrypted;
   if (encrypted === 1) sealed(r, value.content);
-  return r.problems.length > 0 ? { ok: false, problems: r.problems } : { ok: true, value };
+  return done(r, value);
 }
 
 export function validateEdit(fields: Fields, maxBytes: number): Validated<EditInput> {
@@ -202,5 +213,5 @@ export function validateEdit(fields: Fields, maxBytes: number): Validated<EditIn
   if (password !== undefined && value.clear_password === 1) {
     r.problems.push({ field: 'password', message: 'password and clear_password=1 cannot be combined' });
   }
-  return r.problems.length > 0 ? { ok: false, problems: r.problems } : { ok: true, value };
+  return done(r, value);
 }

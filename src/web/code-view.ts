@@ -31,7 +31,7 @@ export const hasBidiControls = (text: string): boolean => BIDI.test(text);
  * character itself stays, so a copy is the paste's exact text. Tags hold only ASCII, so
  * the controls are all in text.
  */
-const markBidi = (line: string): string =>
+export const markBidi = (line: string): string =>
   line.replace(
     BIDI_ALL,
     (c) => `<span class="bidi" data-cp="U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}">${c}</span>`,
@@ -71,6 +71,8 @@ export interface CodeView {
   shownBytes: number;
   /** Whether the shown text holds bidi controls (each is marked in the block). */
   bidi: boolean;
+  /** The block is the text rendered as Markdown (markdown-view.ts), not its source. */
+  rendered?: true;
 }
 
 /**

@@ -33,6 +33,7 @@ export interface WebDeps {
     | 'sessionIdleMs'
     | 'defaultTokenRatePerMinute'
     | 'authProxy'
+    | 'markdownRemoteImages'
   >;
   /** Bytes for forms sent without a session (README, Security and durability). */
   preAuth: BodyBudget;

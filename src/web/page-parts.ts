@@ -108,6 +108,11 @@ export class PageParts {
     );
   }
 
+  /** One version of a Markdown paste rendered (markdown-view.ts), kept as its code block is. */
+  markdown(p: Paste, make: () => CodeView): CodeView {
+    return this.#code.get(`markdown:${p.hash}`, p, make);
+  }
+
   /** The code block of one version of a paste; `text` decodes its content (called only when it must be made). */
   code(id: string, p: Paste, text: () => string): CodeView {
     return this.#code.get(`${id}:${p.hash}`, p, () =>
@@ -153,7 +158,7 @@ export class PageParts {
    * `fill` in place, as one string.
    */
   page(
-    kind: 'paste' | 'warning',
+    kind: 'paste' | 'source' | 'warning',
     p: Paste,
     minute: number,
     fill: SafeHtml,

@@ -5,7 +5,7 @@ import { TITLE_MAX_CHARS } from '../paste/validate.ts';
 import { field } from './context.ts';
 import { checked, inputMaxLength, options } from './forms.ts';
 import { html, type SafeHtml } from './html.ts';
-import { languageChoices } from './languages.ts';
+import { languageOptions } from './languages.ts';
 
 export const PRIVACY_CHOICES = [
   ['public', 'Public'],
@@ -74,7 +74,7 @@ export function pasteFields(
 <div class="field"><label for="content">Content</label><textarea id="content" name="content" class="code-input" rows="14" spellcheck="false" autocapitalize="off" required placeholder="Paste your text or code here">
 ${v.content}</textarea></div>
 <div class="grid">
-<div class="field"><label for="language">Language</label><select id="language" name="language">${options(languageChoices(), v.language)}</select></div>
+<div class="field"><label for="language">Language</label><select id="language" name="language">${languageOptions(v.language)}</select></div>
 <div class="field"><label for="privacy">Visibility</label><select id="privacy" name="privacy">${options(privacyChoices, v.privacy)}</select></div>
 <div class="field"><label for="expiry">Expires</label><select id="expiry" name="expiry">${options(expiryChoices, v.expiry)}</select></div>
 ${extra}

@@ -11,6 +11,7 @@ import { html, isolate, type SafeHtml } from './html.ts';
 import { languageLabel, pasteLanguageLabel } from './languages.ts';
 import { isLong } from './page-parts.ts';
 import { page } from './layout.ts';
+import { markdownView, showsRendered, viewSwitch } from './markdown-view.ts';
 
 export const pasteTitle = (p: Pick<Paste, 'title'>): string => (p.title === '' ? 'Untitled paste' : p.title);
 
@@ -31,7 +32,10 @@ function pasteCode(
   if (p.encrypted === 1) return null;
   if (burnedNow)
     return codeView('paste-code', { content: contentOf(p), language: p.language, highlight: p.highlight }, true);
-  if (size === undefined && !isLong(p)) return ctx.deps.parts.code('paste-code', p, () => contentOf(p));
+  if (size === undefined && !isLong(p))
+    return showsRendered(ctx, p)
+      ? ctx.deps.parts.markdown(p, () => markdownView(ctx, 'paste-code', contentOf(p)))
+      : ctx.deps.parts.code('paste-code', p, () => contentOf(p));
   const known = size ?? ctx.deps.parts.sizeOf(p);
   // Callers wait for `pasteSize` first; a size still being counted is counted here at once.
   return ctx.deps.parts.longCode('paste-code', p, known instanceof Promise ? literalSizeNow(p.content_json) : known);
@@ -140,7 +144,7 @@ ${code === null ? sealedCard(p) : codeCard(p, code, burnedNow)}
 function codeCard(p: Paste, code: CodeView, burnedNow: boolean): SafeHtml {
   return html`<section class="card code-card">
 <div class="code-bar"><span class="info">${languageLabel(p.language)}${p.highlight === 1 ? '' : html` &middot; not highlighted`}</span>
-<span class="tools"><button class="btn btn-sm" type="button" data-wrap aria-pressed="false" hidden>Wrap</button>${burnedNow ? '' : html`<a class="btn btn-sm" href="/p/${p.hash}/raw">Raw</a><a class="btn btn-sm" href="/p/${p.hash}/raw?download=1" download>Download</a><a class="btn btn-sm" href="/?from=${p.hash}">New from this</a>`}${code.cut ? '' : html`<button class="btn btn-sm" type="button" data-copy="paste-code" hidden>Copy</button>`}</span></div>
+<span class="tools">${viewSwitch(p, code)}<button class="btn btn-sm" type="button" data-wrap aria-pressed="false" hidden>Wrap</button>${burnedNow ? '' : html`<a class="btn btn-sm" href="/p/${p.hash}/raw">Raw</a><a class="btn btn-sm" href="/p/${p.hash}/raw?download=1" download>Download</a><a class="btn btn-sm" href="/?from=${p.hash}">New from this</a>`}${code.cut ? '' : html`<button class="btn btn-sm" type="button" data-copy="paste-code" hidden>Copy</button>`}</span></div>
 ${code.block}
 ${code.bidi ? notice('warn', html`This paste contains invisible characters that change the direction of the text around them, so code can read differently from how it runs. Each is shown marked with its code point, like <span class="bidi" data-cp="U+202E"></span>.`) : ''}
 ${code.cut ? notice('info', html`This paste is long: the page shows only its first ${sizeLabel(code.shownBytes)} (${code.shownLines} of ${plural(code.lines, 'line')}). <a href="/p/${p.hash}/raw">Raw</a> has all of it.`) : ''}

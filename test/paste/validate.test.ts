@@ -40,10 +40,37 @@ describe('validateCreate', () => {
     const v = validateCreate(fields({ content: 'ab' }), 1);
     assert.ok(!v.ok && v.problems[0]?.tooLarge === true);
   });
-  test('lower-cases known languages and refuses unknown ones', () => {
+  // CONTRACT.md section 9: an unknown language is stored as text with a warning, never refused.
+  test('lower-cases known languages and takes unknown ones as text, with a warning', () => {
     const v = validateCreate(fields({ content: 'x', language: 'PHP' }), 100);
-    assert.ok(v.ok && v.value.language === 'php');
-    assert.equal(validateCreate(fields({ content: 'x', language: 'cobol85' }), 100).ok, false);
+    assert.ok(v.ok && v.value.language === 'php' && v.warning === undefined);
+    const unknown = validateCreate(fields({ content: 'x', language: 'Cobol85' }), 100);
+    assert.ok(unknown.ok);
+    assert.equal(unknown.value.language, 'text');
+    assert.equal(unknown.warning, 'language "Cobol85" is not known; stored as text');
+    const edited = validateEdit(fields({ language: 'vue' }), 100);
+    assert.ok(edited.ok && edited.value.language === 'text' && edited.warning?.includes('"vue"') === true);
+  });
+
+  test('takes every highlight.js name and alias, in any case', () => {
+    for (const [given, stored] of [
+      ['TOML', 'toml'],
+      ['Haskell', 'haskell'],
+      ['scala', 'scala'],
+      ['PERL', 'perl'],
+      ['ps1', 'powershell'],
+      ['Makefile', 'makefile'],
+      ['terraform', 'hcl'],
+      ['HCL', 'hcl'],
+      ['exs', 'elixir'],
+      ['zig', 'zig'],
+      ['html', 'html'],
+      ['text', 'text'],
+    ] as [string, string][]) {
+      const v = validateCreate(fields({ content: 'x', language: given }), 100);
+      assert.ok(v.ok && v.warning === undefined, given);
+      assert.equal(v.value.language, stored, given);
+    }
   });
 
   test('takes the common other names of the languages it knows, stored under the one name', () => {
@@ -62,11 +89,9 @@ describe('validateCreate', () => {
       const e = validateEdit(fields({ hash: 'aaaaaaaaaa', language: given }), 100);
       assert.ok(e.ok && e.value.language === stored, `edit ${given}`);
     }
-    assert.equal(
-      validateCreate(fields({ content: 'x', language: 'perl' }), 100).ok,
-      false,
-      'an alias only of a language it knows',
-    );
+    // Since CONTRACT.md section 9 an unknown name is stored as text with a warning, not refused.
+    const other = validateCreate(fields({ content: 'x', language: 'perl6x' }), 100);
+    assert.ok(other.ok && other.value.language === 'text' && other.warning !== undefined, 'an unknown name');
   });
   test('refuses control characters in a title', () => {
     assert.equal(validateCreate(fields({ content: 'x', title: 'a\nb' }), 100).ok, false);

@@ -17,7 +17,8 @@ describe('code view and languages', () => {
 
   test('language labels read well, and detection comes first in the form', () => {
     assert.equal(languageLabel('cpp'), 'C++');
-    assert.equal(languageLabel('brainfuck'), 'brainfuck');
+    assert.equal(languageLabel('brainfuck'), 'Brainfuck');
+    assert.equal(languageLabel('cobol85'), 'cobol85');
     assert.deepEqual(languageChoices()[0], ['auto', 'Auto-detect']);
   });
 });

@@ -3,9 +3,9 @@ import { withPreflight } from './openapi-preflight.ts';
 import { STATUS_BY_CODE, type ErrorCode } from '../../http/errors.ts';
 import { EXPIRY_MS } from '../../paste/expiry.ts';
 import { ENVELOPE_ALG, ENVELOPE_KDF, ENVELOPE_VERSION } from '../../paste/envelope.ts';
-import { LANGUAGE_ALIASES, LANGUAGES } from '../../paste/language.ts';
+import { KNOWN_LANGUAGES, LANGUAGE_ALIASES } from '../../paste/language.ts';
 import { PRIVACIES } from '../../paste/paste.ts';
-import { PASSWORD_MAX_CHARS, TITLE_MAX_CHARS } from '../../paste/validate.ts';
+import { PASSWORD_MAX_CHARS, TITLE_MAX_CHARS, unknownLanguageWarning } from '../../paste/validate.ts';
 
 /**
  * The API as an OpenAPI 3.1 document (README, API), served at /api/v1/openapi.json. Its
@@ -66,10 +66,11 @@ const pasteFields = (edit: boolean): Record<string, Schema> => ({
       'The text, at most MAX_PASTE_BYTES bytes of UTF-8 (1 MiB by default); never empty. Valid Unicode only: half of a surrogate pair is refused.',
   },
   language: {
-    enum: ['auto', ...LANGUAGES, ...LANGUAGE_ALIASES],
+    type: 'string',
     default: edit ? undefined : 'auto',
+    examples: ['auto', ...KNOWN_LANGUAGES, ...LANGUAGE_ALIASES],
     description:
-      '`auto` detects the language from the content. Matched case-insensitively; another common name (`js`, `c++`, `sh`, `yml`...) is stored as the language it stands for.',
+      '`auto` detects the language from the content. Any name or alias `languages.php` lists, matched case-insensitively; an alias (`js`, `c++`, `sh`, `yml`...) is stored as the language it stands for. Another name is stored as `text`, and the answer carries a `warning`.',
   },
   privacy: { enum: [...PRIVACIES], ...(edit ? {} : { default: 'public' }) },
   expiry: {
@@ -170,6 +171,32 @@ const writeResult: Schema = {
       description:
         'Only for a paste made without a token (ANONYMOUS_PASTES): the page that deletes it. Its key is shown this once and kept only as a digest.',
     },
+    warning: {
+      type: 'string',
+      description: 'Present when a `language` no grammar knows was asked for: the paste was stored as `text`.',
+      examples: [unknownLanguageWarning('vue')],
+    },
+  },
+};
+
+const languagesResult: Schema = {
+  type: 'object',
+  required: ['ok', 'languages'],
+  properties: {
+    ok: { const: true },
+    languages: {
+      type: 'array',
+      minItems: KNOWN_LANGUAGES.length,
+      items: {
+        type: 'object',
+        required: ['name', 'label', 'aliases'],
+        properties: {
+          name: { enum: [...KNOWN_LANGUAGES] },
+          label: { type: 'string' },
+          aliases: { type: 'array', items: { type: 'string' } },
+        },
+      },
+    },
   },
 };
 
@@ -200,7 +227,7 @@ const paste: Schema = {
     hash: hashProperty,
     title: { type: 'string' },
     language: {
-      enum: [...LANGUAGES, 'auto'],
+      enum: [...KNOWN_LANGUAGES, 'auto'],
       description: '`auto` only on an encrypted paste whose language its readers detect.',
     },
     privacy: { enum: [...PRIVACIES] },
@@ -477,6 +504,23 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           },
         },
       },
+      '/api/v1/languages.php': {
+        get: {
+          operationId: 'listLanguages',
+          summary: 'Every language a paste may be tagged with (no token needed)',
+          description:
+            '`name` is what a paste stores and `paste.php` answers; `language` on create and edit also takes any of `aliases`, in any case.',
+          security: [],
+          responses: {
+            200: {
+              description: 'The languages, A to Z by name.',
+              headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+              content: { 'application/json': { schema: ref('LanguagesResult') } },
+            },
+            ...errors(405),
+          },
+        },
+      },
       '/api/v1/openapi.json': {
         get: {
           operationId: 'openApiDocument',
@@ -548,6 +592,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
         EditRequest: editRequest,
         DeleteRequest: deleteRequest,
         WriteResult: writeResult,
+        LanguagesResult: languagesResult,
         DeleteResult: {
           type: 'object',
           required: ['ok', 'deleted'],

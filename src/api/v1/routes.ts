@@ -1,5 +1,6 @@
 import type { RouteDef } from '../../http/router.ts';
 import type { ApiRoute } from '../request.ts';
+import { languagesReply } from './languages.ts';
 import { openApiReply } from './openapi-reply.ts';
 import { getPaste, rawPaste } from './read.ts';
 import { createPaste, deletePaste, editPaste } from './write.ts';
@@ -16,4 +17,5 @@ export const apiV1Routes: RouteDef<ApiRoute>[] = [
   { method: 'POST', path: '/api/v1/paste_edit.php', data: { scope: 'write', handler: editPaste } },
   { method: 'POST', path: '/api/v1/paste_delete.php', data: { scope: 'write', handler: deletePaste } },
   { method: 'GET', path: '/api/v1/openapi.json', data: { scope: null, answer: openApiReply } },
+  { method: 'GET', path: '/api/v1/languages.php', data: { scope: null, answer: languagesReply } },
 ];

@@ -16,10 +16,16 @@ import { deleteUrl, pasteUrl, refuse, requireHash, shortUrl } from './present.ts
  * text/plain`, a shell piping into curl) gets the paste's URL and a newline.
  */
 export async function createPaste(r: ApiRequest): Promise<Reply> {
-  const { hash, deleteUrl } = await makePaste(r);
+  const { hash, deleteUrl, warning } = await makePaste(r);
   const url = pasteUrl(r.deps, hash);
   if (prefersPlainText(r.req.headers.accept)) return { kind: 'text', status: 200, body: `${url}\n` };
-  const made = { ok: true, hash, url, short_url: shortUrl(r.deps, hash) };
+  const made = {
+    ok: true,
+    hash,
+    url,
+    short_url: shortUrl(r.deps, hash),
+    ...(warning === undefined ? {} : { warning }),
+  };
   return json(deleteUrl === undefined ? made : { ...made, delete_url: deleteUrl });
 }
 
@@ -27,11 +33,12 @@ export async function createPaste(r: ApiRequest): Promise<Reply> {
  * Makes the paste a create asks for, by the token's rules or, without one, the anonymous
  * door's; answers its hash, and an anonymous paste's delete link. Both APIs create here.
  */
-export async function makePaste(r: ApiRequest): Promise<{ hash: string; deleteUrl?: string }> {
+export async function makePaste(r: ApiRequest): Promise<{ hash: string; deleteUrl?: string; warning?: string }> {
   const v = validateCreate(r.body, r.deps.maxPasteBytes);
   if (!v.ok) throw refuse(v.problems);
+  const warned = v.warning === undefined ? {} : { warning: v.warning };
   const door = r.deps.anonymous;
-  if (r.principal.anonymous === true && door !== null) return makeAnonymous(r, door, v.value);
+  if (r.principal.anonymous === true && door !== null) return { ...(await makeAnonymous(r, door, v.value)), ...warned };
   const input = v.value;
   withinTokenLimits(r, input.content, input.privacy);
   const owner = r.principal.userId;
@@ -42,7 +49,7 @@ export async function makePaste(r: ApiRequest): Promise<{ hash: string; deleteUr
     null,
     async (h) => (await r.deps.pastes.create(input, owner, h)).hash,
   );
-  return { hash };
+  return { hash, ...warned };
 }
 
 /**
@@ -121,7 +128,13 @@ export async function editPaste(r: ApiRequest): Promise<Reply> {
   );
   // The new revision's ETag (a repeated Idempotency-Key's answer made no revision, and has none).
   return json(
-    { ok: true, hash, url: pasteUrl(r.deps, hash), short_url: shortUrl(r.deps, hash) },
+    {
+      ok: true,
+      hash,
+      url: pasteUrl(r.deps, hash),
+      short_url: shortUrl(r.deps, hash),
+      ...(v.warning === undefined ? {} : { warning: v.warning }),
+    },
     200,
     edited === undefined ? undefined : { etag: etagOf(edited) },
   );

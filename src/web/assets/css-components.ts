@@ -152,6 +152,23 @@ pre.code .l:has(> .tk-del:first-child) { background: var(--tk-del); }
 .bidi { unicode-bidi: isolate; }
 .bidi::before { content: attr(data-cp); font-size: .75em; padding: 0 3px; border-radius: 3px; color: var(--danger); border: 1px solid currentColor; }
 .tk-del { color: var(--danger); }
+/* A rendered Markdown paste (markdown-view.ts). */
+.markdown { padding: 18px 22px; overflow-wrap: anywhere; max-height: 78vh; overflow: auto; }
+.markdown > :first-child { margin-top: 0; }
+.markdown h1, .markdown h2, .markdown h3, .markdown h4, .markdown h5, .markdown h6 { position: relative; margin: 1.2em 0 .5em; }
+.markdown .anchor { position: absolute; left: -1em; padding-right: .2em; opacity: 0; text-decoration: none; }
+.markdown :is(h1, h2, h3, h4, h5, h6):hover .anchor, .markdown .anchor:focus { opacity: 1; }
+.markdown table { border-collapse: collapse; margin: 0 0 1em; display: block; overflow-x: auto; }
+.markdown th, .markdown td { border: 1px solid var(--border); padding: 6px 12px; }
+.markdown th { background: var(--surface-2); }
+.markdown .align-center { text-align: center; }
+.markdown .align-right { text-align: right; }
+.markdown .align-left { text-align: left; }
+.markdown li.task { list-style: none; margin-left: -1.3em; }
+.markdown li.task input { margin: 0 .4em 0 0; width: auto; vertical-align: middle; }
+.markdown blockquote { margin: 0 0 1em; padding: 0 1em; color: var(--muted); border-left: 3px solid var(--border-strong); }
+.markdown img { max-width: 100%; }
+.markdown pre.md-code { padding: 12px 16px; overflow: auto; background: var(--code-bg); border: 1px solid var(--border); border-radius: var(--radius-sm); font: 13px/1.6 var(--mono); }
 
 /* Quick start steps */
 .steps { margin: 0; padding-left: 20px; color: var(--muted); }

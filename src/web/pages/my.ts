@@ -1,9 +1,9 @@
 import { html as reply, type Reply } from '../../http/reply.ts';
-import { LANGUAGES } from '../../paste/language.ts';
+import { isLanguage } from '../../paste/language.ts';
 import { isExpired, PRIVACIES, type Paste } from '../../paste/paste.ts';
 import { OWNED_QUERY_UNITS, searchWords } from '../../paste/owned-search.ts';
 import type { OwnedFilter, OwnedPage } from '../../paste/service.ts';
-import { languageLabel } from '../languages.ts';
+import { languageChoices } from '../languages.ts';
 import { field, userOf, type WebContext } from '../context.ts';
 import { notice } from '../forms.ts';
 import { html, isolate, type SafeHtml } from '../html.ts';
@@ -40,7 +40,7 @@ function filterOf(ctx: WebContext): OwnedFilter {
   const q = searchWords(field(ctx.query, 'q'));
   if (q !== undefined) f.text = q;
   const language = field(ctx.query, 'language');
-  if (LANGUAGES.includes(language)) f.language = language;
+  if (isLanguage(language)) f.language = language;
   const privacy = field(ctx.query, 'privacy');
   if ((PRIVACIES as readonly string[]).includes(privacy)) f.privacy = privacy;
   return f;
@@ -51,7 +51,9 @@ function searchForm(f: OwnedFilter): SafeHtml {
     html`<option value="${value}"${value === (selected ?? '') ? html` selected` : ''}>${label}</option>`;
   return html`<form method="get" action="/my" class="inline-form search" role="search">
 <label class="offscreen" for="q">Search</label><input type="search" id="q" name="q" value="${f.text ?? ''}" placeholder="Search titles and text" maxlength="${OWNED_QUERY_UNITS}">
-<label class="offscreen" for="language">Language</label><select id="language" name="language">${opt('', 'Any language', f.language)}${LANGUAGES.map((l) => opt(l, languageLabel(l), f.language))}</select>
+<label class="offscreen" for="language">Language</label><select id="language" name="language">${opt('', 'Any language', f.language)}${languageChoices()
+    .slice(1)
+    .map(([l, label]) => opt(l, label, f.language))}</select>
 <label class="offscreen" for="privacy">Visibility</label><select id="privacy" name="privacy">${opt('', 'Any visibility', f.privacy)}${PRIVACIES.map((p) => opt(p, p, f.privacy))}</select>
 <button class="btn btn-sm" type="submit">Search</button></form>`;
 }

@@ -11,6 +11,7 @@ import { csrfInput, notice, problemList } from '../forms.ts';
 import { html, raw, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
 import { keepKey } from '../encrypted-view.ts';
+import { allowRemoteImages, showsRendered } from '../markdown-view.ts';
 import { pasteSize, pasteView, shareCard, shortUrl } from '../paste-view.ts';
 import { PAGE_HEAD_CHARS } from '../code-view.ts';
 import type { TextSize } from '../../paste/literal.ts';
@@ -165,6 +166,7 @@ function viewVisible(ctx: WebContext, p: Paste): Reply | Promise<Reply> {
   if (p.burn_after_read === 1) return ctx.user === null ? anonymousWarning(ctx, p) : burnWarning(ctx, p, [], 200);
   const reader = readerWithoutPassword(ctx, p);
   if (reader === null) return passwordGate(ctx, p, `/p/${p.hash}`, [], 401);
+  allowRemoteImages(ctx, p);
   const shown = (counted: HeadCounted): Reply | Promise<Reply> => {
     const page = (size: TextSize | undefined): Reply => {
       const sized = size === undefined ? counted : { ...counted, size };
@@ -189,7 +191,9 @@ function viewVisible(ctx: WebContext, p: Paste): Reply | Promise<Reply> {
  */
 function anonymousView(ctx: WebContext, { paste, viewCount, size }: HeadCounted): Reply {
   const minute = Math.floor(ctx.deps.now() / 60_000);
-  const body = ctx.deps.parts.page('paste', paste, minute, raw(String(viewCount)), (count) =>
+  // A Markdown paste's source view is a page of its own (markdown-view.ts).
+  const kind = paste.language === 'markdown' && !showsRendered(ctx, paste) ? 'source' : 'paste';
+  const body = ctx.deps.parts.page(kind, paste, minute, raw(String(viewCount)), (count) =>
     pasteView(ctx, { paste, viewCount: count, ...(size === undefined ? {} : { size }) }, false),
   );
   return { kind: 'bytes', status: 200, contentType: 'text/html; charset=utf-8', body };
@@ -203,6 +207,7 @@ export async function unlockPaste(ctx: WebContext): Promise<Reply> {
     burn ? burnWarning(ctx, p, problems, status) : passwordGate(ctx, p, `/p/${p.hash}`, problems, status);
   const shown = await readWithPassword(ctx, p, gate);
   if ('kind' in shown) return shown;
+  allowRemoteImages(ctx, p);
   const size = burn ? undefined : await pasteSize(ctx, shown);
   const page = reply(pasteView(ctx, size === undefined ? shown : { ...shown, size }, burn));
   // A one-time paste is gone after this showing; there is nothing left to come back to.

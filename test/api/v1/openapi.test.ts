@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { STATUS_BY_CODE } from '../../../src/http/errors.ts';
-import { LANGUAGES } from '../../../src/paste/language.ts';
+import { KNOWN_LANGUAGES } from '../../../src/paste/language.ts';
 import { checkApiAnswer } from '../../helpers/openapi.ts';
 import { makeToken, req, startServer } from '../../helpers/server.ts';
 
@@ -26,7 +26,7 @@ describe('the OpenAPI document', () => {
     };
     const { schemas } = doc.components;
     // `auto`: an encrypted paste's language left to its readers (README, Encrypted pastes).
-    assert.deepEqual(schemas['Paste']?.properties['language']?.enum, [...LANGUAGES, 'auto']);
+    assert.deepEqual(schemas['Paste']?.properties['language']?.enum, [...KNOWN_LANGUAGES, 'auto']);
     assert.deepEqual(
       new Set(schemas['Error']?.properties['code']?.enum),
       new Set(Object.keys(STATUS_BY_CODE).filter((c) => c !== 'client_closed')),

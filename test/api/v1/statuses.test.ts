@@ -39,7 +39,6 @@ describe('400 Bad Request', () => {
     ['a bad flag', { content: 'x', burn_after_read: 'yes' }, /burn_after_read/],
     ['a bad highlight flag', { content: 'x', highlight: 2 }, /highlight/],
     ['a title over 200 characters', { content: 'x', title: 'é'.repeat(201) }, /title/],
-    ['an unknown language', { content: 'x', language: 'klingon' }, /language/],
     [
       'a lone surrogate in the content (JSON can escape one)',
       '{"content":"a\\ud800b"}',

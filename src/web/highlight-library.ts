@@ -1,0 +1,154 @@
+import hljs, { type TokenNode } from '#highlight.js';
+import { languageRow } from '../paste/language.ts';
+import { OWN_GRAMMARS } from './grammars/own.ts';
+import { escape } from './highlight-writer.ts';
+
+/**
+ * Highlighting by highlight.js, for the languages our own lexers (highlight-rules.ts) do not
+ * cover. Its token tree (raw text under scopes) is walked rather than its HTML parsed: each
+ * text is escaped here, each scope mapped to one of our token classes (assets' tk-* rules),
+ * and nesting flattened to one span at a time, split at line ends, so every line is balanced.
+ */
+
+for (const [name, { grammar }] of Object.entries(OWN_GRAMMARS)) {
+  if (hljs.getLanguage(name) === undefined) hljs.registerLanguage(name, grammar);
+}
+
+/** highlight.js scopes (their first part) as our token classes; others inherit their parent's. */
+const CLASS_OF: Readonly<Record<string, string>> = {
+  keyword: 'kw',
+  type: 'kw',
+  literal: 'kw',
+  doctag: 'kw',
+  meta: 'kw',
+  section: 'kw',
+  bullet: 'kw',
+  'template-tag': 'kw',
+  built_in: 'fn',
+  title: 'fn',
+  class: 'fn',
+  function: 'fn',
+  name: 'fn',
+  'selector-tag': 'fn',
+  'selector-id': 'fn',
+  'selector-class': 'fn',
+  'selector-pseudo': 'fn',
+  string: 'str',
+  regexp: 'str',
+  char: 'str',
+  symbol: 'str',
+  code: 'str',
+  link: 'str',
+  formula: 'str',
+  number: 'num',
+  comment: 'com',
+  quote: 'com',
+  attr: 'attr',
+  attribute: 'attr',
+  property: 'attr',
+  variable: 'attr',
+  'selector-attr': 'attr',
+  'template-variable': 'attr',
+  operator: 'op',
+  addition: 'add',
+  deletion: 'del',
+};
+/** Scopes that end an enclosing class: their text is plain unless a child says otherwise. */
+const PLAIN = new Set(['subst', 'params', 'tag', 'emphasis', 'strong']);
+
+/** The grammar highlight.js highlights a known language with, if it has one. */
+export function grammarOf(language: string): string | undefined {
+  const grammar = languageRow(language)?.[3];
+  return grammar !== undefined && grammar !== 'plaintext' && hljs.getLanguage(grammar) !== undefined
+    ? grammar
+    : undefined;
+}
+
+/**
+ * `code` (lines joined by \n alone) highlighted with `grammar`: one HTML string per line, at
+ * most `spans` spans in all.
+ * Undefined when highlight.js gave up part way (its safe mode keeps a partial tree), so that
+ * the caller shows the text plain rather than lose any of it.
+ */
+export function libraryLines(code: string, grammar: string, lineCount: number, spans: number): string[] | undefined {
+  const result = hljs.highlight(code, { language: grammar, ignoreIllegals: true });
+  const out = new SpanLines(spans);
+  walk(result._emitter.rootNode, undefined, out);
+  const lines = out.finish();
+  return out.length === code.length && lines.length === lineCount ? lines : undefined;
+}
+
+function walk(node: TokenNode, cls: string | undefined, out: SpanLines): void {
+  const scope = node.scope?.split('.', 1)[0];
+  const own =
+    scope === undefined || scope.startsWith('language:')
+      ? cls
+      : PLAIN.has(scope)
+        ? undefined
+        : (CLASS_OF[scope] ?? cls);
+  for (const child of node.children) {
+    if (typeof child === 'string') out.text(child, own);
+    else walk(child, own, out);
+  }
+}
+
+/** Collects classed text into lines of flat, balanced spans; past the budget, plain text. */
+class SpanLines {
+  readonly #lines: string[] = [];
+  #parts: string[] = [];
+  /** The open run: its class and its raw text, escaped once when it ends. */
+  #cls: string | undefined;
+  #run = '';
+  #spansLeft: number;
+  length = 0;
+
+  constructor(spans: number) {
+    this.#spansLeft = spans;
+  }
+
+  text(text: string, cls: string | undefined): void {
+    this.length += text.length;
+    let from = 0;
+    for (let nl = text.indexOf('\n', from); nl !== -1; nl = text.indexOf('\n', from)) {
+      this.#add(text.slice(from, nl), cls);
+      this.#endLine();
+      from = nl + 1;
+    }
+    this.#add(text.slice(from), cls);
+  }
+
+  finish(): string[] {
+    this.#endLine();
+    return this.#lines;
+  }
+
+  #add(text: string, cls: string | undefined): void {
+    if (text === '') return;
+    const c = this.#spansLeft > 0 ? cls : undefined;
+    if (c !== this.#cls) {
+      this.#flush();
+      // The run just written may have spent the last span.
+      this.#cls = this.#spansLeft > 0 ? c : undefined;
+    }
+    this.#run += text;
+  }
+
+  #flush(): void {
+    if (this.#run !== '') {
+      const run = escape(this.#run);
+      if (this.#cls === undefined) this.#parts.push(run);
+      else {
+        this.#parts.push(`<span class="tk-${this.#cls}">`, run, '</span>');
+        this.#spansLeft--;
+      }
+    }
+    this.#run = '';
+  }
+
+  #endLine(): void {
+    this.#flush();
+    this.#cls = undefined;
+    this.#lines.push(this.#parts.join(''));
+    this.#parts = [];
+  }
+}

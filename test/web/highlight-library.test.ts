@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import hljs from '#highlight.js';
+import { KNOWN_LANGUAGES, LANGUAGES, languageRow } from '../../src/paste/language.ts';
+import { HIGHLIGHT_JS_VERSION, LANGUAGE_TABLE } from '../../src/paste/language-table.ts';
+import { LIBRARY_MAX_CHARS, MAX_SPANS, highlight } from '../../src/web/highlight.ts';
+import { libraryLines } from '../../src/web/highlight-library.ts';
+
+const TAG = /<span class="tk-(?:kw|str|com|num|fn|attr|op|add|del|hunk)">|<\/span>/g;
+const unescape = (s: string): string =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
+
+/** Only our flat spans, balanced, every other character escaped, and the text unchanged. */
+function assertSafe(code: string, language: string): string[] {
+  const out = highlight(code, language);
+  const lines = code.split('\n').map((l) => l.replace(/\r$/, ''));
+  assert.equal(out.length, lines.length, language);
+  out.forEach((html, i) => {
+    assert.equal(html.replace(TAG, '').search(/[<>]/), -1, `${language}: stray markup in ${html}`);
+    let depth = 0;
+    for (const [tag] of html.matchAll(TAG)) {
+      depth += tag === '</span>' ? -1 : 1;
+      assert.ok(depth === 0 || depth === 1, `${language}: nested spans in ${html}`);
+    }
+    assert.equal(depth, 0, `${language}: unclosed span in ${html}`);
+    assert.equal(unescape(html.replace(TAG, '')), lines[i], language);
+  });
+  return out;
+}
+
+const HOSTILE = [
+  '<script>alert(1)</script>',
+  '"><img src=x onerror=alert(1)>',
+  `'&quot;&#39;<>\\ </span><span class="tk-kw">`,
+  '/* "\n<b>\n*/ `\n${x}\n` <<EOF\n</span>\nEOF\r\n# \u202e done',
+  '"""\n<x>\n""" {{ a }} <% b %> <?php c ?>',
+];
+
+describe('highlight through highlight.js', () => {
+  it('escapes hostile input, keeps it whole and balances every line, for every known language', () => {
+    for (const language of KNOWN_LANGUAGES) for (const code of HOSTILE) assertSafe(code, language);
+  });
+
+  it('colours the languages our own lexers lack', () => {
+    for (const [language, code] of [
+      ['toml', 'port = 8080 # c'],
+      ['haskell', 'main = putStrLn "hi"'],
+      ['hcl', 'ami = "x"'],
+      ['zig', 'const x = 1;'],
+      ['elixir', 'def f, do: :ok'],
+    ] as const) {
+      assert.match(assertSafe(code, language).join('\n'), /<span class="tk-/, language);
+    }
+  });
+
+  it('gives a text at most its budget of spans, then the rest of it as plain escaped text', () => {
+    // A number and a string take turns: two spans every three characters.
+    const line = '1""'.repeat(30);
+    const out = libraryLines(`${line}\n`.repeat(20), 'zig', 21, 100) ?? [];
+    assert.equal(out.join('\n').split('<span class="tk-').length - 1, 100);
+    assert.equal(out.at(-2), '1&quot;&quot;'.repeat(30));
+    assert.ok(MAX_SPANS >= (2 * LIBRARY_MAX_CHARS) / 3, 'the page budget covers the densest head');
+  });
+
+  it('stays within a few hundred milliseconds for a page of hostile text', () => {
+    for (const language of ['perl', 'haskell', 'powershell', 'latex', 'markdown', 'toml']) {
+      const started = performance.now();
+      highlight('{[(<"\'`$@#\\'.repeat(10_000), language);
+      assert.ok(performance.now() - started < 2000, language);
+    }
+  });
+});
+
+describe('the language table', () => {
+  it('is the one scripts/language-table.ts writes from the installed highlight.js', () => {
+    assert.equal(HIGHLIGHT_JS_VERSION, hljs.versionString);
+    const grammars = new Set(LANGUAGE_TABLE.map((row) => row[3]));
+    for (const name of hljs.listLanguages()) assert.ok(grammars.has(name), name);
+  });
+
+  it('keeps every name detection answers, and names each alias once', () => {
+    for (const name of LANGUAGES) assert.ok(languageRow(name) !== undefined, name);
+    const aliases = LANGUAGE_TABLE.flatMap((row) => row[2]);
+    assert.equal(new Set(aliases).size, aliases.length);
+    for (const alias of aliases) assert.equal(languageRow(alias), undefined, alias);
+  });
+});
+
+describe('the head highlight.js is given', () => {
+  it(`colours up to ${LIBRARY_MAX_CHARS} characters of whole lines and shows the rest plain`, () => {
+    const line = 'my $x = 1; # c';
+    const count = Math.ceil((LIBRARY_MAX_CHARS * 2) / (line.length + 1));
+    const out = assertSafe(`${line}\n`.repeat(count), 'perl');
+    const coloured = out.findIndex((l) => !l.includes('<span'));
+    assert.equal(coloured, Math.floor(LIBRARY_MAX_CHARS / (line.length + 1)));
+    assert.ok(out.slice(coloured, -1).every((l) => l === line));
+  });
+
+  it('shows a first line longer than the head plain', () => {
+    assert.deepEqual(assertSafe('"'.repeat(LIBRARY_MAX_CHARS + 1), 'perl'), ['&quot;'.repeat(LIBRARY_MAX_CHARS + 1)]);
+  });
+});
