@@ -8,6 +8,7 @@ import { runCli } from '../src/cli.ts';
 import { finishRestore } from '../src/store/restore-swap.ts';
 import { cleanup, cli, makeToken, req, ROOT, startServer, tempDataDir, type AppServer } from './helpers/server.ts';
 import { login, WebClient } from './helpers/web-client.ts';
+import { until } from './helpers/until.ts';
 
 const CLIENTS = 16;
 const STABLE = 6;
@@ -136,7 +137,9 @@ describe('backup and restore', () => {
       }
     };
     const loops = clients.map((c, i) => loop(c, i));
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => clients.some((c) => c.during.some((d) => d.hash !== null)), {
+      what: 'the first write acknowledged before the backup starts',
+    });
     const done = await cliProcess(a.dataDir, ['backup', archive]);
     running = false;
     await Promise.all(loops);

@@ -6,7 +6,16 @@ import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import { backendEnv } from './helpers/backend.ts';
 import { apiLogLines } from './helpers/stored.ts';
-import { cleanup, events, makeToken, req, ROOT, spawnServer, tempDataDir } from './helpers/server.ts';
+import { until } from './helpers/until.ts';
+import { cleanup, events, makeToken, req, ROOT, spawnServer, tempDataDir, type TestServer } from './helpers/server.ts';
+
+/**
+ * Resolves once the server has read what was already written to it: it answers a request
+ * made after those bytes were on the wire, and a server reads ready sockets in turn.
+ */
+const readSoFar = async (server: TestServer): Promise<void> => {
+  assert.equal((await req(server, 'GET', '/healthz')).status, 200);
+};
 
 describe('graceful shutdown', () => {
   test('SIGTERM lets an in-flight request finish, persists state and exits 0', async () => {
@@ -34,11 +43,13 @@ describe('graceful shutdown', () => {
         },
       );
       r.on('error', reject);
-      r.write(body.slice(0, half));
-      setTimeout(() => {
-        server.proc.kill('SIGTERM');
-        setTimeout(() => r.end(body.slice(half)), 300);
-      }, 200);
+      // The rest of the body comes only once the server has the head and has begun its stop.
+      r.write(body.slice(0, half), () =>
+        readSoFar(server)
+          .then(() => server.proc.kill('SIGTERM'))
+          .then(() => until(() => /SIGTERM received/.test(server.output()), { what: 'the SIGTERM to be received' }))
+          .then(() => r.end(body.slice(half)), reject),
+      );
     });
     const res = await response;
     assert.equal(res.status, 200, res.text);
@@ -70,7 +81,7 @@ describe('graceful shutdown', () => {
     );
     let answer = '';
     slow.on('data', (d: Buffer) => (answer += d.toString()));
-    await new Promise((r) => setTimeout(r, 200));
+    await readSoFar(server);
     const exited = server.stop();
     // The silent one is closed while the other's request is still waiting for its body; at
     // the shutdown deadline both would be.
@@ -95,7 +106,7 @@ describe('graceful shutdown', () => {
     slow.write(
       `POST /api/v1/paste_create.php HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"content":`,
     );
-    await new Promise((r) => setTimeout(r, 200));
+    await readSoFar(server);
     assert.equal(await server.stop(), 0);
     slow.destroy();
     assert.doesNotMatch(server.output(), /could not be written/);
@@ -124,7 +135,7 @@ describe('graceful shutdown', () => {
     proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
     // 'close' waits for every holder of the output pipes: npm and the server under it.
     const closed = new Promise<void>((resolve) => proc.once('close', () => resolve()));
-    for (let i = 0; i < 200 && !/listening on/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
+    await until(() => /listening on/.test(out), { timeoutMs: 10_000, what: 'npm start to say it is listening' });
     const port = Number(/listening on http:\/\/[^:]+:(\d+)/.exec(out)?.[1]);
     assert.ok(port > 0, out);
     proc.kill('SIGTERM');
@@ -155,8 +166,7 @@ describe('graceful shutdown', () => {
 
 describe('the shutdown drain (SHUTDOWN_DRAIN_MS, README, Running several instances)', () => {
   const waitFor = async (server: { output: () => string }, pattern: RegExp): Promise<void> => {
-    for (let i = 0; i < 200 && !pattern.test(server.output()); i++) await new Promise((r) => setTimeout(r, 10));
-    assert.match(server.output(), pattern);
+    await until(() => pattern.test(server.output()), { what: `the server to print ${pattern}` });
   };
 
   test('after SIGTERM /healthz answers 503 at once, requests are still served for the drain, then exit 0', async () => {

@@ -5,10 +5,10 @@ import { closeSync, constants, openSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { PasswordGate } from '../src/crypto/password-gate.ts';
 import { type Derive, Passwords } from '../src/crypto/passwords.ts';
 import { makeToken, req, startServer, tempDataDir, type Res } from './helpers/server.ts';
+import { until } from './helpers/until.ts';
 
 /**
  * Password checks never take every thread of libuv's pool, which the store's file I/O needs
@@ -45,7 +45,7 @@ describe('password checks and the thread pool', () => {
     const guess = (hash: string): Promise<Res> =>
       req(a, 'GET', `/api/v1/paste.php?hash=${hash}&password=wrong`, { token: reader });
     const held = locked.slice(0, 4).map(guess);
-    while (gate.load.active < 2 || gate.load.waiting < 2) await sleep(5);
+    await until(() => gate.load.active >= 2 && gate.load.waiting >= 2, { what: 'two checks running and two waiting' });
 
     const busy = await guess(locked[4] as string);
     assert.equal(busy.status, 503, busy.text);
@@ -62,14 +62,17 @@ describe('password checks and the thread pool', () => {
 
     // Let the held checks go: each writer's open releases the readers blocked on the FIFO.
     holding = false;
-    while (gate.load.active > 0) {
-      try {
-        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
-      } catch {
-        // ENXIO: no check is blocked in open() yet.
-      }
-      await sleep(5);
-    }
+    await until(
+      () => {
+        try {
+          closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+        } catch {
+          // ENXIO: no check is blocked in open() yet.
+        }
+        return gate.load.active === 0;
+      },
+      { what: 'every held check to finish', everyMs: 5 },
+    );
     assert.deepEqual(
       (await Promise.all(held)).map((r) => r.status),
       [403, 403, 403, 403],

@@ -2,18 +2,9 @@ import assert from 'node:assert/strict';
 import { readdir, readFile, stat, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { seedExpiring } from './helpers/expiring.ts';
 import { makeToken, req, startServer } from './helpers/server.ts';
-
-/** Resolves once `ok` holds, polling; fails naming `what` after `ms`. */
-async function until(what: string, ok: () => Promise<boolean>, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
+import { until } from './helpers/until.ts';
 
 /** Index entries due by `now`: what the sweep has left to visit. */
 const dueEntries = async (dataDir: string, now: number): Promise<number> => {
@@ -51,11 +42,10 @@ describe('the expiry sweep', () => {
     const old = new Date(Date.now() - 600_000);
     await utimes(claim, old, old);
 
+    let paused = false;
+    void halfDone.then(() => (paused = true));
     server.clock.advance(120_000);
-    await Promise.race([
-      halfDone,
-      sleep(5_000).then(() => assert.fail('the sweep never paused between slices: it ran in one piece')),
-    ]);
+    await until(() => paused, { what: 'the sweep to pause between slices (else it ran in one piece)' });
     assert.equal(await dueEntries(dataDir, server.clock.now()), 250, 'one slice of 50 done, the rest waiting');
 
     // While the sweep is held half done, the rest of the upkeep goes on.
@@ -63,15 +53,17 @@ describe('the expiry sweep', () => {
     // The count reaches the disk: saved to views.json, or already folded into the paste's file.
     const pasteFile = join(dataDir, 'pastes', kept.slice(0, 2), `${kept.slice(0, 6)}.json`);
     await until(
-      'the new view count to be saved',
       async () =>
         (await readFile(join(dataDir, 'state', 'views.json'), 'utf8').catch(() => '')).includes(kept) ||
         (await readFile(pasteFile, 'utf8')).includes('"view_count":1,'),
+      { what: 'the new view count to be saved' },
     );
-    await until('server.pid to be refreshed', async () => Date.now() - (await stat(claim)).mtimeMs < 5_000);
+    await until(async () => Date.now() - (await stat(claim)).mtimeMs < 5_000, { what: 'server.pid to be refreshed' });
     // A claim found gone is written again.
     await unlink(claim);
-    await until('server.pid to be written again', async () => (await readFile(claim, 'utf8').catch(() => '')) !== '');
+    await until(async () => (await readFile(claim, 'utf8').catch(() => '')) !== '', {
+      what: 'server.pid to be written again',
+    });
     assert.equal(await dueEntries(dataDir, server.clock.now()), 250, 'the sweep is still held');
 
     release();

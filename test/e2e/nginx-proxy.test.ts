@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { freePort } from '../helpers/pg-cluster.ts';
 import { cleanup, startServer, type TestServer } from '../helpers/server.ts';
 import { skipWithout, tool, willSkip } from '../helpers/tools.ts';
+import { until } from '../helpers/until.ts';
 import { WebClient, type WebRes } from '../helpers/web-client.ts';
 
 /**
@@ -34,18 +35,17 @@ function htpasswdLine(user: string, password: string): string {
 }
 
 async function listening(p: number, exited: () => boolean): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (exited()) break;
-    const up = await new Promise<boolean>((resolve) => {
+  let up = false;
+  const accepts = (): Promise<boolean> =>
+    new Promise<boolean>((resolve) => {
       const sock = connect(p, '127.0.0.1', () => {
         sock.destroy();
         resolve(true);
       });
       sock.once('error', () => resolve(false));
     });
-    if (up) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await until(async () => exited() || (up = await accepts()), { what: `nginx on port ${p}` }).catch(() => undefined);
+  if (up) return;
   const log = await readFile(join(dir, 'error.log'), 'utf8').catch(() => '');
   throw new Error(`nginx did not start:\n${log}`);
 }

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { smallDisk } from '../helpers/full-disk.ts';
 import { events, makeToken, req, spawnServer, type ProcessServer } from '../helpers/server.ts';
+import { apiLogLines } from '../helpers/stored.ts';
+import { until } from '../helpers/until.ts';
 
 /**
  * A full disk, against a server in its own process: writes answer 507 and change nothing,
@@ -20,7 +22,9 @@ test('a full disk: 507 and nothing changed, reads go on, writes recover, and a c
     const kept = String((await create('written before the disk filled')).json['hash']);
     for (let i = 0; i < 20; i++) await req(server, 'GET', `/api/v1/raw.php?hash=${kept}`, { token });
     // The log is written at least once a second: let these lines reach the disk first.
-    await new Promise((r) => setTimeout(r, 1_500));
+    await until(async () => (await apiLogLines(disk.dir)).length >= 21, { what: 'the API log lines on disk' });
+    const told = (pattern: RegExp): number => events(server.output()).filter((e) => pattern.test(e.message)).length;
+    const cannotWrite = /^api log: cannot write to/;
 
     await disk.fill();
     for (let i = 0; i < 5; i++) {
@@ -56,10 +60,13 @@ test('a full disk: 507 and nothing changed, reads go on, writes recover, and a c
 
     // Full again when the server is told to stop: it still stops cleanly, and says what it could not save.
     for (let i = 0; i < 30; i++) await req(server, 'GET', `/api/v1/raw.php?hash=${kept}`, { token });
+    // The log writes again (if the first fill stopped it) before the disk fills once more.
+    await until(() => told(cannotWrite) === told(/^api log: writing again/), { what: 'the API log to write again' });
+    const failedWrites = told(cannotWrite);
     await disk.fill();
     // A log write meets the full disk before the stop (a torn line would be left here).
     for (let i = 0; i < 30; i++) await req(server, 'GET', `/api/v1/raw.php?hash=${kept}`, { token });
-    await new Promise((r) => setTimeout(r, 1_500));
+    await until(() => told(cannotWrite) > failedWrites, { what: 'a log write to meet the full disk' });
     const code = await server.stop('SIGTERM');
     const out = server.output();
     assert.equal(code, 0, out);

@@ -53,6 +53,7 @@ test(`kill -9 during parallel writes, ${ROUNDS} rounds: every acknowledged write
       await verify(server);
       let stop = false;
       const clients = Array.from({ length: CLIENTS }, (_, c) => client(server as ProcessServer, c, () => stop));
+      // The crash lands at a random moment of the clients' work: the moment is the fault injected.
       await new Promise((r) => setTimeout(r, randomInt(300, 1200)));
       server.proc.kill('SIGKILL');
       stop = true;

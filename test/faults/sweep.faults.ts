@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { seedExpiring } from '../helpers/expiring.ts';
 import { cleanup, makeToken, req, spawnServer, tempDataDir } from '../helpers/server.ts';
+import { until } from '../helpers/until.ts';
 
 /** Index entries due by now: what the sweep has left to visit. */
 const dueEntries = async (dataDir: string): Promise<number> => {
@@ -44,10 +44,10 @@ test('a sweep of 40,000 expired pastes: counts saved, the claim fresh, a second 
       const file = await readFile(join(dir, 'pastes', kept.slice(0, 2), `${kept.slice(0, 6)}.json`), 'utf8');
       return views.includes(kept) || file.includes('"view_count":20,');
     };
-    while (!(await saved())) {
-      assert.ok(Date.now() - started < 20_000, 'the counts were saved within 20 s of the start');
-      await sleep(100);
-    }
+    await until(saved, {
+      timeoutMs: 20_000 - (Date.now() - started),
+      what: 'the counts saved within 20 s of the start',
+    });
     const left = await dueEntries(dir);
     assert.ok(left > 0, `the sweep is still under way when the counts were saved, ${Date.now() - started} ms in`);
     const age = Date.now() - (await stat(join(dir, 'server.pid'))).mtimeMs;
@@ -58,9 +58,11 @@ test('a sweep of 40,000 expired pastes: counts saved, the claim fresh, a second 
     const again = await spawnServer({ dataDir: dir });
     const read = await req(again, 'GET', `/api/v1/paste.php?hash=${kept}`, { token });
     assert.equal((read.json['paste'] as Record<string, number>)['view_count'], 21);
-    const deadline = Date.now() + 240_000;
-    while ((await dueEntries(dir)) > 0 && Date.now() < deadline) await sleep(1_000);
-    assert.equal(await dueEntries(dir), 0, 'the restarted server finished the sweep');
+    await until(async () => (await dueEntries(dir)) === 0, {
+      timeoutMs: 240_000,
+      what: 'the restarted server to finish the sweep',
+      everyMs: 1_000,
+    });
     assert.equal((await req(again, 'GET', `/api/v1/paste.php?hash=${hashes[0]}`, { token })).status, 410);
     console.log(
       `# the sweep left ${left} of 40000 when the counts were saved; all done ${Date.now() - started} ms after the start`,

@@ -34,14 +34,25 @@ export interface LoadOptions {
    */
   retryCreates: boolean;
   readsPerCreate?: number;
+  /** Filled as the load goes (and answered at its end), for a caller that waits on its progress. */
+  result?: LoadResult;
 }
+
+/** An empty result, to pass as `result` and watch. */
+export const newLoadResult = (): LoadResult => ({
+  acknowledged: [],
+  unacknowledged: [],
+  reads: 0,
+  failedReads: [],
+  retried: [],
+});
 
 /** Answers the README tells a client to retry with the same Idempotency-Key: the request's fate is unknown. */
 const RETRYABLE = new Set(['502', '503', '504']);
 
 /** Creates and reads of the pastes already acknowledged, through one address (the proxy), by several clients. */
 export async function loadThroughProxy(opts: LoadOptions): Promise<LoadResult> {
-  const result: LoadResult = { acknowledged: [], unacknowledged: [], reads: 0, failedReads: [], retried: [] };
+  const result = opts.result ?? newLoadResult();
   let done = false;
   const stop = (): void => {
     done = true;
@@ -69,6 +80,7 @@ export async function loadThroughProxy(opts: LoadOptions): Promise<LoadResult> {
           const retryable = RETRYABLE.has(last) || !/^\d+$/.test(last);
           if (!opts.retryCreates || !retryable || attempts >= 20) break;
           result.retried.push(last);
+          // The client's back-off between retries, as a polite client has one: not a wait for anything.
           await sleep(50 * attempts);
         }
         if (last.startsWith('200 ')) result.acknowledged.push({ key, hash: last.slice(4), content, attempts });

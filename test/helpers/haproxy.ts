@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './pg-cluster.ts';
 import { tool } from './tools.ts';
+import { until } from './until.ts';
 
 /**
  * HAProxy running the shipped deploy/haproxy.cfg, unchanged, with its addresses in the
@@ -86,14 +86,14 @@ export async function startProxy(addresses: readonly string[]): Promise<Proxy> {
   };
   const waitFor = async (i: number, status: 'UP' | 'DOWN', limitMs = 10_000): Promise<void> => {
     const name = INSTANCES[i]?.name ?? '';
-    const t0 = performance.now();
-    for (;;) {
-      const seen = await view().catch(() => null);
-      if (seen?.[name]?.status === status) return;
-      if (performance.now() - t0 > limitMs)
-        throw new Error(`HAProxy did not see ${name} ${status} within ${limitMs} ms: ${JSON.stringify(seen)}\n${out}`);
-      await sleep(50);
-    }
+    let seen: Awaited<ReturnType<typeof view>> | null = null;
+    await until(async () => (seen = await view().catch(() => null))?.[name]?.status === status, {
+      timeoutMs: limitMs,
+      what: `HAProxy to see ${name} ${status}`,
+      everyMs: 50,
+    }).catch(() => {
+      throw new Error(`HAProxy did not see ${name} ${status} within ${limitMs} ms: ${JSON.stringify(seen)}\n${out}`);
+    });
   };
   const stop = async (): Promise<void> => {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');

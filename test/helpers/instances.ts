@@ -1,7 +1,6 @@
-import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServerOptions } from '../../src/server.ts';
 import { createTestDatabase } from './postgres.ts';
+import { until } from './until.ts';
 import { type AppServer, cli, type makeToken, startServer, type TestClock } from './server.ts';
 
 /**
@@ -68,13 +67,8 @@ export async function startInstances(
 }
 
 /** Polls until `ok` holds and answers how long that took (ms); fails past `limitMs`. */
-export async function within(limitMs: number, ok: () => Promise<boolean>, what = 'the change'): Promise<number> {
-  const t0 = performance.now();
-  while (!(await ok())) {
-    if (performance.now() - t0 > limitMs) assert.fail(`${what} was not seen within ${limitMs} ms`);
-    await sleep(5);
-  }
-  return performance.now() - t0;
+export function within(limitMs: number, ok: () => Promise<boolean>, what = 'the change'): Promise<number> {
+  return until(ok, { timeoutMs: limitMs, what, everyMs: 5 });
 }
 
 /** Polls every instance but `except` until each sees the change; answers the slowest one's time. */

@@ -3,8 +3,9 @@ import { connect, type Socket } from 'node:net';
 import { describe, test } from 'node:test';
 import { makeToken, req, startServer, type TestServer } from '../helpers/server.ts';
 import { apiLogLines } from '../helpers/stored.ts';
+import { until } from '../helpers/until.ts';
 
-/** The API log's lines, read once the server has stopped (and so written them all). */
+/** The API log's lines (all of them once the server has stopped, and so written them all). */
 const logLines = (server: TestServer): Promise<Record<string, unknown>[]> => apiLogLines(server.dataDir);
 
 const opened = (port: number): Promise<Socket> =>
@@ -46,11 +47,7 @@ async function headOnly(server: TestServer, head: string): Promise<{ status: num
 
 /** Waits until `check` holds, polling (the server sees a closed socket a moment later). */
 async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (const deadline = Date.now() + 5_000; Date.now() < deadline; ) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  assert.fail(`never: ${what}`);
+  await until(check, { what });
 }
 
 describe('a client that leaves in the middle of its upload', () => {
@@ -65,12 +62,16 @@ describe('a client that leaves in the middle of its upload', () => {
     for (const head of heads) {
       const socket = await opened(server.port);
       socket.write(`${head}{"content":"${'a'.repeat(5000)}`);
-      await new Promise((r) => setTimeout(r, 50));
+      // Answered after those bytes were sent, so the server has read the head and begun the body.
+      assert.equal((await req(server, 'GET', '/healthz')).status, 200);
       socket.destroy();
     }
     // The server is unharmed and answers the next request.
     await eventually(async () => (await req(server, 'GET', '/healthz')).status === 200, 'healthz answers');
-    await new Promise((r) => setTimeout(r, 100));
+    await eventually(
+      async () => (await logLines(server)).filter((l) => l['status'] === 499).length >= 2,
+      'both API uploads cut short in the log',
+    );
     await server.stop();
     assert.equal(server.output(), '', 'a client going away is not a server fault');
     const gone = (await logLines(server)).filter((l) => l['status'] === 499);

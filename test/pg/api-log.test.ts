@@ -8,6 +8,7 @@ import { PgApiLog } from '../../src/pg/api-log.ts';
 import { type Database, openDatabase } from '../../src/pg/connect.ts';
 import { migrate } from '../../src/pg/migrate.ts';
 import { createTestDatabase } from '../helpers/postgres.ts';
+import { until } from '../helpers/until.ts';
 
 const opened: Database[] = [];
 after(() => Promise.all(opened.map((d) => d.close())));
@@ -232,10 +233,11 @@ describe('PgApiLog writing', () => {
     assert.equal(log.unwritten, 1);
     assert.deepEqual((await log.read({})).entries, [], 'not inserted yet');
     log.start();
-    for (let i = 0; (await log.read({})).entries.length === 0; i++) {
-      assert.ok(i < 200, 'the timer inserts within a few intervals');
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await until(async () => (await log.read({})).entries.length > 0, {
+      timeoutMs: 2_000,
+      what: 'the timer to insert within a few intervals',
+      everyMs: 10,
+    });
     for (let i = 2; i < 6; i++) log.append(make(i));
     await log.close();
     assert.deepEqual(ids((await log.read({})).entries), [5, 4, 3, 2, 1]);

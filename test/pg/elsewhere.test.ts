@@ -1,17 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { cli, makeToken, req, startServer, type AppServer } from '../helpers/server.ts';
+import { until } from '../helpers/until.ts';
 
 /** Polls until `ok` holds, and answers how long that took (ms); fails past `limitMs`. */
-async function within(limitMs: number, ok: () => Promise<boolean>): Promise<number> {
-  const t0 = performance.now();
-  while (!(await ok())) {
-    if (performance.now() - t0 > limitMs) assert.fail(`not seen within ${limitMs} ms`);
-    await sleep(10);
-  }
-  return performance.now() - t0;
-}
+const within = (limitMs: number, ok: () => Promise<boolean>, what: string): Promise<number> =>
+  until(ok, { timeoutMs: limitMs, what, everyMs: 10 });
 
 const read = (s: AppServer, token: string, hash: string) => req(s, 'GET', `/api/v1/paste.php?hash=${hash}`, { token });
 
@@ -27,11 +21,11 @@ describe('a change made by another process is honoured within 1 second (README, 
     // The server's copy of the accounts is warm; the CLI changes them in another connection.
     const id = token.slice(4, 12);
     await cli(s.dataDir, ['token', 'revoke', id]);
-    const revoked = await within(1_000, async () => (await read(s, token, hash)).status === 401);
+    const revoked = await within(1_000, async () => (await read(s, token, hash)).status === 401, 'the revoked token');
 
     assert.equal((await read(s, other, hash)).status, 200);
     await cli(s.dataDir, ['user', 'disable', 'bob']);
-    const disabled = await within(1_000, async () => (await read(s, other, hash)).status === 401);
+    const disabled = await within(1_000, async () => (await read(s, other, hash)).status === 401, 'the disabled user');
 
     const admin = await makeToken(s.dataDir, { user: 'root', admin: true, scopes: 'read,write,admin' });
     assert.equal((await read(s, admin, hash)).status, 200);
@@ -39,7 +33,7 @@ describe('a change made by another process is honoured within 1 second (README, 
     const second = await startServer({ dataDir: s.dataDir });
     const deleted = await req(second, 'POST', '/api/v1/paste_delete.php', { token: admin, body: { hash } });
     assert.equal(deleted.status, 200);
-    const gone = await within(1_000, async () => (await read(s, admin, hash)).status === 404);
+    const gone = await within(1_000, async () => (await read(s, admin, hash)).status === 404, 'the deleted paste');
     assert.ok(revoked < 1_000 && disabled < 1_000 && gone < 1_000, JSON.stringify({ revoked, disabled, gone }));
   });
 });

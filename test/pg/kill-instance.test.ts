@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { exchange, loadThroughProxy } from '../helpers/cluster-load.ts';
+import { exchange, loadThroughProxy, newLoadResult } from '../helpers/cluster-load.ts';
 import { startCluster } from '../helpers/cluster.ts';
 import { skipWithout } from '../helpers/tools.ts';
+import { until } from '../helpers/until.ts';
 
 const CLIENTS = 8;
 
@@ -12,14 +12,19 @@ test('kill -9 of one instance under load through the proxy loses no acknowledged
   const cluster = await startCluster();
   const victim = cluster.instances[0];
   assert.ok(victim !== undefined);
+  const progress = newLoadResult();
+  // Load before the kill, and after the proxy has marked the instance down.
+  const acknowledged = (n: number, what: string) =>
+    until(() => progress.acknowledged.length >= n, { timeoutMs: 30_000, what: `${n} creates acknowledged ${what}` });
   const run = (async () => {
-    await sleep(2_000);
+    await acknowledged(10, 'before the kill');
     victim.proc.kill('SIGKILL');
     await victim.stop();
     await cluster.proxy.waitFor(0, 'DOWN');
-    await sleep(2_000);
+    await acknowledged(progress.acknowledged.length + 10, 'once the instance is down');
   })();
   const load = await loadThroughProxy({
+    result: progress,
     port: cluster.port,
     token: cluster.token,
     clients: CLIENTS,

@@ -6,6 +6,7 @@ import { PgLimiter } from '../../src/pg/limiter.ts';
 import { migrate } from '../../src/pg/migrate.ts';
 import { RateLimiter } from '../../src/ratelimit/bucket.ts';
 import { createTestDatabase } from '../helpers/postgres.ts';
+import { until } from '../helpers/until.ts';
 
 let db: Database;
 let other: Database;
@@ -102,11 +103,7 @@ test('a limit of 0 costs no query; a refund to full and the upkeep prune leave n
 
 /** Polls `check` until it holds or a second has passed. */
 async function within1s(check: () => boolean, what: string): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > 1_000) assert.fail(`not within 1 s: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await until(check, { timeoutMs: 1_000, what, everyMs: 10 });
 }
 
 test('a spent budget is known to every instance by its announcement, so asking costs no query; a refund or a lost channel undoes that', async () => {

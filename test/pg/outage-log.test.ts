@@ -7,6 +7,7 @@ import { openPgCli, openPgStorage, waitNotes } from '../../src/pg/open.ts';
 import { startServer } from '../../src/server.ts';
 import { ownCluster } from '../helpers/postgres.ts';
 import { cleanup, tempDataDir } from '../helpers/server.ts';
+import { until as poll } from '../helpers/until.ts';
 
 /** A loopback port nothing listens on (closed again before it is returned). */
 async function unusedPort(): Promise<number> {
@@ -26,13 +27,8 @@ const dataDir = async (): Promise<string> => {
 };
 
 /** Waits until `ok()` holds, checking every 50 ms, for at most `ms`. */
-async function until(ok: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
+const until = (ok: () => boolean, ms: number, what: string): Promise<number> =>
+  poll(ok, { timeoutMs: ms, what, everyMs: 50 });
 
 test('start waiting for the database says so once, not at every attempt, on the server and in the CLI', async () => {
   const port = await unusedPort();
@@ -85,11 +81,13 @@ test('an outage while serving is told once when it begins and once when it ends,
     const up = (): number => lines.filter((l) => l.includes('answers again')).length;
     db.stop();
     await until(() => down() === 1, 10_000, 'the outage to be told');
-    // An outage of a few seconds: the probes sent during it wait out DATABASE_TIMEOUT_MS.
+    // An outage of a few seconds: the probes sent during it wait out DATABASE_TIMEOUT_MS. Its
+    // length is the scenario (several probes fail in it), so real time passes.
     await sleep(2_000);
     db.start();
     await until(() => up() === 1, 20_000, 'the end of the outage to be told');
-    // Every probe sent before the end has settled by now.
+    // Every probe sent before the end has settled by now: nothing more being said can only be
+    // seen once DATABASE_TIMEOUT_MS, their longest wait, has passed.
     await sleep(timeoutMs + 500);
     assert.equal(down(), 1, lines.join('\n'));
     assert.equal(up(), 1, lines.join('\n'));

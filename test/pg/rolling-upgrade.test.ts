@@ -1,27 +1,32 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { exchange, loadThroughProxy } from '../helpers/cluster-load.ts';
+import { exchange, loadThroughProxy, newLoadResult } from '../helpers/cluster-load.ts';
 import { startCluster } from '../helpers/cluster.ts';
 import { INSTANCES } from '../helpers/haproxy.ts';
 import { psql, testCluster } from '../helpers/postgres.ts';
 import { skipWithout } from '../helpers/tools.ts';
+import { until } from '../helpers/until.ts';
 
 test('a rolling restart under load through HAProxy: no failed read, no create lost or made twice, no 5xx (README, Running several instances)', async (t) => {
   if (skipWithout(t, 'haproxy')) return;
   // The instances' own defaults behind a proxy (TRUST_PROXY=1): a 2000 ms drain.
   const cluster = await startCluster();
   const exits: (number | null)[] = [];
+  const progress = newLoadResult();
+  // Load before the first restart, and after the last.
+  const acknowledged = (n: number, what: string) =>
+    until(() => progress.acknowledged.length >= n, { timeoutMs: 30_000, what: `${n} creates acknowledged ${what}` });
   const upgrade = (async () => {
-    await sleep(1_000);
+    await acknowledged(10, 'before the upgrade');
     for (let i = 0; i < INSTANCES.length; i++) {
       exits.push((await cluster.instances[i]?.stop('SIGTERM')) ?? null);
       assert.match(cluster.instances[i]?.output() ?? '', /draining for 2000 ms/);
       await cluster.startAgain(i);
     }
-    await sleep(1_000);
+    await acknowledged(progress.acknowledged.length + 10, 'after the upgrade');
   })();
   const load = await loadThroughProxy({
+    result: progress,
     port: cluster.port,
     token: cluster.token,
     clients: 6,

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 import { createTestDatabase } from '../helpers/postgres.ts';
 import { cli, req, spawnServer, tempDataDir, type ProcessServer } from '../helpers/server.ts';
+import { until as poll } from '../helpers/until.ts';
 
 /**
  * The server as `npm start` runs it survives its database connections being terminated under
@@ -14,13 +14,8 @@ const ROUNDS = Number(process.env['TERMINATE_ROUNDS'] ?? 20);
 const CLIENTS = 6;
 
 /** Polls `ready` until it holds; fails naming `what` after `ms`. */
-async function until(ready: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!ready()) {
-    if (performance.now() > deadline) throw new Error(`waited ${ms} ms for ${what}`);
-    await sleep(5);
-  }
-}
+const until = (ready: () => boolean, what: string, ms = 20_000): Promise<number> =>
+  poll(ready, { timeoutMs: ms, what, everyMs: 5 });
 
 test(`the server survives ${ROUNDS} rounds of pg_terminate_backend of its connections under load, and answers /healthz 200 after`, {
   timeout: 30 * 60_000,
@@ -89,10 +84,11 @@ test(`the server survives ${ROUNDS} rounds of pg_terminate_backend of its connec
 
   // The background probe says "answers" again within a second or two of the database answering.
   let health = await req(server, 'GET', '/healthz');
-  for (const deadline = performance.now() + 20_000; health.status !== 200 && performance.now() < deadline; ) {
-    await sleep(50);
-    health = await req(server, 'GET', '/healthz');
-  }
+  await poll(async () => (health = await req(server, 'GET', '/healthz')).status === 200, {
+    timeoutMs: 20_000,
+    what: '/healthz to answer 200',
+    everyMs: 50,
+  }).catch(() => undefined);
   assert.deepEqual([health.status, health.json], [200, { ok: true, database: 'answers' }]);
   // A lost connection is refused with 503 (README, Running on PostgreSQL), never a 500.
   for (const what of statuses.keys()) assert.match(what, /^(create|read) (200|503)$/, JSON.stringify([...statuses]));

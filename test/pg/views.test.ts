@@ -9,6 +9,7 @@ import { PgViewCounts } from '../../src/pg/views.ts';
 import { NO_CONTENT, type Paste } from '../../src/paste/paste.ts';
 import { pasteRecord } from '../helpers/paste-record.ts';
 import { createTestDatabase } from '../helpers/postgres.ts';
+import { until } from '../helpers/until.ts';
 
 const opened: Database[] = [];
 after(() => Promise.all(opened.map((d) => d.close())));
@@ -22,6 +23,13 @@ async function fresh(): Promise<{ sql: Sql; store: PgPasteStore; url: string }> 
 }
 
 const record = pasteRecord;
+
+/** Sessions of this test's database waiting for a lock another holds. */
+const waitingForLock = async (sql: Sql): Promise<number> =>
+  (
+    await sql<{ n: number }[]>`select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock'`
+  )[0]?.n ?? 0;
 
 const countOf = async (store: PgPasteStore, hash: string): Promise<number | undefined> =>
   (await store.get(hash))?.view_count;
@@ -66,15 +74,17 @@ test("a count made while its fold waits stays pending over the row's new count",
     views.add('Waits00001', count);
     views.add('Waits00001', count);
     let release = (): void => undefined;
+    let holding = false;
     const held = other.sql.begin(async (tx) => {
       await hold(tx);
+      holding = true;
       await new Promise<void>((resolve) => {
         release = resolve;
       });
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await until(() => holding, { what: 'the row to be held' });
     const draining = views.drain();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(async () => (await waitingForLock(other.sql)) > 0, { what: 'the fold to wait for the held row' });
     assert.equal(views.add('Waits00001', count), 3, 'counted meanwhile');
     release();
     await held;

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { SHORT_LINK_MISSES_PER_MINUTE } from '../../src/paste/service.ts';
 import { req, startServer, type AppServer } from '../helpers/server.ts';
 import { apiLogLines } from '../helpers/stored.ts';
+import { until } from '../helpers/until.ts';
 import { WebClient } from '../helpers/web-client.ts';
 
 const HOME = '2001:db8:a:1';
@@ -17,12 +18,11 @@ const hashQuery = '/api/v1/paste.php?hash=AAAAAAAAAA';
 
 async function apiLogIps(server: AppServer, n: number): Promise<string[]> {
   // The log is written in the background at least once a second: wait for the lines.
-  for (let i = 0; i < 40; i++) {
-    const ips = (await apiLogLines(server.dataDir)).map((l) => String(l['ip']));
-    if (ips.length >= n) return ips;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return [];
+  let ips: string[] = [];
+  await until(async () => (ips = (await apiLogLines(server.dataDir)).map((l) => String(l['ip']))).length >= n, {
+    what: `${n} lines in the API log`,
+  });
+  return ips;
 }
 
 describe('per-IP budgets and IPv6 clients', () => {

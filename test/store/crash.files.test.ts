@@ -4,6 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cleanup, makeToken, req, spawnServer } from '../helpers/server.ts';
+import { until } from '../helpers/until.ts';
 
 test('kill -9 during a stream of creates loses no acknowledged paste and tears none', async () => {
   const server = await spawnServer();
@@ -24,7 +25,7 @@ test('kill -9 during a stream of creates loses no acknowledged paste and tears n
     }
   };
   const writers = [0, 1, 2, 3].map(writer);
-  while (acked.size < 60) await new Promise((r) => setTimeout(r, 10));
+  await until(() => acked.size >= 60, { timeoutMs: 60_000, what: '60 acknowledged creates' });
   server.proc.kill('SIGKILL');
   stop = true;
   await Promise.all(writers);

@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { describe, test } from 'node:test';
 import { claimFile, claimFolder, FolderInUse, folderHolder } from '../../src/store/instance.ts';
 import { tempDataDir } from '../helpers/server.ts';
+import { until } from '../helpers/until.ts';
 
 /** A claim by `pid` on this host, last refreshed `agoMs` ago. */
 async function claimBy(dir: string, pid: number, agoMs: number): Promise<void> {
@@ -25,8 +26,7 @@ async function zombie(): Promise<{ pid: number; done: () => void }> {
   const pid = await new Promise<number>((resolve) =>
     parent.stdout.once('data', (d: Buffer) => resolve(Number(String(d)))),
   );
-  for (let i = 0; i < 200 && (await stateOf(pid)) !== 'Z'; i++) await new Promise((r) => setTimeout(r, 10));
-  assert.equal(await stateOf(pid), 'Z', 'the child is a zombie');
+  await until(async () => (await stateOf(pid)) === 'Z', { what: 'the child to be a zombie' });
   return { pid, done: () => void parent.kill('SIGKILL') };
 }
 

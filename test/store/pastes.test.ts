@@ -6,6 +6,7 @@ import { contentOf, encodeContent, type Paste } from '../../src/paste/paste.ts';
 import { DurableFiles } from '../../src/store/files.ts';
 import { PasteStore } from '../../src/store/pastes.ts';
 import { cleanup, tempDataDir } from '../helpers/server.ts';
+import { until } from '../helpers/until.ts';
 
 /** Runs `fn` on a fresh data folder with its DurableFiles ready, and removes the folder after. */
 async function inDataDir(fn: (dir: string, files: DurableFiles) => Promise<void>): Promise<void> {
@@ -103,7 +104,7 @@ test('PasteStore: a read from the disk fills the cache while other pastes are be
     await Promise.all(
       [0, 1, 2, 3].map(async (lane) => {
         for (let i = lane; i < hashes.length; i += 4) {
-          while (created < Math.floor(i / 40)) await new Promise((r) => setTimeout(r, 1));
+          await until(() => created >= Math.floor(i / 40), { what: `create ${Math.floor(i / 40)}`, everyMs: 1 });
           await store.get(hashes[i] as string);
         }
       }),

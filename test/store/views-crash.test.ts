@@ -38,6 +38,8 @@ test('view counts of 250 pastes survive kill -9 a tick after the reads, and a ki
           await req(server, 'GET', `/api/v1/raw.php?hash=${reads[k]}`, { token });
       }),
     );
+    // The promise is "a crash loses at most the last tick's counts": one tick of real time is
+    // the behaviour here, in a process of its own whose clock the test cannot move.
     await sleep(TICK_MS);
     server.proc.kill('SIGKILL');
     await server.stop();

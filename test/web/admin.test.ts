@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { before, describe, test } from 'node:test';
 import { makeToken, req, startServer, type TestServer } from '../helpers/server.ts';
 import { registerAll, WebClient, type WebRes } from '../helpers/web-client.ts';
+import { until } from '../helpers/until.ts';
 
 let s: TestServer;
 let admin: WebClient;
@@ -93,11 +93,13 @@ describe('API Logs', () => {
     for (let i = 0; i < 5; i++) await req(s, 'GET', '/api/v1/raw.php?hash=AAAAAAAAAA');
     await req(s, 'POST', '/api/v1/paste_create.php', { token: aliceToken, body: { content: 'logged' } });
     // The log is flushed about once a second.
-    for (let i = 0; i < 40; i++) {
-      page = await admin.get('/admin/logs?user=alice&endpoint=/api/v1/paste_create.php&status=2');
-      if ((page.text.match(/<tr>/g)?.length ?? 0) >= 3) break;
-      await sleep(100);
-    }
+    await until(
+      async () => {
+        page = await admin.get('/admin/logs?user=alice&endpoint=/api/v1/paste_create.php&status=2');
+        return (page.text.match(/<tr>/g)?.length ?? 0) >= 3;
+      },
+      { what: "alice's create in API Logs" },
+    );
   });
 
   test('shows the newest entries first, 50 a page, with a link to older ones', async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { cleanup, makeToken, req, spawnServer, startServer } from '../helpers/server.ts';
 import { apiLogLines } from '../helpers/stored.ts';
+import { until } from '../helpers/until.ts';
 import { createViaForm, registerAll } from '../helpers/web-client.ts';
 
 describe('the web side, for daily use', () => {
@@ -101,7 +102,7 @@ describe('the API Logs filters', () => {
       const [admin] = await registerAll(server, 'root');
       const token = await makeToken(server.dataDir, { user: 'root' });
       assert.equal((await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token })).status, 404);
-      await new Promise((r) => setTimeout(r, 1_500));
+      await until(async () => (await apiLogLines(server.dataDir)).length > 0, { what: 'the line in the API log' });
       const line = (await apiLogLines(server.dataDir))[0] as { time: string };
       const minute = line.time.slice(0, 16);
       const next = new Date(Date.parse(`${minute}Z`) + 60_000).toISOString().slice(0, 16);
