@@ -94,7 +94,12 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
 
   /** The paste for a page that shows the beginning of its text (PasteRepository.head): a long one's row is read only that far. */
   async head(hash: string, chars: number): Promise<PasteHead | null> {
-    return this.#heads.read(hash, chars, (p) => this.#identity.of(p));
+    const head = await this.#heads.read(hash, chars, (p) => this.#identity.of(p));
+    if (head === null || head.size !== undefined) return head;
+    // Not long: read through the cache, as any read is, so that the next page of it asks the
+    // database nothing (a head read alone never filled the cache, and every view asked).
+    const paste = await this.get(hash);
+    return paste === null ? null : { paste };
   }
 
   /** This server folded views into a paste's row (pg/views.ts): a cached copy takes its new count at once. */
