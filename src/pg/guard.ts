@@ -32,7 +32,7 @@ export function isUnavailable(err: unknown): boolean {
 }
 
 /** How long a call whose time is up still waits for a change it sent to say whether it was made (README, Running on PostgreSQL). */
-export const OUTCOME_WAIT_MS = 250;
+export const OUTCOME_WAIT_MS = 500;
 
 /**
  * Every call into the database goes through one guard (pg/open.ts), which keeps the
