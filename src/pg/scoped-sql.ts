@@ -9,9 +9,11 @@ import { currentScope, type DbScope, type InFlight } from './scope.ts';
  */
 interface DriverQuery extends Promise<unknown> {
   handler: (q: DriverQuery) => void;
+  resolve: (out: unknown) => void;
   reject: (err: unknown) => void;
   readonly tagged: boolean;
   readonly strings: TemplateStringsArray;
+  readonly args: unknown[];
   readonly state: unknown;
   readonly active: boolean;
   readonly cursorFn?: unknown;
@@ -93,10 +95,10 @@ class Places {
  * request changes nothing (pg/guard.ts):
  *
  * - once the scope has expired, a query not yet handed to the driver never is;
- * - a transaction checks the scope before its first statement and again before its COMMIT,
- *   so only a COMMIT already sent can take effect after the time is up; a lone statement that
- *   may change something runs at once when sent, and is cancelled at the deadline; for either,
- *   the guard waits for it to say whether it did;
+ * - every change is made in a transaction that checks the scope before its first statement
+ *   and again before its COMMIT (a statement that may change something, made on its own,
+ *   becomes a transaction of its own), so only a COMMIT already sent can take effect after
+ *   the time is up, and the guard waits for it to say whether it did;
  * - a transaction's statements are limited by the database itself (statement_timeout and
  *   lock_timeout, local to the transaction) to a little less than the request's time left,
  *   and a statement still running when the scope expires gets the database's cancel.
@@ -106,7 +108,7 @@ export function scopedSql(sql: Sql, size: number): Sql {
   return new Proxy(sql, {
     apply(target, self, args) {
       const out: unknown = Reflect.apply(target, self, args);
-      if (isQuery(out)) admit(out, currentScope(), places);
+      if (isQuery(out)) admit(target, out, currentScope(), places);
       return out;
     },
     get(target, key) {
@@ -123,7 +125,7 @@ export function scopedSql(sql: Sql, size: number): Sql {
       if (key === 'unsafe')
         return (...args: unknown[]) => {
           const out: unknown = Reflect.apply(value as (...a: unknown[]) => unknown, target, args);
-          if (isQuery(out)) admit(out, currentScope(), places);
+          if (isQuery(out)) admit(target, out, currentScope(), places);
           return out;
         };
       return value;
@@ -132,18 +134,13 @@ export function scopedSql(sql: Sql, size: number): Sql {
 }
 
 /**
- * Routes a query made outside a transaction through the places and its scope. Sent only
- * when a connection is free, it runs at once: when the scope expires it is cancelled, and a
- * statement that may change something is waited for (pg/guard.ts, OUTCOME_WAIT_MS) to learn
- * whether it did. Made a transaction of its own instead, a lone write cost creates a third of
- * their rate for three round trips (bench/README.md).
+ * Routes a query made outside a transaction through the places and its scope. One that may
+ * change something, made in a scope, runs as a transaction of its own, so that it too
+ * commits only while its request has time left.
  */
-function admit(q: DriverQuery, scope: DbScope | undefined, places: Places): void {
+function admit(target: Sql, q: DriverQuery, scope: DbScope | undefined, places: Places): void {
   const send = q.handler;
-  const mayWrite = scope !== undefined && q.tagged && !READS.test(q.strings[0] ?? '');
   let ticket: { go: (() => void) | null } | null = null;
-  let sent = false;
-  let done = false;
   const entry: InFlight = {
     cancel() {
       if (ticket?.go) {
@@ -152,25 +149,31 @@ function admit(q: DriverQuery, scope: DbScope | undefined, places: Places): void
         q.reject(scope?.refusal(LATE));
       } else if (q.active) q.cancel();
     },
-    get mayHaveWritten() {
-      return mayWrite && sent && !done;
-    },
+    mayHaveWritten: false,
   };
   q.handler = (query) => {
     // A cursor keeps its connection from step to step, and settles differently: not placed.
     if (query.cursorFn !== undefined) return send(query);
-    if (scope?.expired === true) return query.reject(scope.refusal(LATE));
-    scope?.live.add(entry);
+    if (scope === undefined) {
+      places.take(() => {
+        settled(query, () => places.give());
+        send(query);
+      });
+      return;
+    }
+    if (scope.expired) return query.reject(scope.refusal(LATE));
+    if (query.tagged && !READS.test(query.strings[0] ?? '')) {
+      transaction(target, places, scope, '', (tx) => tx(query.strings, ...(query.args as never[]))).then(
+        query.resolve,
+        query.reject,
+      );
+      return;
+    }
+    scope.live.add(entry);
     ticket = places.take(() => {
-      sent = true;
-      settled(query, (ok, err) => {
-        done = true;
-        scope?.live.delete(entry);
+      settled(query, () => {
+        scope.live.delete(entry);
         places.give();
-        if (scope === undefined || !mayWrite) return;
-        if (ok) scope.committed = true;
-        // Lost after it was sent, and not for our cancel: whether it was carried out cannot be known.
-        else if (isUnavailable(err) && (err as { code?: unknown }).code !== '57014') scope.unknown = true;
       });
       send(query);
     });
