@@ -383,7 +383,8 @@ test("PostgreSQL ends a search's query when its time is up, even one that waits 
     await released;
   });
   const started = performance.now();
-  const bound = boundOf(() => 2_000 - (performance.now() - started));
+  // Time enough for the watcher below to see each query wait, on a loaded machine too.
+  const bound = boundOf(() => 6_000 - (performance.now() - started));
   const search = all(lists.candidates(1, { text: 'needle' }, undefined, bound));
   /** Resolves when a query that starts with `start` waits on the lock. */
   const waiting = async (start: string): Promise<void> => {
@@ -391,7 +392,7 @@ test("PostgreSQL ends a search's query when its time is up, even one that waits 
       const [row] = await watcher`select count(*)::int as n from pg_stat_activity
         where wait_event_type = 'Lock' and query like ${`${start}%`}`;
       if ((row?.['n'] as number) > 0) return;
-      assert.ok(performance.now() - started < 10_000, `${start} never waited`);
+      assert.ok(performance.now() - started < 20_000, `${start} never waited`);
       await new Promise((r) => setImmediate(r));
     }
   };
@@ -402,7 +403,7 @@ test("PostgreSQL ends a search's query when its time is up, even one that waits 
     await waiting('explain');
     await waiting('select created_at::text as at');
     await waiting('select count(*)::int as of');
-    assert.ok(performance.now() - started >= 2_000);
+    assert.ok(performance.now() - started >= 6_000);
   } finally {
     release();
     await held;

@@ -1,3 +1,4 @@
+import { until } from '../../helpers/until.ts';
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { cli, makeToken, req, startServer, type AppServer, type Res } from '../../helpers/server.ts';
@@ -178,6 +179,13 @@ describe('404 Not Found', () => {
   test("another user's private paste answers exactly like a missing one", async () => {
     const hash = await create({ content: 'private', privacy: 'private' });
     const bob = await makeToken(server.dataDir, { user: 'bob', scopes: 'read,write' });
+    // A token the CLI made is honoured within a second on PostgreSQL (CONTRACT §8), at once on files.
+    await until(
+      async () => (await req(server, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: bob })).status !== 401,
+      {
+        what: "bob's new token to be honoured",
+      },
+    );
     const missing = await req(
       server,
       'GET',
