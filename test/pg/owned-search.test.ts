@@ -378,10 +378,17 @@ test("PostgreSQL ends a search's query when its time is up, even one that waits 
   const released = new Promise<void>((r) => {
     release = r;
   });
+  let locked: () => void = () => {};
+  const isLocked = new Promise<void>((r) => {
+    locked = r;
+  });
   const held = locker.begin(async (tx) => {
     await tx`lock table pastes in access exclusive mode`;
+    locked();
     await released;
   });
+  // The search starts once the lock is held, or its first query may run before it.
+  await isLocked;
   const started = performance.now();
   // Time enough for the watcher below to see each query wait, on a loaded machine too.
   const bound = boundOf(() => 6_000 - (performance.now() - started));
