@@ -17,20 +17,8 @@ export const languageLabel = (name: string): string => LABELS[name] ?? languageR
 export const pasteLanguageLabel = (p: { language: string; encrypted?: 0 | 1 }): string =>
   p.encrypted === 1 && p.language === 'auto' ? 'Encrypted' : languageLabel(p.language);
 
-/** The languages people paste most: the ones detection knows, and the ones asked for most after them. */
-const COMMON: readonly string[] = [
-  ...LANGUAGES,
-  'toml',
-  'haskell',
-  'perl',
-  'powershell',
-  'makefile',
-  'hcl',
-  'scala',
-  'r',
-  'elixir',
-  'zig',
-];
+/** The languages people paste most: the ones detection knows (paste/language.ts), which include the most asked for. */
+const COMMON: readonly string[] = LANGUAGES;
 
 const byLabel = (names: readonly string[]): [string, string][] =>
   names.map((l): [string, string] => [l, languageLabel(l)]).sort((a, b) => a[1].localeCompare(b[1]));

@@ -35,3 +35,10 @@ describe('the language list of the paste form', () => {
     assert.match(edit.text, /<option value="haskell" selected>Haskell<\/option>/);
   });
 });
+
+test('languageChoices offers each language once: the common ones first, then every other', async () => {
+  const { languageChoices } = await import('../../src/web/languages.ts');
+  const names = languageChoices().map(([name]) => name);
+  assert.equal(new Set(names).size, names.length, 'no language twice');
+  assert.deepEqual(new Set(names), new Set(['auto', ...KNOWN_LANGUAGES]));
+});
