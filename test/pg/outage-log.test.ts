@@ -1,22 +1,13 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseConfig } from '../../src/config.ts';
 import { openPgCli, openPgStorage, waitNotes } from '../../src/pg/open.ts';
 import { startServer } from '../../src/server.ts';
+import { freePort } from '../helpers/pg-cluster.ts';
 import { ownCluster } from '../helpers/postgres.ts';
 import { cleanup, tempDataDir } from '../helpers/server.ts';
 import { until as poll } from '../helpers/until.ts';
-
-/** A loopback port nothing listens on (closed again before it is returned). */
-async function unusedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as { port: number };
-  await new Promise((resolve) => s.close(resolve));
-  return port;
-}
 
 const dirs: string[] = [];
 after(() => Promise.all(dirs.map(cleanup)));
@@ -31,7 +22,7 @@ const until = (ok: () => boolean, ms: number, what: string): Promise<number> =>
   poll(ok, { timeoutMs: ms, what, everyMs: 50 });
 
 test('start waiting for the database says so once, not at every attempt, on the server and in the CLI', async () => {
-  const port = await unusedPort();
+  const port = await freePort();
   const config = parseConfig({
     DATA_DIR: await dataDir(),
     DATABASE_URL: `postgres://paste@127.0.0.1:${port}/paste`,
