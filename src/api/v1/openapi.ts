@@ -90,7 +90,7 @@ const stripUndefined = (o: Record<string, Schema>): Record<string, Schema> =>
     Object.entries(o).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined))]),
   );
 
-const ENCRYPTED_FIELD = `\`1\`: \`content\` is an envelope the client encrypted (AES-256-GCM), a JSON object \`{"v":${ENVELOPE_VERSION},"alg":"${ENVELOPE_ALG}","iv","ct"}\` with \`"kdf":"${ENVELOPE_KDF}","iter","salt"\` when a password was used, bytes in base64url (README, Encrypted pastes). The server checks its shape only (400 otherwise), keeps it as it is, and neither detects its language nor searches it.`;
+const ENCRYPTED_FIELD = `\`1\`: \`content\` is an envelope the client encrypted (AES-256-GCM), a JSON object \`{"v":${ENVELOPE_VERSION},"alg":"${ENVELOPE_ALG}","iv","ct"}\` with \`"kdf":"${ENVELOPE_KDF}","iter","salt"\` when a password was used, bytes in base64url (docs/encrypted-pastes.md). The server checks its shape only (400 otherwise), keeps it as it is, and neither detects its language nor searches it.`;
 
 const createRequest: Schema = {
   type: 'object',
@@ -235,7 +235,7 @@ const paste: Schema = {
     encrypted: {
       enum: [0, 1],
       description:
-        'Present (`1`) only on an encrypted paste: `content` is the envelope the client encrypted, as it was sent (README, Encrypted pastes).',
+        'Present (`1`) only on an encrypted paste: `content` is the envelope the client encrypted, as it was sent (docs/encrypted-pastes.md).',
     },
     short_url: { type: 'string', format: 'uri' },
     created_at: time('When it was created,'),
