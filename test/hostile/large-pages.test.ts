@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { cleanup, makeToken, req, spawnServer } from '../helpers/server.ts';
 import { WebClient } from '../helpers/web-client.ts';
+import { probeHealth } from '../helpers/health-probe.ts';
 
 /**
  * The pages of the largest pastes, against a server in its own process (so the event loop
@@ -45,24 +46,13 @@ test('1 MiB pastes: proportionate pages, and /healthz keeps answering while they
     );
 
     const before = await parts();
-    let worst = 0;
-    let polling = true;
-    const poll = (async (): Promise<void> => {
-      while (polling) {
-        const t = performance.now();
-        assert.equal((await req(server, 'GET', '/healthz')).status, 200);
-        worst = Math.max(worst, performance.now() - t);
-        // Paces the probes (not a wait for anything): the time each one takes is what is measured.
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    })();
+    const probe = probeHealth(server, 10);
     const views = await Promise.all([
       ...[amps, newlines, code].flatMap((h) => Array.from({ length: 10 }, () => req(server, 'GET', `/p/${h}`))),
       // A one-time paste's only showing has all of it, as plain text.
       ...readers.map(({ visitor, h }) => visitor.post(`/p/${h}`, {})),
     ]);
-    polling = false;
-    await poll;
+    const worst = await probe.stop();
     const after = await parts();
     const made = (part: string): number => (after[`${part} made`] ?? NaN) - (before[`${part} made`] ?? NaN);
     const reused = (part: string): number => (after[`${part} reused`] ?? NaN) - (before[`${part} reused`] ?? NaN);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { cleanup, makeToken, req, spawnServer } from '../helpers/server.ts';
+import { probeHealth } from '../helpers/health-probe.ts';
 
 const HASKELL = `wordCount :: String -> Map.Map String Int
 wordCount = foldr (\\w m -> Map.insertWith (+) w 1 m) Map.empty . words -- "count" {-x-}
@@ -22,21 +23,11 @@ test('a 1 MiB paste in an uncommon language: first view under a second, the loop
       body: { content, language: 'haskell' },
     });
     assert.equal(made.status, 200, made.text);
-    let worst = 0;
-    let polling = true;
-    const poll = (async (): Promise<void> => {
-      while (polling) {
-        const t = performance.now();
-        assert.equal((await req(server, 'GET', '/healthz')).status, 200);
-        worst = Math.max(worst, performance.now() - t);
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    })();
+    const probe = probeHealth(server, 5);
     const started = performance.now();
     const page = await req(server, 'GET', `/p/${made.json['hash']}`);
     const first = performance.now() - started;
-    polling = false;
-    await poll;
+    const worst = await probe.stop();
     t.diagnostic(`first view ${first.toFixed(0)} ms, longest health check ${worst.toFixed(0)} ms`);
     assert.equal(page.status, 200);
     assert.match(page.text, /<span class="tk-fn">wordCount<\/span>/);
