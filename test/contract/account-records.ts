@@ -16,7 +16,7 @@ export interface AccountRecordsBackend {
   unwatch(): Promise<void>;
 }
 
-const addToken = (store: HeldAccounts, id: string): Promise<void> =>
+export const addToken = (store: HeldAccounts, id: string): Promise<void> =>
   store.mutate((doc) => {
     doc.tokens.push({
       id,
@@ -29,12 +29,34 @@ const addToken = (store: HeldAccounts, id: string): Promise<void> =>
       expires_at: null,
     });
   });
-const removeToken = (store: HeldAccounts, id: string): Promise<void> =>
+export const removeToken = (store: HeldAccounts, id: string): Promise<void> =>
   store.mutate((doc) => {
     doc.tokens = doc.tokens.filter((t) => t.id !== id);
   });
-const addUser = (store: HeldAccounts, name: string): Promise<unknown> =>
+export const addUser = (store: HeldAccounts, name: string): Promise<unknown> =>
   new Accounts(store, () => Date.UTC(2026, 0, 1)).addUser(name, 'user', null);
+
+/**
+ * Tokens made and revoked by `other`, `times` over, each seen by the server's next fresh();
+ * then requests arriving in one turn share one check, and all see the change.
+ */
+export async function eachChangeSeen(server: HeldAccounts, other: HeldAccounts, times: number): Promise<void> {
+  for (let i = 0; i < times; i++) {
+    const id = `tok${String(i).padStart(5, '0')}`;
+    await addToken(other, id);
+    await server.fresh();
+    assert.ok(server.token(id), `created ${id} is seen`);
+    await removeToken(other, id);
+    await server.fresh();
+    assert.equal(server.token(id), undefined, `revoked ${id} is gone`);
+  }
+  // Requests arriving in one turn share one check, and all see the change.
+  await addToken(other, 'shared00');
+  const seen = await Promise.all(
+    Array.from({ length: 5 }, () => server.fresh().then(() => server.token('shared00') !== undefined)),
+  );
+  assert.deepEqual(seen, [true, true, true, true, true]);
+}
 
 /**
  * What every backend's accounts index does (auth/account-index.ts; README, Running several
@@ -47,21 +69,7 @@ export function accountRecordsContract(open: () => Promise<AccountRecordsBackend
     const { server, other, unwatch } = await open();
     await unwatch();
     await addUser(other, 'owner');
-    for (let i = 0; i < 10; i++) {
-      const id = `tok${String(i).padStart(5, '0')}`;
-      await addToken(other, id);
-      await server.fresh();
-      assert.ok(server.token(id), `created ${id} is seen`);
-      await removeToken(other, id);
-      await server.fresh();
-      assert.equal(server.token(id), undefined, `revoked ${id} is gone`);
-    }
-    // Requests arriving in one turn share one check, and all see the change.
-    await addToken(other, 'shared00');
-    const seen = await Promise.all(
-      Array.from({ length: 5 }, () => server.fresh().then(() => server.token('shared00') !== undefined)),
-    );
-    assert.deepEqual(seen, [true, true, true, true, true]);
+    await eachChangeSeen(server, other, 10);
   });
 
   test('20 users created at once from two processes get 20 distinct ids; no update is lost', async () => {

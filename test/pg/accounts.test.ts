@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { Accounts } from '../../src/auth/accounts.ts';
 import type { AccountsDoc } from '../../src/auth/records.ts';
 import { parseConfig } from '../../src/config.ts';
 import { ACCOUNTS_CHANNEL, PgAccounts, RECHECK_MS } from '../../src/pg/accounts.ts';
 import { type Database, openDatabase } from '../../src/pg/connect.ts';
 import { migrate } from '../../src/pg/migrate.ts';
+import { addToken, addUser, removeToken } from '../contract/account-records.ts';
 import { createTestDatabase, psql, testCluster } from '../helpers/postgres.ts';
 import { until } from '../helpers/until.ts';
 
@@ -34,26 +34,6 @@ async function pair(opts: { clock?: () => number } = {}) {
   await Promise.all([server.load(), other.load()]);
   return { server, other, a, b };
 }
-
-const addToken = (store: PgAccounts, id: string): Promise<void> =>
-  store.mutate((doc) => {
-    doc.tokens.push({
-      id,
-      user_id: 1,
-      label: '',
-      scopes: ['read'],
-      rate_limit_per_minute: 0,
-      hash: id.padEnd(64, '0'),
-      created_at: 0,
-      expires_at: null,
-    });
-  });
-const removeToken = (store: PgAccounts, id: string): Promise<void> =>
-  store.mutate((doc) => {
-    doc.tokens = doc.tokens.filter((t) => t.id !== id);
-  });
-const addUser = (store: PgAccounts, name: string): Promise<unknown> =>
-  new Accounts(store, () => Date.UTC(2026, 0, 1)).addUser(name, 'user', null);
 
 /** Calls fresh() until `seen`, returning the milliseconds it took; fails after `limitMs`. */
 async function waitSeen(store: PgAccounts, seen: () => boolean, limitMs: number): Promise<number> {
