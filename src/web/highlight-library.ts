@@ -4,8 +4,7 @@ import { OWN_GRAMMARS } from './grammars/own.ts';
 import { escape } from './highlight-writer.ts';
 
 /**
- * Highlighting by highlight.js, for the languages our own lexers (highlight-rules.ts) do not
- * cover. Its token tree (raw text under scopes) is walked rather than its HTML parsed: each
+ * Highlighting by highlight.js, for every language it knows and the grammars/ it lacks. Its token tree (raw text under scopes) is walked rather than its HTML parsed: each
  * text is escaped here, each scope mapped to one of our token classes (assets' tk-* rules),
  * and nesting flattened to one span at a time, split at line ends, so every line is balanced.
  */
@@ -26,8 +25,6 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'template-tag': 'kw',
   built_in: 'fn',
   title: 'fn',
-  class: 'fn',
-  function: 'fn',
   name: 'fn',
   'selector-tag': 'fn',
   'selector-id': 'fn',
@@ -53,8 +50,13 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   addition: 'add',
   deletion: 'del',
 };
-/** Scopes that end an enclosing class: their text is plain unless a child says otherwise. */
-const PLAIN = new Set(['subst', 'params', 'tag', 'emphasis', 'strong']);
+/**
+ * Scopes that end an enclosing class: their text is plain unless a child says otherwise. A
+ * `function` or `class` holds a whole declaration, whose name is its `title` child.
+ */
+const PLAIN = new Set(['subst', 'params', 'tag', 'emphasis', 'strong', 'function', 'class']);
+/** Scopes a grammar means otherwise: a diff's `meta` is its hunk header (tk-hunk). */
+const GRAMMAR_CLASS: Readonly<Record<string, Readonly<Record<string, string>>>> = { diff: { meta: 'hunk' } };
 
 /** The grammar highlight.js highlights a known language with, if it has one. */
 export function grammarOf(language: string): string | undefined {
@@ -73,22 +75,22 @@ export function grammarOf(language: string): string | undefined {
 export function libraryLines(code: string, grammar: string, lineCount: number, spans: number): string[] | undefined {
   const result = hljs.highlight(code, { language: grammar, ignoreIllegals: true });
   const out = new SpanLines(spans);
-  walk(result._emitter.rootNode, undefined, out);
+  walk(result._emitter.rootNode, undefined, out, GRAMMAR_CLASS[grammar]);
   const lines = out.finish();
   return out.length === code.length && lines.length === lineCount ? lines : undefined;
 }
 
-function walk(node: TokenNode, cls: string | undefined, out: SpanLines): void {
+function walk(node: TokenNode, cls: string | undefined, out: SpanLines, own?: Readonly<Record<string, string>>): void {
   const scope = node.scope?.split('.', 1)[0];
-  const own =
+  const next =
     scope === undefined || scope.startsWith('language:')
       ? cls
       : PLAIN.has(scope)
         ? undefined
-        : (CLASS_OF[scope] ?? cls);
+        : (own?.[scope] ?? CLASS_OF[scope] ?? cls);
   for (const child of node.children) {
-    if (typeof child === 'string') out.text(child, own);
-    else walk(child, own, out);
+    if (typeof child === 'string') out.text(child, next);
+    else walk(child, next, out, own);
   }
 }
 

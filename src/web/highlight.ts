@@ -1,17 +1,11 @@
-import { codeLine, newCodeState } from './highlight-code.ts';
-import { diffLine } from './highlight-diff.ts';
-import { markupLine, newMarkupState } from './highlight-markup.ts';
 import { grammarOf, libraryLines } from './highlight-library.ts';
-import { rulesFor } from './highlight-rules.ts';
-import type { Rules } from './highlight-rules.ts';
-import { LineWriter, escape } from './highlight-writer.ts';
+import { escape } from './highlight-writer.ts';
 
 /**
- * Syntax highlighting for paste pages: for the most pasted languages, one single-pass lexer
- * per family (code, markup, diff) driven by the tables in highlight-rules.ts; for every
- * other language highlight.js knows, its grammars (highlight-library.ts). Every character is HTML-escaped, and a
- * token that runs across lines is closed at each line's end and reopened on the next, so
- * each returned line is balanced HTML that can be wrapped in its own numbered row.
+ * Syntax highlighting for paste pages, by highlight.js's grammars for every language it
+ * knows (highlight-library.ts). Every character is HTML-escaped, and a token that runs
+ * across lines is closed at each line's end and reopened on the next, so each returned line
+ * is balanced HTML that can be wrapped in its own numbered row.
  */
 
 /**
@@ -46,32 +40,6 @@ function libraryHead(lines: string[], grammar: string): string[] {
  */
 export function highlight(code: string, language: string): string[] {
   const lines = code.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
-  const name = language.toLowerCase();
-  const rules = rulesFor(name);
-  if (rules === undefined) {
-    const grammar = grammarOf(name);
-    return grammar === undefined ? lines.map(escape) : libraryHead(lines, grammar);
-  }
-  const lex = lexer(rules);
-  const out = new LineWriter(MAX_SPANS);
-  return lines.map((line) => {
-    if (out.spansLeft <= 0) return escape(line);
-    out.begin(line);
-    lex(line, out);
-    return out.finish();
-  });
-}
-
-/** A line lexer with its own state, which carries what is left open from line to line. */
-function lexer(rules: Rules): (line: string, out: LineWriter) => void {
-  if (rules.lexer === 'diff') {
-    const st = { oldLeft: 0, newLeft: 0 };
-    return (line, out) => diffLine(line, st, out);
-  }
-  if (rules.lexer === 'markup') {
-    const st = newMarkupState();
-    return (line, out) => markupLine(line, st, out);
-  }
-  const st = newCodeState();
-  return (line, out) => codeLine(line, rules, st, out);
+  const grammar = grammarOf(language.toLowerCase());
+  return grammar === undefined ? lines.map(escape) : libraryHead(lines, grammar);
 }

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import hljs from '#highlight.js';
 import { KNOWN_LANGUAGES, LANGUAGES, languageRow } from '../../src/paste/language.ts';
 import { HIGHLIGHT_JS_VERSION, LANGUAGE_TABLE } from '../../src/paste/language-table.ts';
@@ -46,7 +48,7 @@ describe('highlight through highlight.js', () => {
     for (const language of KNOWN_LANGUAGES) for (const code of HOSTILE) assertSafe(code, language);
   });
 
-  it('colours the languages our own lexers lack', () => {
+  it('colours the languages detection added', () => {
     for (const [language, code] of [
       ['toml', 'port = 8080 # c'],
       ['haskell', 'main = putStrLn "hi"'],
@@ -103,5 +105,32 @@ describe('the head highlight.js is given', () => {
 
   it('shows a first line longer than the head plain', () => {
     assert.deepEqual(assertSafe('"'.repeat(LIBRARY_MAX_CHARS + 1), 'perl'), ['&quot;'.repeat(LIBRARY_MAX_CHARS + 1)]);
+  });
+});
+
+describe('the browser bundle', () => {
+  it('colours every language detection names, with the grammars package.json maps for the browser', async () => {
+    // Bundled as web/client-asset.ts bundles the page's module: `#highlight.js` is the browser's.
+    const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
+    const out = esbuild.buildSync({
+      stdin: {
+        contents: "export { highlight } from './src/web/highlight.ts';",
+        resolveDir: fileURLToPath(new URL('../..', import.meta.url)),
+        loader: 'ts',
+      },
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      write: false,
+    });
+    const text = (out.outputFiles[0] as { text: string }).text;
+    assert.doesNotMatch(text, /lib\/languages\/abnf/, 'the browser gets the common grammars, not all of them');
+    const url = `data:text/javascript;base64,${Buffer.from(text).toString('base64')}`;
+    const browser = (await import(url)) as { highlight: typeof highlight };
+    const markup = new Set(['html', 'xml', 'markdown', 'diff']);
+    for (const language of LANGUAGES.filter((l) => l !== 'text')) {
+      const code = markup.has(language) ? '# t\n<a href="x">\n+ b' : 'x = 1 # "s" // c -- d\n';
+      assert.match(browser.highlight(code, language).join('\n'), /<span class="tk-/, language);
+    }
   });
 });
