@@ -13,6 +13,21 @@ for (const [name, { grammar }] of Object.entries(OWN_GRAMMARS)) {
   if (hljs.getLanguage(name) === undefined) hljs.registerLanguage(name, grammar);
 }
 
+/**
+ * highlight.js's token tree with no HTML of its own: only the tree is walked here, and
+ * writing its HTML was a good share of a highlighting's time. Results' `value` is empty.
+ */
+const TreeEmitter = hljs.highlight('', { language: 'plaintext' })._emitter.constructor as new (
+  options: unknown,
+) => { toHTML(): string };
+hljs.configure({
+  __emitter: class extends TreeEmitter {
+    override toHTML(): string {
+      return '';
+    }
+  },
+});
+
 /** highlight.js scopes (their first part) as our token classes; others inherit their parent's. */
 const CLASS_OF: Readonly<Record<string, string>> = {
   keyword: 'kw',
@@ -66,19 +81,38 @@ export function grammarOf(language: string): string | undefined {
     : undefined;
 }
 
+/** One piece of a text highlighted (`librarySlice`). */
+export interface LibrarySlice {
+  lines: string[];
+  spansLeft: number;
+  /** Nothing was left open at its end: the next piece can be highlighted on its own. */
+  closed: boolean;
+}
+
 /**
  * `code` (lines joined by \n alone) highlighted with `grammar`: one HTML string per line, at
  * most `spans` spans in all.
  * Undefined when highlight.js gave up part way (its safe mode keeps a partial tree), so that
  * the caller shows the text plain rather than lose any of it.
  */
-export function libraryLines(code: string, grammar: string, lineCount: number, spans: number): string[] | undefined {
+export function librarySlice(
+  code: string,
+  grammar: string,
+  lineCount: number,
+  spans: number,
+): LibrarySlice | undefined {
   const result = hljs.highlight(code, { language: grammar, ignoreIllegals: true });
   const out = new SpanLines(spans);
   walk(result._emitter.rootNode, undefined, out, GRAMMAR_CLASS[grammar]);
   const lines = out.finish();
-  return out.length === code.length && lines.length === lineCount ? lines : undefined;
+  if (out.length !== code.length || lines.length !== lineCount) return undefined;
+  // At the end of the text, highlight.js's innermost open mode is the grammar itself when nothing is open.
+  return { lines, spansLeft: out.spansLeft, closed: result._top === hljs.getLanguage(grammar) };
 }
+
+/** `librarySlice`'s lines alone. */
+export const libraryLines = (code: string, grammar: string, lineCount: number, spans: number): string[] | undefined =>
+  librarySlice(code, grammar, lineCount, spans)?.lines;
 
 function walk(node: TokenNode, cls: string | undefined, out: SpanLines, own?: Readonly<Record<string, string>>): void {
   const scope = node.scope?.split('.', 1)[0];
@@ -103,6 +137,10 @@ class SpanLines {
   #run = '';
   #spansLeft: number;
   length = 0;
+
+  get spansLeft(): number {
+    return this.#spansLeft;
+  }
 
   constructor(spans: number) {
     this.#spansLeft = spans;

@@ -5,7 +5,13 @@ import { fileURLToPath } from 'node:url';
 import hljs from '#highlight.js';
 import { KNOWN_LANGUAGES, LANGUAGES, languageRow } from '../../src/paste/language.ts';
 import { HIGHLIGHT_JS_VERSION, LANGUAGE_TABLE } from '../../src/paste/language-table.ts';
-import { LIBRARY_MAX_CHARS, MAX_SPANS, highlight } from '../../src/web/highlight.ts';
+import {
+  LIBRARY_MAX_CHARS,
+  LIBRARY_SLICE_CHARS,
+  MAX_SPANS,
+  highlight,
+  highlightSteps,
+} from '../../src/web/highlight.ts';
 import { libraryLines } from '../../src/web/highlight-library.ts';
 
 const TAG = /<span class="tk-(?:kw|str|com|num|fn|attr|op|add|del|hunk)">|<\/span>/g;
@@ -132,5 +138,46 @@ describe('the browser bundle', () => {
       const code = markup.has(language) ? '# t\n<a href="x">\n+ b' : 'x = 1 # "s" // c -- d\n';
       assert.match(browser.highlight(code, language).join('\n'), /<span class="tk-/, language);
     }
+  });
+});
+
+describe('highlighting in steps', () => {
+  /** The lengths of the texts highlight.js is given while `run` goes, and how often it pauses. */
+  function watch(run: () => Generator<void, string[]>): { sizes: number[]; pauses: number; lines: string[] } {
+    const sizes: number[] = [];
+    const original = hljs.highlight;
+    hljs.highlight = (code, options) => {
+      sizes.push(code.length);
+      return original.call(hljs, code, options);
+    };
+    try {
+      const steps = run();
+      let pauses = 0;
+      for (let step = steps.next(); ; step = steps.next(), pauses++) {
+        if (step.done === true) return { sizes, pauses, lines: step.value };
+      }
+    } finally {
+      hljs.highlight = original;
+    }
+  }
+
+  it(`gives highlight.js at most ${LIBRARY_SLICE_CHARS} characters at a time, pausing between`, () => {
+    const code = 'wordCount = foldr (\\w m -> m) Map.empty . words -- "count"\n'.repeat(1_000);
+    const { sizes, pauses, lines } = watch(() => highlightSteps(code, 'haskell'));
+    assert.ok(sizes.length >= 4 && sizes.every((n) => n <= LIBRARY_SLICE_CHARS), `${sizes}`);
+    assert.equal(pauses, sizes.length - 1);
+    assert.deepEqual(lines, highlight(code, 'haskell'));
+  });
+
+  it('highlights a slice that ends inside a comment again with the next, as one go would', () => {
+    const code = `let a = 1;\n/* open\n${'x = "y";\n'.repeat(800)}*/\n${'let b = "s"; // c\n'.repeat(800)}`;
+    const { sizes, lines } = watch(() => highlightSteps(code, 'javascript'));
+    assert.ok(
+      sizes.some((n) => n > LIBRARY_SLICE_CHARS),
+      'the open comment is highlighted whole',
+    );
+    assert.deepEqual(lines, highlight(code, 'javascript'));
+    assert.match(lines[500] ?? '', /^<span class="tk-com">/);
+    assert.deepEqual(watch(() => highlightSteps(code, 'javascript', LIBRARY_MAX_CHARS)).sizes.length, 1);
   });
 });
