@@ -73,6 +73,12 @@ const PLAIN = new Set(['subst', 'params', 'tag', 'emphasis', 'strong', 'function
 /** Scopes a grammar means otherwise: a diff's `meta` is its hunk header (tk-hunk). */
 const GRAMMAR_CLASS: Readonly<Record<string, Readonly<Record<string, string>>>> = { diff: { meta: 'hunk' } };
 
+/** Every token class a highlighted line may hold, each with its `tk-*` rule in the stylesheet. */
+export const TOKEN_CLASSES: ReadonlySet<string> = new Set([
+  ...Object.values(CLASS_OF),
+  ...Object.values(GRAMMAR_CLASS).flatMap((own) => Object.values(own)),
+]);
+
 /** The grammar highlight.js highlights a known language with, if it has one. */
 export function grammarOf(language: string): string | undefined {
   const grammar = languageRow(language)?.[3];
