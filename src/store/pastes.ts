@@ -29,6 +29,8 @@ const NO_READ: Promise<Paste | null> = Promise.resolve(null);
  * or written; every change goes through `transact`, under a per-paste lock.
  */
 export class PasteStore {
+  /** Told of a paste the expiry sweep wiped that held files (the file store's release: paste/files.ts). */
+  released: ((hash: string) => void) | undefined;
   readonly #root: string;
   readonly #expiryRoot: string;
   readonly #locks = new KeyedMutex();
@@ -445,7 +447,7 @@ export class PasteStore {
     const done =
       hash === undefined
         ? null
-        : await this.transact(hash, (p) => sweepTxn(p, now)).catch((err: unknown) => {
+        : await this.transact(hash, (p) => sweepTxn(p, now, this.released)).catch((err: unknown) => {
             // A damaged file is reported when found and waits for its owner or an admin; the sweep goes on.
             if (err instanceof CorruptPaste) return null;
             throw err;
