@@ -90,8 +90,8 @@ export interface FileBytes {
   open(sha256: string): Promise<StoredBytes | null>;
   /** Asks the sweep to look at `holder`'s claims from `due` on (its paste was deleted, edited, burned, wiped). */
   release(holder: string, due: number): Promise<void>;
-  /** Up to `limit` pastes whose claims are due to be looked at by `now`. */
-  due(now: number, limit: number): Promise<string[]>;
+  /** Up to `limit` pastes whose claims are due to be looked at by `now`, with the releases seen. */
+  due(now: number, limit: number): Promise<Due[]>;
   /** The bytes `holder` has claims on. */
   claims(holder: string): Promise<string[]>;
   /**
@@ -99,10 +99,19 @@ export interface FileBytes {
    * `young`), and the bytes with it when it was the last (then `removed`).
    */
   drop(holder: string, sha256: string, claimedBefore: number): Promise<'removed' | 'dropped' | 'young'>;
-  /** The holder's release was looked at (`due` no longer lists it, unless released again since `now`). */
-  settled(holder: string, now: number): Promise<void>;
+  /**
+   * The releases `due` saw were looked at: they go, but not one made since (a paste wiped
+   * while the sweep read it), which the next round looks at.
+   */
+  settled(due: Due): Promise<void>;
   /** Where uploads are spooled before `keep`. */
   readonly tmpDir: string;
+}
+
+/** A paste whose claims are due, and which of its releases were seen (the store's own mark). */
+export interface Due {
+  readonly holder: string;
+  readonly seen: string;
 }
 
 /** Stored bytes: their size, their first bytes (to tell an image), and a stream of all of them. */
@@ -143,7 +152,8 @@ async function namedBy(pastes: Holders, hash: string): Promise<Set<string>> {
  */
 export async function sweepFiles(bytes: FileBytes, pastes: Holders, now: number, limit = 200): Promise<number> {
   let removed = 0;
-  for (const holder of await bytes.due(now, limit)) {
+  for (const due of await bytes.due(now, limit)) {
+    const holder = due.holder;
     const claims = await bytes.claims(holder);
     const named = claims.length === 0 ? new Set<string>() : await namedBy(pastes, holder);
     let young = false;
@@ -154,7 +164,7 @@ export async function sweepFiles(bytes: FileBytes, pastes: Holders, now: number,
       young ||= done === 'young';
     }
     // A claim too new to judge is looked at again next round.
-    if (!young) await bytes.settled(holder, now);
+    if (!young) await bytes.settled(due);
   }
   return removed;
 }

@@ -10,6 +10,7 @@ import {
   type PasteRepository,
   type RecentList,
   type SearchBound,
+  type Txn,
   type ViewCounts,
 } from './repository.ts';
 import { canSee, needsPassword, owns } from './access.ts';
@@ -437,7 +438,8 @@ export class PasteService {
       return { paste: p, viewCount: p.view_count + this.#views.pending(hash, p.view_count), unchanged: true };
     if (!consume) return { paste: p, viewCount: p.view_count + this.#views.pending(hash, p.view_count) };
     if (p.burn_after_read === 0) return { paste: p, viewCount: p.view_count + this.#views.add(hash, p.view_count) };
-    return this.#store.transact(hash, (cur) => {
+    let held = false;
+    const burned = this.#store.transact(hash, (cur): Txn<Counted> => {
       if (cur === null) throw new PasteError('not_found');
       if (cur.burned) throw new PasteError('burned');
       const shown = { ...cur, view_count: cur.view_count + this.#views.pending(hash, cur.view_count) + 1 };
@@ -454,10 +456,15 @@ export class PasteService {
         sweepAt: now + TOMBSTONE_MS,
         onCommit: () => {
           this.#counts.burned++;
-          if (cur.files !== undefined) void this.#released(hash);
+          held = cur.files !== undefined;
         },
         dropRevisions: true,
       };
+    });
+    // Its files went with its text: the file sweep is told before the reader gets it.
+    return burned.then(async (c) => {
+      if (held) await this.#released(hash);
+      return c;
     });
   }
 

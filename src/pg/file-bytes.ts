@@ -2,7 +2,14 @@ import { open } from 'node:fs/promises';
 import { unlink } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { Sql, TransactionSql } from 'postgres';
-import { CLAIM_GRACE_MS, type FileBytes, type NewFile, type StoredBytes, SNIFF_BYTES } from '../paste/files.ts';
+import {
+  CLAIM_GRACE_MS,
+  type Due,
+  type FileBytes,
+  type NewFile,
+  type StoredBytes,
+  SNIFF_BYTES,
+} from '../paste/files.ts';
 
 /** Bytes per row of `file_chunks`: no row is large, and a read streams one at a time. */
 export const CHUNK_BYTES = 256 * 1024;
@@ -78,10 +85,12 @@ export class PgFileBytes implements FileBytes {
     await this.sql`insert into file_releases (holder, due) values (${holder}, ${new Date(due)})`;
   }
 
-  async due(now: number, limit: number): Promise<string[]> {
-    const rows = await this.sql<{ holder: string }[]>`
-      select distinct holder from file_releases where due <= ${new Date(now)} limit ${limit}`;
-    return rows.map((r) => r.holder);
+  async due(now: number, limit: number): Promise<Due[]> {
+    // The mark is the newest release seen: one made since has a larger id, and stays.
+    const rows = await this.sql<{ holder: string; seen: string }[]>`
+      select holder, max(id)::text as seen from file_releases where due <= ${new Date(now)}
+      group by holder limit ${limit}`;
+    return rows.map((r) => ({ holder: r.holder, seen: r.seen }));
   }
 
   async claims(holder: string): Promise<string[]> {
@@ -106,7 +115,7 @@ export class PgFileBytes implements FileBytes {
     }) as Promise<'removed' | 'dropped' | 'young'>;
   }
 
-  async settled(holder: string, now: number): Promise<void> {
-    await this.sql`delete from file_releases where holder = ${holder} and due <= ${new Date(now)}`;
+  async settled({ holder, seen }: Due): Promise<void> {
+    await this.sql`delete from file_releases where holder = ${holder} and id <= ${seen}::bigint`;
   }
 }

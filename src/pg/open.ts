@@ -100,7 +100,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
   await mkdir(join(config.dataDir, 'tmp'), { recursive: true });
   const fileBytes = new PgFileBytes(sql, join(config.dataDir, 'tmp'));
   pastes.released = (hash) =>
-    void fileBytes
+    fileBytes
       .release(hash, now())
       .catch((err: unknown) => warn(`could not note a swept paste's files: ${String(err)}`));
   // Bytes no paste names any more, one instance a round (README, Files).

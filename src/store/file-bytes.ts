@@ -1,7 +1,14 @@
 import { createReadStream } from 'node:fs';
 import { open, readdir, readFile, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CLAIM_GRACE_MS, type FileBytes, type NewFile, type StoredBytes, SNIFF_BYTES } from '../paste/files.ts';
+import {
+  CLAIM_GRACE_MS,
+  type Due,
+  type FileBytes,
+  type NewFile,
+  type StoredBytes,
+  SNIFF_BYTES,
+} from '../paste/files.ts';
 import { isErrno } from '../storage/errors.ts';
 import type { DurableFiles } from './files.ts';
 import { KeyedMutex } from './mutex.ts';
@@ -83,13 +90,16 @@ export class DiskFileBytes implements FileBytes {
     });
   }
 
-  async due(now: number, limit: number): Promise<string[]> {
-    const holders = new Set<string>();
+  async due(now: number, limit: number): Promise<Due[]> {
+    const seen = new Map<string, string[]>();
     for (const r of await this.#releases()) {
-      if (r.due <= now) holders.add(r.holder);
-      if (holders.size >= limit) break;
+      if (r.due > now) continue;
+      const names = seen.get(r.holder);
+      if (names !== undefined) names.push(r.name);
+      else if (seen.size < limit) seen.set(r.holder, [r.name]);
     }
-    return [...holders];
+    // The mark is the names of the release files seen: only those go once they are settled.
+    return [...seen].map(([holder, names]) => ({ holder, seen: names.join('/') }));
   }
 
   async claims(holder: string): Promise<string[]> {
@@ -119,9 +129,8 @@ export class DiskFileBytes implements FileBytes {
     });
   }
 
-  async settled(holder: string, now: number): Promise<void> {
-    for (const r of await this.#releases())
-      if (r.holder === holder && r.due <= now) await this.files.removeFile(join(this.#dir, 'due', r.name));
+  async settled({ holder, seen }: Due): Promise<void> {
+    for (const name of seen.split('/')) await this.files.removeFile(join(this.#dir, 'due', name));
     // Its folder of claims goes once empty; a claim made meanwhile keeps it (ENOTEMPTY).
     await rmdir(join(this.#dir, 'claims', holder)).catch(() => undefined);
   }

@@ -72,7 +72,7 @@ export async function openFileStorage(opts: StorageOptions): Promise<Storage> {
   const idempotency = new IdempotencyRecords(dir, files);
   const fileBytes = new DiskFileBytes(dir, files);
   pastes.released = (hash) =>
-    void fileBytes
+    fileBytes
       .release(hash, now())
       .catch((err: unknown) => warn(`could not note a swept paste's files: ${String(err)}`));
   const sessions = new SessionStore(join(dir, 'sessions'), files, config.sessionIdleMs, now);

@@ -28,6 +28,7 @@ CREATE INDEX file_claims_sha256 ON file_claims (sha256);
 
 -- Pastes whose claims the sweep must look at from `due` on (deleted, edited, burned, wiped).
 CREATE TABLE file_releases (
+  id bigserial PRIMARY KEY,
   holder text NOT NULL,
   due timestamptz NOT NULL
 );
