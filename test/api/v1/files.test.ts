@@ -5,6 +5,7 @@ import { before, describe, test } from 'node:test';
 import { type AppServer, makeToken, req, type Res, startServer } from '../../helpers/server.ts';
 import { spooledUploads, storedFileBytes } from '../../helpers/stored.ts';
 import { until } from '../../helpers/until.ts';
+import { WebClient } from '../../helpers/web-client.ts';
 
 /** A `multipart/form-data` body: text fields, then files (name, bytes, type). */
 function multipart(
@@ -368,5 +369,54 @@ describe('anonymous creates', () => {
       headers: { 'content-type': m.type },
     });
     assert.equal(ok.status, 200, ok.text);
+  });
+});
+
+describe('the web page and /p/{hash}/files/{name}', () => {
+  test('the page lists the files, names escaped, images inline, under the same strict CSP', async () => {
+    const name = '<img src=x onerror=alert(1)>.png';
+    const hash = await createWith({ content: 'see the files' }, [
+      { name: 'shot.png', bytes: PNG, type: 'image/png' },
+      { name, bytes: HTML, type: 'image/png' },
+      { name: 'notes.txt', bytes: Buffer.from('n'.repeat(2048)), type: 'text/plain' },
+    ]);
+    const page = await new WebClient(server).get(`/p/${hash}`);
+    assert.equal(page.status, 200);
+    assert.match(String(page.headers['content-security-policy']), /img-src 'self' data:;/);
+    assert.ok(page.text.includes(`<img class="file-image" src="/p/${hash}/files/shot.png"`), 'the PNG is shown');
+    assert.ok(page.text.includes(`href="/p/${hash}/files/notes.txt"`));
+    assert.ok(page.text.includes('2.0 KiB'), 'sizes are shown');
+    assert.ok(!page.text.includes('<img src=x onerror'), 'the hostile name is escaped');
+    assert.ok(page.text.includes('&lt;img src=x onerror=alert(1)&gt;.png'));
+    const served = await new WebClient(server).get(`/p/${hash}/files/${encodeURIComponent(name)}`);
+    assert.equal(served.status, 200);
+    assert.equal(served.headers['content-type'], 'application/octet-stream');
+    assert.equal(served.headers['content-security-policy'], 'sandbox');
+    assert.equal(served.headers['x-content-type-options'], 'nosniff');
+    assert.match(
+      String(served.headers['content-disposition']),
+      /^attachment; filename="<img src=x onerror=alert\(1\)>\.png"/,
+    );
+    const png = await new WebClient(server).get(`/p/${hash}/files/shot.png`);
+    assert.deepEqual(png.body, PNG);
+    assert.equal(png.headers['content-type'], 'image/png');
+  });
+
+  test("a private paste's file is 404 to others; a password paste's opens after its unlock", async () => {
+    const priv = await createWith({ content: 'p', privacy: 'private' }, [{ name: 'a.txt', bytes: Buffer.from('s') }]);
+    assert.equal((await new WebClient(server).get(`/p/${priv}/files/a.txt`)).status, 404);
+    const locked = await createWith({ content: 'p', password: 'hunter22' }, [
+      { name: 'a.txt', bytes: Buffer.from('locked') },
+    ]);
+    const c = new WebClient(server);
+    const gate = await c.get(`/p/${locked}/files/a.txt`);
+    assert.equal(gate.status, 401);
+    assert.ok(gate.text.includes(`action="/p/${locked}"`));
+    const unlocked = await c.post(`/p/${locked}`, { password: 'hunter22' });
+    assert.equal(unlocked.status, 200, unlocked.text.slice(0, 300));
+    const got = await c.get(`/p/${locked}/files/a.txt`);
+    assert.equal(got.status, 200);
+    assert.equal(got.text, 'locked');
+    assert.equal((await new WebClient(server).get(`/p/${locked}/files/a.txt`)).status, 401);
   });
 });
