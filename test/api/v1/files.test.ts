@@ -432,6 +432,7 @@ describe('the web page and /p/{hash}/files/{name}', () => {
     ]);
     const page = await new WebClient(server).get(`/p/${hash}`);
     assert.equal(page.status, 200);
+    assert.ok(page.text.includes('code-card'), 'a paste with text shows it');
     assert.match(String(page.headers['content-security-policy']), /img-src 'self' data:;/);
     assert.ok(page.text.includes(`<img class="file-image" src="/p/${hash}/files/shot.png"`), 'the PNG is shown');
     assert.ok(page.text.includes(`href="/p/${hash}/files/notes.txt"`));
@@ -450,6 +451,14 @@ describe('the web page and /p/{hash}/files/{name}', () => {
     const png = await new WebClient(server).get(`/p/${hash}/files/shot.png`);
     assert.deepEqual(png.body, PNG);
     assert.equal(png.headers['content-type'], 'image/png');
+  });
+
+  test('a paste of files alone shows no empty code block, and says how many files it holds', async () => {
+    const hash = await createWith({ content: '' }, [{ name: 'only.txt', bytes: Buffer.from('o') }]);
+    const page = await new WebClient(server).get(`/p/${hash}`);
+    assert.equal(page.status, 200);
+    assert.ok(!page.text.includes('code-card'), 'no code block');
+    assert.match(page.text, /<p class="lede">1 file<\/p>/);
   });
 
   test("a private paste's file is 404 to others; a password paste's opens after its unlock", async () => {
