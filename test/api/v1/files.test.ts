@@ -119,6 +119,10 @@ describe('multipart create and file.php', () => {
       { name: 'page.png', bytes: HTML, type: 'image/png' },
     ]);
     const png = await file(hash, 'real.png');
+    const head = await req(server, 'HEAD', `/api/v1/file.php?hash=${hash}&name=real.png`, { token });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers['content-length'], String(PNG.length));
+    assert.equal(head.body.length, 0);
     assert.equal(png.headers['x-content-type-options'], 'nosniff');
     assert.equal(png.headers['content-security-policy'], 'sandbox');
     assert.equal(png.headers['content-type'], 'image/png');
