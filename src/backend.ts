@@ -7,6 +7,7 @@ import type { ApiLogEntry } from './log/entry.ts';
 import type { AuditSink } from './auth/accounts.ts';
 import type { AuditLog } from './log/audit.ts';
 import type { LogPage, LogQuery } from './log/reader.ts';
+import type { FileBytes } from './paste/files.ts';
 import type { Paste } from './paste/paste.ts';
 import type { OwnerLists, PasteRepository, RecentList, ViewCounts } from './paste/repository.ts';
 import type { Limiter } from './ratelimit/limiter.ts';
@@ -29,6 +30,8 @@ export interface Storage {
   /** New secrets waiting for the page that shows them once (a token's, a new user's password). */
   readonly shownOnce: ShownOnceRecords;
   readonly idempotency: IdempotencyStore;
+  /** Files' bytes (README, Files), swept of what no paste names by `upkeep`. */
+  readonly fileBytes: FileBytes;
   readonly tokenUsage: TokenUses;
   /** The web side's signing key, made once and kept (CSRF tokens, unlock grants, login keys). */
   readonly serverKey: Buffer;

@@ -53,7 +53,25 @@ export interface Config {
   corsOrigins: readonly string[];
   /** MARKDOWN_REMOTE_IMAGES: a rendered Markdown paste shows images from other servers (README, Markdown). */
   markdownRemoteImages: boolean;
+  /** MAX_FILE_BYTES, MAX_FILES_PER_PASTE, USER_QUOTA_BYTES, ANONYMOUS_FILES (README, Files). */
+  files: FileLimits;
 }
+
+/** The files' limits (README, Files). */
+export interface FileLimits {
+  maxFileBytes: number;
+  maxFilesPerPaste: number;
+  userQuotaBytes: number;
+  /** ANONYMOUS_FILES: an anonymous create may bring files. */
+  anonymousFiles: boolean;
+}
+
+export const FILE_LIMIT_DEFAULTS: FileLimits = {
+  maxFileBytes: 10_485_760,
+  maxFilesPerPaste: 10,
+  userQuotaBytes: 1_073_741_824,
+  anonymousFiles: false,
+};
 
 /** What a create without an account may do: per client IP per minute, bytes, the longest expiry. */
 export interface AnonymousLimits {
@@ -224,6 +242,12 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     anonymous: null,
     corsOrigins: corsOriginsOf(env['CORS_ORIGINS'], problems),
     markdownRemoteImages: flag('MARKDOWN_REMOTE_IMAGES'),
+    files: {
+      maxFileBytes: int('MAX_FILE_BYTES', FILE_LIMIT_DEFAULTS.maxFileBytes, 1, 1_073_741_824),
+      maxFilesPerPaste: int('MAX_FILES_PER_PASTE', FILE_LIMIT_DEFAULTS.maxFilesPerPaste, 0, 1_000),
+      userQuotaBytes: int('USER_QUOTA_BYTES', FILE_LIMIT_DEFAULTS.userQuotaBytes, 0, Number.MAX_SAFE_INTEGER),
+      anonymousFiles: flag('ANONYMOUS_FILES'),
+    },
   };
   config.anonymous = flag('ANONYMOUS_PASTES') ? anonymousOf(config.maxPasteBytes) : null;
   if (problems.length > 0) throw new ConfigError(problems);

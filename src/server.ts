@@ -153,6 +153,7 @@ function buildServices(b: Basics, storage: Storage) {
     audit: storage.audit,
     maxRevisions: config.maxRevisions,
     passwords,
+    files: { bytes: storage.fileBytes, limits: config.files },
   });
   return {
     limiter,
@@ -174,6 +175,7 @@ function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string, d
     baseUrl,
     loopbackIsOurs: config.baseUrlDefault,
     maxPasteBytes: config.maxPasteBytes,
+    files: { tmpDir: storage.fileBytes.tmpDir, limits: config.files },
     preAuth: s.preAuth,
     accounts: storage.accounts,
     authenticator: s.authenticator,

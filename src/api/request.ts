@@ -1,4 +1,6 @@
 import type { IncomingMessage } from 'node:http';
+import type { FileLimits } from '../config.ts';
+import type { Upload } from '../http/multipart.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/viewer.ts';
 import type { Viewer } from '../paste/access.ts';
@@ -22,6 +24,8 @@ export interface ApiDeps {
   /** BASE_URL unset: every loopback spelling of the port is this site too (http/site-origins.ts). */
   loopbackIsOurs?: boolean;
   maxPasteBytes: number;
+  /** Where multipart uploads are spooled, and the files' limits (README, Files). */
+  files: { tmpDir: string; limits: FileLimits };
   /** Bytes for bodies read to look for a token in them (README, Security and durability). */
   preAuth: BodyBudget;
   /** The accounts as they are now (`fresh`), and users' names for the paste's `owner`. */
@@ -58,6 +62,8 @@ export interface ApiRequest {
   params: Readonly<Record<string, string>>;
   principal: Principal;
   viewer: Viewer;
+  /** The files a multipart body brought, spooled (removed after the handler, unless it kept them). */
+  uploads: readonly Upload[];
 }
 
 /** An endpoint: the scope it needs and its handler (parse → domain → reply). */
@@ -72,6 +78,8 @@ export interface TokenRoute {
   anonymous?: 'create' | 'read';
   /** The whole body is the content whatever its Content-Type, never a place for a token (hastebin's API). */
   raw?: true;
+  /** Takes `multipart/form-data` with `file` parts (README, Files); its token is in the header or query only. */
+  files?: true;
   handler: (r: ApiRequest) => Reply | Promise<Reply>;
 }
 

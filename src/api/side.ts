@@ -5,6 +5,7 @@ import { ANONYMOUS_READER, anonymousCreator, NOBODY } from './open-principals.ts
 import { hasScope } from '../auth/tokens.ts';
 import { bodyType, maxBodyBytes, readFields, type BodyType } from '../http/body.ts';
 import { Cors } from '../http/cors.ts';
+import { discardUploads, multipartBoundary, readMultipart, type Upload } from '../http/multipart.ts';
 import { fromOtherSite } from '../http/cross-site.ts';
 import { siteOrigins } from '../http/site-origins.ts';
 import { HttpError } from '../http/errors.ts';
@@ -38,6 +39,8 @@ export class ApiContext extends RequestContext {
   error: string | undefined = undefined;
   /** A refused token's id, when it is (or was) one of ours (README, API request log). */
   refusedTokenId: string | null = null;
+  /** The files a multipart body brought, spooled until the handler is done. */
+  uploads: Upload[] = [];
 
   constructor(
     readonly deps: ApiDeps,
@@ -203,6 +206,8 @@ const body: Step<ApiContext> = (ctx) => {
   };
   if (ctx.method !== 'POST' || ctx.body !== null) return check();
   if (routeOf(ctx).raw === true) return rawBody(ctx).then(check);
+  const boundary = routeOf(ctx).files === true ? multipartBoundary(ctx.req.headers['content-type']) : null;
+  if (boundary !== null) return uploads(ctx, boundary).then(check);
   const text = routeOf(ctx).text === true;
   if (ctx.type === null || (ctx.type === 'text' && !text)) {
     throw new HttpError(
@@ -215,6 +220,43 @@ const body: Step<ApiContext> = (ctx) => {
     return check();
   });
 };
+
+/**
+ * A multipart body (README, Files): its text parts are the fields, its `file` parts spooled
+ * to temporary files. Refused before a byte is read when its declared length is past what
+ * the limits allow, or when an anonymous create may not bring files (ANONYMOUS_FILES).
+ */
+function uploads(ctx: ApiContext, boundary: string): Promise<void> {
+  const { limits, tmpDir } = ctx.deps.files;
+  if (principalOf(ctx).anonymous === true && !limits.anonymousFiles)
+    throw new HttpError('forbidden', 'A paste without a token takes no files on this server (ANONYMOUS_FILES)');
+  const fieldBytes = maxBodyBytes(ctx.deps.maxPasteBytes);
+  // Each part's headers and delimiter take a few hundred bytes; 16 KiB a file is plenty.
+  const total = fieldBytes + limits.maxFilesPerPaste * (limits.maxFileBytes + 16 * 1024);
+  if (Number(ctx.req.headers['content-length'] ?? 0) > total)
+    throw new HttpError(
+      'payload_too_large',
+      `The request is larger than ${limits.maxFilesPerPaste} files of MAX_FILE_BYTES`,
+    );
+  return readMultipart(
+    ctx.req,
+    boundary,
+    {
+      tmpDir,
+      fileField: 'file',
+      maxFileBytes: limits.maxFileBytes,
+      maxFiles: limits.maxFilesPerPaste,
+      maxFieldBytes: fieldBytes,
+    },
+    REPEATABLE,
+  ).then((m) => {
+    ctx.body = m.fields;
+    ctx.uploads = m.files;
+  });
+}
+
+/** Fields a multipart edit may repeat: each names a file to remove. */
+const REPEATABLE: ReadonlySet<string> = new Set(['remove_file']);
 
 /**
  * A raw body (hastebin's `POST /documents`): the content whatever the Content-Type says,
@@ -262,8 +304,17 @@ export function apiSide(deps: ApiDeps, routes = [...apiV1Routes, ...hasteRoutes]
     // The body step has thrown whatever query or body error there was: both are fields now.
     const query = ctx.query as Fields;
     const body = (ctx.body as Fields | null) ?? NO_FIELDS;
-    const { params } = ctx;
-    return routeOf(ctx).handler({ deps, req, ip, clientKey, query, body, params, principal: principalOf(ctx), viewer });
+    const { params, uploads } = ctx;
+    const r = { deps, req, ip, clientKey, query, body, params, principal: principalOf(ctx), viewer, uploads };
+    if (uploads.length === 0) return routeOf(ctx).handler(r);
+    // What the handler did not keep is removed, whatever its outcome.
+    const done = (): Promise<void> => discardUploads(uploads);
+    return Promise.resolve()
+      .then(() => routeOf(ctx).handler(r))
+      .then(
+        (reply) => done().then(() => reply),
+        (err: unknown) => done().then(() => Promise.reject(err)),
+      );
   };
   return {
     context: (req, path, rawQuery, ip, clientKey, id) => new ApiContext(deps, req, path, rawQuery, ip, clientKey, id),

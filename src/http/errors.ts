@@ -17,6 +17,8 @@ export const STATUS_BY_CODE = {
   gone: 410,
   precondition_failed: 412,
   payload_too_large: 413,
+  /** A user's files past USER_QUOTA_BYTES (README, Files). */
+  quota_exceeded: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
   rate_limited: 429,

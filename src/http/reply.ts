@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 /** What a handler returns; only `respond` turns it into bytes on the socket. */
 export type Reply =
   | { kind: 'json'; status: number; body: unknown; headers?: Headers }
@@ -19,6 +20,15 @@ export type Reply =
       headers?: Headers;
       secretLength?: true;
       length?: number;
+    }
+  /** A body read as it is sent (a paste's file), `length` bytes, never held whole. */
+  | {
+      kind: 'stream';
+      status: number;
+      contentType: string;
+      length: number;
+      open: () => Readable;
+      headers?: Headers;
     };
 
 export type Headers = Record<string, string | string[]>;

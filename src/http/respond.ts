@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
 import { lingerBeforeClose } from './linger.ts';
 import type { Headers, Reply } from './reply.ts';
 import { encodingOf } from './text-bytes.ts';
@@ -51,6 +52,14 @@ export function respond(
   if (cookies.length > 0) {
     const mine = own?.['set-cookie'];
     head.push('set-cookie', mine === undefined ? cookies.slice() : cookies.concat(mine));
+  }
+  if (reply.kind === 'stream') {
+    head.push('content-type', reply.contentType, 'content-length', String(reply.length));
+    res.writeHead(reply.status, head);
+    if (res.req.method === 'HEAD') res.end();
+    // A store that fails midway cuts the answer short: the client sees fewer bytes than announced.
+    else pipeline(reply.open(), res).catch(() => res.destroy());
+    return;
   }
   let body: string | Buffer | readonly (Buffer | string)[];
   if (reply.kind === 'redirect') {

@@ -31,7 +31,19 @@ export type PasteFailure =
   /** This user already runs as many searches of My pastes as one may at once (paste/owned-search.ts). */
   | 'too_many_searches'
   /** The server already runs as many searches of My pastes as it runs at once, all users together. */
-  | 'searches_busy';
+  | 'searches_busy'
+  /** More files than MAX_FILES_PER_PASTE (README, Files). */
+  | 'too_many_files'
+  /** Two files of one paste would share a name. */
+  | 'file_name_taken'
+  /** `remove_file` names no file of the paste. */
+  | 'no_such_file'
+  /** The paste has no file of that name (file.php). */
+  | 'file_not_found'
+  /** The owner's files would pass USER_QUOTA_BYTES. */
+  | 'quota_exceeded'
+  /** An edit would leave neither text nor files. */
+  | 'nothing_left';
 
 const MESSAGES: Record<PasteFailure, string> = {
   not_found: 'Paste not found',
@@ -52,6 +64,12 @@ const MESSAGES: Record<PasteFailure, string> = {
     'This paste is encrypted: its new content must be an encryption envelope, or send encrypted=0 with plain text',
   too_many_searches: 'You already have searches running; wait for them to finish, then search again',
   searches_busy: 'The server is busy with other searches; try again in a moment',
+  too_many_files: 'A paste holds at most MAX_FILES_PER_PASTE files',
+  file_name_taken: 'Two files of one paste cannot share a name',
+  no_such_file: 'remove_file names no file of this paste',
+  file_not_found: 'This paste has no file of that name',
+  quota_exceeded: "The owner's files would pass their quota (USER_QUOTA_BYTES)",
+  nothing_left: 'A paste needs content or at least one file',
   damaged:
     "This paste's file on the server is damaged and cannot be read. Its owner or an admin can delete it; the server's log names the file.",
 };

@@ -58,6 +58,16 @@ export interface Paste {
    * cannot read: it keeps and sends it as it is (README, Encrypted pastes). Absent: 0.
    */
   readonly encrypted?: 0 | 1;
+  /** The paste's files (paste/files.ts), in the order given; absent when it holds none. */
+  readonly files?: readonly PasteFile[];
+}
+
+/** One file of a paste as its record keeps it (paste/files.ts); the bytes are stored under `sha256`. */
+export interface PasteFile {
+  readonly name: string;
+  readonly size: number;
+  readonly type: string;
+  readonly sha256: string;
 }
 
 /** When a one-time paste was read and how: on the web, or through the API with which token. */
@@ -100,8 +110,12 @@ export const NO_CONTENT = '""';
 export const isExpired = (p: Pick<Paste, 'expire_at'>, now: number): boolean =>
   p.expire_at !== null && p.expire_at <= now;
 
-/** A paste whose content is gone (burned, or expired and swept): live content is never empty. */
-export const isTombstone = (p: Pick<Paste, 'content_json'>): boolean => p.content_json === NO_CONTENT;
+/**
+ * A paste whose content is gone (burned, or expired and swept): a live paste never has both
+ * an empty text and no files.
+ */
+export const isTombstone = (p: Pick<Paste, 'content_json' | 'files'>): boolean =>
+  p.content_json === NO_CONTENT && (p.files === undefined || p.files.length === 0);
 
 /** `YYYY-MM-DD HH:MM:SS` in UTC, the format every answer uses (README, Get a paste). */
 export function formatTime(ms: number): string {

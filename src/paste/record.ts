@@ -1,3 +1,4 @@
+import { fileNameProblem, type PasteFile, recordOf } from './files.ts';
 import { encodeContent, HASH_RE, PRIVACIES, type Paste, type Receipt } from './paste.ts';
 
 const isReceipt = (r: unknown): boolean => {
@@ -26,6 +27,21 @@ export class DamagedRecord extends Error {
   }
 }
 
+const isFile = (v: unknown): boolean => {
+  const o = v as Partial<PasteFile> | null;
+  return (
+    typeof o === 'object' &&
+    o !== null &&
+    typeof o.name === 'string' &&
+    fileNameProblem(o.name) === null &&
+    Number.isSafeInteger(o.size) &&
+    (o.size as number) >= 0 &&
+    typeof o.type === 'string' &&
+    typeof o.sha256 === 'string' &&
+    /^[0-9a-f]{64}$/.test(o.sha256)
+  );
+};
+
 const isTime = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v);
 const isFlag = (v: unknown): boolean => v === 0 || v === 1;
 
@@ -51,6 +67,7 @@ function wrongField(f: Record<string, unknown>): string | null {
   if (f['delete_key'] !== undefined && (typeof f['delete_key'] !== 'string' || !/^[0-9a-f]{64}$/.test(f['delete_key'])))
     return 'delete_key';
   if (f['encrypted'] !== undefined && !isFlag(f['encrypted'])) return 'encrypted';
+  if (f['files'] !== undefined && (!Array.isArray(f['files']) || !f['files'].every(isFile))) return 'files';
   return null;
 }
 
@@ -88,6 +105,7 @@ export function pasteOf(parsed: unknown): Paste {
     receipt: f.receipt ?? null,
     revision: f.revision ?? 1,
     ...(typeof f.delete_key === 'string' ? { delete_key: f.delete_key } : {}),
+    ...(f.files !== undefined && f.files.length > 0 ? { files: f.files.map(recordOf) } : {}),
   };
   // Only an encrypted paste has the flag, so every other paste keeps the one shape.
   return f.encrypted === 1 ? { ...paste, encrypted: 1 } : paste;

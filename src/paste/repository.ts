@@ -1,3 +1,4 @@
+import { withoutFiles } from './files.ts';
 import { isExpired, isTombstone, NO_CONTENT, type Paste } from './paste.ts';
 import type { TextSize } from './literal.ts';
 import type { OwnedFilter } from './owned-search.ts';
@@ -133,7 +134,11 @@ export interface RecentList {
  * expired paste becomes a tombstone (its text, title and password wiped, its revisions gone)
  * that answers 410 for TOMBSTONE_MS, and a tombstone that old is deleted.
  */
-export function sweepTxn(p: Paste | null, now: number): Txn<'wiped' | 'removed' | null> {
+export function sweepTxn(
+  p: Paste | null,
+  now: number,
+  released?: (hash: string) => void,
+): Txn<'wiped' | 'removed' | null> {
   if (p === null) return { result: null };
   if (isTombstone(p))
     return now >= p.updated_at + TOMBSTONE_MS
@@ -142,8 +147,10 @@ export function sweepTxn(p: Paste | null, now: number): Txn<'wiped' | 'removed' 
   if (!isExpired(p, now)) return { result: null };
   return {
     result: 'wiped',
-    next: { ...p, title: '', content_json: NO_CONTENT, password: null, updated_at: now },
+    next: { ...withoutFiles(p), title: '', content_json: NO_CONTENT, password: null, updated_at: now },
     sweepAt: now + TOMBSTONE_MS,
     dropRevisions: true,
+    // Its files went with its text: the file sweep looks at their bytes (paste/files.ts).
+    ...(p.files === undefined || released === undefined ? {} : { onCommit: () => released(p.hash) }),
   };
 }

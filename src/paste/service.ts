@@ -10,6 +10,7 @@ import {
   type PasteRepository,
   type RecentList,
   type SearchBound,
+  type Txn,
   type ViewCounts,
 } from './repository.ts';
 import { canSee, needsPassword, owns } from './access.ts';
@@ -22,6 +23,19 @@ import { isSearch, matchesOwned, type OwnedFilter, SearchGate, boundedFilter } f
 import { contentOf, encodeContent, isExpired, NO_CONTENT, type Paste } from './paste.ts';
 import type { TextSize } from './literal.ts';
 import type { CreateInput, EditInput } from './validate.ts';
+import { RandomIds } from '../crypto/random.ts';
+import {
+  FILE_LIMIT_DEFAULTS,
+  type FileBytes,
+  type FileLimits,
+  filesOf,
+  type NewFile,
+  type PasteFile,
+  recordOf,
+  type StoredBytes,
+  withoutFiles,
+} from './files.ts';
+import { HASH_LENGTH } from './paste.ts';
 
 export type { OwnedFilter } from './owned-search.ts';
 
@@ -124,6 +138,21 @@ export interface PasteServiceDeps {
   passwords?: Passwords;
   /** Earlier versions kept per paste (MAX_REVISIONS, README Revisions); 100 unless given. */
   maxRevisions?: number;
+  /** Where files' bytes are kept, and the files' limits (README, Files); none: no files are taken. */
+  files?: { bytes: FileBytes; limits: FileLimits };
+}
+
+/** What an edit does to a paste's files: the new ones, spooled, and the names of those to remove. */
+export interface FileChanges {
+  add: readonly NewFile[];
+  remove: readonly string[];
+}
+
+/** One file of a paste, to be sent: its record and its bytes. */
+export interface ServedFile {
+  paste: Paste;
+  file: PasteFile;
+  bytes: StoredBytes;
 }
 
 /**
@@ -177,6 +206,8 @@ export class PasteService {
   readonly #audit: PasteServiceDeps['audit'];
   readonly #passwords: Passwords;
   readonly #maxRevisions: number;
+  readonly #files: { bytes: FileBytes; limits: FileLimits } | undefined;
+  readonly #ids = new RandomIds();
   /** The searches of My pastes running, per user and in all (paste/owned-search.ts). */
   readonly #searches = new SearchGate();
   /** Pastes created, burned (read once) and deleted since start (README, Metrics). */
@@ -193,6 +224,64 @@ export class PasteService {
     this.#audit = deps.audit;
     this.#passwords = deps.passwords ?? new Passwords();
     this.#maxRevisions = deps.maxRevisions ?? 100;
+    this.#files = deps.files;
+  }
+
+  /** The files' limits (README, Files). */
+  get fileLimits(): FileLimits {
+    return this.#files?.limits ?? FILE_LIMIT_DEFAULTS;
+  }
+
+  #bytes(): FileBytes {
+    if (this.#files === undefined) throw new Error('this server keeps no files');
+    return this.#files.bytes;
+  }
+
+  /**
+   * Refuses a set of files a paste cannot hold (too many, a name twice) and an owner's
+   * files past their quota: `adding` bytes more than the user's pastes hold now, less `freeing`.
+   */
+  async #withinQuota(ownerId: number, adding: number, freeing = 0): Promise<void> {
+    if (adding === 0 || ownerId === ANONYMOUS_OWNER) return;
+    const used = await this.usedBytes(ownerId);
+    if (used - freeing + adding > this.fileLimits.userQuotaBytes) throw new PasteError('quota_exceeded');
+  }
+
+  /** The bytes of the files a user's pastes hold now (README, Files: quota), each paste's counted. */
+  async usedBytes(userId: number): Promise<number> {
+    let used = 0;
+    for (const hash of await this.#owners.list(userId)) {
+      const p = await this.#store.get(hash).catch(skipDamaged);
+      if (p !== null) for (const f of filesOf(p)) used += f.size;
+    }
+    return used;
+  }
+
+  /** A paste's file list as an edit or create leaves it: checked for count and names. */
+  #fileList(files: readonly PasteFile[]): PasteFile[] | undefined {
+    if (files.length > this.fileLimits.maxFilesPerPaste) throw new PasteError('too_many_files');
+    if (new Set(files.map((f) => f.name)).size !== files.length) throw new PasteError('file_name_taken');
+    return files.length === 0 ? undefined : files.map(recordOf);
+  }
+
+  /** Tells the file store to look at a paste's claims (it lost files, or went): bytes nobody names go. */
+  async #released(hash: string): Promise<void> {
+    if (this.#files === undefined) return;
+    // The change is made: a release that cannot be written only keeps the bytes longer, never too short.
+    await this.#files.bytes.release(hash, this.#now()).catch(() => undefined);
+  }
+
+  /**
+   * One file of a paste, under the paste's read rules (visibility, expiry, password; nothing
+   * counted). A one-time paste's files are not served: its one read is the page or paste.php.
+   */
+  async file(hash: string, name: string, viewer: Viewer | null, opts: ReadOptions): Promise<ServedFile> {
+    const { paste } = await this.#unconsumed(hash, viewer, opts);
+    const file = filesOf(paste).find((f) => f.name === name);
+    if (file === undefined) throw new PasteError('file_not_found');
+    const bytes = await this.#bytes().open(file.sha256);
+    if (bytes === null) throw new PasteError('file_not_found');
+    return { paste, file, bytes };
   }
 
   /** Records an admin's change to a paste that is not theirs (README, Audit log). */
@@ -349,7 +438,8 @@ export class PasteService {
       return { paste: p, viewCount: p.view_count + this.#views.pending(hash, p.view_count), unchanged: true };
     if (!consume) return { paste: p, viewCount: p.view_count + this.#views.pending(hash, p.view_count) };
     if (p.burn_after_read === 0) return { paste: p, viewCount: p.view_count + this.#views.add(hash, p.view_count) };
-    return this.#store.transact(hash, (cur) => {
+    let held = false;
+    const burned = this.#store.transact(hash, (cur): Txn<Counted> => {
       if (cur === null) throw new PasteError('not_found');
       if (cur.burned) throw new PasteError('burned');
       const shown = { ...cur, view_count: cur.view_count + this.#views.pending(hash, cur.view_count) + 1 };
@@ -357,16 +447,24 @@ export class PasteService {
       return {
         result: { paste: shown, viewCount: shown.view_count },
         next: {
-          ...shown,
+          ...withoutFiles(shown),
           content_json: NO_CONTENT,
           burned: true,
           updated_at: now,
           receipt: { at: now, via: reader?.via ?? 'web', token_id: reader?.tokenId ?? null },
         },
         sweepAt: now + TOMBSTONE_MS,
-        onCommit: () => void this.#counts.burned++,
+        onCommit: () => {
+          this.#counts.burned++;
+          held = cur.files !== undefined;
+        },
         dropRevisions: true,
       };
+    });
+    // Its files went with its text: the file sweep is told before the reader gets it.
+    return burned.then(async (c) => {
+      if (held) await this.#released(hash);
+      return c;
     });
   }
 
@@ -468,13 +566,28 @@ export class PasteService {
    * Creates a paste; `hash`, when given, is tried first (a retried request's, README Safe
    * retries). An anonymous paste keeps its delete key's digest, and is on no owner's list.
    */
-  async create(input: CreateInput, ownerId: number, hash?: string, deleteKey?: string): Promise<Paste> {
+  async create(
+    input: CreateInput,
+    ownerId: number,
+    hash?: string,
+    deleteKey?: string,
+    newFiles: readonly NewFile[] = [],
+  ): Promise<Paste> {
     const now = this.#now();
+    const files = this.#fileList(newFiles);
+    if (files === undefined && input.content === '') throw new PasteError('nothing_left');
+    await this.#withinQuota(
+      ownerId,
+      newFiles.reduce((n, f) => n + f.size, 0),
+    );
     const password = input.password === null ? null : await this.#passwords.hash(input.password);
     const content_json = encodeContent(input.content);
+    // The bytes are stored, with the paste's claim on them, before its record names them.
+    const first = hash ?? (files === undefined ? undefined : this.#ids.base62(HASH_LENGTH));
+    for (const f of newFiles) await this.#bytes().keep(f, first as string, now);
     const paste = await this.#store.create(
       (hash) =>
-        this.#sealed(input.encrypted, {
+        this.#sealed(input.encrypted, files, {
           v: 1,
           hash,
           title: input.title,
@@ -497,8 +610,11 @@ export class PasteService {
       ownerId === ANONYMOUS_OWNER
         ? undefined
         : { add: (p) => this.#owners.add(ownerId, p.hash), withdraw: (p) => this.#owners.remove(ownerId, p.hash) },
-      hash,
+      first,
     );
+    // The hash tried first was taken: the paste made claims under its own.
+    if (files !== undefined && paste.hash !== first)
+      for (const f of newFiles) await this.#bytes().keep(f, paste.hash, now);
     if (paste.privacy === 'public' && paste.burn_after_read === 0) this.#recent.add(paste.hash);
     this.#counts.created++;
     return paste;
@@ -515,9 +631,10 @@ export class PasteService {
     if (!(await this.#owners.list(p.owner_id)).includes(hash)) await this.#owners.add(p.owner_id, hash);
   }
 
-  /** `p`, flagged when its content is a client's envelope; other pastes keep the one shape they have. */
-  #sealed(encrypted: 0 | 1 | undefined, p: Paste): Paste {
-    return encrypted === 1 ? { ...p, encrypted: 1 } : p;
+  /** `p`, flagged when its content is a client's envelope, with its files; other pastes keep the one shape they have. */
+  #sealed(encrypted: 0 | 1 | undefined, files: readonly PasteFile[] | undefined, p: Paste): Paste {
+    const sealed: Paste = encrypted === 1 ? { ...p, encrypted: 1 } : p;
+    return files === undefined ? sealed : { ...sealed, files };
   }
 
   /** How many pastes the user owns (the admins' Users page, `cli user list`). */
@@ -645,8 +762,22 @@ export class PasteService {
     viewer: Viewer,
     unchangedSince?: Precondition,
     actor?: Actor,
+    changes: FileChanges = { add: [], remove: [] },
   ): Promise<Paste> {
     const password = input.password === undefined ? undefined : await this.#passwords.hash(input.password);
+    if (changes.add.length > 0) {
+      const current = await this.owned(hash, viewer, true);
+      const freeing = filesOf(current)
+        .filter((f) => changes.remove.includes(f.name))
+        .reduce((n, f) => n + f.size, 0);
+      await this.#withinQuota(
+        current.owner_id,
+        changes.add.reduce((n, f) => n + f.size, 0),
+        freeing,
+      );
+      // Claimed before the record names them; a claim the edit then does not use is swept.
+      for (const f of changes.add) await this.#bytes().keep(f, hash, this.#now());
+    }
     const edited = await this.#store
       .transact(hash, (p) => {
         const now = this.#now();
@@ -685,6 +816,15 @@ export class PasteService {
         if (input.expiry !== 'keep') next.expire_at = expireAt(input.expiry, now);
         if (input.clear_password === 1) next.password = null;
         if (password !== undefined) next.password = password;
+        if (changes.add.length > 0 || changes.remove.length > 0) {
+          const had = filesOf(p);
+          for (const name of changes.remove)
+            if (!had.some((f) => f.name === name)) throw new PasteError('no_such_file');
+          const files = this.#fileList([...had.filter((f) => !changes.remove.includes(f.name)), ...changes.add]);
+          if (files === undefined) delete next.files;
+          else next.files = files;
+        }
+        if (next.content_json === NO_CONTENT && next.files === undefined) throw new PasteError('nothing_left');
         // The version replaced is kept, on disk before the new one (README, Revisions); a
         // one-time paste keeps none, and loses any an earlier version of the server kept.
         if (p.burn_after_read === 1) return { result: [p, next] as const, next, dropRevisions: true };
@@ -694,6 +834,8 @@ export class PasteService {
       })
       .catch((err: unknown) => this.#damaged(err, viewer));
     const [before, after] = edited;
+    // Files it no longer names, or kept versions dropped, may free bytes (README, Files).
+    if (before.files !== undefined || changes.add.length > 0) await this.#released(hash);
     await this.#audited(viewer, actor, 'paste.edit', before, after);
     // A paste made public now belongs on the recent list (listRecent re-checks the rest).
     if (after.privacy === 'public' && after.burn_after_read === 0) this.#recent.add(hash);
@@ -710,6 +852,7 @@ export class PasteService {
         return { result: p, next: 'delete', dropRevisions: true };
       });
       ownerId = gone.owner_id;
+      await this.#released(hash);
       await this.#audited(viewer, actor, 'paste.delete', gone, null);
     } catch (err) {
       ownerId = await this.#deleteDamaged(hash, viewer, err);
@@ -728,6 +871,7 @@ export class PasteService {
       if (p === null || !deleteKeyMatches(key, p.delete_key)) throw new PasteError('not_found');
       return { result: p, next: 'delete', dropRevisions: true };
     });
+    await this.#released(hash);
     this.#counts.deleted++;
     this.#recent.remove(hash);
   }

@@ -96,16 +96,17 @@ class Reader {
     return v;
   }
 
-  content(maxBytes: number, required: boolean): string | undefined {
+  /** With `files`, the request brings files, and the text may be absent or empty (README, Files). */
+  content(maxBytes: number, required: boolean, files = false): string | undefined {
     const v = this.string('content');
     if (v === undefined) {
-      if (required && !this.problems.some((p) => p.field === 'content')) {
+      if (required && !files && !this.problems.some((p) => p.field === 'content')) {
         this.problems.push({ field: 'content', message: 'content is required' });
       }
       return undefined;
     }
     if (v.length === 0) {
-      this.problems.push({ field: 'content', message: 'content must not be empty' });
+      if (!files) this.problems.push({ field: 'content', message: 'content must not be empty' });
     } else if (Buffer.byteLength(v, 'utf8') > maxBytes) {
       this.problems.push({ field: 'content', message: `content exceeds ${maxBytes} bytes`, tooLarge: true });
     }
@@ -176,11 +177,11 @@ function done<T>(r: Reader, value: T): Validated<T> {
   return r.warning === undefined ? { ok: true, value } : { ok: true, value, warning: r.warning };
 }
 
-export function validateCreate(fields: Fields, maxBytes: number): Validated<CreateInput> {
+export function validateCreate(fields: Fields, maxBytes: number, files = false): Validated<CreateInput> {
   const r = new Reader(fields);
   const value: CreateInput = {
     title: r.title() ?? '',
-    content: r.content(maxBytes, true) ?? '',
+    content: r.content(maxBytes, true, files) ?? '',
     language: r.language() ?? 'auto',
     privacy: r.privacy() ?? 'public',
     expiry: (r.expiry(false) as Expiry | undefined) ?? 'never',
@@ -194,11 +195,11 @@ export function validateCreate(fields: Fields, maxBytes: number): Validated<Crea
   return done(r, value);
 }
 
-export function validateEdit(fields: Fields, maxBytes: number): Validated<EditInput> {
+export function validateEdit(fields: Fields, maxBytes: number, files = false): Validated<EditInput> {
   const r = new Reader(fields);
   const value: EditInput = { expiry: r.expiry(true) ?? 'keep', clear_password: r.flag('clear_password') ?? 0 };
   const title = r.title();
-  const content = r.content(maxBytes, false);
+  const content = r.content(maxBytes, false, files);
   const language = r.language();
   const privacy = r.privacy();
   const password = r.password();

@@ -1,3 +1,7 @@
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { sweepFiles } from '../paste/files.ts';
+import { PgFileBytes } from './file-bytes.ts';
 import { type CliStorage, savedOr, type Storage, type StorageOptions } from '../backend.ts';
 import type { Config } from '../config.ts';
 import { Reminder } from '../log/reminder.ts';
@@ -30,6 +34,26 @@ const QUEUED_PER_CONNECTION = 32;
 const PRUNE_MS = 3_600_000;
 /** How often the sweeps of ended sessions and old records run, once across the instances (as the expiry sweep). */
 const RECORD_SWEEP_MS = 60_000;
+
+/** A spooled upload older than this is one a crash left behind: no request takes so long. */
+const STALE_UPLOAD_MS = 3_600_000;
+
+/** Removes spooled uploads last written before `before`. */
+async function dropStaleUploads(dir: string, before: number): Promise<void> {
+  for (const name of await readdir(dir)) {
+    if (!name.startsWith('upload-')) continue;
+    const path = join(dir, name);
+    // Gone meanwhile (its request finished): nothing to do.
+    const at = await stat(path).then(
+      (s) => s.mtimeMs,
+      () => Number.POSITIVE_INFINITY,
+    );
+    if (at < before) await rm(path, { force: true });
+  }
+}
+
+/** How often one instance sweeps files' bytes no paste names any more (README, Files: within a minute). */
+const FILE_SWEEP_MS = 5_000;
 /** How often /healthz's word on the database is renewed in the background. */
 const PROBE_MS = 1_000;
 /** How often start reminds that it is still waiting for the database. */
@@ -89,6 +113,19 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
   const apiLog = new PgApiLog(sql, { now, warn, where: db.describe, inserts: db.logSql });
   const audit = new PgAudit(sql, now, warn);
   const owners = new PgOwnerLists(sql);
+  // Uploads are spooled under DATA_DIR/tmp before their bytes go into the database (README,
+  // Files); what a crash left there an hour ago is removed (another instance may share the folder).
+  await mkdir(join(config.dataDir, 'tmp'), { recursive: true });
+  await dropStaleUploads(join(config.dataDir, 'tmp'), Date.now() - STALE_UPLOAD_MS);
+  const fileBytes = new PgFileBytes(sql, join(config.dataDir, 'tmp'));
+  pastes.released = (hash) =>
+    fileBytes
+      .release(hash, now())
+      .catch((err: unknown) => warn(`could not note a swept paste's files: ${String(err)}`));
+  // Bytes no paste names any more, one instance a round (README, Files).
+  const sweepFileBytes = async (): Promise<void> => {
+    if (await turns.take('file sweep', FILE_SWEEP_MS)) await sweepFiles(fileBytes, pastes, now());
+  };
   const [serverKey, wordIndex] = await Promise.all([
     loadServerKey(sql),
     owners.wordIndex(),
@@ -157,6 +194,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
     sessions: guard.wrap(sessions),
     shownOnce: guard.wrap(shownOnce),
     idempotency: guard.wrap(idempotency),
+    fileBytes: guard.wrap(fileBytes),
     tokenUsage,
     serverKey,
     apiLog: {
@@ -182,7 +220,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
       const work: Promise<unknown>[] = [];
       if (sweepDue) work.push(sweepRecords());
       // The recent list is read again: another instance's new pastes join it (README, Running several instances).
-      work.push(views.drain(), tokenUsage.save(), recent.load());
+      work.push(views.drain(), tokenUsage.save(), recent.load(), sweepFileBytes());
       // Every part is tried, even after one fails, so nothing is left half done behind a failure.
       // Each is on its way already: one the guard refuses (the breaker open) still settles, unheard.
       for (const w of work) w.catch(() => undefined);

@@ -1,5 +1,6 @@
 import type { ISql, PendingQuery, Row } from 'postgres';
 import { TOMBSTONE_MS } from '../paste/repository.ts';
+import { type PasteFile, recordOf } from '../paste/files.ts';
 import { isTombstone, type Paste, type Privacy, type Receipt } from '../paste/paste.ts';
 
 /**
@@ -20,7 +21,7 @@ export const pasteColumns = (sql: ISql, content: PendingQuery<Row[]> = sql`conte
   (extract(epoch from updated_at) * 1000)::float8 as updated_at,
   (extract(epoch from expire_at) * 1000)::float8 as expire_at,
   (view_count + coalesce((select v.views from paste_views v where v.hash = pastes.hash), 0))::float8 as view_count,
-  receipt, revision, delete_key, encrypted`;
+  receipt, revision, delete_key, encrypted, files`;
 
 /**
  * When the expiry sweep must next look at a paste, or null for never: a tombstone (burned
@@ -60,6 +61,7 @@ export function pasteOf(r: Row): Paste {
     receipt: receiptOf(r['receipt']),
     revision: r['revision'] as number,
     ...(typeof r['delete_key'] === 'string' ? { delete_key: r['delete_key'] } : {}),
+    ...(Array.isArray(r['files']) && r['files'].length > 0 ? { files: (r['files'] as PasteFile[]).map(recordOf) } : {}),
   };
   // Only an encrypted paste has the flag, as a paste file read (store/paste-record.ts).
   return r['encrypted'] === true ? { ...paste, encrypted: 1 } : paste;
@@ -89,6 +91,7 @@ export function rowOf(p: Paste, sweepAt: number | null): Record<string, unknown>
     receipt: p.receipt === undefined || p.receipt === null ? null : receiptOf(p.receipt),
     sweep_at: sweepAt === null ? null : time(sweepAt),
     delete_key: p.delete_key ?? null,
+    files: p.files === undefined || p.files.length === 0 ? null : p.files.map(recordOf),
   };
 }
 

@@ -38,6 +38,8 @@ const SWEEP_PARALLEL = Math.max(1, Math.floor(POOL_SIZE / 2));
  * is bypassed until `listen` and in the CLI. What decides (a transaction) reads the row.
  */
 export class PgPasteStore implements PasteRepository, PasteUpkeep {
+  /** Told of a paste the expiry sweep wiped that held files (the file store's release: paste/files.ts). */
+  released: ((hash: string) => Promise<void>) | undefined;
   readonly #ids = new RandomIds();
   /** Expired pastes the sweep wiped, and tombstones it removed (README, Metrics). */
   readonly #swept = { wiped: 0, removed: 0 };
@@ -299,7 +301,12 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
 
   /** Wipes or removes one paste if it is due; answers whether it changed. */
   async #sweepOne(hash: string, now: number): Promise<boolean> {
-    const done = await this.#transact(hash, (p) => sweepTxn(p, now), now);
+    let releasing: Promise<void> | undefined;
+    const release = this.released;
+    const released = release === undefined ? undefined : (h: string): void => void (releasing = release(h));
+    const done = await this.#transact(hash, (p) => sweepTxn(p, now, released), now);
+    // The wiped paste's files are told to the file sweep before this sweep says it is done.
+    await releasing;
     if (done !== null) this.#swept[done]++;
     return done !== null;
   }

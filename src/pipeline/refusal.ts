@@ -24,6 +24,12 @@ const PASTE_CODES: Record<PasteFailure, ErrorCode> = {
   encryption_needs_content: 'bad_request',
   too_many_searches: 'rate_limited',
   searches_busy: 'unavailable',
+  too_many_files: 'bad_request',
+  file_name_taken: 'bad_request',
+  no_such_file: 'bad_request',
+  file_not_found: 'not_found',
+  quota_exceeded: 'quota_exceeded',
+  nothing_left: 'bad_request',
 };
 
 const ACCOUNT_CODES: Record<AccountFailure, ErrorCode> = {

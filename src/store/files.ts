@@ -114,6 +114,35 @@ export class DurableFiles {
     }
   }
 
+  /**
+   * Moves a finished temporary file (an upload) to `path` if no file of that name exists:
+   * fsyncs it, links it in, fsyncs the folder, and removes the temporary name either way.
+   * Returns false when `path` was there already (content-addressed: the same bytes).
+   */
+  moveIn(tmp: string, path: string): Promise<boolean> {
+    return this.#refusing(path, async () => {
+      try {
+        const fd = await byFd.open(tmp, 'r');
+        try {
+          await byFd.datasync(fd);
+        } finally {
+          await byFd.close(fd);
+        }
+        try {
+          await this.#intoDir(path, () => link(tmp, path));
+        } catch (err) {
+          if (isErrno(err, 'EEXIST')) return false;
+          throw err;
+        }
+        await this.#syncDir(dirname(path));
+        this.#writes++;
+        return true;
+      } finally {
+        await dropTemp(tmp);
+      }
+    });
+  }
+
   /** Removes `path` durably. Returns false when it did not exist. */
   removeFile(path: string): Promise<boolean> {
     return this.#refusing(path, async () => {

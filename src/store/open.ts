@@ -9,6 +9,8 @@ import { ensureWritableDir } from '../storage/fs.ts';
 import { AccountStore } from './accounts.ts';
 import { RateLimiter } from '../ratelimit/bucket.ts';
 import { BucketFile } from './bucket-file.ts';
+import { sweepFiles } from '../paste/files.ts';
+import { DiskFileBytes } from './file-bytes.ts';
 import { DurableFiles } from './files.ts';
 import { IdempotencyRecords } from './idempotency.ts';
 import { claimFolder, folderHolder } from './instance.ts';
@@ -68,6 +70,11 @@ export async function openFileStorage(opts: StorageOptions): Promise<Storage> {
   const owners = new OwnerIndex(dir, files);
   const recent = new RecentPastes(files, join(state, 'recent.json'));
   const idempotency = new IdempotencyRecords(dir, files);
+  const fileBytes = new DiskFileBytes(dir, files);
+  pastes.released = (hash) =>
+    fileBytes
+      .release(hash, now())
+      .catch((err: unknown) => warn(`could not note a swept paste's files: ${String(err)}`));
   const sessions = new SessionStore(join(dir, 'sessions'), files, config.sessionIdleMs, now);
   const buckets = new BucketFile(files, join(state, 'ratelimit.json'));
   const limiter = new RateLimiter(now);
@@ -108,6 +115,7 @@ export async function openFileStorage(opts: StorageOptions): Promise<Storage> {
     sessions,
     shownOnce: new HeldInMemory(),
     idempotency,
+    fileBytes,
     tokenUsage,
     serverKey,
     apiLog: {
@@ -135,6 +143,8 @@ export async function openFileStorage(opts: StorageOptions): Promise<Storage> {
         await idempotency.sweep(now());
       }
       await views.drain();
+      // Bytes no paste names any more go within a tick or two of their paste (README, Files).
+      await sweepFiles(fileBytes, pastes, now());
       // The view counts still pending are saved every tick: a crash loses at most this tick's.
       // Every save is waited for, even after one fails, so the tick never ends (nor shutdown
       // begins its own saves) while one is still writing.

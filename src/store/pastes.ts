@@ -29,6 +29,8 @@ const NO_READ: Promise<Paste | null> = Promise.resolve(null);
  * or written; every change goes through `transact`, under a per-paste lock.
  */
 export class PasteStore {
+  /** Told of a paste the expiry sweep wiped that held files (the file store's release: paste/files.ts). */
+  released: ((hash: string) => Promise<void>) | undefined;
   readonly #root: string;
   readonly #expiryRoot: string;
   readonly #locks = new KeyedMutex();
@@ -442,14 +444,19 @@ export class PasteStore {
   /** Visits the paste one index entry names, then removes the entry; answers whether the paste changed. */
   async #sweepEntry(dir: string, entry: string, now: number): Promise<boolean> {
     const hash = entry.split('-')[1];
+    let releasing: Promise<void> | undefined;
+    const release = this.released;
+    const released = release === undefined ? undefined : (h: string): void => void (releasing = release(h));
     const done =
       hash === undefined
         ? null
-        : await this.transact(hash, (p) => sweepTxn(p, now)).catch((err: unknown) => {
+        : await this.transact(hash, (p) => sweepTxn(p, now, released)).catch((err: unknown) => {
             // A damaged file is reported when found and waits for its owner or an admin; the sweep goes on.
             if (err instanceof CorruptPaste) return null;
             throw err;
           });
+    // The wiped paste's files are told to the file sweep before this sweep says it is done.
+    await releasing;
     if (done !== null) this.#swept[done]++;
     // Losing this unlink in a crash only means the sweep looks at the entry again.
     await unlink(join(dir, entry)).catch((err: unknown) => {

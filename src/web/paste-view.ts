@@ -1,6 +1,7 @@
 import { ANONYMOUS_NAME, isAnonymous } from '../paste/anonymous.ts';
 import { owns } from '../paste/access.ts';
-import { contentOf, shortcodeOf, type Paste } from '../paste/paste.ts';
+import { filesOf } from '../paste/files.ts';
+import { contentOf, NO_CONTENT, shortcodeOf, type Paste } from '../paste/paste.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { literalHead, literalSizeNow, type TextSize } from '../paste/literal.ts';
 import type { HeadCounted } from '../paste/service.ts';
@@ -165,7 +166,7 @@ export function pasteView(
 <section class="card paste-head">
 <div class="head-top">${pasteBadges(p, now)}${mine && !burnedNow ? html`<span class="owner-tools"><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/edit">Edit</a><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/delete">Delete</a></span>` : ''}</div>
 <h1 class="paste-title">${isolate(pasteTitle(p))}</h1>
-<p class="lede">${code === null ? sealedLede(p) : html`${plural(code.lines, 'line')} of ${p.language === 'text' ? 'plain text' : languageLabel(p.language)} &middot; ${sizeLabel(code.bytes)}`}</p>
+<p class="lede">${code === null ? sealedLede(p) : onlyFiles(p) ? plural(filesOf(p).length, 'file') : html`${plural(code.lines, 'line')} of ${p.language === 'text' ? 'plain text' : languageLabel(p.language)} &middot; ${sizeLabel(code.bytes)}`}</p>
 <dl class="facts">
 <div><dt>Author</dt><dd>${isolate(owner)}</dd></div>
 <div><dt>Created</dt><dd>${times.tag(p.created_at, now)}</dd></div>
@@ -177,9 +178,42 @@ ${(p.revision ?? 1) > 1 && !burnedNow ? html`<div><dt>Revisions</dt><dd><a href=
 </dl>
 </section>
 ${share}
-${code === null ? sealedCard(p) : codeCard(p, code, burnedNow)}
+${code === null ? sealedCard(p) : onlyFiles(p) ? '' : codeCard(p, code, burnedNow)}
+${filesCard(p)}
 </div>`;
   return page(ctx, pasteTitle(p), body);
+}
+
+/** A paste of files and no text: its page shows no code block. */
+const onlyFiles = (p: Paste): boolean => p.content_json === NO_CONTENT && filesOf(p).length > 0;
+
+/** Types shown in the page as images (served inline only when their bytes are one: pipeline/file-reply.ts). */
+const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+/**
+ * The card of a paste's files (README, Files): each name (escaped, kept apart from the text
+ * around it), its size and a link to it; images shown in the page. A one-time paste's files
+ * are listed without links: they are not served (paste/service.ts, `file`).
+ */
+function filesCard(p: Paste): SafeHtml | '' {
+  const files = filesOf(p);
+  if (files.length === 0) return '';
+  const linked = p.burn_after_read === 0;
+  const items = files.map((f) => {
+    const href = `/p/${p.hash}/files/${encodeURIComponent(f.name)}`;
+    const name = linked
+      ? html`<a class="file-name" href="${href}">${isolate(f.name)}</a>`
+      : html`<span class="file-name">${isolate(f.name)}</span>`;
+    const image =
+      linked && IMAGE_TYPES.has(f.type)
+        ? html`<img class="file-image" src="${href}" alt="${f.name}" loading="lazy">`
+        : '';
+    return html`<li>${name} <span class="muted">${sizeLabel(f.size)}</span>${image}</li>`;
+  });
+  return html`<section class="card files-card" aria-label="Files">
+<h2>${plural(files.length, 'file')}</h2>
+<ul class="file-list">${items}</ul>
+</section>`;
 }
 
 /** The card of a paste's text: its tools, its code block and what the page says about the text. */

@@ -12,7 +12,7 @@ import { createPaste, home } from './pages/home.ts';
 import { keyDelete, keyDeleteForm } from './pages/key-delete.ts';
 import { myPastes } from './pages/my.ts';
 import { ACCOUNT_PATH, account, changePassword } from './pages/password.ts';
-import { pasteQr, rawPaste, rawPasteUnlock, shortLink, unlockPaste, viewPaste } from './pages/paste.ts';
+import { pasteFile, pasteQr, rawPaste, rawPasteUnlock, shortLink, unlockPaste, viewPaste } from './pages/paste.ts';
 
 /**
  * The web route table. Every POST is a form whose CSRF token the pipeline checks first;
@@ -41,6 +41,7 @@ export const webRoutes: RouteDef<WebRoute>[] = [
   { method: 'POST', path: '/p/:hash', data: { handler: unlockPaste } },
   { method: 'GET', path: '/p/:hash/raw', data: { handler: rawPaste } },
   { method: 'GET', path: '/p/:hash/qr.svg', data: { handler: pasteQr } },
+  { method: 'GET', path: '/p/:hash/files/:name', data: { handler: pasteFile } },
   { method: 'GET', path: '/p/:hash/history', data: { handler: pasteHistory } },
   { method: 'POST', path: '/p/:hash/raw', data: { handler: rawPasteUnlock } },
   { method: 'GET', path: '/p/:hash/edit', data: { handler: editForm, access: 'user' } },

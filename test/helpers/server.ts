@@ -226,6 +226,8 @@ export interface Res {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** The body's bytes as they came (a file's). */
+  body: Buffer;
   // eslint-style escape hatch avoided: tests read fields off this by name.
   json: Record<string, unknown> & { ok?: boolean; error?: string };
 }
@@ -267,14 +269,15 @@ export function req(
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
+        const body = Buffer.concat(chunks);
+        const text = body.toString('utf8');
         let json: Res['json'] = {};
         try {
           json = JSON.parse(text) as Res['json'];
         } catch {
           // Not every response is JSON (raw.php, pages); tests that expect JSON assert on it.
         }
-        const answer = { status: res.statusCode ?? 0, headers: res.headers, text, json };
+        const answer = { status: res.statusCode ?? 0, headers: res.headers, text, json, body };
         // Every API answer a test sees must be what the OpenAPI document says it can be.
         if (path.startsWith('/api/') || isHastePath(path.split('?')[0] ?? '')) {
           try {

@@ -264,3 +264,24 @@ export async function plantUserPassword(dataDir: string, name: string, plant: (o
     await tx`select pg_notify(${ACCOUNTS_CHANNEL}, ${state?.version ?? ''})`;
   });
 }
+
+/** The SHA-256 of every file's bytes the server holds (README, Files), sorted. */
+export async function storedFileBytes(dataDir: string): Promise<string[]> {
+  if (BACKEND === 'files') {
+    const root = join(dataDir, 'files');
+    const out: string[] = [];
+    for (const shard of await readdir(root).catch(() => [] as string[]))
+      if (/^[0-9a-f]{2}$/.test(shard))
+        for (const name of await readdir(join(root, shard))) if (/^[0-9a-f]{64}$/.test(name)) out.push(name);
+    return out.sort();
+  }
+  const sql = await database(dataDir);
+  const rows = await sql<{ sha256: string }[]>`select sha256 from file_blobs order by sha256`;
+  return rows.map((r) => r.sha256);
+}
+
+/** Uploads spooled and not yet stored or removed (DATA_DIR/tmp on both backends). */
+export async function spooledUploads(dataDir: string): Promise<string[]> {
+  const names = await readdir(join(dataDir, 'tmp')).catch(() => [] as string[]);
+  return names.filter((n) => n.startsWith('upload-'));
+}

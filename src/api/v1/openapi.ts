@@ -5,6 +5,9 @@ import { EXPIRY_MS } from '../../paste/expiry.ts';
 import { ENVELOPE_ALG, ENVELOPE_KDF, ENVELOPE_VERSION } from '../../paste/envelope.ts';
 import { KNOWN_LANGUAGES, LANGUAGE_ALIASES } from '../../paste/language.ts';
 import { PRIVACIES } from '../../paste/paste.ts';
+import { FILE_LIMIT_DEFAULTS, MAX_FILE_NAME_BYTES } from '../../paste/files.ts';
+
+const MAX_FILES_DEFAULT = FILE_LIMIT_DEFAULTS.maxFilesPerPaste;
 import { PASSWORD_MAX_CHARS, TITLE_MAX_CHARS, unknownLanguageWarning } from '../../paste/validate.ts';
 
 /**
@@ -32,8 +35,8 @@ const ERRORS: Record<number, string> = {
   405: 'Wrong method for this endpoint; the `Allow` header lists the right ones.',
   410: 'The paste expired (the error says `expired`) or was burned after reading (`burned`).',
   412: 'The paste has changed since the revision named in `If-Match`; nothing was written.',
-  413: 'The body is larger than MAX_PASTE_BYTES × 3 + 64 KiB (refused unread), or the content is over MAX_PASTE_BYTES.',
-  415: 'A POST body that is neither `application/json` nor `application/x-www-form-urlencoded` (nor `text/plain` for create), or a charset other than UTF-8.',
+  413: "The body is larger than MAX_PASTE_BYTES × 3 + 64 KiB (refused unread), or the content is over MAX_PASTE_BYTES; a file over MAX_FILE_BYTES, or a user's files over USER_QUOTA_BYTES (`quota_exceeded`).",
+  415: 'A POST body that is neither `application/json` nor `application/x-www-form-urlencoded` (nor `text/plain` for create, nor `multipart/form-data` for create and edit), or a charset other than UTF-8.',
   422: 'The `Idempotency-Key` was used by this token for a different request in the last 24 hours.',
   429: "The token's rate limit (`limit_per_minute` in the body), too many failed authentications from this IP, or too many wrong passwords for this paste.",
   500: "An unexpected fault; the detail is only in the server's own log.",
@@ -91,6 +94,53 @@ const stripUndefined = (o: Record<string, Schema>): Record<string, Schema> =>
   );
 
 const ENCRYPTED_FIELD = `\`1\`: \`content\` is an envelope the client encrypted (AES-256-GCM), a JSON object \`{"v":${ENVELOPE_VERSION},"alg":"${ENVELOPE_ALG}","iv","ct"}\` with \`"kdf":"${ENVELOPE_KDF}","iter","salt"\` when a password was used, bytes in base64url (docs/encrypted-pastes.md). The server checks its shape only (400 otherwise), keeps it as it is, and neither detects its language nor searches it.`;
+
+/** A paste's file as `paste.php` lists it (README, Files). */
+const pasteFile: Schema = {
+  type: 'object',
+  required: ['name', 'size', 'type', 'sha256'],
+  properties: {
+    name: {
+      type: 'string',
+      description: `As given: any UTF-8 but \`/\` and control characters, at most ${MAX_FILE_NAME_BYTES} bytes; unique within the paste.`,
+    },
+    size: { type: 'integer', minimum: 0, description: 'In bytes.' },
+    type: {
+      type: 'string',
+      description: 'The Content-Type its uploader gave (not trusted: file.php decides how to serve it).',
+    },
+    sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The SHA-256 of its bytes, in hex.' },
+  },
+};
+
+const FILES_TEXT =
+  "A `multipart/form-data` body takes the same fields as text parts plus up to MAX_FILES_PER_PASTE (10) parts named `file`, each with a filename and at most MAX_FILE_BYTES (10 MiB; 413 as soon as one is past it, or before a byte is read when Content-Length is past them all). With at least one file, `content` may be absent or empty. A file name is any UTF-8 but `/` and control characters, at most 255 bytes, and two files of one paste never share one (400). All the files of a user's pastes together stay within USER_QUOTA_BYTES (413 `quota_exceeded`). A multipart request sends its token in the Authorization header or the query, not as a part. A create without a token (ANONYMOUS_PASTES) takes files only with ANONYMOUS_FILES=1; otherwise it is 403.";
+
+/** The fields of a multipart create or edit, as text parts, with its `file` parts. */
+const multipartOf = (schema: string, edit: boolean): Schema => ({
+  allOf: [
+    ref(schema),
+    {
+      properties: {
+        file: {
+          type: 'array',
+          items: { type: 'string', contentMediaType: 'application/octet-stream' },
+          maxItems: MAX_FILES_DEFAULT,
+          description: 'One part per file, each with its filename.',
+        },
+        ...(edit
+          ? {
+              remove_file: {
+                type: 'array',
+                items: { type: 'string' },
+                description: 'The name of a file to remove; repeat the part for more (400 for a name the paste lacks).',
+              },
+            }
+          : {}),
+      },
+    },
+  ],
+});
 
 const createRequest: Schema = {
   type: 'object',
@@ -221,6 +271,7 @@ const paste: Schema = {
     'revision',
     'owner',
     'content',
+    'files',
   ],
   properties: {
     view_count: { type: 'integer', minimum: 0, description: 'Includes the read that returned it.' },
@@ -251,6 +302,11 @@ const paste: Schema = {
       properties: { id: { type: 'integer' }, display_name: { type: 'string' } },
     },
     content: { type: 'string' },
+    files: {
+      type: 'array',
+      items: ref('PasteFile'),
+      description: "The paste's files, in the order given (`[]` when none).",
+    },
   },
 };
 
@@ -399,8 +455,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
         post: {
           operationId: 'createPaste',
           summary: 'Create a paste (scope `write`)',
-          description:
-            'A `text/plain` body (UTF-8; another charset is 415) is the content, and the other fields come from the query string: `cmd | curl -H "Content-Type: text/plain" --data-binary @- "…/paste_create.php?title=build.log&expiry=1d"`. With `Accept: text/plain` the answer is the paste\'s URL and a newline.\n\nWhen the server runs with ANONYMOUS_PASTES=1, a request with no token at all is an anonymous create: its own rate limit per client IP (ANONYMOUS_RATE_PER_MINUTE, in the rate-limit headers), at most ANONYMOUS_MAX_BYTES of content (413), public or unlisted only (400), an expiry no longer than ANONYMOUS_MAX_EXPIRY (400; left out, it is that longest one), no Idempotency-Key; the answer adds `delete_url`. Otherwise a request without a token is 401.',
+          description: `A \`text/plain\` body (UTF-8; another charset is 415) is the content, and the other fields come from the query string: \`cmd | curl -H "Content-Type: text/plain" --data-binary @- "…/paste_create.php?title=build.log&expiry=1d"\`. With \`Accept: text/plain\` the answer is the paste's URL and a newline.\n\n${FILES_TEXT}\n\nWhen the server runs with ANONYMOUS_PASTES=1, a request with no token at all is an anonymous create: its own rate limit per client IP (ANONYMOUS_RATE_PER_MINUTE, in the rate-limit headers), at most ANONYMOUS_MAX_BYTES of content (413), public or unlisted only (400), an expiry no longer than ANONYMOUS_MAX_EXPIRY (400; left out, it is that longest one), no Idempotency-Key; the answer adds \`delete_url\`. Otherwise a request without a token is 401.`,
           security: [{ bearer: [] }, { queryToken: [] }, {}],
           parameters: [idempotencyKey, ...textQueryParams],
           requestBody: {
@@ -412,6 +467,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
               },
               'application/x-www-form-urlencoded': { schema: ref('CreateRequest') },
               'text/plain': { schema: { type: 'string', minLength: 1 }, example: 'build output\n' },
+              'multipart/form-data': { schema: multipartOf('CreateRequest', false) },
             },
           },
           responses: {
@@ -469,12 +525,59 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           },
         },
       },
+      '/api/v1/file.php': {
+        get: {
+          operationId: 'getFile',
+          summary: "One file of a paste (scope `read`), under the paste's read rules; counts no view",
+          description:
+            "The file's bytes, never as a page of this site: `X-Content-Type-Options: nosniff`, `Content-Security-Policy: sandbox`. Only a PNG, JPEG, GIF or WebP image whose bytes are one is served inline with that type; everything else is `application/octet-stream` with `Content-Disposition: attachment` and its name (RFC 6266: `filename*` in UTF-8 and an ASCII `filename`). A one-time paste's files are not served (403): its one read is paste.php or its page. A file of a deleted, expired or burned paste is 404 or 410 at once.",
+          parameters: [
+            hashParam,
+            { name: 'name', in: 'query', required: true, schema: { type: 'string' }, description: "The file's name." },
+            ...readParams.slice(2),
+          ],
+          responses: {
+            200: {
+              description: "The file's bytes.",
+              headers: {
+                ...rateHeaders,
+                'Content-Security-Policy': { required: true, schema: { const: 'sandbox' } },
+                'X-Content-Type-Options': { required: true, schema: { const: 'nosniff' } },
+                'Content-Disposition': {
+                  required: true,
+                  schema: {
+                    type: 'string',
+                    pattern: '^(inline|attachment); filename="[\\x20-\\x7e]*"; filename\\*=UTF-8\'\'\\S*$',
+                  },
+                },
+              },
+              content: {
+                'application/octet-stream': {
+                  schema: { type: 'string', contentMediaType: 'application/octet-stream' },
+                },
+                'image/png': { schema: { type: 'string' } },
+                'image/jpeg': { schema: { type: 'string' } },
+                'image/gif': { schema: { type: 'string' } },
+                'image/webp': { schema: { type: 'string' } },
+              },
+            },
+            ...errors(400, ...AUTHED, 404, 410, 503),
+          },
+        },
+      },
       '/api/v1/paste_edit.php': {
         post: {
           operationId: 'editPaste',
           summary: 'Edit a paste (scope `write`; the owner or `admin`)',
+          description: `${FILES_TEXT} An edit adds its \`file\` parts to the paste's files and removes those its \`remove_file\` parts name; the file list is part of the revision, as the content is (If-Match, ETag, revisions).`,
           parameters: [idempotencyKey, ifMatch],
-          requestBody: body('EditRequest', { hash: 'aB3dE5gH7j', content: 'print(43)' }),
+          requestBody: {
+            ...body('EditRequest', { hash: 'aB3dE5gH7j', content: 'print(43)' }),
+            content: {
+              ...(body('EditRequest', {})['content'] as Schema),
+              'multipart/form-data': { schema: multipartOf('EditRequest', true) },
+            },
+          },
           responses: {
             200: {
               description: "Edited. `ETag` names the new revision (absent on a repeated Idempotency-Key's answer).",
@@ -604,6 +707,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           properties: { ok: { const: true }, paste: ref('Paste') },
         },
         Paste: paste,
+        PasteFile: pasteFile,
         HasteError: HASTE_ERROR,
         Receipt: {
           type: 'object',

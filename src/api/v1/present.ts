@@ -1,3 +1,4 @@
+import { filesOf, recordOf } from '../../paste/files.ts';
 import { badRequest, HttpError } from '../../http/errors.ts';
 import type { Fields } from '../../http/fields.ts';
 import { contentOf, formatTime, HASH_RE, shortcodeOf, type Paste } from '../../paste/paste.ts';
@@ -45,6 +46,7 @@ function presentFields(deps: Pick<ApiDeps, 'baseUrl' | 'accounts'>, p: Paste): R
     // Only on encrypted pastes: the answer for every other paste is as it always was.
     ...(p.encrypted === 1 ? { encrypted: 1 } : {}),
     owner: { id: p.owner_id, display_name: isAnonymous(p) ? ANONYMOUS_NAME : (owner?.name ?? 'unknown') },
+    files: filesOf(p).map(recordOf),
   };
 }
 

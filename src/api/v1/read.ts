@@ -10,7 +10,7 @@ import { pasteBody, rawBody, requireHash } from './present.ts';
  * The reader's password: the `password` query parameter, else the X-Paste-Password header.
  * Node hands header bytes over as latin1; a UTF-8 password is decoded back from them.
  */
-function password(r: ApiRequest): string | undefined {
+export function password(r: ApiRequest): string | undefined {
   const q = stringField(r.query, 'password');
   if (q !== null) return q;
   const header = r.req.headers['x-paste-password'];

@@ -1,6 +1,8 @@
 import type { Actor } from '../../log/audit.ts';
 import { prefersPlainText } from '../../http/accept.ts';
-import { HttpError } from '../../http/errors.ts';
+import { badRequest, HttpError } from '../../http/errors.ts';
+import { multipartBoundary } from '../../http/multipart.ts';
+import { fileNameProblem, type NewFile, recordOf } from '../../paste/files.ts';
 import { namesEtag } from '../../http/conditional.ts';
 import { etagOf, type Paste } from '../../paste/paste.ts';
 import type { Precondition } from '../../paste/service.ts';
@@ -34,20 +36,24 @@ export async function createPaste(r: ApiRequest): Promise<Reply> {
  * door's; answers its hash, and an anonymous paste's delete link. Both APIs create here.
  */
 export async function makePaste(r: ApiRequest): Promise<{ hash: string; deleteUrl?: string; warning?: string }> {
-  const v = validateCreate(r.body, r.deps.maxPasteBytes);
+  const files = newFiles(r);
+  const v = validateCreate(r.body, r.deps.maxPasteBytes, files.length > 0);
   if (!v.ok) throw refuse(v.problems);
   const warned = v.warning === undefined ? {} : { warning: v.warning };
   const door = r.deps.anonymous;
-  if (r.principal.anonymous === true && door !== null) return { ...(await makeAnonymous(r, door, v.value)), ...warned };
+  if (r.principal.anonymous === true && door !== null)
+    return { ...(await makeAnonymous(r, door, v.value, files)), ...warned };
   const input = v.value;
   withinTokenLimits(r, input.content, input.privacy);
   const owner = r.principal.userId;
+  // A retry with the same key must bring the same files (README, Safe retries).
+  const fingerprint = files.length === 0 ? input : { ...input, files: files.map(recordOf) };
   const hash = await once(
     r,
     'create',
-    JSON.stringify(input),
+    JSON.stringify(fingerprint),
     null,
-    async (h) => (await r.deps.pastes.create(input, owner, h)).hash,
+    async (h) => (await r.deps.pastes.create(input, owner, h, undefined, files)).hash,
   );
   return { hash, ...warned };
 }
@@ -61,13 +67,38 @@ async function makeAnonymous(
   r: ApiRequest,
   door: AnonymousDoor,
   asked: CreateInput,
+  files: readonly NewFile[],
 ): Promise<{ hash: string; deleteUrl: string }> {
   const input = { ...asked, expiry: door.expiryOf(r.body, asked.expiry) };
   const problems = door.problems(r.body, input);
   if (problems.length > 0) throw refuse(problems);
   const { key, digest } = door.newDeleteKey();
-  const { hash } = await r.deps.pastes.create(input, ANONYMOUS_OWNER, undefined, digest);
+  const { hash } = await r.deps.pastes.create(input, ANONYMOUS_OWNER, undefined, digest, files);
   return { hash, deleteUrl: deleteUrl(r.deps, hash, key) };
+}
+
+/**
+ * The files a multipart request brought, as the paste will keep them: each name checked
+ * (README, Files: any UTF-8, never a path; 400 otherwise), its type the one the client gave
+ * when it has the form of one.
+ */
+function newFiles(r: ApiRequest): NewFile[] {
+  return r.uploads.map((u) => {
+    const problem = fileNameProblem(u.name);
+    if (problem !== null) throw badRequest(`${problem}: ${JSON.stringify(u.name.slice(0, 80))}`);
+    const type = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/.test(u.type)
+      ? u.type
+      : 'application/octet-stream';
+    return { name: u.name, size: u.size, type, sha256: u.sha256, path: u.path };
+  });
+}
+
+/** The names of the files an edit removes (`remove_file`, repeatable: one a line). */
+function removedNames(r: ApiRequest): string[] {
+  const v = r.body['remove_file'];
+  if (v === undefined || v === null) return [];
+  if (typeof v !== 'string') throw badRequest('remove_file must be a file name');
+  return v.split('\n');
 }
 
 /** The token's own limits (README, Web pages: API Tokens): 413 past its size, 403 for a privacy it may not use. */
@@ -114,17 +145,21 @@ const actorOf = (r: ApiRequest): Actor => ({
 /** POST paste_edit.php (README, Edit a paste). */
 export async function editPaste(r: ApiRequest): Promise<Reply> {
   const hash = requireHash(r.body, r.query);
-  const v = validateEdit(r.body, r.deps.maxPasteBytes);
+  const changes = { add: newFiles(r), remove: removedNames(r) };
+  const multipart = r.uploads.length > 0 || multipartBoundary(r.req.headers['content-type']) !== null;
+  const v = validateEdit(r.body, r.deps.maxPasteBytes, multipart);
   if (!v.ok) throw refuse(v.problems);
   const input = v.value;
   withinTokenLimits(r, input.content, input.privacy);
   let edited: Paste | undefined;
+  const touched = changes.add.length > 0 || changes.remove.length > 0;
+  const fingerprint = touched ? { ...input, add: changes.add.map(recordOf), remove: changes.remove } : input;
   await once(
     r,
     'edit',
-    JSON.stringify(input),
+    JSON.stringify(fingerprint),
     hash,
-    async () => (edited = await r.deps.pastes.edit(hash, input, r.viewer, unchangedSince(r), actorOf(r))).hash,
+    async () => (edited = await r.deps.pastes.edit(hash, input, r.viewer, unchangedSince(r), actorOf(r), changes)).hash,
   );
   // The new revision's ETag (a repeated Idempotency-Key's answer made no revision, and has none).
   return json(

@@ -87,8 +87,8 @@ td.full { min-width: 0; }
 .status-2 { color: var(--ok); } .status-3 { color: var(--info); } .status-4 { color: var(--warn); } .status-5 { color: var(--danger); }
 
 /* The paste page: head and share side by side on wide screens; on phones the QR code comes after the code. */
-.paste-layout { display: grid; gap: 0 20px; grid-template-columns: minmax(0, 1fr); grid-template-areas: "head" "code" "share"; }
-@media (min-width: 760px) { .paste-layout { grid-template-columns: minmax(0, 1fr) 232px; grid-template-areas: "head share" "code code"; } }
+.paste-layout { display: grid; gap: 0 20px; grid-template-columns: minmax(0, 1fr); grid-template-areas: "head" "code" "files" "share"; }
+@media (min-width: 760px) { .paste-layout { grid-template-columns: minmax(0, 1fr) 232px; grid-template-areas: "head share" "code code" "files files"; } }
 .paste-head { grid-area: head; display: flex; flex-direction: column; }
 .paste-head .facts { margin-top: auto; }
 .paste-head .paste-title { margin-bottom: 4px; }
@@ -97,6 +97,11 @@ td.full { min-width: 0; }
 /* The header card keeps its own height beside the taller QR card. */
 .paste-layout > .paste-head { align-self: start; }
 .paste-layout .code-card { grid-area: code; }
+/* A paste's files: images shown within the card's width and a screen's height, the rest as links. */
+.paste-layout .files-card { grid-area: files; }
+.file-list { list-style: none; margin: 0; padding: 0; display: grid; gap: 14px; }
+.file-list .file-name { overflow-wrap: anywhere; font-weight: 600; }
+.file-image { display: block; max-width: 100%; max-height: 70vh; height: auto; margin-top: 6px; border: 1px solid var(--border); }
 .paste-title { overflow-wrap: anywhere; min-width: 0; margin-top: 8px; }
 .head-top { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: center; gap: 8px; }
 .owner-tools { display: flex; gap: 4px; margin: -4px -8px -4px 0; }

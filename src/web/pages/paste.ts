@@ -1,3 +1,4 @@
+import { fileReply } from '../../pipeline/file-reply.ts';
 import { createHash } from 'node:crypto';
 import { namesEtag } from '../../http/conditional.ts';
 import { html as reply, redirect, text, type Reply } from '../../http/reply.ts';
@@ -232,6 +233,30 @@ export async function rawPaste(ctx: WebContext): Promise<Reply> {
     body,
     headers: { 'content-disposition': `attachment; filename="${downloadName(p)}"` },
   };
+}
+
+/**
+ * GET /p/{hash}/files/{name}: one file of a paste (README, Files), under the paste's read
+ * rules as its page applies them: private to its owner, a password paste after its unlock
+ * (the form posts to the page, whose grant then opens its files too). Nothing is counted.
+ */
+export async function pasteFile(ctx: WebContext): Promise<Reply> {
+  const p = await visiblePaste(ctx);
+  let name: string;
+  try {
+    name = decodeURIComponent(ctx.params['name'] ?? '');
+  } catch {
+    // decodeURIComponent throws URIError only: a name no link of ours makes.
+    throw new PasteError('file_not_found');
+  }
+  const reader = readerWithoutPassword(ctx, p);
+  if (reader === null) return passwordGate(ctx, p, `/p/${p.hash}`, [], 401);
+  const served = await ctx.deps.pastes.file(p.hash, name, ctx.viewer, {
+    proof: reader.proof,
+    client: ctx.clientKey,
+    consume: false,
+  });
+  return fileReply(served);
 }
 
 /**

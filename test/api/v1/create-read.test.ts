@@ -65,6 +65,7 @@ describe('paste.php', () => {
       'content',
       'created_at',
       'expire_at',
+      'files',
       'hash',
       'language',
       'owner',
@@ -75,6 +76,7 @@ describe('paste.php', () => {
       'view_count',
     ]);
     assert.equal(p['revision'], 1, 'the paste object gains its revision number (README, Revisions)');
+    assert.deepEqual(p['files'], [], 'a paste without files lists none (README, Files)');
     assert.equal(p['hash'], hash);
     assert.equal(p['title'], 'Fields');
     assert.equal(p['content'], 'def f():\n    return 1\n');

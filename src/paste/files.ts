@@ -1,0 +1,177 @@
+import type { Readable } from 'node:stream';
+import type { Paste, PasteFile } from './paste.ts';
+import { FILE_LIMIT_DEFAULTS, type FileLimits } from '../config.ts';
+
+export { FILE_LIMIT_DEFAULTS, type FileLimits, type PasteFile };
+
+/**
+ * A paste's files (README, Files): what the paste record keeps of each (name, size, type,
+ * SHA-256), the port the bytes are stored through (`FileBytes`, content-addressed, one copy
+ * however many pastes hold them), and the sweep that removes bytes no paste holds any more.
+ */
+
+/** A file a request brought, spooled to a temporary file (http/multipart.ts). */
+export interface NewFile extends PasteFile {
+  readonly path: string;
+}
+
+/** A file name's bound in UTF-8 bytes, as most filesystems have it. */
+export const MAX_FILE_NAME_BYTES = 255;
+
+/**
+ * Why a file name cannot be kept, or null: any UTF-8 shown as given, but never a path (no
+ * `/`, not `.` or `..`), no control characters, at most MAX_FILE_NAME_BYTES bytes.
+ */
+export function fileNameProblem(name: string): string | null {
+  if (name === '') return 'a file needs a name';
+  if (Buffer.byteLength(name) > MAX_FILE_NAME_BYTES) return `a file name may be at most ${MAX_FILE_NAME_BYTES} bytes`;
+  if (name.includes('/')) return 'a file name may not contain "/"';
+  if (name === '.' || name === '..') return 'a file name may not be "." or ".."';
+  // C0, DEL and C1 controls; a lone surrogate cannot have come from valid UTF-8.
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return 'a file name may not contain control characters';
+  return null;
+}
+
+/** The files a paste holds now (none for a paste stored before files were taken). */
+export const filesOf = (p: Pick<Paste, 'files'>): readonly PasteFile[] => p.files ?? [];
+
+/** A paste without its files (burned or wiped: they go with its text). */
+export function withoutFiles(p: Paste): Paste {
+  if (p.files === undefined) return p;
+  const { files: _gone, ...rest } = p;
+  return rest;
+}
+
+/** A file's record without its temporary path. */
+export const recordOf = (f: PasteFile): PasteFile => ({ name: f.name, size: f.size, type: f.type, sha256: f.sha256 });
+
+/**
+ * The image types served inline, by their leading bytes: a file is shown in the page only
+ * when its bytes are one of these, whatever type it claims (README, Files).
+ */
+const INLINE_IMAGES: readonly { type: string; test: (b: Buffer) => boolean }[] = [
+  {
+    type: 'image/png',
+    test: (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+  },
+  { type: 'image/jpeg', test: (b) => b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
+  {
+    type: 'image/gif',
+    test: (b) => ['GIF87a', 'GIF89a'].includes(b.subarray(0, 6).toString('latin1')),
+  },
+  {
+    type: 'image/webp',
+    test: (b) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP',
+  },
+];
+
+/** The inline image type the bytes begin as, or null (every other file is an attachment). */
+export function inlineImageType(head: Buffer): string | null {
+  return INLINE_IMAGES.find((i) => i.test(head))?.type ?? null;
+}
+
+/** How many leading bytes inlineImageType needs. */
+export const SNIFF_BYTES = 12;
+
+/**
+ * Where the bytes are stored, content-addressed (store/file-bytes.ts on the data folder,
+ * pg/file-bytes.ts on PostgreSQL). Each paste that holds bytes has a claim on them, made
+ * before its record names them; a claim is dropped only by the sweep, once the paste (every
+ * kept version of it) no longer names them, and the bytes go with their last claim.
+ */
+export interface FileBytes {
+  /**
+   * Stores a spooled file's bytes under its SHA-256 (once, however many pastes hold them),
+   * durably, with `holder`'s claim on them; the temporary file is moved or removed. The
+   * claim is looked at again by the sweep after CLAIM_GRACE_MS, in case no record names it.
+   */
+  keep(file: NewFile, holder: string, now: number): Promise<void>;
+  /** The bytes, as a stream, or null when the store has none under that hash. */
+  open(sha256: string): Promise<StoredBytes | null>;
+  /** Asks the sweep to look at `holder`'s claims from `due` on (its paste was deleted, edited, burned, wiped). */
+  release(holder: string, due: number): Promise<void>;
+  /** Up to `limit` pastes whose claims are due to be looked at by `now`, with the releases seen. */
+  due(now: number, limit: number): Promise<Due[]>;
+  /** The bytes `holder` has claims on. */
+  claims(holder: string): Promise<string[]>;
+  /**
+   * Drops `holder`'s claim on `sha256` unless it was made after `claimedBefore` (then
+   * `young`), and the bytes with it when it was the last (then `removed`).
+   */
+  drop(holder: string, sha256: string, claimedBefore: number): Promise<'removed' | 'dropped' | 'young'>;
+  /**
+   * The releases `due` saw were looked at: they go, but not one made since (a paste wiped
+   * while the sweep read it), which the next round looks at.
+   */
+  settled(due: Due): Promise<void>;
+  /** Where uploads are spooled before `keep`. */
+  readonly tmpDir: string;
+}
+
+/** A paste whose claims are due, and which of its releases were seen (the store's own mark). */
+export interface Due {
+  readonly holder: string;
+  readonly seen: string;
+}
+
+/** Stored bytes: their size, their first bytes (to tell an image), and a stream of all of them. */
+export interface StoredBytes {
+  readonly size: number;
+  readonly head: Buffer;
+  stream(): Readable;
+}
+
+/**
+ * How long a new claim is safe from the sweep: a create or edit makes its claims before it
+ * writes the record that names them, and the sweep must not take the bytes in between.
+ */
+export const CLAIM_GRACE_MS = 30_000;
+
+/** What the sweep reads of a paste to decide whether it still names some bytes. */
+export interface Holders {
+  get(hash: string): Promise<Paste | null>;
+  revisions(hash: string): Promise<number[]>;
+  getRevision(hash: string, revision: number): Promise<Paste | null>;
+}
+
+/** The bytes paste `hash` names, in its current version and every kept one. */
+async function namedBy(pastes: Holders, hash: string): Promise<Set<string>> {
+  const named = new Set<string>();
+  const add = (p: Paste | null): void => {
+    if (p !== null) for (const f of filesOf(p)) named.add(f.sha256);
+  };
+  add(await pastes.get(hash));
+  for (const n of await pastes.revisions(hash)) add(await pastes.getRevision(hash, n));
+  return named;
+}
+
+/**
+ * One round of the file sweep (with the upkeep, once per cluster): the claims of every
+ * released paste are checked against what it names, and bytes nobody names any more are
+ * removed. Answers how many were.
+ */
+export async function sweepFiles(bytes: FileBytes, pastes: Holders, now: number, limit = 200): Promise<number> {
+  let removed = 0;
+  for (const due of await bytes.due(now, limit)) {
+    const holder = due.holder;
+    const claims = await bytes.claims(holder);
+    const named = claims.length === 0 ? new Set<string>() : await namedBy(pastes, holder);
+    let young = false;
+    for (const sha of claims) {
+      if (named.has(sha)) continue;
+      const done = await bytes.drop(holder, sha, now - CLAIM_GRACE_MS);
+      if (done === 'removed') removed++;
+      young ||= done === 'young';
+    }
+    // A claim too new to judge is looked at again next round.
+    if (!young) await bytes.settled(due);
+  }
+  return removed;
+}
+
+/** The bytes a change stopped naming: in `before`'s files and not in `after`'s. */
+export function lostBytes(before: Paste | null, after: Paste | null): string[] {
+  if (before === null) return [];
+  const kept = new Set(after === null ? [] : filesOf(after).map((f) => f.sha256));
+  return [...new Set(filesOf(before).map((f) => f.sha256))].filter((s) => !kept.has(s));
+}

@@ -1,0 +1,121 @@
+import { open } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import type { Sql, TransactionSql } from 'postgres';
+import {
+  CLAIM_GRACE_MS,
+  type Due,
+  type FileBytes,
+  type NewFile,
+  type StoredBytes,
+  SNIFF_BYTES,
+} from '../paste/files.ts';
+
+/** Bytes per row of `file_chunks`: no row is large, and a read streams one at a time. */
+export const CHUNK_BYTES = 256 * 1024;
+
+/** The advisory lock class of one hash's bytes (with the hash's hashtext as the other key). */
+const FILE_LOCK = 0x6669_6c65;
+
+/**
+ * Files' bytes in PostgreSQL (migrations/016-paste-files.sql): `file_blobs` and their
+ * `file_chunks`, each paste's `file_claims`, and the `file_releases` the sweep reads. A new
+ * claim and the sweep's removal of the last one take the hash's advisory lock, so they never
+ * cross; a create's bytes are committed (synchronous_commit) before its paste row names them.
+ */
+export class PgFileBytes implements FileBytes {
+  constructor(
+    private readonly sql: Sql,
+    readonly tmpDir: string,
+  ) {}
+
+  async keep(file: NewFile, holder: string, now: number): Promise<void> {
+    const sha = file.sha256;
+    const fh = await open(file.path, 'r');
+    try {
+      await this.sql.begin(async (tx: TransactionSql) => {
+        await tx`select pg_advisory_xact_lock(${FILE_LOCK}, hashtext(${sha}))`;
+        const head = Buffer.alloc(Math.min(SNIFF_BYTES, file.size));
+        await fh.read(head, 0, head.length, 0);
+        const made = await tx`
+          insert into file_blobs (sha256, size, head) values (${sha}, ${file.size}, ${head})
+          on conflict do nothing returning sha256`;
+        // Bytes stored once: a second paste with the same bytes adds only its claim.
+        if (made.length > 0) {
+          const buf = Buffer.alloc(CHUNK_BYTES);
+          for (let n = 0, at = 0; at < file.size; n++) {
+            const { bytesRead } = await fh.read(buf, 0, CHUNK_BYTES, at);
+            if (bytesRead === 0) throw new Error(`the upload ${file.path} is shorter than its size`);
+            await tx`insert into file_chunks (sha256, n, data) values (${sha}, ${n}, ${buf.subarray(0, bytesRead)})`;
+            at += bytesRead;
+          }
+        }
+        await tx`
+          insert into file_claims (sha256, holder, claimed_at) values (${sha}, ${holder}, ${new Date(now)})
+          on conflict (holder, sha256) do update set claimed_at = excluded.claimed_at`;
+        // Looked at once its grace is over, in case no paste ever names it (a create that failed).
+        await tx`insert into file_releases (holder, due) values (${holder}, ${new Date(now + CLAIM_GRACE_MS + 1)})`;
+      });
+    } finally {
+      await fh.close();
+      await unlink(file.path).catch(() => undefined);
+    }
+  }
+
+  async open(sha256: string): Promise<StoredBytes | null> {
+    const rows = await this.sql<{ size: string; head: Buffer }[]>`
+      select size, head from file_blobs where sha256 = ${sha256}`;
+    const row = rows[0];
+    if (row === undefined) return null;
+    const sql = this.sql;
+    const size = Number(row.size);
+    async function* chunks(): AsyncGenerator<Buffer> {
+      for (let n = 0, sent = 0; sent < size; n++) {
+        const [c] = await sql<{ data: Buffer }[]>`select data from file_chunks where sha256 = ${sha256} and n = ${n}`;
+        // Removed meanwhile (the paste went): the answer is cut short rather than padded.
+        if (c === undefined) throw new Error(`the bytes ${sha256} were removed while being sent`);
+        sent += c.data.length;
+        yield c.data;
+      }
+    }
+    return { size, head: row.head, stream: () => Readable.from(chunks(), { objectMode: false }) };
+  }
+
+  async release(holder: string, due: number): Promise<void> {
+    await this.sql`insert into file_releases (holder, due) values (${holder}, ${new Date(due)})`;
+  }
+
+  async due(now: number, limit: number): Promise<Due[]> {
+    // The mark is the newest release seen: one made since has a larger id, and stays.
+    const rows = await this.sql<{ holder: string; seen: string }[]>`
+      select holder, max(id)::text as seen from file_releases where due <= ${new Date(now)}
+      group by holder limit ${limit}`;
+    return rows.map((r) => ({ holder: r.holder, seen: r.seen }));
+  }
+
+  async claims(holder: string): Promise<string[]> {
+    const rows = await this.sql<{ sha256: string }[]>`select sha256 from file_claims where holder = ${holder}`;
+    return rows.map((r) => r.sha256);
+  }
+
+  drop(holder: string, sha256: string, claimedBefore: number): Promise<'removed' | 'dropped' | 'young'> {
+    return this.sql.begin(async (tx: TransactionSql) => {
+      await tx`select pg_advisory_xact_lock(${FILE_LOCK}, hashtext(${sha256}))`;
+      const gone = await tx`
+        delete from file_claims where holder = ${holder} and sha256 = ${sha256} and claimed_at <= ${new Date(claimedBefore)}
+        returning 1`;
+      if (gone.length === 0) {
+        const there = await tx`select 1 from file_claims where holder = ${holder} and sha256 = ${sha256}`;
+        return there.length > 0 ? 'young' : 'dropped';
+      }
+      const left = await tx`select 1 from file_claims where sha256 = ${sha256} limit 1`;
+      if (left.length > 0) return 'dropped';
+      await tx`delete from file_blobs where sha256 = ${sha256}`;
+      return 'removed';
+    }) as Promise<'removed' | 'dropped' | 'young'>;
+  }
+
+  async settled({ holder, seen }: Due): Promise<void> {
+    await this.sql`delete from file_releases where holder = ${holder} and id <= ${seen}::bigint`;
+  }
+}

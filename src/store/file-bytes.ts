@@ -1,0 +1,125 @@
+import { createReadStream } from 'node:fs';
+import { readdir, readFile, rmdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  CLAIM_GRACE_MS,
+  type Due,
+  type FileBytes,
+  type NewFile,
+  type StoredBytes,
+  SNIFF_BYTES,
+} from '../paste/files.ts';
+import { isErrno } from '../storage/errors.ts';
+import { listDir, openIfThere } from '../storage/fs.ts';
+import type { DurableFiles } from './files.ts';
+import { KeyedMutex } from './mutex.ts';
+
+/**
+ * Files' bytes in the data folder (ARCHITECTURE.md, The data folder):
+ *
+ *   files/<ab>/<sha256>              the bytes, named by their SHA-256 (`ab` its first two digits)
+ *   files/<ab>/<sha256>@<paste>      a paste's claim on them, holding the time it was made
+ *   files/claims/<paste>/<sha256>    the same claim, found by paste
+ *   files/due/<ms>-<paste>           a paste whose claims the sweep looks at from <ms> on
+ *
+ * Every write goes through DurableFiles (fsync, rename or link, fsync of the folder). Work
+ * on one hash's bytes and claims runs under its lock, so a new claim and the sweep's removal
+ * of the last one never cross.
+ */
+export class DiskFileBytes implements FileBytes {
+  readonly #dir: string;
+  readonly #locks = new KeyedMutex();
+
+  constructor(
+    dataDir: string,
+    private readonly files: DurableFiles,
+  ) {
+    this.#dir = join(dataDir, 'files');
+    this.tmpDir = join(dataDir, 'tmp');
+  }
+
+  readonly tmpDir: string;
+
+  #bytesPath(sha: string): string {
+    return join(this.#dir, sha.slice(0, 2), sha);
+  }
+
+  keep(file: NewFile, holder: string, now: number): Promise<void> {
+    const sha = file.sha256;
+    return this.#locks.run(sha, async () => {
+      await this.files.moveIn(file.path, this.#bytesPath(sha));
+      await this.files.writeFile(`${this.#bytesPath(sha)}@${holder}`, String(now));
+      await this.files.writeFile(join(this.#dir, 'claims', holder, sha), '');
+      // Looked at once its grace is over, in case no record ever names it (a create that failed).
+      await this.release(holder, now + CLAIM_GRACE_MS + 1);
+    });
+  }
+
+  async open(sha256: string): Promise<StoredBytes | null> {
+    const path = this.#bytesPath(sha256);
+    const fh = await openIfThere(path);
+    // The bytes are gone (swept): the caller answers 404.
+    if (fh === null) return null;
+    try {
+      const { size } = await fh.stat();
+      const head = Buffer.alloc(Math.min(SNIFF_BYTES, size));
+      await fh.read(head, 0, head.length, 0);
+      return { size, head, stream: () => createReadStream(path) };
+    } finally {
+      await fh.close();
+    }
+  }
+
+  release(holder: string, due: number): Promise<void> {
+    return this.files.writeFile(join(this.#dir, 'due', `${due}-${holder}`), '');
+  }
+
+  async #releases(): Promise<{ name: string; due: number; holder: string }[]> {
+    const names = await listDir(join(this.#dir, 'due'));
+    return names.flatMap((name) => {
+      const m = /^(\d+)-([A-Za-z0-9]+)$/.exec(name);
+      return m === null ? [] : [{ name, due: Number(m[1]), holder: m[2] as string }];
+    });
+  }
+
+  async due(now: number, limit: number): Promise<Due[]> {
+    const seen = new Map<string, string[]>();
+    for (const r of await this.#releases()) {
+      if (r.due > now) continue;
+      const names = seen.get(r.holder);
+      if (names !== undefined) names.push(r.name);
+      else if (seen.size < limit) seen.set(r.holder, [r.name]);
+    }
+    // The mark is the names of the release files seen: only those go once they are settled.
+    return [...seen].map(([holder, names]) => ({ holder, seen: names.join('/') }));
+  }
+
+  async claims(holder: string): Promise<string[]> {
+    const names = await listDir(join(this.#dir, 'claims', holder));
+    return names.filter((n) => /^[0-9a-f]{64}$/.test(n));
+  }
+
+  drop(holder: string, sha256: string, claimedBefore: number): Promise<'removed' | 'dropped' | 'young'> {
+    return this.#locks.run(sha256, async () => {
+      const bytes = this.#bytesPath(sha256);
+      const at = await readFile(`${bytes}@${holder}`, 'utf8').catch((err: unknown) => {
+        // A claim a crash left half made (by paste only) is dropped as an old one.
+        if (isErrno(err, 'ENOENT')) return '0';
+        throw err;
+      });
+      if (Number(at) > claimedBefore) return 'young';
+      await this.files.removeFile(`${bytes}@${holder}`);
+      await this.files.removeFile(join(this.#dir, 'claims', holder, sha256));
+      const shard = await readdir(join(this.#dir, sha256.slice(0, 2)));
+      if (shard.some((n) => n.startsWith(`${sha256}@`))) return 'dropped';
+      await this.files.removeFile(bytes);
+      return 'removed';
+    });
+  }
+
+  async settled({ holder, seen }: Due): Promise<void> {
+    for (const name of seen.split('/')) await this.files.removeFile(join(this.#dir, 'due', name));
+    // Its folder of claims goes once empty; a claim made meanwhile keeps it (ENOTEMPTY).
+    await rmdir(join(this.#dir, 'claims', holder)).catch(() => undefined);
+  }
+}
