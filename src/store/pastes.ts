@@ -366,6 +366,8 @@ export class PasteStore {
       if (txn.keep !== undefined)
         await this.files.writeFile(this.#revisionPath(code, txn.keep.revision ?? 1), keptText(txn.keep));
       if (txn.next === 'delete') {
+        // Its kept versions go with it, asked or not, as on PostgreSQL: a later paste of its short code must not list them.
+        if (txn.dropRevisions !== true || txn.keep !== undefined) await this.#dropRevisions(code);
         await this.#removing(code, () => this.files.removeFile(this.#path(code)));
       } else if (txn.next !== undefined) {
         if (txn.next.expire_at !== null && txn.next.expire_at !== current?.expire_at)
