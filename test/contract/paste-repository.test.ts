@@ -1,4 +1,6 @@
+import { WHOLE_TEXT_BYTES } from '../../src/pg/paste-head.ts';
 import { PgPasteStore } from '../../src/pg/pastes.ts';
+import { WHOLE_FILE_BYTES } from '../../src/store/paste-head.ts';
 import { PasteStore } from '../../src/store/pastes.ts';
 import { freshState } from './fresh.ts';
 import { pasteRepositoryContract } from './paste-repository.ts';
@@ -9,6 +11,7 @@ pasteRepositoryContract(async () => {
     return {
       store: new PgPasteStore(sql),
       reopen: async () => new PgPasteStore(sql),
+      wholeBytes: WHOLE_TEXT_BYTES,
       // Every connection of the pool opened first.
       openAll: async () => void (await Promise.all(Array.from({ length: 10 }, () => sql`select pg_sleep(0.05)`))),
     };
@@ -17,5 +20,5 @@ pasteRepositoryContract(async () => {
     await store.init();
     return store;
   };
-  return { store: await open(), reopen: open };
+  return { store: await open(), reopen: open, wholeBytes: WHOLE_FILE_BYTES };
 });

@@ -4,16 +4,24 @@ import { contentOf, encodeContent, NO_CONTENT, type Paste } from '../../src/past
 import { type PasteRepository, TOMBSTONE_MS, type Txn } from '../../src/paste/repository.ts';
 import { pasteRecord } from '../helpers/paste-record.ts';
 
+/** A store that reads the beginning of a long paste only (PasteRepository.head). */
+type HeadReader = PasteRepository & Required<Pick<PasteRepository, 'head'>>;
+
 /** A backend's paste store as the contract suite drives it. */
 export interface PasteBackend {
-  readonly store: PasteRepository;
+  readonly store: HeadReader;
   /** Another store on the same state, with nothing cached: another process, or a restart. */
-  reopen(): Promise<PasteRepository>;
+  reopen(): Promise<HeadReader>;
+  /** Text bytes past which `head` reads a paste's beginning only. */
+  readonly wholeBytes: number;
   /** Readies every connection the store may use at once, so transactions started together do run together. */
   openAll?(): Promise<void>;
 }
 
 const T0 = 1_700_000_000_123;
+
+/** Lines as the paste page counts them: a final newline ends the last line, it starts none. */
+const linesOf = (s: string): number => (s === '' ? 0 : s.split('\n').length - (s.endsWith('\n') ? 1 : 0));
 
 const record = (hash: string, content: string, over: Partial<Paste> = {}): Paste =>
   pasteRecord(hash, { content_json: encodeContent(content), created_at: T0, updated_at: T0, ...over });
@@ -263,6 +271,46 @@ export function pasteRepositoryContract(fresh: () => Promise<PasteBackend>): voi
       // A delete, then transactions that find nothing.
       await store.transact('Missing001', () => ({ result: null, next: 'delete' as const }));
       assert.deepEqual(await store.transact('Missing001', (cur) => ({ result: cur })), null);
+    });
+    test('the head of a long paste: its beginning, the size of the whole, one object per version; a short one whole', async () => {
+      const backend = await fresh();
+      const { store } = backend;
+      // Escapes and characters of several bytes on each side of where a read in slices may cut.
+      const around = 'h\u00e9\\"\n\u0001\u{1F600}'.repeat(40_000);
+      const endings = [
+        '',
+        '\n',
+        '\n\n',
+        'say "hi" \\ back\\slash \\n not a newline\\',
+        'tab\tcr\r\nctl\u0001\u001f end\n',
+        'h\u00e9llo w\u00f6rld \u2013 \u0133 \u01c5 \u{1F600}',
+        '\\\\\\"\n\\\n"',
+        '\\n"',
+        'tab\t\\n"\n',
+        '\u{1F600}',
+      ];
+      const reader = await backend.reopen();
+      // Each ending just past the bound, and past a stretch of those characters.
+      const texts = endings.flatMap((ending, i) => [
+        `${i % 2 === 0 ? '' : 'x\n'}${'a'.repeat(backend.wholeBytes)}${ending}`,
+        `${'a'.repeat(backend.wholeBytes - 100_000)}${around}${ending}`,
+      ]);
+      for (const [i, text] of texts.entries()) {
+        const ending = endings[i >> 1];
+        const hash = `${String(i).padStart(6, '0')}Head`;
+        await store.create(() => pasteRecord(hash, { content_json: encodeContent(text) }));
+        const head = await reader.head(hash, 10);
+        assert.deepEqual(head?.size, { bytes: Buffer.byteLength(text), lines: linesOf(text) }, JSON.stringify(ending));
+        assert.equal(head?.paste.content_json, encodeContent(text.slice(0, 10)));
+        assert.equal((await reader.head(hash, 10))?.paste, head?.paste, 'one object per version, for the page caches');
+      }
+      // A short one is read whole, and the same object comes back for the same version.
+      await store.create(() => pasteRecord('000100Shrt', { content_json: encodeContent('short\n') }));
+      const short = await reader.head('000100Shrt', 3);
+      assert.deepEqual(short, { paste: await reader.get('000100Shrt') });
+      assert.equal(short?.paste.content_json, encodeContent('short\n'));
+      assert.equal((await reader.head('000100Shrt', 3))?.paste, short?.paste);
+      assert.equal(await reader.head('000102None', 3), null);
     });
   });
 }
