@@ -12,9 +12,9 @@ import {
   type ViewCounts,
 } from '../../src/paste/repository.ts';
 import { type Counted, PasteService } from '../../src/paste/service.ts';
-import type { CreateInput } from '../../src/paste/validate.ts';
 import { RateLimiter } from '../../src/ratelimit/bucket.ts';
 import { FailureBudget } from '../../src/ratelimit/failure-budget.ts';
+import { createInput } from '../helpers/paste-record.ts';
 
 /** What the paste service is built on, as a backend makes it (src/server.ts does the same). */
 export interface ServiceParts {
@@ -37,17 +37,7 @@ export interface KnownGaps {
 const owner: Viewer = { userId: 1, isAdmin: false };
 const other: Viewer = { userId: 2, isAdmin: false };
 
-const input = (over: Partial<CreateInput> = {}): CreateInput => ({
-  title: '',
-  content: 'hello',
-  language: 'text',
-  privacy: 'public',
-  expiry: 'never',
-  password: null,
-  highlight: 1,
-  burn_after_read: 0,
-  ...over,
-});
+const input = createInput;
 
 const HTTP_KIND: Record<number, PasteFailure[]> = { 404: ['not_found'], 410: ['expired', 'burned'] };
 /** The promise is refused with a paste refusal of the kind the status stands for. */

@@ -14,7 +14,6 @@ import {
 } from '../../src/paste/service.ts';
 import { RateLimiter } from '../../src/ratelimit/bucket.ts';
 import { FailureBudget } from '../../src/ratelimit/failure-budget.ts';
-import type { CreateInput } from '../../src/paste/validate.ts';
 import { DurableFiles } from '../../src/store/files.ts';
 import { OwnerIndex } from '../../src/store/owner-index.ts';
 import { PasteStore } from '../../src/store/pastes.ts';
@@ -28,6 +27,7 @@ import { type SearchBound, TOMBSTONE_MS } from '../../src/paste/repository.ts';
 import { RecentPastes } from '../../src/store/recent.ts';
 import { ViewCounter } from '../../src/store/views.ts';
 import { cleanup, tempDataDir } from '../helpers/server.ts';
+import { createInput } from '../helpers/paste-record.ts';
 
 let dir: string;
 let now: number;
@@ -39,17 +39,7 @@ let recent: RecentPastes;
 const owner: Viewer = { userId: 1, isAdmin: false };
 const other: Viewer = { userId: 2, isAdmin: false };
 
-const input = (over: Partial<CreateInput> = {}): CreateInput => ({
-  title: '',
-  content: 'hello',
-  language: 'text',
-  privacy: 'public',
-  expiry: 'never',
-  password: null,
-  highlight: 1,
-  burn_after_read: 0,
-  ...over,
-});
+const input = createInput;
 
 /** A service over the store, owner lists and clock of this test, or with `over` in their place. */
 const serviceWith = (over: Partial<ConstructorParameters<typeof PasteService>[0]>): PasteService =>
