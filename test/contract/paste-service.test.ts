@@ -8,12 +8,14 @@ import { OwnerIndex } from '../../src/store/owner-index.ts';
 import { PasteStore } from '../../src/store/pastes.ts';
 import { RecentPastes } from '../../src/store/recent.ts';
 import { ViewCounter } from '../../src/store/views.ts';
+import { storedPaste } from '../helpers/stored.ts';
 import { type FreshState, freshState } from './fresh.ts';
 import { pasteServiceContract, type ServiceParts } from './paste-service.ts';
 
 /** The service's stores on this state, as a server builds them. */
 async function parts({ dir, files, sql }: FreshState): Promise<ServiceParts> {
   const reopen = () => parts({ dir, files, sql });
+  const stored = (hash: string) => storedPaste(dir, hash);
   if (sql !== null)
     return {
       store: new PgPasteStore(sql),
@@ -21,6 +23,7 @@ async function parts({ dir, files, sql }: FreshState): Promise<ServiceParts> {
       owners: new PgOwnerLists(sql),
       recent: new PgRecentList(sql, 3),
       reopen,
+      stored,
     };
   const store = new PasteStore(dir, files, 1024 * 1024);
   await store.init();
@@ -32,6 +35,7 @@ async function parts({ dir, files, sql }: FreshState): Promise<ServiceParts> {
     owners,
     recent: new RecentPastes(files, join(dir, 'recent.json'), 3),
     reopen,
+    stored,
   };
 }
 

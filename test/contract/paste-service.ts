@@ -24,6 +24,8 @@ export interface ServiceParts {
   readonly recent: RecentList & { save(): Promise<void>; load(): Promise<void> };
   /** The same parts anew on the same state, with nothing cached: a restart. */
   reopen(): Promise<ServiceParts>;
+  /** A paste as stored, or null (test/helpers/stored.ts, storedPaste). */
+  stored(hash: string): Promise<Record<string, unknown> | null>;
 }
 
 /**
@@ -78,6 +80,15 @@ export function pasteServiceContract(fresh: () => Promise<ServiceParts>, gaps: K
     Promise.resolve(service.read(hash, viewer, { client: '127.0.0.1', consume: true }));
   const text = async (hash: string, viewer: Viewer | null): Promise<string> =>
     contentOf((await read(hash, viewer)).paste);
+  /** The whole expiry sweep as the upkeep runs it, a slice at a time; answers how many pastes it changed. */
+  const sweep = async (at: number): Promise<number> => {
+    let changed = 0;
+    for (;;) {
+      const slice = await parts.store.sweepSlice(at, 1_000);
+      changed += slice.changed;
+      if (!slice.more) return changed;
+    }
+  };
 
   describe('PasteService over the backend', () => {
     test('20 concurrent reads of a one-time paste: one gets it, the rest are told it is burned', async () => {
@@ -208,6 +219,55 @@ export function pasteServiceContract(fresh: () => Promise<ServiceParts>, gaps: K
         await read(p.hash, other);
         now += 1;
         await status(read(p.hash, other), 410);
+      });
+    });
+
+    describe('expiry sweep', () => {
+      test('wipes expired pastes to tombstones that answer 410, then deletes them after 30 days', async () => {
+        await open();
+        const { store } = parts;
+        const short = await service.create(
+          input({ content: 'secret-short', title: 'T', password: 'pw-12345', expiry: '10m' }),
+          1,
+        );
+        const long = await service.create(input({ expiry: '1d' }), 1);
+        const forever = await service.create(input(), 1);
+        assert.equal(await sweep(now), 0);
+        now += 11 * 60_000;
+        assert.equal(await sweep(now), 1);
+        assert.doesNotMatch(JSON.stringify(await parts.stored(short.hash)), /secret-short|scrypt/);
+        await status(read(short.hash, owner), 410);
+        assert.notEqual(await store.get(long.hash), null);
+        now += 2 * 86_400_000;
+        assert.equal(await sweep(now), 1);
+        await status(read(long.hash, owner), 410);
+        now += TOMBSTONE_MS;
+        assert.equal(await sweep(now), 2);
+        assert.equal(await store.get(short.hash), null);
+        assert.equal(await store.get(long.hash), null);
+        assert.notEqual(await store.get(forever.hash), null);
+        assert.equal(await parts.stored(short.hash), null);
+      });
+
+      test('a burned paste stays a 410 tombstone for 30 days, then is deleted', async () => {
+        await open();
+        const p = await service.create(input({ burn_after_read: 1 }), 1);
+        await read(p.hash, other);
+        now += TOMBSTONE_MS - 1;
+        assert.equal(await sweep(now), 0);
+        await status(read(p.hash, other), 410);
+        now += 1;
+        assert.equal(await sweep(now), 1);
+        await status(read(p.hash, other), 404);
+      });
+
+      test('a paste whose expiry was extended by an edit survives its old expiry', async () => {
+        await open();
+        const p = await service.create(input({ expiry: '10m' }), 1);
+        await service.edit(p.hash, { expiry: '1w', clear_password: 0 }, owner);
+        now += 11 * 60_000;
+        assert.equal(await sweep(now), 0);
+        assert.notEqual(await parts.stored(p.hash), null);
       });
     });
 
