@@ -52,6 +52,11 @@ export class PasteStore {
   readonly #reading = new Map<string, Reading>();
   /** Long pastes' files read only as far as their pages show (paste-head.ts). */
   readonly #heads = new PasteHeads();
+  /**
+   * Told of each paste the sweep removed, before its index entry goes, so that its owner's
+   * list forgets it as it does a deleted one (store/open.ts gives it the owner index).
+   */
+  onSwept: (paste: Paste) => Promise<void> = async () => undefined;
   /** Damaged files already reported, so each is reported once however often it is asked for. */
   readonly #reported = new Set<string>();
 
@@ -444,15 +449,20 @@ export class PasteStore {
   /** Visits the paste one index entry names, then removes the entry; answers whether the paste changed. */
   async #sweepEntry(dir: string, entry: string, now: number): Promise<boolean> {
     const hash = entry.split('-')[1];
+    let visited = null as Paste | null;
     const done =
       hash === undefined
         ? null
-        : await this.transact(hash, (p) => sweepTxn(p, now)).catch((err: unknown) => {
+        : await this.transact(hash, (p) => {
+            visited = p;
+            return sweepTxn(p, now);
+          }).catch((err: unknown) => {
             // A damaged file is reported when found and waits for its owner or an admin; the sweep goes on.
             if (err instanceof CorruptPaste) return null;
             throw err;
           });
     if (done !== null) this.#swept[done]++;
+    if (done === 'removed' && visited !== null) await this.onSwept(visited);
     // Losing this unlink in a crash only means the sweep looks at the entry again.
     await unlink(join(dir, entry)).catch((err: unknown) => {
       if (!isErrno(err, 'ENOENT')) throw err;
