@@ -1,4 +1,5 @@
 import { ConfigError, logFormatOf, parseConfig, type Config } from './config.ts';
+import { listenUrl } from './http/site-origins.ts';
 import { ServerLog } from './log/server-log.ts';
 import { startServer } from './server.ts';
 import { describeProblem } from './storage/problems.ts';
@@ -60,9 +61,9 @@ function main(): void {
 
   starting.then(
     (running) => {
-      log.info(`listening on http://${config.host}:${running.port} (${running.storage})`);
+      log.info(`listening on ${listenUrl(config.host, running.port)} (${running.storage})`);
       if (running.metricsPort !== null)
-        log.info(`metrics on http://${config.metricsListen?.host ?? ''}:${running.metricsPort}/metrics`);
+        log.info(`metrics on ${listenUrl(config.metricsListen?.host ?? '', running.metricsPort)}/metrics`);
     },
     (err: unknown) => {
       // One event that names the file, folder or port and what is wrong with it (README, Run it).

@@ -136,7 +136,7 @@ describe('graceful shutdown', () => {
     // 'close' waits for every holder of the output pipes: npm and the server under it.
     const closed = new Promise<void>((resolve) => proc.once('close', () => resolve()));
     await until(() => /listening on/.test(out), { timeoutMs: 10_000, what: 'npm start to say it is listening' });
-    const port = Number(/listening on http:\/\/[^:]+:(\d+)/.exec(out)?.[1]);
+    const port = Number(/listening on http:\/\/(?:\[[^\]]+\]|[^:]+):(\d+)/.exec(out)?.[1]);
     assert.ok(port > 0, out);
     proc.kill('SIGTERM');
     await closed;

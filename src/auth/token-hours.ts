@@ -1,6 +1,6 @@
 /**
  * A token's requests per hour over the last day, as both backends count them in memory
- * (store/token-usage.ts, pg/token-usage.ts; README, Web pages: API Tokens).
+ * (auth/token-uses.ts; README, Web pages: API Tokens).
  */
 export const HOUR_MS = 3_600_000;
 

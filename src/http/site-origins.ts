@@ -1,3 +1,5 @@
+import { isIPv6 } from 'node:net';
+
 /** Host names that reach this machine itself, as a browser writes them in an origin. */
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 
@@ -17,3 +19,6 @@ export function siteOrigins(baseUrl: string, loopbackToo: boolean): ReadonlySet<
     }
   return origins;
 }
+
+/** The address a server listening on `host` and `port` is reached at, for its log: an IPv6 host in brackets (RFC 3986). */
+export const listenUrl = (host: string, port: number): string => `http://${isIPv6(host) ? `[${host}]` : host}:${port}`;

@@ -2,26 +2,18 @@ import { appendFile, mkdir, open, truncate, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isErrno } from '../storage/errors.ts';
 import { listDir } from '../storage/fs.ts';
+import { ApiLogBuffer, type ApiLogBufferOptions, type ApiLogPort, describe, type LogGroup } from './api-log-buffer.ts';
 import { bounded, dayOf, logFileName, MAX_CHARS, parseLogFileName, utcDay } from './entry.ts';
 import type { ApiLogEntry } from './entry.ts';
-import { LineBuffer } from './line-buffer.ts';
+import { type LogPage, type LogQuery, readLog } from './reader.ts';
 
-export interface LogAppenderOptions {
+export interface LogAppenderOptions extends ApiLogBufferOptions {
   dir: string;
   now?: () => number;
-  /** Default 1000. */
-  flushIntervalMs?: number;
   /** A file that would grow past this moves on to the next rotation index. Default 64 MiB. */
   maxFileBytes?: number;
   /** Files dated more than this many days before today are deleted by prune(). Default 30. */
   retentionDays?: number;
-  /**
-   * While writes fail, lines beyond this many are dropped, oldest first: those of the
-   * earliest day, in the order they came. Default 100 000.
-   */
-  maxBufferedLines?: number;
-  /** Where write failures are reported; default stderr. */
-  warn?: (message: string) => void;
 }
 
 /** Where the next line of a day goes. */
@@ -35,205 +27,113 @@ const DAY_MS = 86_400_000;
 const FLUSH_BYTES = 1024 * 1024;
 const NEWLINE = Buffer.from('\n');
 
-/** A map's entries in the order of their keys, UTC days (YYYY-MM-DD): earliest first. */
-const byDay = <T>(m: Map<string, T>): [string, T][] => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-
 /**
- * Buffered, append-only JSON Lines writer for the API log. `append` only queues, as bytes
- * (line-buffer.ts); the timer (or `flush`, or a megabyte queued) writes each day's lines with
- * one append per file, so a request never waits on the disk. Logs are not acknowledged
- * writes, hence no fsync.
+ * The API log in the data folder's JSON Lines files, a file a UTC day (README, API request
+ * log): api-log-buffer.ts queues the lines and writes each day's with one append per file.
+ * Logs are not acknowledged writes, hence no fsync.
  */
-export class LogAppender {
+export class LogAppender extends ApiLogBuffer<undefined> {
+  readonly #files: DayFiles;
   readonly #dir: string;
-  readonly #now: () => number;
-  readonly #flushIntervalMs: number;
-  readonly #maxFileBytes: number;
-  readonly #retentionDays: number;
-  readonly #maxBufferedLines: number;
-  readonly #warn: (message: string) => void;
-
-  /** Lines waiting, by UTC day. */
-  #pending = new Map<string, LineBuffer>();
-  /**
-   * A buffer whose lines were all written, kept for the next day's lines to reuse its
-   * storage. A fresh buffer grows by doubling to the size of a second's lines on every
-   * flush, each step a new allocation outside the JS heap that only a full collection
-   * frees, so under load the collector would run full collections again and again.
-   */
-  #spare: LineBuffer | undefined;
-  /** How many lines #pending holds. */
-  #held = 0;
-  /** A flush was asked for because a day's lines grew large, and has not started yet. */
-  #flushSoon = false;
-  readonly #tails = new Map<string, Tail>();
-  // Days whose last write failed midway: the file may end in a torn line.
-  readonly #torn = new Set<string>();
-  #chain: Promise<void> = Promise.resolve();
-  #dirReady = false;
-  #failing = false;
-  #dropped = 0;
-  #written = 0;
-  #droppedReported = 0;
-  #flushTimer: NodeJS.Timeout | undefined;
   #pruneTimer: NodeJS.Timeout | undefined;
 
   constructor(opts: LogAppenderOptions) {
+    const files = new DayFiles(opts);
+    super(files, opts);
+    this.#files = files;
     this.#dir = opts.dir;
-    this.#now = opts.now ?? Date.now;
-    this.#flushIntervalMs = opts.flushIntervalMs ?? 1000;
-    this.#maxFileBytes = opts.maxFileBytes ?? 64 * 1024 * 1024;
-    this.#retentionDays = opts.retentionDays ?? 30;
-    this.#maxBufferedLines = opts.maxBufferedLines ?? 100_000;
-    this.#warn = opts.warn ?? ((message) => void process.stderr.write(`${message}\n`));
   }
 
   /** Lines waiting in memory. */
   get buffered(): number {
-    return this.#held;
-  }
-
-  /** Lines dropped so far because the buffer was full while writes kept failing. */
-  get dropped(): number {
-    return this.#dropped;
-  }
-
-  /** Lines written since start (README, Metrics). */
-  get written(): number {
-    return this.#written;
-  }
-
-  /** Lines still waiting to be written (after a failed write, those kept for the next try). */
-  get unwritten(): number {
-    return this.#held;
+    return this.unwritten;
   }
 
   /** Starts the flush timer and a daily prune (one now). Neither keeps the process alive. */
-  start(): void {
-    if (this.#flushTimer !== undefined) return;
-    // flush() only rejects if the caller's own warn hook throws; a timer must not crash on that.
-    this.#flushTimer = setInterval(() => void this.flush().catch(() => undefined), this.#flushIntervalMs).unref();
+  override start(): void {
+    if (this.#pruneTimer !== undefined) return;
+    super.start();
     const prune = (): void => {
-      this.prune().catch((err: unknown) => this.#warn(`api log: prune failed: ${describe(err)}`));
+      this.prune().catch((err: unknown) => this.warn(`api log: prune failed: ${describe(err)}`));
     };
     this.#pruneTimer = setInterval(prune, DAY_MS).unref();
     prune();
   }
 
-  /** Queues one line; the write happens on the next flush. */
-  append(entry: ApiLogEntry): void {
+  /** Stops the timers and writes what is left. */
+  override async close(): Promise<void> {
+    clearInterval(this.#pruneTimer);
+    this.#pruneTimer = undefined;
+    await super.close();
+  }
+
+  /** Deletes log files dated before (today - retentionDays), by UTC date; never under a write. */
+  prune(): Promise<void> {
+    return this.serial(() => this.#files.prune());
+  }
+
+  read(query: LogQuery): Promise<LogPage> {
+    return readLog(this.#dir, query);
+  }
+}
+
+/** The data folder's side of the API log: a group is a UTC day, written to that day's files. */
+class DayFiles implements ApiLogPort<undefined> {
+  readonly where: string;
+  readonly #dir: string;
+  readonly #now: () => number;
+  readonly #maxFileBytes: number;
+  readonly #retentionDays: number;
+  readonly #tails = new Map<string, Tail>();
+  // Days whose last write failed midway: the file may end in a torn line.
+  readonly #torn = new Set<string>();
+  #dirReady = false;
+
+  constructor(opts: LogAppenderOptions) {
+    this.#dir = opts.dir;
+    this.where = opts.dir;
+    this.#now = opts.now ?? Date.now;
+    this.#maxFileBytes = opts.maxFileBytes ?? 64 * 1024 * 1024;
+    this.#retentionDays = opts.retentionDays ?? 30;
+  }
+
+  meta(): undefined {
+    return undefined;
+  }
+
+  add(entry: ApiLogEntry, group: (key: string) => LogGroup<undefined>): LogGroup<undefined> {
     let day = dayOf(entry.time);
     if (day === undefined) {
       const ms = Date.parse(entry.time);
       day = utcDay(Number.isFinite(ms) ? ms : this.#now());
     }
     // JSON.stringify escapes control characters, so a line can never contain "\n".
-    let lines = this.#pending.get(day);
-    if (lines === undefined) {
-      lines = this.#spare ?? new LineBuffer();
-      this.#spare = undefined;
-      this.#pending.set(day, lines);
-    }
-    lines.push(`${jsonLine(entry)}\n`);
-    this.#held += 1;
-    this.#trim();
-    if (lines.byteLength >= FLUSH_BYTES && !this.#failing && !this.#flushSoon) {
-      this.#flushSoon = true;
-      void this.flush().catch(() => undefined);
-    }
+    const lines = group(day);
+    lines.lines.push(`${jsonLine(entry)}\n`);
+    return lines;
   }
 
-  /** Writes everything appended so far. Never rejects: failures are reported and retried. */
-  flush(): Promise<void> {
-    return this.#serial(() => this.#write());
+  ready(group: LogGroup<undefined>): boolean {
+    return group.lines.byteLength >= FLUSH_BYTES;
   }
 
-  /** Stops the timers and writes what is left. */
-  async close(): Promise<void> {
-    clearInterval(this.#flushTimer);
-    clearInterval(this.#pruneTimer);
-    this.#flushTimer = undefined;
-    this.#pruneTimer = undefined;
-    await this.flush();
-  }
-
-  /** Deletes log files dated before (today - retentionDays), by UTC date. */
-  prune(): Promise<void> {
-    return this.#serial(async () => {
-      const cutoff = utcDay(this.#now() - this.#retentionDays * DAY_MS);
-      for (const name of await listDir(this.#dir)) {
-        const id = parseLogFileName(name);
-        if (id === undefined || id.day >= cutoff) continue;
-        try {
-          await unlink(join(this.#dir, name));
-        } catch (err) {
-          // Someone else removed it first; that is what we wanted.
-          if (!isErrno(err, 'ENOENT')) throw err;
-        }
-        this.#tails.delete(id.day);
+  async prune(): Promise<void> {
+    const cutoff = utcDay(this.#now() - this.#retentionDays * DAY_MS);
+    for (const name of await listDir(this.#dir)) {
+      const id = parseLogFileName(name);
+      if (id === undefined || id.day >= cutoff) continue;
+      try {
+        await unlink(join(this.#dir, name));
+      } catch (err) {
+        // Someone else removed it first; that is what we wanted.
+        if (!isErrno(err, 'ENOENT')) throw err;
       }
-    });
-  }
-
-  // Flushes and prunes run one at a time, so appends to a file never interleave or reorder
-  // and prune never deletes a file under a write.
-  #serial(task: () => Promise<void>): Promise<void> {
-    const run = this.#chain.then(task);
-    this.#chain = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
-  }
-
-  async #write(): Promise<void> {
-    this.#flushSoon = false;
-    if (this.#held === 0) return;
-    const batch = this.#pending;
-    this.#pending = new Map();
-    this.#held = 0;
-    const unwritten = new Map<string, LineBuffer>();
-    let failure: PartialWrite | undefined;
-    for (const [day, lines] of byDay(batch)) {
-      let written = 0;
-      if (failure === undefined) {
-        try {
-          written = await this.#writeDay(day, lines);
-        } catch (err) {
-          failure = err instanceof PartialWrite ? err : new PartialWrite(0, err);
-          written = failure.written;
-        }
-      }
-      lines.drop(written);
-      if (lines.length > 0) unwritten.set(day, lines);
-      else if (lines.clear()) this.#spare = lines;
-    }
-    if (failure === undefined) {
-      this.#recovered();
-      return;
-    }
-    // Keep the lines, ahead of anything appended meanwhile, for the next flush.
-    for (const [day, newer] of this.#pending) {
-      const older = unwritten.get(day);
-      if (older === undefined) unwritten.set(day, newer);
-      else older.pushAll(newer);
-    }
-    this.#pending = unwritten;
-    this.#held = 0;
-    for (const lines of unwritten.values()) this.#held += lines.length;
-    this.#trim();
-    if (!this.#failing) {
-      this.#failing = true;
-      this.#warn(
-        `api log: cannot write to ${this.#dir} (${describe(failure.cause)}); ` +
-          `keeping up to ${this.#maxBufferedLines} lines in memory and retrying`,
-      );
+      this.#tails.delete(id.day);
     }
   }
 
-  /** Appends `lines` for `day`, moving to the next file whenever one would pass the size cap. */
-  async #writeDay(day: string, lines: LineBuffer): Promise<number> {
-    let written = 0;
+  /** Appends the day's lines, moving to the next file whenever one would pass the size cap. */
+  async write(day: string, { lines }: LogGroup<undefined>, wrote: (n: number) => void): Promise<void> {
     try {
       if (!this.#dirReady) {
         await mkdir(this.#dir, { recursive: true });
@@ -241,21 +141,21 @@ export class LogAppender {
       }
       const tail = this.#tails.get(day) ?? (await this.#locate(day));
       this.#tails.set(day, tail);
-      while (written < lines.length) {
+      while (lines.length > 0) {
         let prefix = this.#torn.has(day) && tail.size > 0 ? '\n' : '';
-        if (tail.size > 0 && tail.size + prefix.length + lines.size(written) > this.#maxFileBytes) {
+        if (tail.size > 0 && tail.size + prefix.length + lines.size(0) > this.#maxFileBytes) {
           tail.index += 1;
           tail.size = 0;
           prefix = '';
         }
         // Take as many lines as fit; an empty file takes at least one, however long.
-        let end = written;
+        let end = 0;
         let bytes = prefix.length;
         do {
           bytes += lines.size(end);
           end += 1;
         } while (end < lines.length && tail.size + bytes + lines.size(end) <= this.#maxFileBytes);
-        const chunk = lines.bytes(written, end);
+        const chunk = lines.bytes(0, end);
         const file = join(this.#dir, logFileName({ day, index: tail.index }));
         try {
           await appendFile(file, prefix === '' ? chunk : Buffer.concat([NEWLINE, chunk]));
@@ -271,17 +171,15 @@ export class LogAppender {
         }
         this.#torn.delete(day);
         tail.size += bytes;
-        this.#written += end - written;
-        written = end;
+        wrote(end);
       }
-      return written;
     } catch (err) {
       // The write may have landed in part: forget what we know of the folder and its files,
       // and start the next write to this day on a fresh line so a torn one stays isolated.
       this.#dirReady = false;
       this.#tails.delete(day);
       if (!(err instanceof CutBack)) this.#torn.add(day);
-      throw new PartialWrite(written, err instanceof CutBack ? err.cause : err);
+      throw err instanceof CutBack ? err.cause : err;
     }
   }
 
@@ -315,27 +213,6 @@ export class LogAppender {
       await file.close();
     }
   }
-
-  /** Drops the oldest lines beyond #maxBufferedLines (earliest day first). */
-  #trim(): void {
-    if (this.#held <= this.#maxBufferedLines) return;
-    for (const [day, lines] of byDay(this.#pending)) {
-      const n = Math.min(lines.length, this.#held - this.#maxBufferedLines);
-      lines.drop(n);
-      this.#held -= n;
-      this.#dropped += n;
-      if (lines.length === 0) this.#pending.delete(day);
-      if (this.#held <= this.#maxBufferedLines) return;
-    }
-  }
-
-  #recovered(): void {
-    if (!this.#failing) return;
-    this.#failing = false;
-    const lost = this.#dropped - this.#droppedReported;
-    this.#droppedReported = this.#dropped;
-    this.#warn(`api log: writing again${lost > 0 ? `; ${lost} lines were dropped` : ''}`);
-  }
 }
 
 /** A failed append whose file was cut back to where it was: it ends in a whole line. */
@@ -343,20 +220,6 @@ class CutBack extends Error {
   constructor(cause: unknown) {
     super('cut back', { cause });
   }
-}
-
-/** A failed day write, with how many of its lines made it to disk before the failure. */
-class PartialWrite extends Error {
-  readonly written: number;
-
-  constructor(written: number, cause: unknown) {
-    super('partial write', { cause });
-    this.written = written;
-  }
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /**

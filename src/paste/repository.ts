@@ -81,7 +81,7 @@ export interface PasteHead {
   readonly size?: TextSize;
 }
 
-/** Views counted in memory and folded into the files later (store/views.ts). */
+/** Views counted in memory and folded into the stored pastes later (paste/pending-views.ts). */
 export interface ViewCounts {
   /** Counts a view of a paste whose file counts `fileCount`; answers the views the file does not hold yet. */
   add(hash: string, fileCount: number): number;

@@ -1,20 +1,15 @@
 import type { Sql } from 'postgres';
 import type { ApiLog } from '../backend.ts';
+import { ApiLogBuffer, type ApiLogBufferOptions, type ApiLogPort, type LogGroup } from '../log/api-log-buffer.ts';
 import { type ApiLogEntry, bounded, MAX_CHARS, utcDay } from '../log/entry.ts';
-import { LineBuffer } from '../log/line-buffer.ts';
+import type { LineBuffer } from '../log/line-buffer.ts';
 import type { LogPage, LogQuery } from '../log/reader.ts';
 import { chunkEntry, readApiLog } from './api-log-query.ts';
 
-export interface PgApiLogOptions {
+export interface PgApiLogOptions extends ApiLogBufferOptions {
   now?: () => number;
   /** Where chunks are inserted; default the pool. A server gives its log a connection of its own (pg/connect.ts, logDriverOptions). */
   inserts?: Sql;
-  /** Default 1000. */
-  flushIntervalMs?: number;
-  /** While inserts fail, lines beyond this many are dropped, oldest first. Default 100 000. */
-  maxBufferedLines?: number;
-  /** Where insert failures are reported; default stderr. */
-  warn?: (message: string) => void;
   /** The database, for messages (never the password). */
   where?: string;
 }
@@ -54,109 +49,22 @@ const newFacts = (time: string): ChunkFacts => ({
   classes: new Set(),
 });
 
-/**
- * The API log (README, API request log) in `api_log_chunks`. As log/appender.ts, `append`
- * only queues (the line, as bytes outside the heap: line-buffer.ts),
- * and a timer, `flush` or `close` writes the queued lines, a chunk of up to CHUNK_LINES at a
- * time, each one text value and a row per value it holds in `api_log_seen`: far less work for
- * the database than a row and its index entries per line, on every request. A request never
- * waits on the database; a failed insert keeps its lines, up to `maxBufferedLines`, for the
- * next try.
- */
-export class PgApiLog implements ApiLog {
-  readonly #now: () => number;
-  readonly #flushIntervalMs: number;
-  readonly #maxBufferedLines: number;
-  readonly #warn: (message: string) => void;
-  readonly #where: string;
-  readonly #inserts: Sql;
-  #pending = new LineBuffer();
-  /** What each coming chunk of #pending holds, oldest first; their `lines` add up to its length. */
-  #chunks: ChunkFacts[] = [];
-  /** A buffer whose lines were all inserted, kept for the next second's lines to reuse its storage. */
-  #spare: LineBuffer | undefined;
-  #chain: Promise<void> = Promise.resolve();
-  #flushSoon = false;
-  #failing = false;
-  #written = 0;
-  #dropped = 0;
-  #droppedReported = 0;
-  #timer: NodeJS.Timeout | undefined;
+/** The lines to come are one group: chunks follow the order the lines came in. */
+const ALL = '';
 
+/**
+ * The API log (README, API request log) in `api_log_chunks`. As in the data folder,
+ * api-log-buffer.ts queues the lines and a timer, `flush` or `close` writes them, here a
+ * chunk of up to CHUNK_LINES at a time, each one text value and a row per value it holds in
+ * `api_log_seen`: far less work for the database than a row and its index entries per line,
+ * on every request.
+ */
+export class PgApiLog extends ApiLogBuffer<ChunkFacts[]> implements ApiLog {
   constructor(
     private readonly sql: Sql,
     opts: PgApiLogOptions = {},
   ) {
-    this.#now = opts.now ?? Date.now;
-    this.#flushIntervalMs = opts.flushIntervalMs ?? 1000;
-    this.#maxBufferedLines = opts.maxBufferedLines ?? 100_000;
-    this.#warn = opts.warn ?? ((message) => void process.stderr.write(`${message}\n`));
-    this.#where = opts.where ?? 'the database';
-    this.#inserts = opts.inserts ?? sql;
-  }
-
-  /** Lines inserted since start (README, Metrics). */
-  get written(): number {
-    return this.#written;
-  }
-
-  /** Lines dropped: beyond the buffer while inserts kept failing, or refused by the database on their own. */
-  get dropped(): number {
-    return this.#dropped;
-  }
-
-  /** Lines waiting in memory (after a failed insert, those kept for the next try). */
-  get unwritten(): number {
-    return this.#pending.length;
-  }
-
-  /** Starts the flush timer, which does not keep the process alive. */
-  start(): void {
-    if (this.#timer !== undefined) return;
-    // flush() only rejects if the warn hook throws; a timer must not crash on that.
-    this.#timer = setInterval(() => void this.flush().catch(() => undefined), this.#flushIntervalMs).unref();
-  }
-
-  /** Queues one line; the insert happens on the next flush. */
-  append(entry: ApiLogEntry): void {
-    const e = storable(entry, this.#now);
-    // The values as the file line holds them (log/appender.ts jsonLine cuts the long ones).
-    const token = e.token_id === null ? null : nulless(bounded(e.token_id, MAX_CHARS.token_id));
-    const endpoint = nulless(bounded(e.endpoint, MAX_CHARS.endpoint));
-    const line = chunkLine(e, token, endpoint);
-    this.#pending.push(`${line.includes('\\u0000') ? line.replace(NUL_ESCAPE, nullessEscape) : line}\n`);
-    let facts = this.#chunks.at(-1);
-    if (facts === undefined || facts.lines === CHUNK_LINES) {
-      facts = newFacts(e.time);
-      this.#chunks.push(facts);
-    }
-    facts.lines += 1;
-    if (e.time < facts.first) facts.first = e.time;
-    if (e.time > facts.last) facts.last = e.time;
-    // What a filter compares: the values as the line holds them.
-    if (token !== null) facts.tokens.add(token);
-    if (e.user_id !== null) facts.users.add(e.user_id);
-    facts.endpoints.add(endpoint);
-    facts.classes.add(Math.floor(e.status / 100));
-    this.#trim();
-    if (this.#pending.length >= CHUNK_LINES * 5 && !this.#failing && !this.#flushSoon) {
-      this.#flushSoon = true;
-      void this.flush().catch(() => undefined);
-    }
-  }
-
-  /** Inserts everything appended so far. Never rejects: failures are reported and retried. */
-  flush(): Promise<void> {
-    const run = this.#chain.then(() => this.#insert());
-    this.#chain = run.catch(() => undefined);
-    return run;
-  }
-
-  /** Stops the timer and inserts what is left. */
-  async close(): Promise<void> {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.flush();
+    super(new Chunks(opts.inserts ?? sql, opts), opts);
   }
 
   read(query: LogQuery): Promise<LogPage> {
@@ -200,39 +108,77 @@ export class PgApiLog implements ApiLog {
         where id = ${chunk.id}::bigint`;
     }
   }
+}
 
-  async #insert(): Promise<void> {
-    this.#flushSoon = false;
-    const batch = this.#pending;
-    const chunks = this.#chunks;
-    if (batch.length === 0) return;
-    this.#pending = this.#spare ?? new LineBuffer();
-    this.#chunks = [];
-    this.#spare = undefined;
-    try {
-      // One chunk after the other, so their ids follow the order of their lines.
-      for (let facts = chunks[0]; facts !== undefined; facts = chunks[0]) {
-        await this.#insertChunk(batch, facts);
-        batch.drop(facts.lines);
-        chunks.shift();
-      }
-    } catch (err) {
-      // Keep the lines not inserted, ahead of those appended meanwhile.
-      batch.pushAll(this.#pending);
-      this.#pending = batch;
-      this.#chunks = [...chunks, ...this.#chunks];
-      this.#trim();
-      if (!this.#failing) {
-        this.#failing = true;
-        this.#warn(
-          `api log: cannot write to ${this.#where} (${describe(err)}); ` +
-            `keeping up to ${this.#maxBufferedLines} lines in memory and retrying`,
-        );
-      }
-      return;
+/** PostgreSQL's side of the API log: one group, the lines to come, and what each chunk of them holds. */
+class Chunks implements ApiLogPort<ChunkFacts[]> {
+  readonly where: string;
+  readonly #now: () => number;
+
+  constructor(
+    private readonly inserts: Sql,
+    opts: PgApiLogOptions,
+  ) {
+    this.#now = opts.now ?? Date.now;
+    this.where = opts.where ?? 'the database';
+  }
+
+  meta(): ChunkFacts[] {
+    return [];
+  }
+
+  add(entry: ApiLogEntry, group: (key: string) => LogGroup<ChunkFacts[]>): LogGroup<ChunkFacts[]> {
+    const e = storable(entry, this.#now);
+    // The values as the file line holds them (log/appender.ts jsonLine cuts the long ones).
+    const token = e.token_id === null ? null : nulless(bounded(e.token_id, MAX_CHARS.token_id));
+    const endpoint = nulless(bounded(e.endpoint, MAX_CHARS.endpoint));
+    const line = chunkLine(e, token, endpoint);
+    const pending = group(ALL);
+    pending.lines.push(`${line.includes('\\u0000') ? line.replace(NUL_ESCAPE, nullessEscape) : line}\n`);
+    let facts = pending.meta.at(-1);
+    if (facts === undefined || facts.lines === CHUNK_LINES) {
+      facts = newFacts(e.time);
+      pending.meta.push(facts);
     }
-    if (batch.clear()) this.#spare = batch;
-    this.#recovered();
+    facts.lines += 1;
+    if (e.time < facts.first) facts.first = e.time;
+    if (e.time > facts.last) facts.last = e.time;
+    // What a filter compares: the values as the line holds them.
+    if (token !== null) facts.tokens.add(token);
+    if (e.user_id !== null) facts.users.add(e.user_id);
+    facts.endpoints.add(endpoint);
+    facts.classes.add(Math.floor(e.status / 100));
+    return pending;
+  }
+
+  ready(group: LogGroup<ChunkFacts[]>): boolean {
+    return group.lines.length >= CHUNK_LINES * 5;
+  }
+
+  /** One chunk after the other, so their ids follow the order of their lines. */
+  async write(_key: string, { lines, meta }: LogGroup<ChunkFacts[]>, wrote: (n: number) => void): Promise<void> {
+    for (let facts = meta[0]; facts !== undefined; facts = meta[0]) {
+      await this.#insertChunk(lines, facts);
+      meta.shift();
+      wrote(facts.lines);
+    }
+  }
+
+  /** The chunks to come lose their oldest lines; what they hold is kept as it was, a superset. */
+  dropped({ meta }: LogGroup<ChunkFacts[]>, n: number): void {
+    let over = n;
+    while (over > 0) {
+      const first = meta[0];
+      if (first === undefined) break;
+      const k = Math.min(over, first.lines);
+      first.lines -= k;
+      over -= k;
+      if (first.lines === 0) meta.shift();
+    }
+  }
+
+  joined(older: LogGroup<ChunkFacts[]>, newer: LogGroup<ChunkFacts[]>): void {
+    older.meta.push(...newer.meta);
   }
 
   /**
@@ -255,7 +201,7 @@ export class PgApiLog implements ApiLog {
     add('u', facts.users);
     add('e', facts.endpoints);
     add('s', facts.classes);
-    await this.#inserts`
+    await this.inserts`
       with chunk as (
         insert into api_log_chunks (first_time, last_time, line_count, lines)
         values (${facts.first}::timestamptz, ${facts.last}::timestamptz,
@@ -263,32 +209,6 @@ export class PgApiLog implements ApiLog {
         returning id)
       insert into api_log_seen (kind, value, chunk)
       select s.kind::"char", s.value, chunk.id from chunk, unnest(${kinds}::text[], ${values}::text[]) as s(kind, value)`;
-    this.#written += facts.lines;
-  }
-
-  /** Drops the oldest lines beyond maxBufferedLines. */
-  #trim(): void {
-    let over = this.#pending.length - this.#maxBufferedLines;
-    if (over <= 0) return;
-    this.#pending.drop(over);
-    this.#dropped += over;
-    // The chunks to come lose their oldest lines; what they hold is kept as it was, a superset.
-    while (over > 0) {
-      const first = this.#chunks[0];
-      if (first === undefined) break;
-      const n = Math.min(over, first.lines);
-      first.lines -= n;
-      over -= n;
-      if (first.lines === 0) this.#chunks.shift();
-    }
-  }
-
-  #recovered(): void {
-    if (!this.#failing) return;
-    this.#failing = false;
-    const lost = this.#dropped - this.#droppedReported;
-    this.#droppedReported = this.#dropped;
-    this.#warn(`api log: writing again${lost > 0 ? `; ${lost} lines were dropped` : ''}`);
   }
 }
 
@@ -358,8 +278,4 @@ function canonicalTime(time: string, now: () => number): string {
   const ms = Date.parse(time);
   const iso = Number.isFinite(ms) ? new Date(ms).toISOString() : '';
   return CANONICAL_TIME.test(iso) ? iso : new Date(now()).toISOString();
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message || String((err as { code?: unknown }).code) : String(err);
 }

@@ -1,15 +1,6 @@
 import type { ISql, PendingQuery, Row, Sql } from 'postgres';
-import type { ViewCounts } from '../paste/repository.ts';
+import { type PendingCount, PendingViews } from '../paste/pending-views.ts';
 import { PASTES_CHANNEL } from './paste-cache.ts';
-
-/** Views counted since they were last folded in: `delta` views beyond a row that counted `base`. */
-interface Pending {
-  base: number;
-  delta: number;
-}
-
-/** The views of `e` that a row counting `rowCount` does not hold yet. */
-const beyond = (e: Pending, rowCount: number): number => Math.max(0, e.base + e.delta - rowCount);
 
 /** Pastes one announcement of a fold names at most: well within a notification's 8000 bytes. */
 const ANNOUNCED_PER_NOTIFICATION = 250;
@@ -53,86 +44,54 @@ const total = (sql: ISql): PendingQuery<Row[]> =>
 const FOLD_CHUNK = 1_000;
 
 /**
- * View counts are batched as the file store batches them (store/views.ts, README Data on
- * disk and durability): a read only bumps a number in memory, and every upkeep tick folds
- * all of them into the pastes' rows of `paste_views` (`views = views + n`, beside `pastes`,
- * whose wide rows a fold would otherwise write anew: migrations/014-paste-views.sql), a
- * thousand pastes a statement, so a crash loses at most the last tick's counts. Nothing else
- * is saved, so no count can be both saved and folded: a fold adds what was counted, whatever
- * the row holds, and another server's folds into the same row add up with ours. Each pending
- * count remembers the row's count it started from, so a reader that sees the row just
- * after a fold, before the count is settled, does not count those views twice.
+ * PostgreSQL's port of the pending view counts (paste/pending-views.ts holds the counting):
+ * every tick folds all of them into the pastes' rows of `paste_views` (`views = views + n`,
+ * beside `pastes`, whose wide rows a fold would otherwise write anew:
+ * migrations/014-paste-views.sql), a thousand pastes a statement. Unlike the data folder,
+ * nothing else is saved, so no count can be both saved and folded: a fold adds what was
+ * counted, whatever the row holds, another server's folds into the same row add up with ours,
+ * and each fold is announced (NOTIFY) so the others' copies learn the row's new count.
  */
-export class PgViewCounts implements ViewCounts {
-  readonly #pending = new Map<string, Pending>();
-  /** The drain under way, if any: drains run one after another, or two would fold one count twice. */
-  #draining: Promise<void> = Promise.resolve();
+export class PgViewCounts extends PendingViews {
+  protected readonly perDrain = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly sql: Sql,
     /** Where folded counts are told and found again: the paste cache (pg/pastes.ts). */
     private readonly rows: FoldedCounts = NOWHERE,
-  ) {}
-
-  /**
-   * Counts one view of a paste whose copy counts `rowCount`; answers the views that copy
-   * does not hold: those folded into its row since it was read, and those still pending.
-   */
-  add(hash: string, rowCount: number): number {
-    const row = this.#rowCount(hash, rowCount);
-    let e = this.#pending.get(hash);
-    if (e === undefined) {
-      e = { base: row, delta: 0 };
-      this.#pending.set(hash, e);
-    }
-    e.delta++;
-    return row - rowCount + beyond(e, row);
-  }
-
-  /** The views of a paste whose copy counts `rowCount` that the copy does not hold. */
-  pending(hash: string, rowCount: number): number {
-    const row = this.#rowCount(hash, rowCount);
-    const e = this.#pending.get(hash);
-    return row - rowCount + (e === undefined ? 0 : beyond(e, row));
+  ) {
+    super();
   }
 
   /** The newest count of the row known: the copy's, or one a fold told of since (counts only grow). */
-  #rowCount(hash: string, rowCount: number): number {
+  protected override stored(hash: string, copy: number): number {
     const told = this.rows.viewCount(hash);
-    return told !== undefined && told > rowCount ? told : rowCount;
-  }
-
-  get size(): number {
-    return this.#pending.size;
-  }
-
-  /**
-   * Folds every count pending now into its row; counts made meanwhile wait for the next
-   * drain. A drain asked for while one runs begins when it ends.
-   */
-  drain(): Promise<void> {
-    const run = this.#draining.then(() => this.#drainAll());
-    this.#draining = run.catch(() => undefined);
-    return run;
+    return told !== undefined && told > copy ? told : copy;
   }
 
   /** Nothing is kept beside the rows: saving is folding what is pending (at shutdown too). */
-  save(): Promise<void> {
-    return this.drain();
+  protected persist(): null {
+    return null;
   }
 
-  async #drainAll(): Promise<void> {
-    const taken = [...this.#pending].map(([hash, e]) => [hash, e.delta] as const);
-    for (let at = 0; at < taken.length; at += FOLD_CHUNK) await this.#fold(taken.slice(at, at + FOLD_CHUNK));
+  protected async fold(
+    taken: readonly (readonly [string, PendingCount])[],
+    settle: (hash: string, stored: number | undefined) => void,
+  ): Promise<void> {
+    for (let at = 0; at < taken.length; at += FOLD_CHUNK) {
+      const chunk = taken.slice(at, at + FOLD_CHUNK).map(([hash, e]) => [hash, e.delta] as const);
+      const now = await this.#fold(chunk);
+      for (const [hash] of chunk) settle(hash, now.get(hash));
+    }
   }
 
   /**
-   * Adds each paste's taken views to its row of `paste_views` in one statement, then settles
-   * them: what was counted meanwhile stays pending over the paste's new count. A paste gone or
-   * burned has no row there (migrations/014-paste-views.sql) and takes none (a burned paste's
-   * count stopped at its one reading), and its count is dropped.
+   * Adds each paste's taken views to its row of `paste_views` in one statement, and answers
+   * the rows' new counts. A paste gone or burned has no row there
+   * (migrations/014-paste-views.sql) and takes none (a burned paste's count stopped at its one
+   * reading), and is not in the answer.
    */
-  async #fold(taken: (readonly [string, number])[]): Promise<void> {
+  async #fold(taken: (readonly [string, number])[]): Promise<Map<string, number>> {
     const hashes = taken.map(([hash]) => hash);
     const counts = taken.map(([, n]) => n);
     const rows = await this.sql.begin(async (tx) => {
@@ -166,15 +125,6 @@ export class PgViewCounts implements ViewCounts {
     });
     const now = new Map(rows.map((r) => [r['hash'] as string, r['view_count'] as number]));
     for (const [hash, count] of now) this.rows.recount(hash, count);
-    for (const [hash, n] of taken) {
-      const e = this.#pending.get(hash);
-      if (e === undefined) continue;
-      const rowCount = now.get(hash);
-      const left = e.delta - n;
-      if (left > 0 && rowCount !== undefined) {
-        e.base = rowCount;
-        e.delta = left;
-      } else this.#pending.delete(hash);
-    }
+    return now;
   }
 }

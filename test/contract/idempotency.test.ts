@@ -1,6 +1,6 @@
 import { PgIdempotency } from '../../src/pg/idempotency.ts';
 import { IdempotencyRecords } from '../../src/store/idempotency.ts';
-import { freshState } from './fresh.ts';
+import { freshState } from '../helpers/fresh-storage.ts';
 import { idempotencyContract } from './idempotency.ts';
 
 idempotencyContract(async () => {

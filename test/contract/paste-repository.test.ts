@@ -2,7 +2,7 @@ import { WHOLE_TEXT_BYTES } from '../../src/pg/paste-head.ts';
 import { PgPasteStore } from '../../src/pg/pastes.ts';
 import { WHOLE_FILE_BYTES } from '../../src/store/paste-head.ts';
 import { PasteStore } from '../../src/store/pastes.ts';
-import { freshState } from './fresh.ts';
+import { freshState } from '../helpers/fresh-storage.ts';
 import { pasteRepositoryContract } from './paste-repository.ts';
 
 pasteRepositoryContract(async () => {

@@ -8,22 +8,24 @@ import { PasteStore } from '../../src/store/pastes.ts';
 import { RecentPastes } from '../../src/store/recent.ts';
 import { ViewCounter } from '../../src/store/views.ts';
 import { storedPaste } from '../helpers/stored.ts';
-import { type FreshState, freshState } from './fresh.ts';
+import { freshState } from '../helpers/fresh-storage.ts';
 import { pasteServiceContract, type ServiceParts } from './paste-service.ts';
 
 /** The service's stores on this state, as a server builds them. */
-async function parts({ dir, files, sql }: FreshState): Promise<ServiceParts> {
+async function parts({ dir, files, sql }: Awaited<ReturnType<typeof freshState>>): Promise<ServiceParts> {
   const reopen = () => parts({ dir, files, sql });
   const stored = (hash: string) => storedPaste(dir, hash);
-  if (sql !== null)
+  if (sql !== null) {
+    const store = new PgPasteStore(sql);
     return {
-      store: new PgPasteStore(sql),
-      views: new PgViewCounts(sql),
+      store,
+      views: new PgViewCounts(sql, store),
       owners: new PgOwnerLists(sql),
       recent: new PgRecentList(sql, 3),
       reopen,
       stored,
     };
+  }
   const store = new PasteStore(dir, files, 1024 * 1024);
   await store.init();
   const owners = new OwnerIndex(dir, files);

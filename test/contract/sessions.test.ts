@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { PgSessions } from '../../src/pg/sessions.ts';
 import { SessionStore } from '../../src/store/sessions.ts';
 import { storedSessions } from '../helpers/stored.ts';
-import { freshState } from './fresh.ts';
+import { freshState } from '../helpers/fresh-storage.ts';
 import { IDLE_MS, sessionsContract } from './sessions.ts';
 
 sessionsContract(async (clock) => {

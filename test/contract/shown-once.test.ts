@@ -2,7 +2,7 @@ import { newSessionId, newSessionRecord } from '../../src/auth/sessions.ts';
 import { PgSessions } from '../../src/pg/sessions.ts';
 import { PgShownOnce } from '../../src/pg/shown-once.ts';
 import { HeldInMemory } from '../../src/store/shown-once.ts';
-import { freshState } from './fresh.ts';
+import { freshState } from '../helpers/fresh-storage.ts';
 import { shownOnceContract } from './shown-once.ts';
 
 shownOnceContract(async () => {

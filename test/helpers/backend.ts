@@ -1,7 +1,7 @@
 import { createTestDatabase } from './postgres.ts';
 
 /**
- * Which backend the suite runs on (README, Tests): the data folder, or with
+ * Which backend the suite runs on (CONTRIBUTING, Tests): the data folder, or with
  * `TEST_BACKEND=postgres` (`npm run test:postgres`) PostgreSQL, the same test files either way.
  */
 export const BACKEND: 'files' | 'postgres' = process.env['TEST_BACKEND'] === 'postgres' ? 'postgres' : 'files';

@@ -138,7 +138,7 @@ export async function spawnServer(
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 20_000);
     const check = (): void => {
-      const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
+      const m = /listening on http:\/\/(?:\[[^\]]+\]|[^:]+):(\d+)/.exec(out);
       if (m) {
         clearTimeout(timer);
         proc.stdout?.off('data', check);

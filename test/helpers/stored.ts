@@ -13,7 +13,7 @@ import { BACKEND, backendEnv } from './backend.ts';
 import { beforeClusterStops } from './postgres.ts';
 
 /**
- * What a server stored, read the way its backend keeps it (README, Tests): the data folder's
+ * What a server stored, read the way its backend keeps it (CONTRIBUTING, Tests): the data folder's
  * files, or the database's rows. Tests that look behind the API (a secret never stored in
  * clear, a log line's fields) read through these, so they hold on both backends.
  */

@@ -34,6 +34,8 @@ async function lines(file: string): Promise<ApiLogEntry[]> {
     .map((l) => JSON.parse(l) as ApiLogEntry);
 }
 
+// What the data folder shares with PostgreSQL (reading back, counts, flushes, write failures
+// and the bound) is the contract suite's (test/contract/api-log.ts); here, the files themselves.
 describe('LogAppender', () => {
   let root = '';
   let seq = 0;
@@ -195,67 +197,6 @@ describe('LogAppender', () => {
     assert.deepEqual((await readdir(dir)).sort(), ['api-2024-03-10.1.jsonl', 'api-2024-03-10.jsonl']);
   });
 
-  it('concurrent flushes keep lines whole and in append order', async () => {
-    const dir = freshDir();
-    const log = new LogAppender({ dir, now: () => T0, ...quiet });
-    const flushes: Promise<void>[] = [];
-    for (let n = 0; n < 200; n++) {
-      log.append(entry(T0, n));
-      if (n % 7 === 0) flushes.push(log.flush());
-    }
-    flushes.push(log.flush());
-    await Promise.all(flushes);
-    assert.deepEqual(
-      (await lines(join(dir, 'api-2024-03-10.jsonl'))).map((e) => e.duration_ms),
-      Array.from({ length: 200 }, (_, n) => n),
-    );
-  });
-
-  it('a write error is reported once, keeps the lines, and they are written once writing works', async () => {
-    const dir = freshDir();
-    await writeFile(dir, 'a file where the folder should be');
-    const warnings: string[] = [];
-    const log = new LogAppender({ dir, now: () => T0, warn: (m) => warnings.push(m) });
-    log.append(entry(T0, 1));
-    await log.flush();
-    log.append(entry(T0, 2));
-    await log.flush();
-    assert.equal(log.buffered, 2);
-    assert.equal(warnings.length, 1);
-    assert.match(warnings[0] ?? '', /cannot write/);
-
-    await rm(dir);
-    log.append(entry(T0, 3));
-    await log.flush();
-    assert.equal(log.buffered, 0);
-    assert.deepEqual(
-      (await lines(join(dir, 'api-2024-03-10.jsonl'))).map((e) => e.duration_ms),
-      [1, 2, 3],
-    );
-    assert.equal(warnings.length, 2);
-    assert.match(warnings[1] ?? '', /writing again$/);
-  });
-
-  it('lines beyond maxBufferedLines are dropped oldest first and counted while writes fail', async () => {
-    const dir = freshDir();
-    await writeFile(dir, 'blocker');
-    const warnings: string[] = [];
-    const log = new LogAppender({ dir, now: () => T0, maxBufferedLines: 3, warn: (m) => warnings.push(m) });
-    for (let n = 0; n < 5; n++) log.append(entry(T0, n));
-    assert.equal(log.dropped, 2);
-    await log.flush();
-    log.append(entry(T0, 5));
-    assert.equal(log.dropped, 3);
-
-    await rm(dir);
-    await log.flush();
-    assert.deepEqual(
-      (await lines(join(dir, 'api-2024-03-10.jsonl'))).map((e) => e.duration_ms),
-      [3, 4, 5],
-    );
-    assert.match(warnings.at(-1) ?? '', /3 lines were dropped/);
-  });
-
   it('lines appended while a write fails follow the unwritten ones of their day', async () => {
     const dir = freshDir();
     await writeFile(dir, 'blocker');
@@ -394,15 +335,6 @@ describe('LogAppender', () => {
     await log.close();
     assert.equal(warnings.length, 1);
     assert.match(warnings[0] ?? '', /prune failed/);
-  });
-
-  it('close stops the timers and flushes what is buffered', async () => {
-    const dir = freshDir();
-    const log = new LogAppender({ dir, now: () => T0, flushIntervalMs: 60_000, ...quiet });
-    log.start();
-    log.append(entry(T0, 1));
-    await log.close();
-    assert.equal((await lines(join(dir, 'api-2024-03-10.jsonl'))).length, 1);
   });
 
   it('the flush timer writes without an explicit flush', async (t) => {

@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { Accounts } from '../../src/auth/accounts.ts';
-import { AccountError } from '../../src/auth/errors.ts';
 import type { AccountsDoc } from '../../src/auth/records.ts';
 import { parseConfig } from '../../src/config.ts';
 import { ACCOUNTS_CHANNEL, PgAccounts, RECHECK_MS } from '../../src/pg/accounts.ts';
 import { type Database, openDatabase } from '../../src/pg/connect.ts';
 import { migrate } from '../../src/pg/migrate.ts';
+import { addToken, addUser, removeToken } from '../contract/account-records.ts';
 import { createTestDatabase, psql, testCluster } from '../helpers/postgres.ts';
 import { until } from '../helpers/until.ts';
+
+// What every backend's accounts do is in test/contract/account-records.ts; these are PostgreSQL's own.
 
 const opened: { close(): Promise<void> }[] = [];
 after(async () => {
@@ -33,26 +34,6 @@ async function pair(opts: { clock?: () => number } = {}) {
   await Promise.all([server.load(), other.load()]);
   return { server, other, a, b };
 }
-
-const addToken = (store: PgAccounts, id: string): Promise<void> =>
-  store.mutate((doc) => {
-    doc.tokens.push({
-      id,
-      user_id: 1,
-      label: '',
-      scopes: ['read'],
-      rate_limit_per_minute: 0,
-      hash: id.padEnd(64, '0'),
-      created_at: 0,
-      expires_at: null,
-    });
-  });
-const removeToken = (store: PgAccounts, id: string): Promise<void> =>
-  store.mutate((doc) => {
-    doc.tokens = doc.tokens.filter((t) => t.id !== id);
-  });
-const addUser = (store: PgAccounts, name: string): Promise<unknown> =>
-  new Accounts(store, () => Date.UTC(2026, 0, 1)).addUser(name, 'user', null);
 
 /** Calls fresh() until `seen`, returning the milliseconds it took; fails after `limitMs`. */
 async function waitSeen(store: PgAccounts, seen: () => boolean, limitMs: number): Promise<number> {
@@ -98,21 +79,6 @@ test('a change by another process is seen through the listener at once, and requ
     Array.from({ length: 5 }, () => server.fresh().then(() => server.token('shared00') !== undefined)),
   );
   assert.deepEqual(seen, [true, true, true, true, true]);
-});
-
-test('without the listener, every fresh() reads the version, so a change is seen on the next request', async () => {
-  const { server, other } = await pair();
-  await server.unlisten();
-  await addUser(other, 'owner');
-  for (let i = 0; i < 10; i++) {
-    const id = `tok${String(i).padStart(5, '0')}`;
-    await addToken(other, id);
-    await server.fresh();
-    assert.ok(server.token(id), `created ${id} is seen`);
-    await removeToken(other, id);
-    await server.fresh();
-    assert.equal(server.token(id), undefined, `revoked ${id} is gone`);
-  }
 });
 
 test('with the listener up, a change whose notification was lost is found by the recheck within RECHECK_MS', async () => {
@@ -189,113 +155,16 @@ test('while the listen connection cannot come back, changes are seen within a se
   assert.ok(took < RECHECK_MS / 2, `took ${took} ms`);
 });
 
-test('20 users created at once from two processes get 20 distinct ids; no update is lost', async () => {
-  const { server, other } = await pair();
-  await Promise.all(Array.from({ length: 20 }, (_, i) => addUser(i % 2 === 0 ? server : other, `user${i}`)));
-  for (const store of [server, other]) {
-    await store.fresh();
-    assert.equal(store.users.length, 20);
-    assert.deepEqual(
-      store.users.map((u) => u.id),
-      Array.from({ length: 20 }, (_, i) => i + 1),
-    );
-  }
-  await server.mutate((doc) => assert.equal(doc.next_user_id, 21));
-});
-
-test('user names are unique ignoring case, in memory and in the table', async () => {
+test('a writer that skips the rule on unique names is refused by the table, and nothing of its change is kept', async () => {
   const { server, other } = await pair();
   await addUser(server, 'Alice');
-  await assert.rejects(addUser(other, 'aLICE'), (e) => e instanceof AccountError && e.kind === 'name_taken');
   await other.fresh();
-  assert.equal(other.userByName('ALICE')?.name, 'Alice');
-  // Even a writer that skips the rule is refused by the table, and nothing of its change is kept.
   const sneak = (doc: AccountsDoc) => {
     doc.users.push({ ...(doc.users[0] as AccountsDoc['users'][0]), id: doc.next_user_id++, name: 'ALICE' });
   };
   await assert.rejects(other.mutate(sneak), /duplicate key/);
   assert.equal(other.users.length, 1);
   await server.mutate((doc) => assert.equal(doc.next_user_id, 2));
-});
-
-test('a change that throws writes nothing', async () => {
-  const { server } = await pair();
-  await assert.rejects(
-    server.mutate((doc) => {
-      doc.next_user_id = 99;
-      throw new Error('changed my mind');
-    }),
-    /changed my mind/,
-  );
-  assert.equal(await server.mutate((doc) => doc.next_user_id), 1);
-});
-
-test("a user's and a token's every field round-trip, limits set and cleared", async () => {
-  const { server, other } = await pair();
-  const now = Date.UTC(2026, 0, 1, 12, 34, 56, 789);
-  const accounts = new Accounts(server, () => now);
-  const admin = await accounts.addUser('root', 'admin', 'scrypt$hash');
-  await accounts.recordLogin(admin.id);
-  await accounts.setDisabled('root', false);
-  const { record } = await accounts.createToken(admin.id, {
-    label: 'deploy ✓',
-    scopes: ['read', 'write', 'admin'],
-    rate: 999_999_999,
-    expiresAt: now + 86_400_000,
-  });
-  const bare = await accounts.createToken(admin.id, { label: '', scopes: [], rate: 0 });
-  await other.fresh();
-  assert.deepEqual(other.users, server.users);
-  assert.deepEqual(other.user(admin.id), {
-    id: 1,
-    name: 'root',
-    role: 'admin',
-    password: 'scrypt$hash',
-    created_at: now,
-    disabled: false,
-    last_login_at: now,
-  });
-  assert.deepEqual(other.token(record.id), record);
-  assert.deepEqual(other.token(bare.record.id), bare.record);
-  await accounts.updateToken(record.id, ['read'], 60, {
-    maxPasteBytes: 65_536,
-    privacies: ['unlisted', 'private'],
-    expiresAt: null,
-  });
-  await other.fresh();
-  assert.deepEqual(other.token(record.id), server.token(record.id));
-  assert.deepEqual(other.token(record.id)?.privacies, ['unlisted', 'private']);
-  assert.equal(other.token(record.id)?.max_paste_bytes, 65_536);
-  await accounts.updateToken(record.id, ['read'], 60, { maxPasteBytes: null, privacies: null });
-  await other.fresh();
-  assert.equal(other.token(record.id)?.max_paste_bytes ?? null, null);
-  assert.equal(other.token(record.id)?.privacies ?? null, null);
-  // Tokens stay in the order they were made, as the file kept them.
-  assert.deepEqual(
-    other.tokens.map((t) => t.id),
-    [record.id, bare.record.id],
-  );
-});
-
-test('revoked ids are kept, the latest 1,000 in order, and known to every process', async () => {
-  const { server, other } = await pair();
-  const accounts = new Accounts(server, () => 0);
-  const u = await accounts.addUser('owner', 'user', null);
-  const old = Array.from({ length: 1_000 }, (_, i) => `old${String(i).padStart(9, '0')}`);
-  await other.mutate((doc) => {
-    doc.revoked_tokens = old;
-  });
-  const { record } = await accounts.createToken(u.id, { label: '', scopes: ['read'], rate: 0 });
-  await accounts.revokeToken(record.id);
-  assert.equal(server.token(record.id), undefined);
-  assert.ok(server.knownTokenId(record.id));
-  await other.fresh();
-  const revoked = await other.mutate((doc) => doc.revoked_tokens ?? []);
-  assert.deepEqual(revoked, [...old.slice(1), record.id]);
-  assert.ok(other.knownTokenId(record.id));
-  assert.ok(other.knownTokenId(old[1] as string));
-  assert.equal(other.knownTokenId(old[0] as string), false);
-  assert.equal(other.knownTokenId('never-was'), false);
 });
 
 test('a short-lived process without a listener changes the accounts and closes', async () => {

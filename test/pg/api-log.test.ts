@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { parseConfig } from '../../src/config.ts';
-import { jsonLine } from '../../src/log/appender.ts';
 import { type ApiLogEntry, MAX_CHARS } from '../../src/log/entry.ts';
-import { BadCursorError, type LogPage, type LogQuery } from '../../src/log/reader.ts';
+import { BadCursorError } from '../../src/log/reader.ts';
 import { PgApiLog } from '../../src/pg/api-log.ts';
 import { type Database, openDatabase } from '../../src/pg/connect.ts';
 import { migrate } from '../../src/pg/migrate.ts';
+import { asFileReads, DAY0, ids, make, STEP_MS } from '../contract/api-log.ts';
 import { createTestDatabase } from '../helpers/postgres.ts';
-import { until } from '../helpers/until.ts';
 
 const opened: Database[] = [];
 after(() => Promise.all(opened.map((d) => d.close())));
@@ -19,162 +18,10 @@ async function freshDatabase(): Promise<Database> {
   return db;
 }
 
-const DAY0 = Date.UTC(2024, 2, 10); // 2024-03-10T00:00Z
-const STEP_MS = 30_000; // 2 880 lines a day, so 12 000 lines span five days
-const TOTAL = 12_000;
-const ENDPOINTS = ['/api/v1/paste', '/api/v1/paste/abc', '/api/v1/raw/abc'];
-const STATUSES = [200, 201, 302, 400, 404, 429, 500, 204, 301, 401, 503];
+const all = Array.from({ length: 1_001 }, (_, i) => make(i));
 
-/** Line i of the synthetic log (test/log/reader.test.ts's); `duration_ms` doubles as its id. */
-function make(i: number): ApiLogEntry {
-  const status = STATUSES[i % STATUSES.length] ?? 200;
-  const e: ApiLogEntry = {
-    time: new Date(DAY0 + i * STEP_MS).toISOString(),
-    token_id: i % 7 === 0 ? null : `tok${i % 5}`,
-    user_id: i % 7 === 0 ? null : i % 3,
-    method: i % 2 === 0 ? 'GET' : 'POST',
-    endpoint: ENDPOINTS[i % ENDPOINTS.length] ?? '/',
-    status,
-    ip: `10.0.${i % 256}.1`,
-    duration_ms: i,
-  };
-  if (status >= 400) e.error = `failure ${i}`;
-  return e;
-}
-
-const all = Array.from({ length: TOTAL }, (_, i) => make(i));
-const newestFirst = [...all].reverse();
-const ids = (es: ApiLogEntry[]): number[] => es.map((e) => e.duration_ms);
-/** What the file log reads back for an entry: its line, parsed. */
-const asFileReads = (e: ApiLogEntry): ApiLogEntry => JSON.parse(jsonLine(e)) as ApiLogEntry;
-
-async function readAll(log: PgApiLog, query: LogQuery): Promise<{ entries: ApiLogEntry[]; pages: number }> {
-  const entries: ApiLogEntry[] = [];
-  let cursor: string | null = null;
-  let pages = 0;
-  do {
-    const page: LogPage = await log.read(cursor === null ? query : { ...query, cursor });
-    pages += 1;
-    if (page.next !== null) assert.equal(page.entries.length, query.limit ?? 50, 'only the last page is short');
-    entries.push(...page.entries);
-    cursor = page.next;
-  } while (cursor !== null);
-  return { entries, pages };
-}
-
-describe('PgApiLog reading', () => {
-  let log: PgApiLog;
-  before(async () => {
-    const db = await freshDatabase();
-    log = new PgApiLog(db.sql);
-    for (const e of all) log.append(e);
-    await log.close();
-    assert.equal(log.written, TOTAL);
-  });
-
-  it('the first page is the newest 50 lines', async () => {
-    const page = await log.read({});
-    assert.deepEqual(page.entries, newestFirst.slice(0, 50));
-    assert.notEqual(page.next, null);
-  });
-
-  it('paging through the whole log gives every line once, newest first, across days', async () => {
-    const { entries, pages } = await readAll(log, { limit: 500 });
-    assert.equal(pages, TOTAL / 500);
-    assert.deepEqual(ids(entries), ids(newestFirst));
-  });
-
-  const filters: { name: string; query: LogQuery; keep: (e: ApiLogEntry) => boolean }[] = [
-    { name: 'token_id', query: { token_id: 'tok3' }, keep: (e) => e.token_id === 'tok3' },
-    { name: 'user_id', query: { user_id: 2 }, keep: (e) => e.user_id === 2 },
-    { name: 'endpoint', query: { endpoint: '/api/v1/raw/abc' }, keep: (e) => e.endpoint === '/api/v1/raw/abc' },
-    { name: 'statusClass 2', query: { statusClass: 2 }, keep: (e) => e.status >= 200 && e.status < 300 },
-    { name: 'statusClass 3', query: { statusClass: 3 }, keep: (e) => e.status >= 300 && e.status < 400 },
-    { name: 'statusClass 4', query: { statusClass: 4 }, keep: (e) => e.status >= 400 && e.status < 500 },
-    { name: 'statusClass 5', query: { statusClass: 5 }, keep: (e) => e.status >= 500 },
-    {
-      name: 'from (inclusive) and to (exclusive)',
-      query: { from: DAY0 + 5_000 * STEP_MS, to: DAY0 + 5_100 * STEP_MS },
-      keep: (e) => e.duration_ms >= 5_000 && e.duration_ms < 5_100,
-    },
-    { name: 'from alone', query: { from: DAY0 + 11_990 * STEP_MS }, keep: (e) => e.duration_ms >= 11_990 },
-    {
-      name: 'a range holding more lines than were written after it (read down the ids)',
-      query: { from: DAY0 + 100 * STEP_MS, to: DAY0 + 11_900 * STEP_MS },
-      keep: (e) => e.duration_ms >= 100 && e.duration_ms < 11_900,
-    },
-    { name: 'to alone', query: { to: DAY0 + 10 * STEP_MS }, keep: (e) => e.duration_ms < 10 },
-    { name: 'a NaN bound, which bounds nothing', query: { from: Number.NaN, to: Number.NaN }, keep: () => true },
-    {
-      name: 'token, user, endpoint and status together',
-      query: { token_id: 'tok1', user_id: 0, endpoint: '/api/v1/paste', statusClass: 4 },
-      keep: (e) =>
-        e.token_id === 'tok1' && e.user_id === 0 && e.endpoint === '/api/v1/paste' && e.status >= 400 && e.status < 500,
-    },
-    { name: 'a filter nothing matches', query: { token_id: 'nobody' }, keep: () => false },
-  ];
-
-  for (const f of filters) {
-    it(`filter by ${f.name} returns the newest matching lines first`, async () => {
-      const expected = newestFirst.filter(f.keep);
-      const page = await log.read({ ...f.query, limit: 500 });
-      assert.deepEqual(page.entries, expected.slice(0, 500));
-      assert.equal(page.next === null, expected.length <= 500);
-    });
-  }
-
-  it('paging a filtered set with a cursor gives exactly the matching lines, no duplicates, no gaps', async () => {
-    const query: LogQuery = { token_id: 'tok4', statusClass: 4, limit: 37 };
-    const expected = newestFirst.filter((e) => e.token_id === 'tok4' && e.status >= 400 && e.status < 500);
-    assert.ok(expected.length > 37 * 10);
-    const { entries } = await readAll(log, query);
-    assert.deepEqual(entries, expected);
-  });
-
-  it('paging an old time range (read by the time index and sorted) gives exactly its lines, newest first', async () => {
-    const query: LogQuery = { from: DAY0 + 1_000 * STEP_MS, to: DAY0 + 2_000 * STEP_MS, statusClass: 4, limit: 37 };
-    const expected = newestFirst.filter(
-      (e) => e.duration_ms >= 1_000 && e.duration_ms < 2_000 && e.status >= 400 && e.status < 500,
-    );
-    assert.ok(expected.length > 37 * 3);
-    const { entries } = await readAll(log, query);
-    assert.deepEqual(entries, expected);
-  });
-
-  it('the page limit defaults to 50 and is clamped to 1..500', async () => {
-    for (const [limit, size] of [
-      [undefined, 50],
-      [10_000, 500],
-      [0, 1],
-      [-5, 1],
-      [2.9, 2],
-      [Number.NaN, 50],
-    ] as const) {
-      const page = await log.read(limit === undefined ? {} : { limit });
-      assert.equal(page.entries.length, size, `limit ${limit}`);
-    }
-  });
-
-  it('a malformed cursor throws BadCursorError', async () => {
-    const b64 = (s: string): string => Buffer.from(s).toString('base64url');
-    const bad = [
-      '',
-      'not a cursor!',
-      'x'.repeat(500),
-      '0.1',
-      '-1.0',
-      '1',
-      '1.5.2',
-      '1.x',
-      '1.1234567',
-      '99999999999999999.0',
-      b64('["api-2024-03-10.jsonl",0]'),
-    ];
-    for (const cursor of bad)
-      await assert.rejects(log.read({ cursor }), BadCursorError, `cursor ${JSON.stringify(cursor)}`);
-  });
-});
-
+// What the two backends share (reading, paging, filters, buffering, write failures) is the
+// contract suite's (test/contract/api-log.ts); here is what only PostgreSQL's chunks have.
 describe('PgApiLog writing', () => {
   let db: Database;
   before(async () => {
@@ -185,32 +32,23 @@ describe('PgApiLog writing', () => {
     await db.sql`delete from api_log_seen`;
   });
 
-  it('lines read back exactly as the file log writes them, every field and cap included', async () => {
+  it('an error holding U+0000 reads back with U+FFFD in its place, the rest as the file log writes it', async () => {
     const log = new PgApiLog(db.sql);
-    const long: ApiLogEntry = {
-      time: '2024-03-10T01:02:03.456Z',
-      token_id: 't'.repeat(MAX_CHARS.token_id + 5),
-      user_id: 7,
-      method: 'M'.repeat(100),
-      endpoint: `/p/${'é'.repeat(300)}`,
-      status: 431,
-      ip: '1'.repeat(99),
-      duration_ms: 12.34,
-      request_id: 'r'.repeat(99),
-      error: `bad \u2028 line \u0001 ${'e'.repeat(400)}`,
-      unlogged: 17,
-    };
-    const plain: ApiLogEntry = { ...make(3), time: '2024-03-10T01:02:04.000Z', endpoint: '/a\\u0000b "q"' };
     const nul: ApiLogEntry = { ...make(4), time: '2024-03-10T01:02:05.000Z', error: 'a\u0000b\\' };
-    for (const e of [long, plain, nul]) log.append(e);
+    log.append(nul);
     await log.close();
     const { entries } = await log.read({});
-    assert.deepEqual(entries, [{ ...asFileReads(nul), error: 'a\ufffdb\\' }, asFileReads(plain), asFileReads(long)]);
-    assert.equal(entries[2]?.endpoint_length, long.endpoint.length);
-    assert.deepEqual(Object.keys(entries[2] ?? {}), Object.keys(asFileReads(long)), 'fields in the file line order');
-    assert.deepEqual([log.written, log.dropped, log.unwritten], [3, 0, 0]);
+    assert.deepEqual(entries, [{ ...asFileReads(nul), error: 'a\ufffdb\\' }]);
+    assert.deepEqual([log.written, log.dropped, log.unwritten], [1, 0, 0]);
   });
 
+  it("a cursor of the data folder's form throws BadCursorError", async () => {
+    const log = new PgApiLog(db.sql);
+    for (let i = 0; i < 3; i++) log.append(make(i));
+    await log.close();
+    const cursor = Buffer.from('["api-2024-03-10.jsonl",0]').toString('base64url');
+    await assert.rejects(log.read({ cursor }), BadCursorError);
+  });
   it('chunks go through the connection given for inserts; reads and retention through the pool', async () => {
     const elsewhere = await freshDatabase();
     const log = new PgApiLog(db.sql, { inserts: elsewhere.sql });
@@ -227,23 +65,6 @@ describe('PgApiLog writing', () => {
     assert.equal((await elsewhere.sql`select id from api_log_chunks`).length, 1);
   });
 
-  it('append only queues; lines are inserted by the timer, and those left at close', async () => {
-    const log = new PgApiLog(db.sql, { flushIntervalMs: 20 });
-    log.append(make(1));
-    assert.equal(log.unwritten, 1);
-    assert.deepEqual((await log.read({})).entries, [], 'not inserted yet');
-    log.start();
-    await until(async () => (await log.read({})).entries.length > 0, {
-      timeoutMs: 2_000,
-      what: 'the timer to insert within a few intervals',
-      everyMs: 10,
-    });
-    for (let i = 2; i < 6; i++) log.append(make(i));
-    await log.close();
-    assert.deepEqual(ids((await log.read({})).entries), [5, 4, 3, 2, 1]);
-    assert.deepEqual([log.written, log.unwritten], [5, 0]);
-  });
-
   it('a time of another shape is stored as its instant; unparsable, as now', async () => {
     const now = Date.UTC(2025, 0, 2, 3, 4, 5, 6);
     const log = new PgApiLog(db.sql, { now: () => now });
@@ -254,51 +75,6 @@ describe('PgApiLog writing', () => {
       (await log.read({})).entries.map((e) => e.time),
       ['2025-01-02T03:04:05.006Z', '2024-03-10T00:02:03.000Z'],
     );
-  });
-
-  it('lines appended between pages neither repeat nor shift the pages', async () => {
-    const log = new PgApiLog(db.sql);
-    for (let i = 0; i < 10; i++) log.append(make(i));
-    await log.flush();
-    const p1 = await log.read({ limit: 4 });
-    assert.deepEqual(ids(p1.entries), [9, 8, 7, 6]);
-    log.append(make(10));
-    log.append(make(11));
-    await log.flush();
-    const p2 = await log.read({ limit: 4, cursor: p1.next ?? '' });
-    assert.deepEqual(ids(p2.entries), [5, 4, 3, 2]);
-    const p3 = await log.read({ limit: 4, cursor: p2.next ?? '' });
-    assert.deepEqual(p3, { entries: [make(1), make(0)], next: null });
-    assert.deepEqual(ids((await log.read({ limit: 4 })).entries), [11, 10, 9, 8]);
-    const exact = await log.read({ limit: 12 });
-    assert.deepEqual([exact.entries.length, exact.next], [12, null], 'a page ending on the oldest line has no cursor');
-  });
-
-  it('a failed insert keeps its lines, up to the bound, and inserts them in order once it can', async () => {
-    const warnings: string[] = [];
-    const log = new PgApiLog(db.sql, {
-      maxBufferedLines: 5,
-      warn: (m) => warnings.push(m),
-      where: 'the test database',
-    });
-    log.append(make(0));
-    log.append(make(1));
-    await db.sql`alter table api_log_chunks rename to api_log_away`;
-    try {
-      await log.flush();
-      assert.deepEqual([log.written, log.unwritten, log.dropped], [0, 2, 0]);
-      for (let i = 2; i < 8; i++) log.append(make(i));
-      await log.flush();
-      assert.deepEqual([log.written, log.unwritten, log.dropped], [0, 5, 3], 'the oldest dropped past the bound');
-    } finally {
-      await db.sql`alter table api_log_away rename to api_log_chunks`;
-    }
-    assert.equal(warnings.length, 1);
-    assert.match(warnings[0] ?? '', /^api log: cannot write to the test database \(.+\); keeping up to 5 lines/);
-    await log.close();
-    assert.deepEqual(ids((await log.read({})).entries), [7, 6, 5, 4, 3]);
-    assert.deepEqual([log.written, log.unwritten, log.dropped], [5, 0, 3]);
-    assert.deepEqual(warnings.slice(1), ['api log: writing again; 3 lines were dropped']);
   });
 
   it('a chunk the database refuses for what it holds is kept, warned of once, and inserted once it can', async () => {
@@ -368,24 +144,6 @@ describe('PgApiLog writing', () => {
         `u${n}`,
       ]);
     }
-  });
-
-  it('any line the file log holds is held as written: a status no smallint holds, a U+0000', async () => {
-    const warnings: string[] = [];
-    const log = new PgApiLog(db.sql, { warn: (m) => warnings.push(m) });
-    log.append(make(1));
-    log.append({ ...make(2), status: 70_000 });
-    log.append(make(3));
-    await log.close();
-    assert.deepEqual(
-      (await log.read({})).entries.map((e) => [e.duration_ms, e.status]),
-      [
-        [3, make(3).status],
-        [2, 70_000],
-        [1, make(1).status],
-      ],
-    );
-    assert.deepEqual([log.written, log.dropped, log.unwritten, warnings], [3, 0, 0, []]);
   });
 
   it('prune deletes the lines dated before today minus the retention, by UTC day', async () => {

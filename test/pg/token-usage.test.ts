@@ -26,42 +26,7 @@ async function loaded(now: number): Promise<PgTokenUsage> {
   return u;
 }
 
-test("a token's last use, address and last day's requests are saved and read back", async () => {
-  const usage = new PgTokenUsage(db.sql, () => T0);
-  usage.touch('tok1', T0 - 2 * HOUR, '10.0.0.9');
-  usage.touch('tok1', T0, '10.0.0.7');
-  usage.touch('tok1', T0 + 1);
-  usage.touch('tok2', T0 - 1000);
-  assert.equal(usage.lastDay('tok1', T0 + 1), 3);
-  await usage.save();
-  const again = await loaded(T0 + 1);
-  assert.deepEqual(
-    [again.get('tok1'), again.ip('tok1'), again.get('tok2'), again.ip('tok2'), again.get('tok3')],
-    [T0 + 1, '10.0.0.7', T0 - 1000, undefined, undefined],
-  );
-  assert.equal(again.lastDay('tok1', T0 + 1), 3);
-  assert.equal(again.lastDay('tok2', T0 + 1), 1);
-  assert.equal(again.lastDay('tok1', T0 + 23 * HOUR), 2, 'the hour two hours before has left the window');
-  assert.equal(again.lastDay('nobody', T0), 0);
-});
-
-test('a save with nothing new sends no query; touching sends none either', async () => {
-  const usage = new PgTokenUsage(db.sql, () => T0);
-  await db.sql`alter table token_usage rename to token_usage_away`;
-  try {
-    usage.touch('tok', T0, '10.0.0.1');
-    await usage.save().catch(() => undefined);
-    await usage.save().catch(() => undefined);
-  } finally {
-    await db.sql`alter table token_usage_away rename to token_usage`;
-  }
-  // The failed saves kept the use: the next one writes it, once.
-  await usage.save();
-  await usage.save();
-  const back = await loaded(T0);
-  assert.deepEqual([back.get('tok'), back.ip('tok'), back.lastDay('tok', T0)], [T0, '10.0.0.1', 1]);
-});
-
+// What every backend's token use does is in test/contract/token-uses.ts; these are PostgreSQL's own.
 test("two instances saving the same tokens add their requests and keep the later use, neither losing the other's", async () => {
   const a = new PgTokenUsage(db.sql, () => T0);
   const b = new PgTokenUsage(db.sql, () => T0);

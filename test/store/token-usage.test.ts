@@ -6,6 +6,7 @@ import { DurableFiles } from '../../src/store/files.ts';
 import { readUsage, TokenUsage } from '../../src/store/token-usage.ts';
 import { cleanup, tempDataDir } from '../helpers/server.ts';
 
+// What every backend's token use does is in test/contract/token-uses.ts; this tests the data folder's file.
 test("a token's last use and address are saved and read back; the older file (times only) still reads", async () => {
   const dir = await tempDataDir();
   try {

@@ -7,6 +7,7 @@ import { PasteStore } from '../../src/store/pastes.ts';
 import { ViewCounter } from '../../src/store/views.ts';
 import { cleanup, tempDataDir } from '../helpers/server.ts';
 
+// What every backend's view counts do is in test/contract/view-counts.ts; these test the data folder's state file.
 let dir: string;
 const dirs: string[] = [];
 let files: DurableFiles;
