@@ -2,7 +2,10 @@
 // language detection on (bench/README.md, Language detection): pieces of real files, each
 // with its language, where it came from and under which licence. The sources are files a
 // Debian system and this project's node_modules hold, and the samples shiki@0.14.7 ships
-// (`npm pack shiki@0.14.7` and untar it; pass the folder as the first argument).
+// (`npm pack shiki@0.14.7` and untar it; pass the folder as the first argument), and files of
+// public repositories at fixed commits (REPOSITORIES: clone each as <owner>+<name> in a folder
+// and pass it as the second argument; `--repositories-only` replaces just those snippets).
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
@@ -69,6 +72,52 @@ const SHIKI: Record<string, string> = {
   perl: 'perl', powershell: 'powershell', make: 'makefile', hcl: 'hcl', scala: 'scala', r: 'r', elixir: 'elixir', zig: 'zig',
 };
 
+/**
+ * Repositories for the languages the files above and shiki's samples leave with one snippet:
+ * each gives PER_REPOSITORY pieces, from as many of its files (in path order, tests left out).
+ */
+const REPOSITORIES: { language: string; repo: string; commit: string; match: RegExp; licence: string }[] = [
+  { language: 'dockerfile', repo: 'nodejs/docker-node', commit: 'f27d936f7d7ccdeec25cd2de33584c1a841f561d', match: /(?:^|\/)Dockerfile[\w.-]*$/, licence: 'MIT (docker-node)' },
+  { language: 'ruby', repo: 'sinatra/sinatra', commit: 'cb22afd7902b566b6eaba6c4ea89739494a65d12', match: /^lib\/.*\.rb$/, licence: 'MIT (Sinatra)' },
+  { language: 'rust', repo: 'dtolnay/anyhow', commit: '1dbe1862aae650423e3361fbd20b7d17c5109cc3', match: /^src\/.*\.rs$/, licence: 'MIT OR Apache-2.0 (anyhow)' },
+  { language: 'java', repo: 'google/gson', commit: '9835b6f90192f79cdf5300c528fc6212455fb6c1', match: /^gson\/src\/main\/.*\.java$/, licence: 'Apache-2.0 (Gson)' },
+  { language: 'csharp', repo: 'JamesNK/Newtonsoft.Json', commit: '09bb545d72969ad7fb4ea07db0d5c34f4fc07877', match: /^Src\/Newtonsoft\.Json\/.*\.cs$/, licence: 'MIT (Json.NET)' },
+  { language: 'kotlin', repo: 'square/okio', commit: '4164f2976ac7174f3d35d52150e8ffbdbe0acbec', match: /^okio\/src\/.*\.kt$/, licence: 'Apache-2.0 (Okio)' },
+  { language: 'swift', repo: 'Alamofire/Alamofire', commit: '7595cbcf59809f9977c5f6378500de2ad73b7ddb', match: /^Source\/.*\.swift$/, licence: 'MIT (Alamofire)' },
+  { language: 'haskell', repo: 'haskell/containers', commit: '85a1ab5ee1be91d712ddaf2e61a4b0bce5b7ab1e', match: /^containers\/src\/.*\.hs$/, licence: 'BSD-3-Clause (containers)' },
+  { language: 'hcl', repo: 'terraform-aws-modules/terraform-aws-vpc', commit: '82d1929e669efef4e2ad00611b8a68e7a56e049c', match: /^examples\/.*\.tf$/, licence: 'Apache-2.0 (terraform-aws-vpc)' },
+  { language: 'scala', repo: 'scopt/scopt', commit: '75cd14c9e1f517e9d1beb8de9e3427e40630f1cb', match: /^shared\/src\/main\/.*\.scala$/, licence: 'MIT (scopt)' },
+  { language: 'r', repo: 'tidyverse/dplyr', commit: 'd5e94e7fa8fd4a5f79c1a707d1842216bb4c691f', match: /^R\/.*\.R$/, licence: 'MIT (dplyr)' },
+  { language: 'elixir', repo: 'elixir-lang/gen_stage', commit: '72198f86c8cd4ba149e8ee2ad80ab442d6d106be', match: /^(?:lib|examples)\/.*\.exs?$/, licence: 'Apache-2.0 (GenStage)' },
+  { language: 'zig', repo: 'zigtools/zls', commit: '113f79a1d120cfda4cf758bc41273d8d15b4e46a', match: /^src\/.*\.zig$/, licence: 'MIT (ZLS)' },
+];
+const PER_REPOSITORY = 4;
+
+/** `language`'s pieces from a repository cloned (or mirrored) at `dir`, at its commit. */
+function repositoryPieces(dir: string, r: (typeof REPOSITORIES)[number]): Snippet[] {
+  const git = (...args: string[]): string =>
+    execFileSync('git', [`--git-dir=${dir}`, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const paths = git('ls-tree', '-r', '--name-only', r.commit)
+    .split('\n')
+    .filter((path) => r.match.test(path) && !/test|spec|bench/i.test(path));
+  // Spread over the files (every nth, then the others), one piece of a file, of some substance.
+  const step = Math.max(1, Math.floor(paths.length / PER_REPOSITORY));
+  const order = [...paths.filter((_, i) => i % step === 0), ...paths.filter((_, i) => i % step !== 0)];
+  const taken: Snippet[] = [];
+  for (let round = 0; round < 3 && taken.length < PER_REPOSITORY; round++) {
+    for (const path of order) {
+      if (taken.length >= PER_REPOSITORY) break;
+      const piece = pieces(git('show', `${r.commit}:${path}`)).filter(
+        (p) => p.length >= 300 && !mostlyComments(p) && !taken.some((t) => t.code === p),
+      )[round === 0 ? 0 : round - 1];
+      if (piece === undefined) continue;
+      const source = `github ${r.repo}@${r.commit.slice(0, 12)} ${path}`;
+      taken.push({ language: r.language, source, licence: r.licence, code: piece });
+    }
+  }
+  return taken;
+}
+
 const PER_LANGUAGE = 25;
 const MAX_CHARS = 1_600;
 
@@ -111,6 +160,26 @@ function mostlyComments(piece: string): boolean {
   return comments.length * 2 > lines.length;
 }
 
+const repositories = process.argv[3];
+const fromRepositories = (): Snippet[] =>
+  repositories === undefined
+    ? []
+    : REPOSITORIES.flatMap((r) => {
+        const name = r.repo.replace('/', '+');
+        const dir = [join(repositories, name, 'repo', '.git'), join(repositories, name, 'repo'), join(repositories, name)].find(
+          (d) => existsSync(join(d, 'HEAD')),
+        );
+        return dir === undefined ? [] : repositoryPieces(dir, r);
+      });
+const FIXTURE = new URL('../test/fixtures/detect-sample.json', import.meta.url);
+if (process.argv.includes('--repositories-only')) {
+  const kept = (JSON.parse(readFileSync(FIXTURE, 'utf8')) as Snippet[]).filter((s) => !s.source.startsWith('github '));
+  const sample = [...kept, ...fromRepositories()];
+  writeFileSync(FIXTURE, `${JSON.stringify(sample, null, 1)}\n`);
+  console.log(sample.length, 'snippets');
+  process.exit(0);
+}
+
 const sample: Snippet[] = [];
 for (const src of SOURCES) {
   const found = src.roots.flatMap((r) => files(r, src.match));
@@ -146,7 +215,8 @@ if (shiki !== undefined) {
   }
 }
 
-writeFileSync(new URL('../test/fixtures/detect-sample.json', import.meta.url), `${JSON.stringify(sample, null, 1)}\n`);
+sample.push(...fromRepositories());
+writeFileSync(FIXTURE, `${JSON.stringify(sample, null, 1)}\n`);
 const by = new Map<string, number>();
 for (const s of sample) by.set(s.language, (by.get(s.language) ?? 0) + 1);
 console.log(sample.length, 'snippets', by.size, 'languages', Object.fromEntries(by));

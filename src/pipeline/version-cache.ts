@@ -90,6 +90,12 @@ export class VersionCache<V> {
     return value;
   }
 
+  /** Whether `key` holds a value made from `version` (asking is not a use). */
+  has(key: string, version: unknown): boolean {
+    const hit = this.#entries.get(key);
+    return hit !== undefined && (hit.weak ? (hit.version as WeakRef<object>).deref() : hit.version) === version;
+  }
+
   #drop(key: string): void {
     const e = this.#entries.get(key);
     if (e === undefined) return;

@@ -3,8 +3,11 @@ import type { Paste } from '../paste/paste.ts';
 import { highlight } from './highlight.ts';
 import { escapeHtml, html, raw, type SafeHtml } from './html.ts';
 
-/** What a code block shows: a paste's text, and how to show it. */
-export type Code = Pick<Paste, 'language' | 'highlight'> & { content: string };
+/**
+ * What a code block shows: a paste's text, and how to show it; `lines`, when given, are the
+ * text as it is shown (`shownText`) highlighted already (`highlightSteps`).
+ */
+export type Code = Pick<Paste, 'language' | 'highlight'> & { content: string; lines?: string[] };
 
 /**
  * The most of a paste its page shows (README, Web pages): a megabyte of `&` or of newlines
@@ -39,7 +42,12 @@ export const markBidi = (line: string): string =>
 
 /** The content's lines as escaped HTML: highlighted when the paste asks for it, plain otherwise. */
 export function contentLines(p: Code): string[] {
-  let lines = p.highlight === 1 ? highlight(p.content, p.language) : p.content.split(/\r?\n/).map(escapeHtml);
+  let lines =
+    p.highlight !== 1
+      ? p.content.split(/\r?\n/).map(escapeHtml)
+      : p.lines !== undefined
+        ? [...p.lines]
+        : highlight(p.content, p.language);
   // A final newline ends the last line; it does not start an empty one.
   if (lines.length > 1 && lines.at(-1) === '') lines.pop();
   if (hasBidiControls(p.content)) lines = lines.map(markBidi);
@@ -134,6 +142,9 @@ function countLines(s: string): number {
   for (let i = s.indexOf('\n'); i !== -1; i = s.indexOf('\n', i + 1)) n++;
   return s === '' || s.endsWith('\n') ? n : n + 1;
 }
+
+/** The part of `content` a page shows (`codeView`, `headView`). */
+export const shownText = (content: string): string => content.slice(0, shownEnd(content));
 
 /** Where the shown part of `content` ends. */
 function shownEnd(content: string): number {

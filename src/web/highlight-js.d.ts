@@ -22,6 +22,8 @@ export interface HighlightResult {
   language?: string;
   illegal: boolean;
   _emitter: { rootNode: TokenNode };
+  /** The innermost mode open at the end: the language itself when none is. */
+  _top?: unknown;
 }
 export interface HLJSApi {
   highlight(code: string, options: { language: string; ignoreIllegals?: boolean }): HighlightResult;

@@ -4,8 +4,7 @@ import { OWN_GRAMMARS } from './grammars/own.ts';
 import { escape } from './highlight-writer.ts';
 
 /**
- * Highlighting by highlight.js, for the languages our own lexers (highlight-rules.ts) do not
- * cover. Its token tree (raw text under scopes) is walked rather than its HTML parsed: each
+ * Highlighting by highlight.js, for every language it knows and the grammars/ it lacks. Its token tree (raw text under scopes) is walked rather than its HTML parsed: each
  * text is escaped here, each scope mapped to one of our token classes (assets' tk-* rules),
  * and nesting flattened to one span at a time, split at line ends, so every line is balanced.
  */
@@ -13,6 +12,21 @@ import { escape } from './highlight-writer.ts';
 for (const [name, { grammar }] of Object.entries(OWN_GRAMMARS)) {
   if (hljs.getLanguage(name) === undefined) hljs.registerLanguage(name, grammar);
 }
+
+/**
+ * highlight.js's token tree with no HTML of its own: only the tree is walked here, and
+ * writing its HTML was a good share of a highlighting's time. Results' `value` is empty.
+ */
+const TreeEmitter = hljs.highlight('', { language: 'plaintext' })._emitter.constructor as new (
+  options: unknown,
+) => { toHTML(): string };
+hljs.configure({
+  __emitter: class extends TreeEmitter {
+    override toHTML(): string {
+      return '';
+    }
+  },
+});
 
 /** highlight.js scopes (their first part) as our token classes; others inherit their parent's. */
 const CLASS_OF: Readonly<Record<string, string>> = {
@@ -26,8 +40,6 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'template-tag': 'kw',
   built_in: 'fn',
   title: 'fn',
-  class: 'fn',
-  function: 'fn',
   name: 'fn',
   'selector-tag': 'fn',
   'selector-id': 'fn',
@@ -53,8 +65,19 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   addition: 'add',
   deletion: 'del',
 };
-/** Scopes that end an enclosing class: their text is plain unless a child says otherwise. */
-const PLAIN = new Set(['subst', 'params', 'tag', 'emphasis', 'strong']);
+/**
+ * Scopes that end an enclosing class: their text is plain unless a child says otherwise. A
+ * `function` or `class` holds a whole declaration, whose name is its `title` child.
+ */
+const PLAIN = new Set(['subst', 'params', 'tag', 'emphasis', 'strong', 'function', 'class']);
+/** Scopes a grammar means otherwise: a diff's `meta` is its hunk header (tk-hunk). */
+const GRAMMAR_CLASS: Readonly<Record<string, Readonly<Record<string, string>>>> = { diff: { meta: 'hunk' } };
+
+/** Every token class a highlighted line may hold, each with its `tk-*` rule in the stylesheet. */
+export const TOKEN_CLASSES: ReadonlySet<string> = new Set([
+  ...Object.values(CLASS_OF),
+  ...Object.values(GRAMMAR_CLASS).flatMap((own) => Object.values(own)),
+]);
 
 /** The grammar highlight.js highlights a known language with, if it has one. */
 export function grammarOf(language: string): string | undefined {
@@ -64,31 +87,50 @@ export function grammarOf(language: string): string | undefined {
     : undefined;
 }
 
+/** One piece of a text highlighted (`librarySlice`). */
+export interface LibrarySlice {
+  lines: string[];
+  spansLeft: number;
+  /** Nothing was left open at its end: the next piece can be highlighted on its own. */
+  closed: boolean;
+}
+
 /**
  * `code` (lines joined by \n alone) highlighted with `grammar`: one HTML string per line, at
  * most `spans` spans in all.
  * Undefined when highlight.js gave up part way (its safe mode keeps a partial tree), so that
  * the caller shows the text plain rather than lose any of it.
  */
-export function libraryLines(code: string, grammar: string, lineCount: number, spans: number): string[] | undefined {
+export function librarySlice(
+  code: string,
+  grammar: string,
+  lineCount: number,
+  spans: number,
+): LibrarySlice | undefined {
   const result = hljs.highlight(code, { language: grammar, ignoreIllegals: true });
   const out = new SpanLines(spans);
-  walk(result._emitter.rootNode, undefined, out);
+  walk(result._emitter.rootNode, undefined, out, GRAMMAR_CLASS[grammar]);
   const lines = out.finish();
-  return out.length === code.length && lines.length === lineCount ? lines : undefined;
+  if (out.length !== code.length || lines.length !== lineCount) return undefined;
+  // At the end of the text, highlight.js's innermost open mode is the grammar itself when nothing is open.
+  return { lines, spansLeft: out.spansLeft, closed: result._top === hljs.getLanguage(grammar) };
 }
 
-function walk(node: TokenNode, cls: string | undefined, out: SpanLines): void {
+/** `librarySlice`'s lines alone. */
+export const libraryLines = (code: string, grammar: string, lineCount: number, spans: number): string[] | undefined =>
+  librarySlice(code, grammar, lineCount, spans)?.lines;
+
+function walk(node: TokenNode, cls: string | undefined, out: SpanLines, own?: Readonly<Record<string, string>>): void {
   const scope = node.scope?.split('.', 1)[0];
-  const own =
+  const next =
     scope === undefined || scope.startsWith('language:')
       ? cls
       : PLAIN.has(scope)
         ? undefined
-        : (CLASS_OF[scope] ?? cls);
+        : (own?.[scope] ?? CLASS_OF[scope] ?? cls);
   for (const child of node.children) {
-    if (typeof child === 'string') out.text(child, own);
-    else walk(child, own, out);
+    if (typeof child === 'string') out.text(child, next);
+    else walk(child, next, out, own);
   }
 }
 
@@ -101,6 +143,10 @@ class SpanLines {
   #run = '';
   #spansLeft: number;
   length = 0;
+
+  get spansLeft(): number {
+    return this.#spansLeft;
+  }
 
   constructor(spans: number) {
     this.#spansLeft = spans;

@@ -1,17 +1,11 @@
-import { codeLine, newCodeState } from './highlight-code.ts';
-import { diffLine } from './highlight-diff.ts';
-import { markupLine, newMarkupState } from './highlight-markup.ts';
-import { grammarOf, libraryLines } from './highlight-library.ts';
-import { rulesFor } from './highlight-rules.ts';
-import type { Rules } from './highlight-rules.ts';
-import { LineWriter, escape } from './highlight-writer.ts';
+import { grammarOf, librarySlice } from './highlight-library.ts';
+import { escape } from './highlight-writer.ts';
 
 /**
- * Syntax highlighting for paste pages: for the most pasted languages, one single-pass lexer
- * per family (code, markup, diff) driven by the tables in highlight-rules.ts; for every
- * other language highlight.js knows, its grammars (highlight-library.ts). Every character is HTML-escaped, and a
- * token that runs across lines is closed at each line's end and reopened on the next, so
- * each returned line is balanced HTML that can be wrapped in its own numbered row.
+ * Syntax highlighting for paste pages, by highlight.js's grammars for every language it
+ * knows (highlight-library.ts). Every character is HTML-escaped, and a token that runs
+ * across lines is closed at each line's end and reopened on the next, so each returned line
+ * is balanced HTML that can be wrapped in its own numbered row.
  */
 
 /**
@@ -27,17 +21,62 @@ export const MAX_SPANS = 20_000;
  */
 export const LIBRARY_MAX_CHARS = 16 * 1024;
 
-/** The lines highlighted by highlight.js as far as LIBRARY_MAX_CHARS reaches, the rest plain. */
-function libraryHead(lines: string[], grammar: string): string[] {
-  let end = 0;
-  for (let chars = 0; end < lines.length; end++) {
-    chars += (lines[end] ?? '').length + 1;
-    if (chars > LIBRARY_MAX_CHARS) break;
+/**
+ * The most characters `highlightSteps` gives highlight.js at once: the head is highlighted a
+ * slice at a time where nothing is left open between them, so other work can run between.
+ */
+export const LIBRARY_SLICE_CHARS = 4 * 1024;
+
+/** The line after those from `from` that fill `chars` characters (at least one line), up to `end`. */
+function linesEnd(lines: readonly string[], from: number, end: number, chars: number): number {
+  let to = from;
+  for (let n = 0; to < end; to++) {
+    n += (lines[to] ?? '').length + 1;
+    if (n > chars && to > from) break;
   }
-  const head = end === 0 ? undefined : libraryLines(lines.slice(0, end).join('\n'), grammar, end, MAX_SPANS);
-  if (head === undefined) return lines.map(escape);
-  for (let i = end; i < lines.length; i++) head.push(escape(lines[i] ?? ''));
-  return head;
+  return to;
+}
+
+/**
+ * The lines highlighted by highlight.js as far as LIBRARY_MAX_CHARS reaches, the rest plain,
+ * pausing (`yield`) after each slice. A slice that ends inside a token (a comment, a string)
+ * is highlighted again with the next one, from the last point where nothing was open.
+ */
+function* libraryHead(lines: string[], grammar: string, sliceChars: number): Generator<void, string[]> {
+  const end = linesEnd(lines, 0, lines.length, LIBRARY_MAX_CHARS);
+  const full = (lines[0] ?? '').length + 1 > LIBRARY_MAX_CHARS ? 0 : end;
+  const out: string[] = [];
+  let spans = MAX_SPANS;
+  for (let from = 0, to = from; from < full; ) {
+    to = linesEnd(lines, to, full, sliceChars);
+    const slice = librarySlice(lines.slice(from, to).join('\n'), grammar, to - from, spans);
+    if (slice === undefined) return lines.map(escape);
+    if (slice.closed || to === full) {
+      for (const line of slice.lines) out.push(line);
+      spans = slice.spansLeft;
+      from = to;
+    }
+    if (from < full) yield;
+  }
+  for (let i = out.length; i < lines.length; i++) out.push(escape(lines[i] ?? ''));
+  return out;
+}
+
+/** The lines of `code`, split on \n with a trailing \r dropped. */
+const splitLines = (code: string): string[] => code.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+
+/**
+ * `highlight`'s work in steps, pausing between slices of LIBRARY_SLICE_CHARS: a caller that
+ * gives the event loop a turn at each pause holds it for one slice at a time.
+ */
+export function* highlightSteps(
+  code: string,
+  language: string,
+  sliceChars = LIBRARY_SLICE_CHARS,
+): Generator<void, string[]> {
+  const lines = splitLines(code);
+  const grammar = grammarOf(language.toLowerCase());
+  return grammar === undefined ? lines.map(escape) : yield* libraryHead(lines, grammar, sliceChars);
 }
 
 /**
@@ -45,33 +84,10 @@ function libraryHead(lines: string[], grammar: string): string[] {
  * dropped). 'text' and languages without a grammar come back escaped, with no spans.
  */
 export function highlight(code: string, language: string): string[] {
-  const lines = code.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
-  const name = language.toLowerCase();
-  const rules = rulesFor(name);
-  if (rules === undefined) {
-    const grammar = grammarOf(name);
-    return grammar === undefined ? lines.map(escape) : libraryHead(lines, grammar);
+  // In one go: a slice ending inside a token would be highlighted again for nothing.
+  const run = highlightSteps(code, language, LIBRARY_MAX_CHARS);
+  for (;;) {
+    const step = run.next();
+    if (step.done === true) return step.value;
   }
-  const lex = lexer(rules);
-  const out = new LineWriter(MAX_SPANS);
-  return lines.map((line) => {
-    if (out.spansLeft <= 0) return escape(line);
-    out.begin(line);
-    lex(line, out);
-    return out.finish();
-  });
-}
-
-/** A line lexer with its own state, which carries what is left open from line to line. */
-function lexer(rules: Rules): (line: string, out: LineWriter) => void {
-  if (rules.lexer === 'diff') {
-    const st = { oldLeft: 0, newLeft: 0 };
-    return (line, out) => diffLine(line, st, out);
-  }
-  if (rules.lexer === 'markup') {
-    const st = newMarkupState();
-    return (line, out) => markupLine(line, st, out);
-  }
-  const st = newCodeState();
-  return (line, out) => codeLine(line, rules, st, out);
 }

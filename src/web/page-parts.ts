@@ -40,7 +40,10 @@ const HOME_PAGES = 10;
  * text, highlighting costs a second view too much to pay again (measured: see
  * bench/README.md).
  */
-const long = (version: unknown): boolean => (version as Paste).content_json.length > 32_768;
+const long = (version: unknown): boolean => isDear(version as Paste);
+
+/** Whether a paste's code block is dear to make (`long`): its page makes it apart (paste-view.ts). */
+export const isDear = (p: Pick<Paste, 'content_json'>): boolean => p.content_json.length > 32_768;
 
 /**
  * The stored literal (paste/paste.ts), in characters, past which a code block is made from
@@ -113,10 +116,15 @@ export class PageParts {
     return this.#code.get(`markdown:${p.hash}`, p, make);
   }
 
+  /** Whether the code block (or rendered Markdown) of this version of a paste is kept. */
+  hasCode(id: string, p: Paste): boolean {
+    return this.#code.has(`${id}:${p.hash}`, p) || this.#code.has(`markdown:${p.hash}`, p);
+  }
+
   /** The code block of one version of a paste; `text` decodes its content (called only when it must be made). */
-  code(id: string, p: Paste, text: () => string): CodeView {
+  code(id: string, p: Paste, text: () => string, lines?: string[]): CodeView {
     return this.#code.get(`${id}:${p.hash}`, p, () =>
-      codeView(id, { content: text(), language: p.language, highlight: p.highlight }),
+      codeView(id, { content: text(), language: p.language, highlight: p.highlight, ...(lines && { lines }) }),
     );
   }
 
@@ -138,11 +146,16 @@ export class PageParts {
    * whole text's size: `sizeOf`'s, or the store's when `p` holds only the beginning
    * (PasteService.readHead).
    */
-  longCode(id: string, p: Paste, size: TextSize): CodeView {
+  longCode(id: string, p: Paste, size: TextSize, made?: { text: string; lines: string[] }): CodeView {
     return this.#code.get(`${id}:${p.hash}`, p, () =>
       headView(
         id,
-        { content: literalHead(p.content_json, PAGE_HEAD_CHARS), language: p.language, highlight: p.highlight },
+        {
+          content: made?.text ?? literalHead(p.content_json, PAGE_HEAD_CHARS),
+          language: p.language,
+          highlight: p.highlight,
+          ...(made && { lines: made.lines }),
+        },
         size,
       ),
     );

@@ -1,15 +1,17 @@
 import { ANONYMOUS_NAME, isAnonymous } from '../paste/anonymous.ts';
 import { owns } from '../paste/access.ts';
 import { contentOf, shortcodeOf, type Paste } from '../paste/paste.ts';
-import { literalSizeNow, type TextSize } from '../paste/literal.ts';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { literalHead, literalSizeNow, type TextSize } from '../paste/literal.ts';
 import type { HeadCounted } from '../paste/service.ts';
-import { codeView, type CodeView } from './code-view.ts';
+import { codeView, PAGE_HEAD_CHARS, shownText, type CodeView } from './code-view.ts';
+import { highlightSteps } from './highlight.ts';
 import type { WebContext } from './context.ts';
 import { sealedCard, sealedLede, sealedShare } from './encrypted-view.ts';
 import { notice } from './forms.ts';
 import { html, isolate, type SafeHtml } from './html.ts';
 import { languageLabel, pasteLanguageLabel } from './languages.ts';
-import { isLong } from './page-parts.ts';
+import { isDear, isLong } from './page-parts.ts';
 import { page } from './layout.ts';
 import { markdownView, showsRendered, viewSwitch } from './markdown-view.ts';
 
@@ -28,6 +30,7 @@ function pasteCode(
   ctx: WebContext,
   { paste: p, size }: Pick<HeadCounted, 'paste' | 'size'>,
   burnedNow: boolean,
+  made?: { text: string; lines: string[] },
 ): CodeView | null {
   if (p.encrypted === 1) return null;
   if (burnedNow)
@@ -35,10 +38,48 @@ function pasteCode(
   if (size === undefined && !isLong(p))
     return showsRendered(ctx, p)
       ? ctx.deps.parts.markdown(p, () => markdownView(ctx, 'paste-code', contentOf(p)))
-      : ctx.deps.parts.code('paste-code', p, () => contentOf(p));
+      : ctx.deps.parts.code('paste-code', p, () => made?.text ?? contentOf(p), made?.lines);
   const known = size ?? ctx.deps.parts.sizeOf(p);
   // Callers wait for `pasteSize` first; a size still being counted is counted here at once.
-  return ctx.deps.parts.longCode('paste-code', p, known instanceof Promise ? literalSizeNow(p.content_json) : known);
+  return ctx.deps.parts.longCode(
+    'paste-code',
+    p,
+    known instanceof Promise ? literalSizeNow(p.content_json) : known,
+    made,
+  );
+}
+
+/**
+ * The code block of a page of `counted` (its `size` given when `pasteSize` answered one),
+ * made between turns of the event loop when it is dear and not kept yet: decoding the text,
+ * each slice of its highlighting and writing the page then hold the loop apart.
+ * Undefined: the page makes it (cheap, kept, or no text to show).
+ */
+export function pasteCodeApart(ctx: WebContext, counted: HeadCounted): Promise<CodeView | null> | undefined {
+  const p = counted.paste;
+  if (p.encrypted === 1 || (counted.size === undefined && !isDear(p)) || ctx.deps.parts.hasCode('paste-code', p))
+    return undefined;
+  return codeApart(ctx, counted);
+}
+
+async function codeApart(ctx: WebContext, counted: HeadCounted): Promise<CodeView | null> {
+  const p = counted.paste;
+  await nextTurn();
+  let made: { text: string; lines: string[] } | undefined;
+  if (p.highlight === 1 && !showsRendered(ctx, p)) {
+    const text = counted.size !== undefined || isLong(p) ? literalHead(p.content_json, PAGE_HEAD_CHARS) : contentOf(p);
+    const steps = highlightSteps(shownText(text), p.language);
+    for (let step = steps.next(); ; step = steps.next()) {
+      await nextTurn();
+      if (step.done === true) {
+        made = { text, lines: step.value };
+        break;
+      }
+    }
+  }
+  const code = pasteCode(ctx, counted, false, made);
+  await nextTurn();
+  return code;
 }
 
 /**
@@ -109,9 +150,10 @@ export function pasteView(
   ctx: WebContext,
   counted: Omit<HeadCounted, 'viewCount'> & { viewCount: number | SafeHtml },
   burnedNow: boolean,
+  made?: CodeView | null,
 ): string {
   const { paste: p, viewCount } = counted;
-  const code = pasteCode(ctx, counted, burnedNow);
+  const code = made !== undefined ? made : pasteCode(ctx, counted, burnedNow);
   const { times } = ctx.deps;
   const now = ctx.deps.now();
   const owner = isAnonymous(p) ? ANONYMOUS_NAME : (ctx.deps.accounts.user(p.owner_id)?.name ?? 'a former user');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { codeView, contentLines, PAGE_MAX_CHARS, PAGE_MAX_LINES } from '../../src/web/code-view.ts';
+import { codeView, contentLines, PAGE_MAX_CHARS, PAGE_MAX_LINES, shownText } from '../../src/web/code-view.ts';
+import { highlightSteps } from '../../src/web/highlight.ts';
 import { languageChoices, languageLabel } from '../../src/web/languages.ts';
 
 describe('code view and languages', () => {
@@ -52,5 +53,19 @@ describe('the code view of a long paste', () => {
     const v = codeView('c', { content: 'x\n'.repeat(PAGE_MAX_LINES + 1), language: 'text', highlight: 0 }, true);
     assert.equal(v.shownLines, v.lines);
     assert.equal(v.cut, false);
+  });
+});
+
+describe('a code view highlighted apart', () => {
+  test('lines highlighted beforehand make the very block the view would make itself', () => {
+    const line = 'const s = "\u202e<b>" /* c */; // \u200f\n';
+    const content = line.repeat(Math.ceil((PAGE_MAX_CHARS * 1.5) / line.length));
+    const code = { content, language: 'javascript', highlight: 1 as const };
+    const steps = highlightSteps(shownText(content), 'javascript');
+    let step = steps.next();
+    while (step.done !== true) step = steps.next();
+    const apart = codeView('c', { ...code, lines: step.value });
+    assert.deepEqual(apart, codeView('c', code));
+    assert.ok(apart.cut && apart.bidi);
   });
 });

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CSS_BASE } from '../../src/web/assets/css-base.ts';
+import { CSS_COMPONENTS } from '../../src/web/assets/css-components.ts';
+import { TOKEN_CLASSES } from '../../src/web/highlight-library.ts';
 
 /** WCAG 2 relative luminance of a #rrggbb colour. */
 function luminance(hex: string): number {
@@ -29,4 +31,20 @@ test('line numbers and placeholders reach 4.5:1 against their background, light 
     assert.ok(contrast(muted[theme] ?? '', surface[theme] ?? '') >= 4.5, `placeholders, theme ${theme}`);
   }
   assert.match(CSS_BASE, /::placeholder \{ color: var\(--muted\); opacity: 1; \}/);
+});
+
+test('every token class the highlighter writes has its rule, and a colour in both themes that reads on code', () => {
+  const all = (name: string): string[] =>
+    [...CSS_BASE.matchAll(new RegExp(`--${name}: (#[0-9a-f]{6})`, 'g'))].map((m) => m[1] ?? '');
+  const codeBg = all('code-bg');
+  for (const cls of TOKEN_CLASSES) {
+    assert.match(CSS_COMPONENTS, new RegExp(`\\.tk-${cls} \\{ color: var\\(--`), cls);
+    // Added and removed lines are coloured as success and danger, their rows tinted.
+    const colours = all(cls === 'add' ? 'ok' : cls === 'del' ? 'danger' : `tk-${cls}`);
+    assert.equal(colours.length, 2, cls);
+    for (const theme of [0, 1]) {
+      const ratio = contrast(colours[theme] ?? '', codeBg[theme] ?? '');
+      assert.ok(ratio >= 4.5, `${cls}, theme ${theme}: ${ratio.toFixed(2)}`);
+    }
+  }
 });

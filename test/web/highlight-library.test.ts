@@ -1,9 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import hljs from '#highlight.js';
 import { KNOWN_LANGUAGES, LANGUAGES, languageRow } from '../../src/paste/language.ts';
 import { HIGHLIGHT_JS_VERSION, LANGUAGE_TABLE } from '../../src/paste/language-table.ts';
-import { LIBRARY_MAX_CHARS, MAX_SPANS, highlight } from '../../src/web/highlight.ts';
+import {
+  LIBRARY_MAX_CHARS,
+  LIBRARY_SLICE_CHARS,
+  MAX_SPANS,
+  highlight,
+  highlightSteps,
+} from '../../src/web/highlight.ts';
 import { libraryLines } from '../../src/web/highlight-library.ts';
 
 const TAG = /<span class="tk-(?:kw|str|com|num|fn|attr|op|add|del|hunk)">|<\/span>/g;
@@ -46,7 +54,7 @@ describe('highlight through highlight.js', () => {
     for (const language of KNOWN_LANGUAGES) for (const code of HOSTILE) assertSafe(code, language);
   });
 
-  it('colours the languages our own lexers lack', () => {
+  it('colours the languages detection added', () => {
     for (const [language, code] of [
       ['toml', 'port = 8080 # c'],
       ['haskell', 'main = putStrLn "hi"'],
@@ -103,5 +111,73 @@ describe('the head highlight.js is given', () => {
 
   it('shows a first line longer than the head plain', () => {
     assert.deepEqual(assertSafe('"'.repeat(LIBRARY_MAX_CHARS + 1), 'perl'), ['&quot;'.repeat(LIBRARY_MAX_CHARS + 1)]);
+  });
+});
+
+describe('the browser bundle', () => {
+  it('colours every language detection names, with the grammars package.json maps for the browser', async () => {
+    // Bundled as web/client-asset.ts bundles the page's module: `#highlight.js` is the browser's.
+    const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
+    const out = esbuild.buildSync({
+      stdin: {
+        contents: "export { highlight } from './src/web/highlight.ts';",
+        resolveDir: fileURLToPath(new URL('../..', import.meta.url)),
+        loader: 'ts',
+      },
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      write: false,
+    });
+    const text = (out.outputFiles[0] as { text: string }).text;
+    assert.doesNotMatch(text, /lib\/languages\/abnf/, 'the browser gets the common grammars, not all of them');
+    const url = `data:text/javascript;base64,${Buffer.from(text).toString('base64')}`;
+    const browser = (await import(url)) as { highlight: typeof highlight };
+    const markup = new Set(['html', 'xml', 'markdown', 'diff']);
+    for (const language of LANGUAGES.filter((l) => l !== 'text')) {
+      const code = markup.has(language) ? '# t\n<a href="x">\n+ b' : 'x = 1 # "s" // c -- d\n';
+      assert.match(browser.highlight(code, language).join('\n'), /<span class="tk-/, language);
+    }
+  });
+});
+
+describe('highlighting in steps', () => {
+  /** The lengths of the texts highlight.js is given while `run` goes, and how often it pauses. */
+  function watch(run: () => Generator<void, string[]>): { sizes: number[]; pauses: number; lines: string[] } {
+    const sizes: number[] = [];
+    const original = hljs.highlight;
+    hljs.highlight = (code, options) => {
+      sizes.push(code.length);
+      return original.call(hljs, code, options);
+    };
+    try {
+      const steps = run();
+      let pauses = 0;
+      for (let step = steps.next(); ; step = steps.next(), pauses++) {
+        if (step.done === true) return { sizes, pauses, lines: step.value };
+      }
+    } finally {
+      hljs.highlight = original;
+    }
+  }
+
+  it(`gives highlight.js at most ${LIBRARY_SLICE_CHARS} characters at a time, pausing between`, () => {
+    const code = 'wordCount = foldr (\\w m -> m) Map.empty . words -- "count"\n'.repeat(1_000);
+    const { sizes, pauses, lines } = watch(() => highlightSteps(code, 'haskell'));
+    assert.ok(sizes.length >= 4 && sizes.every((n) => n <= LIBRARY_SLICE_CHARS), `${sizes}`);
+    assert.equal(pauses, sizes.length - 1);
+    assert.deepEqual(lines, highlight(code, 'haskell'));
+  });
+
+  it('highlights a slice that ends inside a comment again with the next, as one go would', () => {
+    const code = `let a = 1;\n/* open\n${'x = "y";\n'.repeat(800)}*/\n${'let b = "s"; // c\n'.repeat(800)}`;
+    const { sizes, lines } = watch(() => highlightSteps(code, 'javascript'));
+    assert.ok(
+      sizes.some((n) => n > LIBRARY_SLICE_CHARS),
+      'the open comment is highlighted whole',
+    );
+    assert.deepEqual(lines, highlight(code, 'javascript'));
+    assert.match(lines[500] ?? '', /^<span class="tk-com">/);
+    assert.deepEqual(watch(() => highlightSteps(code, 'javascript', LIBRARY_MAX_CHARS)).sizes.length, 1);
   });
 });

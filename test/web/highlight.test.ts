@@ -132,35 +132,22 @@ describe('highlight lines', () => {
 
   it('highlight closes and reopens multi-line strings, template literals and raw strings', () => {
     assert.deepEqual(assertSafe('s = """a\nb"""\nt = 1', 'python').map(tokens), [
-      [
-        ['op', '='],
-        ['str', '"""a'],
-      ],
+      [['str', '"""a']],
       [['str', 'b"""']],
-      [
-        ['op', '='],
-        ['num', '1'],
-      ],
+      [['num', '1']],
     ]);
+    // highlight.js leaves a template literal's substitution uncoloured.
     assert.deepEqual(assertSafe('const t = `a\n${b}`;', 'javascript').map(tokens), [
       [
         ['kw', 'const'],
-        ['op', '='],
         ['str', '`a'],
       ],
-      [['str', '${b}`']],
+      [['str', '`']],
     ]);
-    assert.deepEqual(assertSafe('s := `a\nb`', 'go').map(tokens), [
-      [
-        ['op', ':='],
-        ['str', '`a'],
-      ],
-      [['str', 'b`']],
-    ]);
+    assert.deepEqual(assertSafe('s := `a\nb`', 'go').map(tokens), [[['str', '`a']], [['str', 'b`']]]);
     assert.deepEqual(assertSafe('var s = @"a\nb";', 'csharp').map(tokens), [
       [
         ['kw', 'var'],
-        ['op', '='],
         ['str', '@"a'],
       ],
       [['str', 'b"']],
@@ -174,78 +161,74 @@ describe('highlight lines', () => {
     }
   });
 
-  it('highlight ends an unterminated one-line string at the end of its line', () => {
-    assert.deepEqual(assertSafe('x = "open\ny = 2', 'c').map(tokens), [
-      [
-        ['op', '='],
-        ['str', '"open'],
-      ],
-      [
-        ['op', '='],
-        ['num', '2'],
-      ],
-    ]);
+  it('highlight runs a string left open on to the next lines, each line balanced', () => {
+    // highlight.js, told to ignore what its grammar calls illegal, keeps the string open.
+    for (const language of ['c', 'javascript', 'python']) {
+      assert.deepEqual(assertSafe('x = "open\ny = 2', language).map(tokens), [[['str', '"open']], [['str', 'y = 2']]]);
+    }
   });
 
   it('highlight treats the language name case-insensitively', () => {
     assert.deepEqual(highlight('const x = 1;', 'JavaScript'), highlight('const x = 1;', 'javascript'));
+    assert.match(highlight('FROM node:20', 'Dockerfile')[0] ?? '', /tk-kw/);
   });
 });
 
+/**
+ * The languages the server once highlighted with lexers of its own, now by highlight.js: the
+ * tokens each one's grammar classes, as our tk-* classes (web/highlight-library.ts).
+ */
 describe('highlight classes', () => {
   const first = (code: string, language: string): [string, string][] => tokens(highlight(code, language)[0] ?? '');
 
   it('highlight marks JavaScript keywords, strings, comments, calls and regular expressions', () => {
     assert.deepEqual(first('const x = "s"; // note', 'javascript'), [
       ['kw', 'const'],
-      ['op', '='],
       ['str', '"s"'],
       ['com', '// note'],
     ]);
+    // A slash after an operand divides; after `?` it opens a regular expression.
     assert.deepEqual(first('app.get(re.test(s) ? /a\\/[/]b/gi : n / 2 / d)', 'javascript'), [
       ['fn', 'get'],
       ['fn', 'test'],
-      ['op', '?'],
       ['str', '/a\\/[/]b/gi'],
-      ['op', ':'],
-      ['op', '/'],
       ['num', '2'],
-      ['op', '/'],
     ]);
     assert.deepEqual(first('class Cache extends Map {}', 'javascript'), [
       ['kw', 'class'],
       ['fn', 'Cache'],
       ['kw', 'extends'],
-    ]);
-    assert.deepEqual(first('x = a / (b', 'javascript'), [
-      ['op', '='],
-      ['op', '/'],
+      ['fn', 'Map'],
     ]);
     assert.deepEqual(first('x = [1] / 2; y = / unclosed', 'javascript'), [
-      ['op', '='],
       ['num', '1'],
-      ['op', '/'],
       ['num', '2'],
-      ['op', '='],
-      ['op', '/'],
     ]);
   });
 
-  it('highlight marks a JavaScript shebang line as a comment', () => {
+  it('highlight marks a JavaScript shebang line', () => {
     assert.deepEqual(highlight('#!/usr/bin/env node\nx = /re/;', 'javascript').map(tokens), [
-      [['com', '#!/usr/bin/env node']],
-      [
-        ['op', '='],
-        ['str', '/re/'],
-      ],
+      [['kw', '#!/usr/bin/env node']],
+      [['str', '/re/']],
     ]);
   });
 
-  it('highlight marks TypeScript types and decorators', () => {
+  it('highlight marks TypeScript decorators, properties, types and keywords', () => {
     assert.deepEqual(first('@Input() name: string;', 'typescript'), [
-      ['fn', '@Input'],
-      ['op', ':'],
-      ['kw', 'string'],
+      ['kw', '@Input'],
+      ['attr', 'name'],
+      ['fn', 'string'],
+    ]);
+    assert.deepEqual(highlight('interface A { b: number }\ntype T = A | null;', 'typescript').map(tokens), [
+      [
+        ['kw', 'interface'],
+        ['attr', 'b'],
+        ['fn', 'number'],
+      ],
+      [
+        ['kw', 'type'],
+        ['kw', 'null'],
+      ],
     ]);
   });
 
@@ -253,45 +236,86 @@ describe('highlight classes', () => {
     assert.deepEqual(first('def f(): return rb"x" + f\'{y}\'  # done', 'python'), [
       ['kw', 'def'],
       ['fn', 'f'],
-      ['op', ':'],
       ['kw', 'return'],
       ['str', 'rb"x"'],
-      ['op', '+'],
-      ['str', "f'{y}'"],
+      ['str', "f'"],
+      ['str', "'"],
       ['com', '# done'],
     ]);
     assert.deepEqual(first('@app.route("/")', 'python'), [
-      ['fn', '@app.route'],
+      ['kw', '@app.route('],
       ['str', '"/"'],
+      ['kw', ')'],
     ]);
   });
 
-  it('highlight marks C preprocessor lines, numbers and pointers', () => {
-    assert.deepEqual(first('#include <stdio.h>', 'c'), [['kw', '#include <stdio.h>']]);
+  it('highlight marks C preprocessor lines, wide strings and hexadecimal numbers', () => {
+    assert.deepEqual(first('#include <stdio.h>', 'c'), [
+      ['kw', '#include '],
+      ['str', '<stdio.h>'],
+    ]);
     assert.deepEqual(first('char *s = L"w"; int n = 0x1F;', 'c'), [
       ['kw', 'char'],
-      ['op', '*'],
-      ['op', '='],
       ['str', 'L"w"'],
       ['kw', 'int'],
-      ['op', '='],
       ['num', '0x1F'],
     ]);
   });
 
-  it('highlight tells Rust char literals from lifetimes and marks macros and attributes', () => {
+  it('highlight marks C++ templates, Java, C#, Kotlin, Swift and Go declarations', () => {
+    assert.deepEqual(first('template<typename T> int f() { return 0; }', 'cpp'), [
+      ['kw', 'template'],
+      ['kw', 'typename'],
+      ['kw', 'int'],
+      ['fn', 'f'],
+      ['kw', 'return'],
+      ['num', '0'],
+    ]);
+    assert.deepEqual(first('public static void main(String[] args) { System.out.println("hi"); } // end', 'java'), [
+      ['kw', 'public'],
+      ['kw', 'static'],
+      ['kw', 'void'],
+      ['fn', 'main'],
+      ['str', '"hi"'],
+      ['com', '// end'],
+    ]);
+    assert.deepEqual(first('namespace App { public record P(int X); }', 'csharp'), [
+      ['kw', 'namespace'],
+      ['fn', 'App'],
+      ['kw', 'public'],
+      ['kw', 'record'],
+      ['fn', 'P'],
+      ['fn', 'int'],
+    ]);
+    assert.deepEqual(first('data class User(val name: String = "x")', 'kotlin'), [
+      ['kw', 'data'],
+      ['kw', 'class'],
+      ['fn', 'User'],
+      ['kw', 'val'],
+      ['str', '"x"'],
+    ]);
+    assert.deepEqual(first('let s: String? = nil // swift', 'swift'), [
+      ['kw', 'let'],
+      ['kw', 'String'],
+      ['op', '='],
+      ['kw', 'nil'],
+      ['com', '// swift'],
+    ]);
+    assert.deepEqual(first('func main() { fmt.Println("x") }', 'go'), [
+      ['kw', 'func'],
+      ['fn', 'main'],
+      ['str', '"x"'],
+    ]);
+  });
+
+  it('highlight marks Rust attributes, lifetimes, macros and char literals', () => {
     assert.deepEqual(first("#[derive(Debug)] fn f<'a>(s: &'a str) -> char { println!(\"{}\", '\\n') }", 'rust'), [
-      ['attr', '#[derive(Debug)]'],
+      ['kw', '#[derive(Debug)]'],
       ['kw', 'fn'],
       ['fn', 'f'],
-      ['op', '<'],
-      ['attr', "'a"],
-      ['op', '>'],
-      ['op', ':'],
-      ['op', '&'],
-      ['attr', "'a"],
+      ['str', "'a"],
+      ['str', "'a"],
       ['kw', 'str'],
-      ['op', '->'],
       ['kw', 'char'],
       ['fn', 'println!'],
       ['str', '"{}"'],
@@ -317,7 +341,9 @@ describe('highlight classes', () => {
   it('highlight marks shell variables, builtins and comments only after a space', () => {
     assert.deepEqual(first('echo "$HOME" $1 ${PATH:-x} a#b # c', 'bash'), [
       ['fn', 'echo'],
-      ['str', '"$HOME"'],
+      ['str', '"'],
+      ['attr', '$HOME'],
+      ['str', '"'],
       ['attr', '$1'],
       ['attr', '${PATH:-x}'],
       ['com', '# c'],
@@ -328,15 +354,15 @@ describe('highlight classes', () => {
     const out = assertSafe('cat <<-EOF > f\n\tif $x\n\tEOF\nif true; then :; fi', 'bash');
     assert.deepEqual(out.map(tokens), [
       [
-        ['str', '<<-EOF'],
-        ['op', '>'],
+        ['fn', 'cat'],
+        ['str', 'EOF > f'],
       ],
       [['str', '\tif $x']],
       [['str', '\tEOF']],
       [
         ['kw', 'if'],
+        ['kw', 'true'],
         ['kw', 'then'],
-        ['op', ':'],
         ['kw', 'fi'],
       ],
     ]);
@@ -346,162 +372,111 @@ describe('highlight classes', () => {
     assert.deepEqual(first('<?php $x = $this->name; ?>', 'php'), [
       ['kw', '<?php'],
       ['attr', '$x'],
-      ['op', '='],
       ['attr', '$this'],
-      ['op', '->'],
       ['kw', '?>'],
     ]);
     assert.deepEqual(first('has_many :items; @count = 0; puts "#{x}"', 'ruby'), [
-      ['attr', ':items'],
+      ['str', ':items'],
       ['attr', '@count'],
-      ['op', '='],
       ['num', '0'],
-      ['fn', 'puts'],
-      ['str', '"#{x}"'],
+      ['str', '"'],
+      ['str', '"'],
     ]);
   });
 
   it('highlight marks HTML tags, attributes, values, entities and comments', () => {
     assert.deepEqual(first('<!DOCTYPE html><a href="/x" id=top data-x>&amp; &copy</a><!-- c -->', 'html'), [
-      ['op', '<!'],
-      ['kw', 'DOCTYPE'],
-      ['attr', 'html'],
-      ['op', '><'],
+      ['kw', '<!DOCTYPE html>'],
       ['fn', 'a'],
       ['attr', 'href'],
-      ['op', '='],
       ['str', '"/x"'],
       ['attr', 'id'],
-      ['op', '='],
       ['str', 'top'],
       ['attr', 'data-x'],
-      ['op', '>'],
-      ['num', '&amp;'],
-      ['op', '</'],
+      ['str', '&amp;'],
       ['fn', 'a'],
-      ['op', '>'],
       ['com', '<!-- c -->'],
     ]);
   });
 
-  it('highlight lexes HTML script and style bodies as JavaScript and CSS', () => {
+  it('highlight highlights HTML script and style bodies as JavaScript and CSS', () => {
     const out = assertSafe('<script>\nif (a < b) f("</p>");\n</script><style>p { color: red }</style>', 'html');
     assert.deepEqual(out.map(tokens), [
-      [
-        ['op', '<'],
-        ['fn', 'script'],
-        ['op', '>'],
-      ],
+      [['fn', 'script']],
       [
         ['kw', 'if'],
-        ['op', '<'],
         ['fn', 'f'],
         ['str', '"</p>"'],
       ],
       [
-        ['op', '</'],
         ['fn', 'script'],
-        ['op', '><'],
         ['fn', 'style'],
-        ['op', '>'],
         ['fn', 'p'],
         ['attr', 'color'],
-        ['op', ':'],
-        ['op', '</'],
         ['fn', 'style'],
-        ['op', '>'],
       ],
     ]);
   });
 
-  it('highlight marks XML prologs, CDATA and attribute values that span lines', () => {
+  it('highlight marks XML prologs, names with prefixes and attribute values that span lines', () => {
     const out = assertSafe('<?xml version="1.0"?>\n<a:b x:y="1\n2"/><![CDATA[<raw>\n]]>', 'xml');
     assert.deepEqual(out.map(tokens), [
       [
-        ['op', '<?'],
-        ['kw', 'xml'],
-        ['attr', 'version'],
-        ['op', '='],
+        ['kw', '<?xml version='],
         ['str', '"1.0"'],
-        ['op', '?>'],
+        ['kw', '?>'],
       ],
       [
-        ['op', '<'],
         ['fn', 'a:b'],
         ['attr', 'x:y'],
-        ['op', '='],
         ['str', '"1'],
       ],
-      [
-        ['str', '2"'],
-        ['op', '/>'],
-        ['str', '<![CDATA[<raw>'],
-      ],
-      [['str', ']]>']],
+      [['str', '2"']],
+      [],
     ]);
   });
 
   it('highlight marks CSS selectors, properties, colours, at-rules and !important', () => {
     assert.deepEqual(first('@media print { #main a:hover { color: #abc !important; margin: -2px } }', 'css'), [
       ['kw', '@media'],
-      ['fn', 'print'],
       ['fn', '#main'],
-      ['fn', 'a'],
-      ['op', ':'],
-      ['fn', 'hover'],
+      ['fn', 'a:hover'],
       ['attr', 'color'],
-      ['op', ':'],
       ['num', '#abc'],
       ['kw', '!important'],
       ['attr', 'margin'],
-      ['op', ':'],
-      ['op', '-'],
       ['num', '2px'],
-    ]);
-    assert.deepEqual(first('#main, .a { --gap: 1em; }', 'css'), [
-      ['fn', '#main'],
-      ['fn', 'a'],
-      ['attr', '--gap'],
-      ['op', ':'],
-      ['num', '1em'],
     ]);
   });
 
   it('highlight marks JSON keys apart from string values', () => {
     assert.deepEqual(first('{"a": "b", "n": -1.5e3, "ok": true, "x": null}', 'json'), [
       ['attr', '"a"'],
-      ['op', ':'],
       ['str', '"b"'],
       ['attr', '"n"'],
-      ['op', ':'],
-      ['op', '-'],
-      ['num', '1.5e3'],
+      ['num', '-1.5e3'],
       ['attr', '"ok"'],
-      ['op', ':'],
       ['kw', 'true'],
       ['attr', '"x"'],
-      ['op', ':'],
       ['kw', 'null'],
     ]);
   });
 
-  it('highlight marks YAML keys, list items, anchors and comments', () => {
+  it('highlight marks YAML keys, list items, values and comments', () => {
     assert.deepEqual(highlight('- name: web # first\n  url: http://x#y\n  base: &b yes', 'yaml').map(tokens), [
       [
-        ['op', '-'],
-        ['attr', 'name'],
-        ['op', ':'],
+        ['kw', '-'],
+        ['attr', 'name:'],
+        ['str', 'web'],
         ['com', '# first'],
       ],
       [
-        ['attr', 'url'],
-        ['op', ':'],
-        ['op', '://'],
+        ['attr', 'url:'],
+        ['str', 'http://x#y'],
       ],
       [
-        ['attr', 'base'],
-        ['op', ':'],
-        ['kw', '&b'],
+        ['attr', 'base:'],
+        ['str', '&b'],
         ['kw', 'yes'],
       ],
     ]);
@@ -516,7 +491,7 @@ describe('highlight classes', () => {
         ['com', '; main'],
       ],
       [
-        ['attr', 'Name With Spaces'],
+        ['attr', 'Spaces'],
         ['kw', 'on'],
       ],
     ]);
@@ -524,17 +499,17 @@ describe('highlight classes', () => {
       [
         ['kw', 'FROM'],
         ['num', '20'],
-        ['kw', 'AS'],
       ],
       [['com', '# c']],
       [
         ['kw', 'RUN'],
+        ['fn', 'echo'],
         ['attr', '$HOME'],
       ],
     ]);
   });
 
-  it('highlight marks Markdown headings, code, emphasis, links, lists and quotes', () => {
+  it('highlight marks Markdown headings, code, links, lists and quotes', () => {
     const out = assertSafe(
       '# Title\n- *em* __strong__ `code` [a](b)\n> quote\n```js\nx = 1\n```\n1) end\n---',
       'markdown',
@@ -542,17 +517,16 @@ describe('highlight classes', () => {
     assert.deepEqual(out.map(tokens), [
       [['kw', '# Title']],
       [
-        ['op', '-'],
-        ['attr', '*em*'],
-        ['attr', '__strong__'],
+        ['kw', '-'],
         ['str', '`code`'],
-        ['fn', '[a](b)'],
+        ['str', 'a'],
+        ['str', 'b'],
       ],
       [['com', '> quote']],
       [['str', '```js']],
       [['str', 'x = 1']],
       [['str', '```']],
-      [['op', '1)']],
+      [['kw', '1) end']],
       [['kw', '---']],
     ]);
   });
@@ -563,28 +537,25 @@ describe('highlight classes', () => {
       [
         ['com', 'b ]]'],
         ['kw', 'local'],
-        ['op', '='],
         ['str', '[[x'],
       ],
       [['str', 'y]]']],
     ]);
   });
 
-  it('highlight classes whole diff lines, counting hunk lines to tell content from headers', () => {
+  it('highlight classes whole diff lines: headers, hunks, additions and removals', () => {
     const diff =
-      'diff --git a/x b/x\nindex 1..2\n--- a/x\n+++ b/x\n@@ -1,3 +1,2 @@ ctx\n keep\n--- old sql comment\n-gone\n' +
-      '+++ new\n\\ No newline at end of file\n+loose\n-loose\nplain';
+      'diff --git a/x b/x\nindex 1..2\n--- a/x\n+++ b/x\n@@ -1,3 +1,2 @@ ctx\n keep\n-gone\n' +
+      '\\ No newline at end of file\n+loose\n-loose\nplain';
     assert.deepEqual(assertSafe(diff, 'diff').map(tokens), [
       [['com', 'diff --git a/x b/x']],
       [['com', 'index 1..2']],
       [['com', '--- a/x']],
       [['com', '+++ b/x']],
-      [['hunk', '@@ -1,3 +1,2 @@ ctx']],
+      [['hunk', '@@ -1,3 +1,2 @@']],
       [],
-      [['del', '--- old sql comment']],
       [['del', '-gone']],
-      [['add', '+++ new']],
-      [['com', '\\ No newline at end of file']],
+      [],
       [['add', '+loose']],
       [['del', '-loose']],
       [],
@@ -628,17 +599,18 @@ describe('highlight on hostile input', { timeout: 60_000 }, () => {
 describe('the span budget', () => {
   const spans = (lines: string[]): number => lines.join('\n').split('<span class="tk-').length - 1;
 
-  it(`gives a text at most ${MAX_SPANS} spans, then the rest of it as plain escaped text`, () => {
-    // CSS makes two spans of every `&a` (an operator, a selector); markup and code lexers the same way.
+  it(`gives a text at most ${MAX_SPANS} spans, however dense, and keeps all of it`, () => {
+    // A number and a string take turns, two spans every three characters: highlight.js's
+    // head (LIBRARY_MAX_CHARS) bounds them below the budget, which highlight-library.test.ts
+    // shows cutting in.
     for (const [text, language] of [
-      ['&a'.repeat(50_000), 'css'],
-      ['<a>&amp;'.repeat(20_000), 'html'],
-      ['x = 1;\n'.repeat(30_000), 'python'],
-      [`<script>${'a+b;'.repeat(30_000)}</script>`, 'html'],
+      [`${'[1,"",'.repeat(20)}\n`.repeat(1_000), 'json'],
+      [`${'1"",'.repeat(30)}\n`.repeat(1_000), 'javascript'],
+      [`${'<a>&amp;'.repeat(10)}\n`.repeat(1_000), 'html'],
     ] as const) {
       const lines = highlight(text, language);
       const n = spans(lines);
-      assert.ok(n >= MAX_SPANS - 1 && n <= MAX_SPANS + 1, `${language}: ${n} spans`);
+      assert.ok(n > 1_000 && n <= MAX_SPANS, `${language}: ${n} spans`);
       assert.equal(lines.map(plain).join('\n'), text, `${language}: the text is all there`);
       for (const line of lines) assertSafeLine(line, plain(line));
     }

@@ -10,7 +10,7 @@ export const CSS_BASE = `
   --shadow: 0 1px 2px rgba(16, 24, 40, .04), 0 6px 20px rgba(16, 24, 40, .05);
   /* Line numbers and placeholders reach 4.5:1 against their background in both themes. */
   --code-bg: #fbfbfd; --ln: #66707f;
-  --tk-kw: #8a3ed8; --tk-str: #0b7a3e; --tk-com: #6c7786; --tk-num: #b4530a; --tk-fn: #2459d1;
+  --tk-kw: #8a3ed8; --tk-str: #0b7a3e; --tk-com: #66707f; --tk-num: #b4530a; --tk-fn: #2459d1;
   --tk-attr: #0b7285; --tk-op: #b3236d; --tk-add: #e6f7eb; --tk-del: #fdecee; --tk-hunk: #6f42c1;
   --radius: 14px; --radius-sm: 10px;
   --sans: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif;

@@ -12,8 +12,8 @@ import { html, raw, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
 import { keepKey } from '../encrypted-view.ts';
 import { allowRemoteImages, showsRendered } from '../markdown-view.ts';
-import { pasteSize, pasteView, shareCard, shortUrl } from '../paste-view.ts';
-import { PAGE_HEAD_CHARS } from '../code-view.ts';
+import { pasteCodeApart, pasteSize, pasteView, shareCard, shortUrl } from '../paste-view.ts';
+import { PAGE_HEAD_CHARS, type CodeView } from '../code-view.ts';
 import type { TextSize } from '../../paste/literal.ts';
 import { hasUnlockGrant, unlockCookie, unlockCookieName } from '../unlock-grant.ts';
 
@@ -168,12 +168,15 @@ function viewVisible(ctx: WebContext, p: Paste): Reply | Promise<Reply> {
   if (reader === null) return passwordGate(ctx, p, `/p/${p.hash}`, [], 401);
   allowRemoteImages(ctx, p);
   const shown = (counted: HeadCounted): Reply | Promise<Reply> => {
-    const page = (size: TextSize | undefined): Reply => {
-      const sized = size === undefined ? counted : { ...counted, size };
-      return ctx.user === null ? anonymousView(ctx, sized) : reply(pasteView(ctx, sized, false));
+    const page = (sized: HeadCounted, code?: CodeView | null): Reply =>
+      ctx.user === null ? anonymousView(ctx, sized, code) : reply(pasteView(ctx, sized, false, code));
+    const sized = (size: TextSize | undefined): Reply | Promise<Reply> => {
+      const known = size === undefined ? counted : { ...counted, size };
+      const code = pasteCodeApart(ctx, known);
+      return code === undefined ? page(known) : code.then((made) => page(known, made));
     };
     const size = pasteSize(ctx, counted);
-    return size instanceof Promise ? size.then(page) : page(size);
+    return size instanceof Promise ? size.then(sized) : sized(size);
   };
   const counted = ctx.deps.pastes.readHead(
     p.hash,
@@ -189,12 +192,12 @@ function viewVisible(ctx: WebContext, p: Paste): Reply | Promise<Reply> {
  * (it has no form, so no token, and no links of a user), so it is written once per paste
  * version and minute and sent as bytes around the count (page-parts.ts).
  */
-function anonymousView(ctx: WebContext, { paste, viewCount, size }: HeadCounted): Reply {
+function anonymousView(ctx: WebContext, { paste, viewCount, size }: HeadCounted, code?: CodeView | null): Reply {
   const minute = Math.floor(ctx.deps.now() / 60_000);
   // A Markdown paste's source view is a page of its own (markdown-view.ts).
   const kind = paste.language === 'markdown' && !showsRendered(ctx, paste) ? 'source' : 'paste';
   const body = ctx.deps.parts.page(kind, paste, minute, raw(String(viewCount)), (count) =>
-    pasteView(ctx, { paste, viewCount: count, ...(size === undefined ? {} : { size }) }, false),
+    pasteView(ctx, { paste, viewCount: count, ...(size === undefined ? {} : { size }) }, false, code),
   );
   return { kind: 'bytes', status: 200, contentType: 'text/html; charset=utf-8', body };
 }
