@@ -6,6 +6,7 @@ import { LogAppender } from '../log/appender.ts';
 import { readLog } from '../log/reader.ts';
 import { StorageFull } from '../storage/errors.ts';
 import { ensureWritableDir } from '../storage/fs.ts';
+import { isAnonymous } from '../paste/anonymous.ts';
 import { AccountStore } from './accounts.ts';
 import { RateLimiter } from '../ratelimit/bucket.ts';
 import { BucketFile } from './bucket-file.ts';
@@ -68,6 +69,8 @@ export async function openFileStorage(opts: StorageOptions): Promise<Storage> {
   const views = new ViewCounter(pastes, files, join(state, 'views.json'));
   const tokenUsage = new TokenUsage(files, join(state, 'token-usage.json'));
   const owners = new OwnerIndex(dir, files);
+  // A paste the sweep removes leaves its owner's list, as a deleted one does (paste/service.ts).
+  pastes.onSwept = (p) => (isAnonymous(p) ? Promise.resolve() : owners.remove(p.owner_id, p.hash));
   const recent = new RecentPastes(files, join(state, 'recent.json'));
   const idempotency = new IdempotencyRecords(dir, files);
   const fileBytes = new DiskFileBytes(dir, files);

@@ -54,6 +54,11 @@ export class PasteStore {
   readonly #reading = new Map<string, Reading>();
   /** Long pastes' files read only as far as their pages show (paste-head.ts). */
   readonly #heads = new PasteHeads();
+  /**
+   * Told of each paste the sweep removed, before its index entry goes, so that its owner's
+   * list forgets it as it does a deleted one (store/open.ts gives it the owner index).
+   */
+  onSwept: (paste: Paste) => Promise<void> = async () => undefined;
   /** Damaged files already reported, so each is reported once however often it is asked for. */
   readonly #reported = new Set<string>();
 
@@ -368,6 +373,8 @@ export class PasteStore {
       if (txn.keep !== undefined)
         await this.files.writeFile(this.#revisionPath(code, txn.keep.revision ?? 1), keptText(txn.keep));
       if (txn.next === 'delete') {
+        // Its kept versions go with it, asked or not, as on PostgreSQL: a later paste of its short code must not list them.
+        if (txn.dropRevisions !== true || txn.keep !== undefined) await this.#dropRevisions(code);
         await this.#removing(code, () => this.files.removeFile(this.#path(code)));
       } else if (txn.next !== undefined) {
         if (txn.next.expire_at !== null && txn.next.expire_at !== current?.expire_at)
@@ -447,10 +454,14 @@ export class PasteStore {
     let releasing: Promise<void> | undefined;
     const release = this.released;
     const released = release === undefined ? undefined : (h: string): void => void (releasing = release(h));
+    let visited = null as Paste | null;
     const done =
       hash === undefined
         ? null
-        : await this.transact(hash, (p) => sweepTxn(p, now, released)).catch((err: unknown) => {
+        : await this.transact(hash, (p) => {
+            visited = p;
+            return sweepTxn(p, now, released);
+          }).catch((err: unknown) => {
             // A damaged file is reported when found and waits for its owner or an admin; the sweep goes on.
             if (err instanceof CorruptPaste) return null;
             throw err;
@@ -458,6 +469,7 @@ export class PasteStore {
     // The wiped paste's files are told to the file sweep before this sweep says it is done.
     await releasing;
     if (done !== null) this.#swept[done]++;
+    if (done === 'removed' && visited !== null) await this.onSwept(visited);
     // Losing this unlink in a crash only means the sweep looks at the entry again.
     await unlink(join(dir, entry)).catch((err: unknown) => {
       if (!isErrno(err, 'ENOENT')) throw err;

@@ -5,24 +5,9 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { ENTRY_OVERHEAD as O, PasteCache } from '../../src/cache/paste-cache.ts';
 import { encodeContent, type Paste } from '../../src/paste/paste.ts';
+import { pasteRecord } from '../helpers/paste-record.ts';
 
-const paste = (hash: string, content: string): Paste => ({
-  v: 1,
-  hash,
-  title: '',
-  content_json: encodeContent(content),
-  language: 'text',
-  privacy: 'public',
-  highlight: 1,
-  burn_after_read: 0,
-  burned: false,
-  password: null,
-  owner_id: 1,
-  created_at: 0,
-  updated_at: 0,
-  expire_at: null,
-  view_count: 0,
-});
+const paste = (hash: string, content: string): Paste => pasteRecord(hash, { content_json: encodeContent(content) });
 
 describe('PasteCache', () => {
   test('evicts the least recently used entries past its byte bound', () => {

@@ -4,6 +4,7 @@ import { RandomIds } from '../../src/crypto/random.ts';
 import { encodeContent, type Paste } from '../../src/paste/paste.ts';
 import { fileText } from '../../src/store/paste-record.ts';
 import { expiryEntryPath } from '../../src/store/pastes.ts';
+import { pasteRecord } from '../helpers/paste-record.ts';
 
 /**
  * Writes `count` pastes that expire at `expireAt` straight into a data folder, with their
@@ -28,25 +29,14 @@ export async function seedExpiring(dataDir: string, count: number, expireAt: num
         const path = join(dataDir, 'pastes', code.slice(0, 2), `${code}.json`);
         const entry = expiryEntryPath(join(dataDir, 'expiry'), expireAt, hash);
         await Promise.all([ensure(dirname(path)), ensure(dirname(entry))]);
-        const paste: Paste = {
-          v: 1,
-          hash,
+        const paste: Paste = pasteRecord(hash, {
           title: 'soon gone',
           content_json: encodeContent(`expiring ${hash}`),
-          language: 'text',
-          privacy: 'public',
-          highlight: 1,
-          burn_after_read: 0,
-          burned: false,
-          password: null,
           owner_id: ownerId,
           created_at: expireAt - 600_000,
           updated_at: expireAt - 600_000,
           expire_at: expireAt,
-          view_count: 0,
-          receipt: null,
-          revision: 1,
-        };
+        });
         await Promise.all([writeFile(path, fileText(paste)), writeFile(entry, '')]);
       }),
     );

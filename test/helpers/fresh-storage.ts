@@ -5,6 +5,7 @@ import { parseConfig } from '../../src/config.ts';
 import { type Database, openDatabase } from '../../src/pg/connect.ts';
 import { migrate } from '../../src/pg/migrate.ts';
 import { DurableFiles } from '../../src/store/files.ts';
+import { BACKEND, backendEnv } from './backend.ts';
 import { createTestDatabase } from './postgres.ts';
 import { cleanup, tempDataDir } from './server.ts';
 
@@ -39,4 +40,17 @@ export async function freshDatabase(): Promise<{ sql: Sql; url: string }> {
   const { sql } = await pool(url);
   await migrate(sql);
   return { sql, url };
+}
+
+/**
+ * A fresh data folder and, on PostgreSQL (TEST_BACKEND=postgres), the folder's own database,
+ * migrated, which test/helpers/stored.ts reads under the folder's name; `sql` is null on the
+ * data folder.
+ */
+export async function freshState(): Promise<{ dir: string; files: DurableFiles; sql: Sql | null }> {
+  const { dir, files } = await freshFolder();
+  if (BACKEND === 'files') return { dir, files, sql: null };
+  const { sql } = await pool((await backendEnv(dir))['DATABASE_URL'] as string);
+  await migrate(sql);
+  return { dir, files, sql };
 }

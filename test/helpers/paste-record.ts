@@ -1,4 +1,5 @@
 import { encodeContent, type Paste } from '../../src/paste/paste.ts';
+import type { CreateInput } from '../../src/paste/validate.ts';
 
 /** A public paste record made at time 0 holding `text`, with `over`'s fields instead, for tests of the stores. */
 export const pasteRecord = (hash: string, over: Partial<Paste> = {}): Paste => ({
@@ -19,5 +20,18 @@ export const pasteRecord = (hash: string, over: Partial<Paste> = {}): Paste => (
   view_count: 0,
   receipt: null,
   revision: 1,
+  ...over,
+});
+
+/** A create as the service takes it: a public paste of 'hello' kept forever, with `over`'s fields instead. */
+export const createInput = (over: Partial<CreateInput> = {}): CreateInput => ({
+  title: '',
+  content: 'hello',
+  language: 'text',
+  privacy: 'public',
+  expiry: 'never',
+  password: null,
+  highlight: 1,
+  burn_after_read: 0,
   ...over,
 });

@@ -1,4 +1,4 @@
-import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { copyFile, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import type { Sql } from 'postgres';
@@ -7,6 +7,8 @@ import { shortcodeOf } from '../../src/paste/paste.ts';
 import { readAccounts } from '../../src/pg/account-rows.ts';
 import { chunkEntry } from '../../src/pg/api-log-query.ts';
 import { ACCOUNTS_CHANNEL } from '../../src/pg/accounts.ts';
+import { revisionRowOf } from '../../src/pg/paste-row.ts';
+import { PgPasteStore } from '../../src/pg/pastes.ts';
 import { BACKEND, backendEnv } from './backend.ts';
 import { beforeClusterStops } from './postgres.ts';
 
@@ -208,6 +210,23 @@ export async function storedRevisions(dataDir: string, hash: string): Promise<nu
   const sql = await database(dataDir);
   const rows = await sql`select revision from paste_revisions where hash = ${hash} order by revision`;
   return rows.map((r) => r['revision'] as number);
+}
+
+/**
+ * Keeps a paste's current version as its revision `revision`, behind the server's back, as an
+ * earlier version of the server may have left it: a copy of its file, or a row of paste_revisions.
+ */
+export async function plantRevision(dataDir: string, hash: string, revision: number): Promise<void> {
+  if (BACKEND === 'files') {
+    const code = shortcodeOf(hash);
+    const dir = join(dataDir, 'pastes', code.slice(0, 2));
+    await copyFile(join(dir, `${code}.json`), join(dir, `${code}.r${revision}.json`));
+    return;
+  }
+  const sql = await database(dataDir);
+  const paste = await new PgPasteStore(sql).get(hash);
+  if (paste === null) throw new Error(`no stored paste ${hash}`);
+  await sql`insert into paste_revisions ${sql(revisionRowOf(hash, { ...paste, revision }))}`;
 }
 
 /** A paste's file, where the store keeps it. */

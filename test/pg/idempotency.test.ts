@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { Idempotency } from '../../src/api/v1/idempotency.ts';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyRecord } from '../../src/paste/idempotency.ts';
 import { parseConfig } from '../../src/config.ts';
 import { type Database, openDatabase } from '../../src/pg/connect.ts';
@@ -16,22 +15,7 @@ before(async () => {
 after(() => db.close());
 
 const T0 = Date.UTC(2026, 2, 1, 12, 0, 0, 123);
-
-test('a record reads back as it was put, with or without a revision; a put replaces it; remove forgets it', async () => {
-  const store = new PgIdempotency(db.sql);
-  assert.equal(await store.get('nobody'), null);
-  const create: IdempotencyRecord = { endpoint: 'create', fingerprint: 'f1', hash: 'Abc123XYZ0', done: false, at: T0 };
-  await store.put('id-1', create);
-  assert.deepEqual(await store.get('id-1'), create);
-  const edit: IdempotencyRecord = { ...create, endpoint: 'edit', done: true, revision: 4 };
-  await store.put('id-1', edit);
-  assert.deepEqual(await store.get('id-1'), edit);
-  await store.put('id-2', create);
-  await store.remove('id-1');
-  await store.remove('id-1');
-  assert.equal(await store.get('id-1'), null);
-  assert.deepEqual(await store.get('id-2'), create);
-});
+// What every backend does with the records is test/contract/idempotency.ts; here, the database's own sweep and claims.
 
 test('sweep removes the records first seen more than a day ago and keeps the rest', async () => {
   const store = new PgIdempotency(db.sql);
@@ -50,26 +34,6 @@ test('sweep removes the records first seen more than a day ago and keeps the res
   assert.equal(await store.get('old'), null);
   assert.notEqual(await store.get('edge'), null);
   assert.notEqual(await store.get('young'), null);
-});
-
-test('Idempotency over the database answers a retried key with the first answer, and refuses it for another request', async () => {
-  const store = new PgIdempotency(db.sql);
-  const made: string[] = [];
-  const idem = new Idempotency(
-    store,
-    async (hash) => (made.includes(hash) ? 1 : null),
-    () => T0,
-    Buffer.alloc(32, 7),
-  );
-  const ask = { tokenId: 'tok', key: 'k-1', endpoint: 'create', fields: '{"content":"x"}', hash: null };
-  const effect = async (hash: string): Promise<string> => {
-    made.push(hash);
-    return hash;
-  };
-  const first = await idem.run(ask, effect);
-  assert.equal(await idem.run(ask, effect), first);
-  assert.deepEqual(made, [first]);
-  await assert.rejects(idem.run({ ...ask, fields: '{"content":"y"}' }, effect), { code: 'idempotency_key_reused' });
 });
 
 test('claim writes a record only where none lives; hold renews ours or takes one whose holder ran out of time', async () => {

@@ -2,27 +2,17 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Paste } from '../../src/paste/paste.ts';
 import { PasteIdentity } from '../../src/pg/paste-identity.ts';
+import { pasteRecord } from '../helpers/paste-record.ts';
 
-const paste = (hash: string, fields: Partial<Paste> = {}): Paste => ({
-  v: 1,
-  hash,
-  title: 't',
-  content_json: JSON.stringify('x'.repeat(100)),
-  language: 'text',
-  privacy: 'public',
-  highlight: 0,
-  burn_after_read: 0,
-  burned: false,
-  password: null,
-  owner_id: 1,
-  created_at: 1,
-  updated_at: 1,
-  expire_at: null,
-  view_count: 0,
-  receipt: null,
-  revision: 1,
-  ...fields,
-});
+const paste = (hash: string, fields: Partial<Paste> = {}): Paste =>
+  pasteRecord(hash, {
+    title: 't',
+    content_json: JSON.stringify('x'.repeat(100)),
+    highlight: 0,
+    created_at: 1,
+    updated_at: 1,
+    ...fields,
+  });
 
 test('a row read again unchanged is the object read before; any change is a new object', () => {
   const ids = new PasteIdentity(1_000_000);

@@ -11,28 +11,18 @@ import {
   type Paste,
 } from '../../src/paste/paste.ts';
 import { fileText, parseFile } from '../../src/store/paste-record.ts';
+import { pasteRecord } from '../helpers/paste-record.ts';
 
 const TRICKY = '"q" \\ é ✓ 😀\n\t\u0000 </script> \u2028';
 
-const paste = (content: string): Paste => ({
-  v: 1,
-  hash: 'a000000000',
-  title: 'T',
-  content_json: encodeContent(content),
-  language: 'text',
-  privacy: 'public',
-  highlight: 1,
-  burn_after_read: 0,
-  burned: false,
-  password: null,
-  owner_id: 1,
-  created_at: 5,
-  updated_at: 6,
-  expire_at: null,
-  view_count: 7,
-  receipt: null,
-  revision: 1,
-});
+const paste = (content: string): Paste =>
+  pasteRecord('a000000000', {
+    title: 'T',
+    content_json: encodeContent(content),
+    created_at: 5,
+    updated_at: 6,
+    view_count: 7,
+  });
 
 describe('a paste record', () => {
   test('holds its text once, as the JSON literal, and decodes it exactly', () => {

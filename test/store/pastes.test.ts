@@ -7,6 +7,7 @@ import { DurableFiles } from '../../src/store/files.ts';
 import { PasteStore } from '../../src/store/pastes.ts';
 import { cleanup, tempDataDir } from '../helpers/server.ts';
 import { until } from '../helpers/until.ts';
+import { pasteRecord } from '../helpers/paste-record.ts';
 
 /** Runs `fn` on a fresh data folder with its DurableFiles ready, and removes the folder after. */
 async function inDataDir(fn: (dir: string, files: DurableFiles) => Promise<void>): Promise<void> {
@@ -20,23 +21,7 @@ async function inDataDir(fn: (dir: string, files: DurableFiles) => Promise<void>
   }
 }
 
-const record = (hash: string, content: string): Paste => ({
-  v: 1,
-  hash,
-  title: '',
-  content_json: encodeContent(content),
-  language: 'text',
-  privacy: 'public',
-  highlight: 1,
-  burn_after_read: 0,
-  burned: false,
-  password: null,
-  owner_id: 1,
-  created_at: 0,
-  updated_at: 0,
-  expire_at: null,
-  view_count: 0,
-});
+const record = (hash: string, content: string): Paste => pasteRecord(hash, { content_json: encodeContent(content) });
 
 test('PasteStore.create never overwrites a taken shortcode, on disk or in cache, and draws again', async () => {
   await inDataDir(async (dir, files) => {

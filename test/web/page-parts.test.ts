@@ -9,24 +9,10 @@ import { qrSvg } from '../../src/web/qr.ts';
 import { SeenOnce, VersionCache } from '../../src/pipeline/version-cache.ts';
 import { createViaForm, register, WebClient } from '../helpers/web-client.ts';
 import { startServer } from '../helpers/server.ts';
+import { pasteRecord } from '../helpers/paste-record.ts';
 
-const paste = (content: string): Paste => ({
-  v: 1,
-  hash: 'a000000000',
-  title: '',
-  content_json: encodeContent(content),
-  language: 'javascript',
-  privacy: 'public',
-  highlight: 1,
-  burn_after_read: 0,
-  burned: false,
-  password: null,
-  owner_id: 1,
-  created_at: 0,
-  updated_at: 0,
-  expire_at: null,
-  view_count: 0,
-});
+const paste = (content: string): Paste =>
+  pasteRecord('a000000000', { content_json: encodeContent(content), language: 'javascript' });
 
 describe('VersionCache', () => {
   test('answers a key only at the version it was made for, within its byte budget', () => {

@@ -2,24 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { LARGE_CHARS, ReadBodies } from '../../../src/api/v1/bodies.ts';
 import { contentOf, encodeContent, type Paste } from '../../../src/paste/paste.ts';
+import { pasteRecord } from '../../helpers/paste-record.ts';
 
-const paste = (hash: string, content: string): Paste => ({
-  v: 1,
-  hash,
-  title: '',
-  content_json: encodeContent(content),
-  language: 'text',
-  privacy: 'public',
-  highlight: 1,
-  burn_after_read: 0,
-  burned: false,
-  password: null,
-  owner_id: 1,
-  created_at: 0,
-  updated_at: 0,
-  expire_at: null,
-  view_count: 0,
-});
+const paste = (hash: string, content: string): Paste => pasteRecord(hash, { content_json: encodeContent(content) });
 
 describe('ReadBodies', () => {
   test('renders a version’s fields once, and a new version (any change) afresh', () => {

@@ -1,11 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { Idempotency } from '../../../src/api/v1/idempotency.ts';
-import { IdempotencyRecords } from '../../../src/store/idempotency.ts';
-import { DurableFiles } from '../../../src/store/files.ts';
 import { makeToken, req, startServer, type AppServer } from '../../helpers/server.ts';
 import { storedIdempotencyRecords, storedPasteCount } from '../../helpers/stored.ts';
 
@@ -145,95 +139,5 @@ describe('a refused write under a key', () => {
     assert.equal((await edit(token, 'other2', 'v4')).status, 200);
     assert.equal((await edit(token, 'k2', 'v3', { 'if-match': '"nope"' })).status, 412);
     assert.equal((await req(server, 'GET', `/api/v1/raw.php?hash=${hash}`, { token })).text, 'v4');
-  });
-});
-
-/** Runs `fn` with the idempotency records of a fresh data folder, and removes the folder after. */
-async function withRecords(fn: (records: IdempotencyRecords) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'idem-'));
-  try {
-    const files = new DurableFiles(join(dir, 'tmp'));
-    await files.init();
-    await fn(new IdempotencyRecords(dir, files));
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-describe('a create begun before a crash', () => {
-  test('is finished under the hash it chose, or found there, never made twice', async () => {
-    await withRecords(async (records) => {
-      const made = new Set<string>();
-      const relisted: string[] = [];
-      const idem = new Idempotency(
-        records,
-        async (h) => (made.has(h) ? 1 : null),
-        Date.now,
-        Buffer.alloc(32, 7),
-        async (h) => void relisted.push(h),
-      );
-      const ask = { tokenId: 't1', key: 'k', endpoint: 'create', fields: '{"content":"x"}', hash: null };
-      // The first attempt dies after recording its hash, before its paste exists.
-      let chosen = '';
-      await assert.rejects(
-        idem.run(ask, async (h) => {
-          chosen = h;
-          throw new Error('killed');
-        }),
-        /killed/,
-      );
-      assert.match(chosen, /^[A-Za-z0-9]{10}$/);
-      // The retry makes the paste under that same hash.
-      let calls = 0;
-      const effect = async (h: string): Promise<string> => {
-        calls++;
-        made.add(h);
-        return h;
-      };
-      assert.equal(await idem.run(ask, effect), chosen);
-      assert.equal(calls, 1);
-      // Had the paste reached the disk before the crash, the retry finds it and makes nothing.
-      const ask2 = { ...ask, key: 'k2' };
-      let chosen2 = '';
-      await assert.rejects(
-        idem.run(ask2, async (h) => ((chosen2 = h), made.add(h), Promise.reject(new Error('killed after the write')))),
-      );
-      assert.equal(await idem.run(ask2, effect), chosen2);
-      assert.equal(calls, 1);
-      // ...and puts it back in its owner's list, which the crash may have cut off.
-      assert.deepEqual(relisted, [chosen2]);
-    });
-  });
-});
-
-describe('an edit begun before a crash', () => {
-  test('is found done once the paste moved past the revision it began on, and made once when it had not', async () => {
-    await withRecords(async (records) => {
-      const revisions = new Map<string, number>([['AAAAAAAAAA', 3]]);
-      const idem = new Idempotency(records, async (h) => revisions.get(h) ?? null, Date.now, Buffer.alloc(32, 7));
-      let edits = 0;
-      const edit = async (h: string): Promise<string> => {
-        edits++;
-        revisions.set(h, (revisions.get(h) ?? 0) + 1);
-        return h;
-      };
-      const ask = { tokenId: 't1', key: 'e1', endpoint: 'edit', fields: '{"content":"x"}', hash: 'AAAAAAAAAA' };
-      // The edit reached the disk (revision 3 → 4), then the server died before marking it done.
-      await assert.rejects(
-        idem.run(ask, async (h) => (await edit(h), Promise.reject(new Error('killed after the write')))),
-      );
-      assert.equal(edits, 1);
-      assert.equal(await idem.run(ask, edit), 'AAAAAAAAAA');
-      assert.equal(edits, 1, 'the retry found it done');
-      assert.equal(revisions.get('AAAAAAAAAA'), 4);
-      // Died before the write: the retry makes it, once.
-      const ask2 = { ...ask, key: 'e2' };
-      await assert.rejects(idem.run(ask2, async () => Promise.reject(new Error('killed before the write'))));
-      assert.equal(await idem.run(ask2, edit), 'AAAAAAAAAA');
-      assert.equal(edits, 2);
-      assert.equal(revisions.get('AAAAAAAAAA'), 5);
-      assert.equal(await idem.run(ask2, edit), 'AAAAAAAAAA');
-      assert.equal(edits, 2);
-    });
   });
 });

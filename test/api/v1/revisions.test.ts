@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { lineDiff } from '../../../src/web/line-diff.ts';
 import { makeToken, req, startServer } from '../../helpers/server.ts';
-import { storedRevisions } from '../../helpers/stored.ts';
+import { plantRevision, storedRevisions } from '../../helpers/stored.ts';
 import { WebClient } from '../../helpers/web-client.ts';
 
 describe('revisions', () => {
@@ -63,6 +63,9 @@ describe('revisions', () => {
       (await req(server, 'POST', '/api/v1/paste_create.php', { token, body: { content: 'first', burn_after_read: 1 } }))
         .json['hash'],
     );
+    // A revision an earlier version of the server kept for it goes at the next edit.
+    await plantRevision(server.dataDir, hash, 1);
+    assert.deepEqual(await storedRevisions(server.dataDir, hash), [1]);
     assert.equal(
       (await req(server, 'POST', '/api/v1/paste_edit.php', { token, body: { hash, content: 'second' } })).status,
       200,
