@@ -168,6 +168,8 @@ export interface Save {
 
 /** How often the backends save what is counted in memory (ARCHITECTURE.md, Background jobs). */
 export const UPKEEP_MS = 5_000;
+/** How often the API log writes the lines waiting in memory (README, API request log: at least once a second). */
+export const LOG_FLUSH_MS = 1_000;
 
 /**
  * A save at close, as a warning when it fails: every save is tried, none keeps the others from

@@ -1,5 +1,5 @@
 import type { Sql } from 'postgres';
-import { apiLogOver, type CliStorage, type Storage, type StorageOptions, UPKEEP_MS } from '../backend.ts';
+import { apiLogOver, LOG_FLUSH_MS, type CliStorage, type Storage, type StorageOptions, UPKEEP_MS } from '../backend.ts';
 import type { Job } from '../jobs/job.ts';
 import type { Config } from '../config.ts';
 import { Reminder } from '../log/reminder.ts';
@@ -151,7 +151,7 @@ function buildStores(sql: Sql, db: Database, opts: StorageOptions) {
 }
 type PgStores = ReturnType<typeof buildStores>;
 
-/** Reads what is kept in memory, starts the listeners and the log's writer; resolves with the server key. */
+/** Reads what is kept in memory and starts the listeners; resolves with the server key. */
 async function loadStores(s: PgStores, sql: Sql, warn: (message: string) => void): Promise<Buffer> {
   const [serverKey, wordIndex] = await Promise.all([
     loadServerKey(sql),
@@ -162,7 +162,6 @@ async function loadStores(s: PgStores, sql: Sql, warn: (message: string) => void
     s.pastes.listen(),
     s.limiter.listen(),
   ]);
-  s.apiLog.start();
   // Migration 6 leaves the index out where pg_trgm or btree_gin cannot be made, and says so only in a notice.
   if (!wordIndex)
     warn(
@@ -203,6 +202,7 @@ function pgJobs(s: PgStores, guard: DbGuard, probe: DatabaseProbe, opts: Storage
   return [
     // Sent, not awaited: probes overlap while each may wait out DATABASE_TIMEOUT_MS (pg/probe.ts).
     { name: 'database probe', everyMs: PROBE_MS, oncePerCluster: false, run: async () => void probe.probe() },
+    { name: 'api log', everyMs: LOG_FLUSH_MS, oncePerCluster: false, run: () => s.apiLog.flush() },
     // Old API log lines go by LOG_RETENTION_DAYS, as the files do (README, API request log).
     {
       name: 'api log retention',

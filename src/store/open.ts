@@ -1,5 +1,13 @@
 import { join } from 'node:path';
-import { apiLogOver, type CliStorage, type Save, type Storage, type StorageOptions, UPKEEP_MS } from '../backend.ts';
+import {
+  apiLogOver,
+  type CliStorage,
+  type Save,
+  type Storage,
+  type StorageOptions,
+  LOG_FLUSH_MS,
+  UPKEEP_MS,
+} from '../backend.ts';
 import type { Job } from '../jobs/job.ts';
 import type { Config } from '../config.ts';
 import { AuditLog } from '../log/audit.ts';
@@ -29,6 +37,8 @@ import { ViewCounter } from './views.ts';
 const CLAIM_MS = 5_000;
 /** How often ended sessions and old idempotency records are swept (as the expiry sweep, server.ts). */
 const RECORD_SWEEP_MS = 60_000;
+/** How often the API log's old days' files are looked for. */
+const DAY_MS = 86_400_000;
 
 /**
  * The data-folder backend (README, Data on disk and durability): claims the folder,
@@ -143,7 +153,7 @@ function buildStores(dir: string, files: DurableFiles, opts: StorageOptions) {
 }
 type FileStores = ReturnType<typeof buildStores>;
 
-/** Reads what is kept in memory, starts the watches and the log's writer; resolves with the server key. */
+/** Reads what is kept in memory and starts the accounts' watch; resolves with the server key. */
 async function loadStores(s: FileStores, files: DurableFiles, dir: string): Promise<Buffer> {
   const [serverKey] = await Promise.all([
     loadServerKey(files, join(dir, ...SERVER_KEY_PATH)),
@@ -157,7 +167,6 @@ async function loadStores(s: FileStores, files: DurableFiles, dir: string): Prom
     s.buckets.load(s.limiter),
   ]);
   await s.accounts.watch();
-  s.log.start();
   return serverKey;
 }
 
@@ -203,6 +212,9 @@ function fileJobs(s: FileStores, claim: FolderClaim, dir: string, opts: StorageO
     },
     { name: "tokens' last use", everyMs, oncePerCluster: false, run: () => s.tokenUsage.save() },
     { name: 'recent pastes list', everyMs, oncePerCluster: false, run: () => s.recent.save() },
+    { name: 'api log', everyMs: LOG_FLUSH_MS, oncePerCluster: false, run: () => s.log.flush() },
+    // Days' files older than LOG_RETENTION_DAYS go (README, API request log).
+    { name: 'api log retention', everyMs: DAY_MS, oncePerCluster: true, run: () => s.log.prune() },
   ];
 }
 
