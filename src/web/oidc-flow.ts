@@ -26,17 +26,15 @@ export const oidcFlowCookieName = (secure: boolean): string => hostCookieName('p
  */
 export function oidcFlowCookie(key: Buffer, flow: OidcFlow, secure: boolean): string {
   const value = seal(key.toString('base64'), CONTEXT, JSON.stringify(flow)).toString('base64url');
-  return serializeCookie(oidcFlowCookieName(secure), value, {
-    maxAge: OIDC_FLOW_MS / 1000,
-    httpOnly: true,
-    secure,
-    sameSite: 'Lax',
-  });
+  return laxCookie(oidcFlowCookieName(secure), value, OIDC_FLOW_MS, secure);
 }
 
+/** HttpOnly, SameSite=Lax, for `ms` (0: deleted). */
+const laxCookie = (name: string, value: string, ms: number, secure: boolean): string =>
+  serializeCookie(name, value, { maxAge: ms / 1000, httpOnly: true, secure, sameSite: 'Lax' });
+
 /** Deleted at the callback whatever its outcome: a second use of the same callback finds no flow. */
-export const clearOidcFlowCookie = (secure: boolean): string =>
-  serializeCookie(oidcFlowCookieName(secure), '', { maxAge: 0, httpOnly: true, secure, sameSite: 'Lax' });
+export const clearOidcFlowCookie = (secure: boolean): string => laxCookie(oidcFlowCookieName(secure), '', 0, secure);
 
 /** The live flow a cookie holds, or null for none, an altered one, another key's, or an ended one. */
 export function openOidcFlow(key: Buffer, value: string | undefined, now: number): OidcFlow | null {
@@ -53,12 +51,7 @@ const SIGNED_IN = 'paste_oidc';
 export const oidcSignedInCookieName = (secure: boolean): string => hostCookieName(SIGNED_IN, secure);
 
 export const oidcSignedInCookie = (idleMs: number, secure: boolean): string =>
-  serializeCookie(oidcSignedInCookieName(secure), '1', {
-    maxAge: idleMs / 1000,
-    httpOnly: true,
-    secure,
-    sameSite: 'Lax',
-  });
+  laxCookie(oidcSignedInCookieName(secure), '1', idleMs, secure);
 
 export const clearOidcSignedInCookie = (secure: boolean): string =>
-  serializeCookie(oidcSignedInCookieName(secure), '', { maxAge: 0, httpOnly: true, secure, sameSite: 'Lax' });
+  laxCookie(oidcSignedInCookieName(secure), '', 0, secure);

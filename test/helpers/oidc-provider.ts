@@ -9,8 +9,11 @@ export interface ProviderUser {
   groups?: string[];
 }
 
-/** What the provider does wrong on purpose, for the callback's checks (README, Sign-in with OpenID Connect). */
-export type Tamper = null | 'expired' | 'other-client' | 'nonce';
+/**
+ * What the provider does wrong on purpose, for the callback's checks (README, Sign-in with OpenID
+ * Connect); `userinfo-only` is not wrong: the ID token carries no name or groups, as Authelia's.
+ */
+export type Tamper = null | 'expired' | 'other-client' | 'nonce' | 'userinfo-only';
 
 export const CLIENT_ID = 'paste';
 export const CLIENT_SECRET = 'paste-client-secret-for-tests';
@@ -101,7 +104,7 @@ export class TestProvider {
     provider.use(async (ctx, next) => {
       await next();
       const body = ctx.body as Record<string, unknown> | undefined;
-      if (ctx.path !== '/token' || (this.tamper !== 'other-client' && this.tamper !== 'nonce')) return;
+      if (ctx.path !== '/token' || this.tamper === null || this.tamper === 'expired') return;
       if (typeof body?.['id_token'] !== 'string') return;
       const claims = JSON.parse(Buffer.from(body['id_token'].split('.')[1] ?? '', 'base64url').toString()) as Record<
         string,
@@ -111,6 +114,8 @@ export class TestProvider {
       const token = new provider.IdToken({ sub: claims['sub'] }, { client: to, ctx: ctx as KoaContextWithOIDC });
       for (const [k, v] of Object.entries(claims))
         if (!['iss', 'aud', 'exp', 'iat', 'azp'].includes(k)) token.set(k, v);
+      if (this.tamper === 'userinfo-only')
+        for (const k of ['preferred_username', 'groups', 'email']) token.set(k, undefined);
       if (this.tamper === 'nonce') token.set('nonce', 'not-the-nonce-of-this-sign-in');
       ctx.body = { ...body, id_token: await token.issue({ use: 'idtoken' }) };
     });

@@ -184,6 +184,18 @@ describe('sign-in with OpenID Connect', () => {
     );
   });
 
+  test('a user name and groups the ID token lacks are read from the userinfo endpoint', async () => {
+    op.users.set('hal-sub', { preferred_username: 'hal', groups: ['admins'] });
+    op.tamper = 'userinfo-only';
+    const b = new Browser();
+    try {
+      assert.equal(signedInAs(await signIn(creator, 'hal-sub', b)), 'hal');
+    } finally {
+      op.tamper = null;
+    }
+    assert.equal((await b.fetch(`${creator.url}/admin/users`)).status, 200);
+  });
+
   test('the last enabled admin stays admin outside the group', async () => {
     const b = new Browser();
     assert.equal(signedInAs(await signIn(solo, 'boss-sub', b)), 'boss');
