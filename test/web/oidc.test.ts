@@ -8,6 +8,7 @@ import {
   submitLogin,
   type TestProvider,
 } from '../helpers/oidc-provider.ts';
+import { OIDC_REFUSALS_AUDITED_PER_MINUTE } from '../../src/web/pages/oidc.ts';
 import { cli, startServer, type AppServer } from '../helpers/server.ts';
 import { auditEntries, storedAccounts } from '../helpers/stored.ts';
 import { WebClient } from '../helpers/web-client.ts';
@@ -239,6 +240,13 @@ describe('the callback refuses', () => {
     assert.match(r.text, /refused the sign-in: access_denied \(&lt;script&gt;x&lt;\/script&gt;\)/);
     assert.doesNotMatch(r.text, /<script>x/);
     assert.deepEqual(await lastRefusal(app), { reason: 'provider_error', detail: 'access_denied' });
+  });
+
+  test('refusals are audited up to OIDC_REFUSALS_AUDITED_PER_MINUTE a client a minute; the pages go on', async () => {
+    const c = new WebClient(solo);
+    for (let i = 0; i <= OIDC_REFUSALS_AUDITED_PER_MINUTE; i++)
+      assert.equal((await c.get(`/login/oidc/callback?error=flood${i}`)).status, 403);
+    assert.equal((await refusals(solo)).length, OIDC_REFUSALS_AUDITED_PER_MINUTE);
   });
 
   test('a forged state', async () => {

@@ -152,7 +152,10 @@ async function accountOf(ctx: WebContext, oidc: OidcClient, claims: Record<strin
 
 const DISABLED = 'This account is disabled. Ask an admin to enable it.';
 
-/** The refusal's page (escaped, as every page) and its audit line. */
+/** Refusals audited per client address a minute: anyone can call the callback, and each line is a durable write. */
+export const OIDC_REFUSALS_AUDITED_PER_MINUTE = 30;
+
+/** The refusal's page (escaped, as every page) and its audit line, within the client's budget of them. */
 async function refuse(
   ctx: WebContext,
   reason: keyof typeof STATUS,
@@ -160,11 +163,14 @@ async function refuse(
   detail: string,
   name: string | null,
 ): Promise<Reply> {
-  await ctx.deps.accounts.audit?.record(actorOf(ctx), {
-    action: 'oidc.refused',
-    target: name === null ? 'oidc' : `user:${name}`,
-    before: null,
-    after: { reason, detail },
-  });
+  const { deps } = ctx;
+  const budget = await deps.limiter.consume(`oidc-refused:${ctx.clientKey}`, OIDC_REFUSALS_AUDITED_PER_MINUTE);
+  if (budget.allowed)
+    await deps.accounts.audit?.record(actorOf(ctx), {
+      action: 'oidc.refused',
+      target: name === null ? 'oidc' : `user:${name}`,
+      before: null,
+      after: { reason, detail },
+    });
   return errorReply(ctx, new HttpError(STATUS[reason], message), message);
 }
