@@ -32,6 +32,7 @@ import { openPgStorage } from './pg/open.ts';
 import { openFileStorage } from './store/open.ts';
 import { PageParts } from './web/page-parts.ts';
 import { ShownOnce } from './web/shown-once.ts';
+import { OidcClient } from './web/oidc-client.ts';
 import { webSide } from './web/side.ts';
 import { TimeTags } from './web/time.ts';
 
@@ -230,6 +231,10 @@ function buildWeb(b: Basics, storage: Storage, s: Services, baseUrl: string, par
     limiter: s.limiter,
     now,
     logError,
+    oidc:
+      config.oidc === null
+        ? null
+        : new OidcClient(config.oidc, `${baseUrl}/login/oidc/callback`, storage.serverKey, now),
     warn: b.warn,
   });
 }

@@ -17,6 +17,7 @@ import type { Limiter } from '../ratelimit/limiter.ts';
 import type { TokenRecord, User } from '../auth/records.ts';
 import { anonCsrfCookie, anonCsrfCookieName, isAnonCsrfToken, newAnonCsrfToken } from './csrf.ts';
 import { webHeaders, type Chrome } from './layout.ts';
+import type { OidcClient } from './oidc-client.ts';
 import type { PageParts } from './page-parts.ts';
 import type { ShownOnce } from './shown-once.ts';
 import type { TimeTags } from './time.ts';
@@ -34,6 +35,7 @@ export interface WebDeps {
     | 'defaultTokenRatePerMinute'
     | 'authProxy'
     | 'markdownRemoteImages'
+    | 'oidc'
   >;
   /** Bytes for forms sent without a session (README, Security and durability). */
   preAuth: BodyBudget;
@@ -68,6 +70,8 @@ export interface WebDeps {
   now: () => number;
   /** Where unexpected faults go: the server's own log, never the visitor. */
   logError: FaultLog;
+  /** Sign-in with OpenID Connect (OIDC_ISSUER); null: off, and openid-client is never loaded. */
+  oidc: OidcClient | null;
   /** What the operator should know (a proxy header from an address not trusted): the server's log. */
   warn: (message: string) => void;
 }

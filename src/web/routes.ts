@@ -11,6 +11,7 @@ import { pasteHistory } from './pages/history.ts';
 import { createPaste, home } from './pages/home.ts';
 import { keyDelete, keyDeleteForm } from './pages/key-delete.ts';
 import { myPastes } from './pages/my.ts';
+import { oidcCallback, oidcStart } from './pages/oidc.ts';
 import { ACCOUNT_PATH, account, changePassword } from './pages/password.ts';
 import { pasteFile, pasteQr, rawPaste, rawPasteUnlock, shortLink, unlockPaste, viewPaste } from './pages/paste.ts';
 
@@ -51,4 +52,10 @@ export const webRoutes: RouteDef<WebRoute>[] = [
   { method: 'GET', path: '/p/:hash/delete/:key', data: { handler: keyDeleteForm } },
   { method: 'POST', path: '/p/:hash/delete/:key', data: { handler: keyDelete } },
   { method: 'GET', path: '/s/:code', data: { handler: shortLink } },
+];
+
+/** Served only with OIDC_ISSUER (README, Sign-in with OpenID Connect): without it they are 404. */
+export const oidcRoutes: RouteDef<WebRoute>[] = [
+  { method: 'GET', path: '/login/oidc', data: { handler: oidcStart } },
+  { method: 'GET', path: '/login/oidc/callback', data: { handler: oidcCallback } },
 ];

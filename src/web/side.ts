@@ -15,7 +15,7 @@ import { errorReply, NOT_FOUND_MESSAGE } from './pages/error.ts';
 import { ACCOUNT_PATH } from './pages/password.ts';
 import { proxySignIn, proxyUserOf } from './proxy-sign-in.ts';
 import { viewPaste } from './pages/paste.ts';
-import { webRoutes } from './routes.ts';
+import { oidcRoutes, webRoutes } from './routes.ts';
 import { resolveSession, sessionIdOf } from './session.ts';
 import { secureCookies } from './session-cookies.ts';
 
@@ -130,7 +130,7 @@ function hasteLink(
  * nothing here touches the API log.
  */
 export function webSide(deps: WebDeps, routes = webRoutes): Side<WebContext> {
-  const router = new Router<WebRoute>(routes);
+  const router = new Router<WebRoute>(deps.oidc === null ? routes : [...routes, ...oidcRoutes]);
   const secure = secureCookies(deps.config.baseUrl);
   const proxy = deps.config.authProxy;
   const origin = originOf(siteOrigins(deps.config.baseUrl, deps.config.baseUrlDefault));
