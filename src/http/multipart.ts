@@ -314,7 +314,8 @@ export function readMultipart(
     };
 
     const onData = (chunk: Buffer): void => {
-      if (settled) return;
+      // After the final boundary comes an epilogue, which means nothing and is not kept.
+      if (settled || state === 'done') return;
       // Only a tail shorter than the delimiter (or a header block being read) is ever joined.
       buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
       try {

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sweepFiles } from '../paste/files.ts';
 import { PgFileBytes } from './file-bytes.ts';
@@ -34,6 +34,23 @@ const QUEUED_PER_CONNECTION = 32;
 const PRUNE_MS = 3_600_000;
 /** How often the sweeps of ended sessions and old records run, once across the instances (as the expiry sweep). */
 const RECORD_SWEEP_MS = 60_000;
+
+/** A spooled upload older than this is one a crash left behind: no request takes so long. */
+const STALE_UPLOAD_MS = 3_600_000;
+
+/** Removes spooled uploads last written before `before`. */
+async function dropStaleUploads(dir: string, before: number): Promise<void> {
+  for (const name of await readdir(dir)) {
+    if (!name.startsWith('upload-')) continue;
+    const path = join(dir, name);
+    // Gone meanwhile (its request finished): nothing to do.
+    const at = await stat(path).then(
+      (s) => s.mtimeMs,
+      () => Number.POSITIVE_INFINITY,
+    );
+    if (at < before) await rm(path, { force: true });
+  }
+}
 
 /** How often one instance sweeps files' bytes no paste names any more (README, Files: within a minute). */
 const FILE_SWEEP_MS = 5_000;
@@ -96,8 +113,10 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
   const apiLog = new PgApiLog(sql, { now, warn, where: db.describe, inserts: db.logSql });
   const audit = new PgAudit(sql, now, warn);
   const owners = new PgOwnerLists(sql);
-  // Uploads are spooled under DATA_DIR/tmp before their bytes go into the database (README, Files).
+  // Uploads are spooled under DATA_DIR/tmp before their bytes go into the database (README,
+  // Files); what a crash left there an hour ago is removed (another instance may share the folder).
   await mkdir(join(config.dataDir, 'tmp'), { recursive: true });
+  await dropStaleUploads(join(config.dataDir, 'tmp'), Date.now() - STALE_UPLOAD_MS);
   const fileBytes = new PgFileBytes(sql, join(config.dataDir, 'tmp'));
   pastes.released = (hash) =>
     fileBytes

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { access, mkdir, readdir, readFile } from 'node:fs/promises';
+import { access, type FileHandle, mkdir, open, readdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { utf8Bytes } from '../http/text-bytes.ts';
@@ -89,6 +89,16 @@ export async function fsyncDir(dir: string): Promise<void> {
 export async function readTextIfThere(path: string): Promise<string | null> {
   try {
     return await readFile(path, 'utf8');
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return null;
+    throw err;
+  }
+}
+
+/** A file opened for reading, or null when there is no such file. Other I/O errors propagate. */
+export async function openIfThere(path: string): Promise<FileHandle | null> {
+  try {
+    return await open(path, 'r');
   } catch (err) {
     if (isErrno(err, 'ENOENT')) return null;
     throw err;

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { open, readdir, readFile, rmdir } from 'node:fs/promises';
+import { readdir, readFile, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   CLAIM_GRACE_MS,
@@ -10,6 +10,7 @@ import {
   SNIFF_BYTES,
 } from '../paste/files.ts';
 import { isErrno } from '../storage/errors.ts';
+import { listDir, openIfThere } from '../storage/fs.ts';
 import type { DurableFiles } from './files.ts';
 import { KeyedMutex } from './mutex.ts';
 
@@ -56,14 +57,9 @@ export class DiskFileBytes implements FileBytes {
 
   async open(sha256: string): Promise<StoredBytes | null> {
     const path = this.#bytesPath(sha256);
-    let fh: Awaited<ReturnType<typeof open>>;
-    try {
-      fh = await open(path, 'r');
-    } catch (err) {
-      // The bytes are gone (swept): the caller answers 404.
-      if (isErrno(err, 'ENOENT')) return null;
-      throw err;
-    }
+    const fh = await openIfThere(path);
+    // The bytes are gone (swept): the caller answers 404.
+    if (fh === null) return null;
     try {
       const { size } = await fh.stat();
       const head = Buffer.alloc(Math.min(SNIFF_BYTES, size));
@@ -79,11 +75,7 @@ export class DiskFileBytes implements FileBytes {
   }
 
   async #releases(): Promise<{ name: string; due: number; holder: string }[]> {
-    const names = await readdir(join(this.#dir, 'due')).catch((err: unknown) => {
-      // No release was ever written.
-      if (isErrno(err, 'ENOENT')) return [] as string[];
-      throw err;
-    });
+    const names = await listDir(join(this.#dir, 'due'));
     return names.flatMap((name) => {
       const m = /^(\d+)-([A-Za-z0-9]+)$/.exec(name);
       return m === null ? [] : [{ name, due: Number(m[1]), holder: m[2] as string }];
@@ -103,11 +95,7 @@ export class DiskFileBytes implements FileBytes {
   }
 
   async claims(holder: string): Promise<string[]> {
-    const names = await readdir(join(this.#dir, 'claims', holder)).catch((err: unknown) => {
-      // The paste claims nothing (any more).
-      if (isErrno(err, 'ENOENT')) return [] as string[];
-      throw err;
-    });
+    const names = await listDir(join(this.#dir, 'claims', holder));
     return names.filter((n) => /^[0-9a-f]{64}$/.test(n));
   }
 

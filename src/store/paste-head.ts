@@ -1,9 +1,9 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { COUNT_SLICE_CHARS, LiteralCounter, literalHead, type TextSize } from '../paste/literal.ts';
 import { encodeContent, type Paste } from '../paste/paste.ts';
 import type { PasteHead } from '../paste/repository.ts';
-import { isErrno } from '../storage/errors.ts';
+import { openIfThere } from '../storage/fs.ts';
 import { DamagedRecord, parseFile } from './paste-record.ts';
 
 /**
@@ -58,13 +58,8 @@ export class PasteHeads {
    * as `fileText` writes it, or damaged: the whole read says how); null when there is none.
    */
   async read(path: string, chars: number): Promise<PasteHead | 'whole' | null> {
-    let fh: FileHandle;
-    try {
-      fh = await open(path, 'r');
-    } catch (err) {
-      if (isErrno(err, 'ENOENT')) return null;
-      throw err;
-    }
+    const fh = await openIfThere(path);
+    if (fh === null) return null;
     try {
       const st = await fh.stat();
       if (st.size <= WHOLE_FILE_BYTES) return 'whole';

@@ -123,6 +123,8 @@ export function parseExportLine(line: string, maxBytes: number): { paste: Paste;
   delete (record as Record<string, unknown>)['v'];
   // Only an anonymous paste has a delete key.
   if (owner !== null) delete (record as Record<string, unknown>)['delete_key'];
+  // An export carries no file's bytes yet (docs/files.md): a list naming bytes not stored is not taken.
+  delete (record as Record<string, unknown>)['files'];
   // The check of a stored paste's fields (paste/record.ts) decides the rest, on the fields
   // read back from JSON text as a stored file's are.
   let paste: Paste;

@@ -124,7 +124,7 @@ export function pasteView(
 <section class="card paste-head">
 <div class="head-top">${pasteBadges(p, now)}${mine && !burnedNow ? html`<span class="owner-tools"><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/edit">Edit</a><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/delete">Delete</a></span>` : ''}</div>
 <h1 class="paste-title">${isolate(pasteTitle(p))}</h1>
-<p class="lede">${code === null ? sealedLede(p) : html`${plural(code.lines, 'line')} of ${p.language === 'text' ? 'plain text' : languageLabel(p.language)} &middot; ${sizeLabel(code.bytes)}`}</p>
+<p class="lede">${code === null ? sealedLede(p) : onlyFiles(p) ? plural(filesOf(p).length, 'file') : html`${plural(code.lines, 'line')} of ${p.language === 'text' ? 'plain text' : languageLabel(p.language)} &middot; ${sizeLabel(code.bytes)}`}</p>
 <dl class="facts">
 <div><dt>Author</dt><dd>${isolate(owner)}</dd></div>
 <div><dt>Created</dt><dd>${times.tag(p.created_at, now)}</dd></div>
@@ -136,11 +136,14 @@ ${(p.revision ?? 1) > 1 && !burnedNow ? html`<div><dt>Revisions</dt><dd><a href=
 </dl>
 </section>
 ${share}
-${code === null ? sealedCard(p) : filesOf(p).length > 0 && p.content_json === NO_CONTENT ? '' : codeCard(p, code, burnedNow)}
+${code === null ? sealedCard(p) : onlyFiles(p) ? '' : codeCard(p, code, burnedNow)}
 ${filesCard(p)}
 </div>`;
   return page(ctx, pasteTitle(p), body);
 }
+
+/** A paste of files and no text: its page shows no code block. */
+const onlyFiles = (p: Paste): boolean => p.content_json === NO_CONTENT && filesOf(p).length > 0;
 
 /** Types shown in the page as images (served inline only when their bytes are one: pipeline/file-reply.ts). */
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);

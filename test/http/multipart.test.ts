@@ -130,6 +130,14 @@ describe('readMultipart', () => {
     assert.deepEqual(await spooled(), []);
   });
 
+  test('an epilogue after the final boundary is read past and not kept', async () => {
+    const { parsed, req } = parse(Buffer.from(field('title', 'a') + END), 64, limits(), false);
+    for (let i = 0; i < 64; i++) req.write(Buffer.alloc(64 * 1024, 0x65));
+    req.end();
+    const m = await parsed;
+    assert.equal(m.fields['title'], 'a');
+  });
+
   test('a repeated field is a 400 unless it may repeat', async () => {
     const twice = Buffer.from(field('title', 'a') + field('title', 'b') + END);
     await assert.rejects(parse(twice, 9).parsed, (err: unknown) => err instanceof HttpError && err.status === 400);

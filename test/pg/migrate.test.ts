@@ -39,6 +39,11 @@ const STATE_TABLES = [
   'api_log_chunks',
   'api_log_seen',
   'audit_log',
+  // Files' bytes, in chunks, with each paste's claims and the releases the file sweep reads (migration 16).
+  'file_blobs',
+  'file_chunks',
+  'file_claims',
+  'file_releases',
   'idempotency_records',
   'paste_revisions',
   // The views folded in since a paste's row was written (migration 14).

@@ -96,6 +96,10 @@ describe('multipart create and file.php', () => {
       { name: 'page.png', bytes: HTML, type: 'image/png' },
     ]);
     const png = await file(hash, 'real.png');
+    const head = await req(server, 'HEAD', `/api/v1/file.php?hash=${hash}&name=real.png`, { token });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers['content-length'], String(PNG.length));
+    assert.equal(head.body.length, 0);
     assert.equal(png.headers['x-content-type-options'], 'nosniff');
     assert.equal(png.headers['content-security-policy'], 'sandbox');
     assert.equal(png.headers['content-type'], 'image/png');
@@ -220,6 +224,22 @@ describe('multipart create and file.php', () => {
   });
 });
 
+describe('Idempotency-Key', () => {
+  test('a retry with the same files answers the same paste; other files under the same key are 422', async () => {
+    const m = () => multipart({ content: 'k' }, [{ name: 'a.txt', bytes: Buffer.from('same') }]);
+    const key = { 'idempotency-key': `files-${Math.random()}` };
+    const first = await send('/api/v1/paste_create.php', m(), token, key);
+    const again = await send('/api/v1/paste_create.php', m(), token, key);
+    assert.equal(first.status, 200, first.text);
+    assert.equal(again.json['hash'], first.json['hash']);
+    const other = multipart({ content: 'k' }, [{ name: 'a.txt', bytes: Buffer.from('other') }]);
+    assert.equal((await send('/api/v1/paste_create.php', other, token, key)).status, 422);
+    await until(async () => (await spooledUploads(server.dataDir)).length === 0, {
+      what: "the retries' uploads removed",
+    });
+  });
+});
+
 describe('storage', () => {
   test("a deleted paste's file is 404 at once, and its bytes go with the sweep", async () => {
     const bytes = Buffer.from(`only here ${Math.random()}`);
@@ -331,6 +351,40 @@ describe('paste_edit.php with files', () => {
   });
 });
 
+describe('the default limits', () => {
+  test('a 5 MB log and a PNG round-trip byte for byte; a file one byte past MAX_FILE_BYTES is 413', async () => {
+    const plain = await startServer();
+    const t = await makeToken(plain.dataDir, { user: 'dora' });
+    const log = Buffer.alloc(5 * 1_048_576);
+    for (let i = 0; i < log.length; i++) log[i] = 32 + ((i * 7919) % 95);
+    const m = multipart({ title: 'big' }, [
+      { name: 'shot.png', bytes: PNG, type: 'image/png' },
+      { name: 'big.log', bytes: log, type: 'text/plain' },
+    ]);
+    const c = await req(plain, 'POST', '/api/v1/paste_create.php', {
+      token: t,
+      body: m.body,
+      headers: { 'content-type': m.type },
+    });
+    assert.equal(c.status, 200, c.text);
+    const hash = c.json['hash'] as string;
+    const got = await req(plain, 'GET', `/api/v1/file.php?hash=${hash}&name=big.log`, { token: t });
+    assert.equal(got.body.length, log.length);
+    assert.ok(got.body.equals(log), 'the 5 MB file comes back byte for byte');
+    const png = await req(plain, 'GET', `/api/v1/file.php?hash=${hash}&name=shot.png`, { token: t });
+    assert.ok(png.body.equals(PNG));
+    const over = multipart({ content: 'x' }, [{ name: 'over.bin', bytes: Buffer.alloc(10_485_761) }]);
+    const r = await req(plain, 'POST', '/api/v1/paste_create.php', {
+      token: t,
+      body: over.body,
+      headers: { 'content-type': over.type },
+    }).catch((err: unknown) => err);
+    // Refused as soon as the part passes the limit: the 413 may come while the body is still being sent.
+    if (!(r instanceof Error)) assert.equal((r as Res).status, 413);
+    await until(async () => (await spooledUploads(plain.dataDir)).length === 0, { what: 'the refused upload removed' });
+  });
+});
+
 describe('anonymous creates', () => {
   test('take files only with ANONYMOUS_FILES=1 (403 otherwise)', async () => {
     const closed = await startServer({ env: { ANONYMOUS_PASTES: '1' } });
@@ -359,6 +413,7 @@ describe('the web page and /p/{hash}/files/{name}', () => {
     ]);
     const page = await new WebClient(server).get(`/p/${hash}`);
     assert.equal(page.status, 200);
+    assert.ok(page.text.includes('code-card'), 'a paste with text shows it');
     assert.match(String(page.headers['content-security-policy']), /img-src 'self' data:;/);
     assert.ok(page.text.includes(`<img class="file-image" src="/p/${hash}/files/shot.png"`), 'the PNG is shown');
     assert.ok(page.text.includes(`href="/p/${hash}/files/notes.txt"`));
@@ -377,6 +432,14 @@ describe('the web page and /p/{hash}/files/{name}', () => {
     const png = await new WebClient(server).get(`/p/${hash}/files/shot.png`);
     assert.deepEqual(png.body, PNG);
     assert.equal(png.headers['content-type'], 'image/png');
+  });
+
+  test('a paste of files alone shows no empty code block, and says how many files it holds', async () => {
+    const hash = await createWith({ content: '' }, [{ name: 'only.txt', bytes: Buffer.from('o') }]);
+    const page = await new WebClient(server).get(`/p/${hash}`);
+    assert.equal(page.status, 200);
+    assert.ok(!page.text.includes('code-card'), 'no code block');
+    assert.match(page.text, /<p class="lede">1 file<\/p>/);
   });
 
   test("a private paste's file is 404 to others; a password paste's opens after its unlock", async () => {
