@@ -10,6 +10,7 @@ import { registerAll, WebClient } from '../helpers/web-client.ts';
 import { readZip, unzipTest } from '../helpers/zip-reader.ts';
 
 const MAX_FILE_BYTES = 20_000;
+const QUOTA = 100_000;
 /** The smallest PNG: a 1×1 transparent pixel. */
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
@@ -22,7 +23,9 @@ let alice: WebClient;
 let bob: WebClient;
 
 before(async () => {
-  s = await startServer({ env: { OPEN_REGISTRATION: '1', MAX_FILE_BYTES: String(MAX_FILE_BYTES) } });
+  s = await startServer({
+    env: { OPEN_REGISTRATION: '1', MAX_FILE_BYTES: String(MAX_FILE_BYTES), USER_QUOTA_BYTES: String(QUOTA) },
+  });
   [alice, bob] = await registerAll(s, 'alice', 'bob');
 });
 
@@ -119,6 +122,16 @@ describe('the paste forms take files', () => {
     assert.match(r.text, /role="alert">A file name may not contain &quot;\/&quot;/);
   });
 
+  test("past the user's quota: the form again, with why (413), and nothing made", async () => {
+    const part = (i: number): FilePart => ({ name: `part${i}.bin`, bytes: Buffer.alloc(19_000, i) });
+    await createWithFiles(bob, { content: 'x' }, [0, 1, 2, 3, 4].map(part));
+    await bob.get('/');
+    const r = await postForm(bob, '/', { ...FORM, content: 'one more' }, [part(5)]);
+    assert.equal(r.status, 413);
+    assert.match(r.text, /role="alert">The owner&#39;s files would pass their quota \(USER_QUOTA_BYTES\)\.</);
+    assert.match(r.text, />\none more<\/textarea>/, 'the text typed is kept');
+  });
+
   test('the edit form lists the files with a box to remove each; an edit adds and removes', async () => {
     const hash = await createWithFiles(alice, { content: 'notes' }, [
       { name: 'shot.png', bytes: PNG },
@@ -196,5 +209,33 @@ describe('the whole paste as one zip', () => {
     assert.equal((await alice.get(`/p/${hash}/files.zip`)).status, 200);
     assert.equal((await bob.get(`/p/${hash}/files.zip`)).status, 404);
     assert.equal((await new WebClient(s).get(`/p/${hash}/files.zip`)).status, 404);
+  });
+});
+
+describe("a visitor's form (ANONYMOUS_PASTES)", () => {
+  test('without ANONYMOUS_FILES: no file input, and a multipart form is refused', async () => {
+    const open = await startServer({ env: { ANONYMOUS_PASTES: '1' } });
+    const v = new WebClient(open);
+    const home = await v.get('/');
+    assert.match(home.text, /<form method="post" action="\/">/);
+    assert.doesNotMatch(home.text, /type="file"/);
+    const { body, type } = multipart({ _csrf: v.csrf, content: 'x' }, [{ name: 'a.log', bytes: LOG }]);
+    const r = await req(open, 'POST', '/', { headers: { cookie: v.cookieHeader(), 'content-type': type }, body });
+    assert.equal(r.status, 415);
+  });
+
+  test('with ANONYMOUS_FILES: a visitor attaches files, and gets the paste and its delete link', async () => {
+    const open = await startServer({ env: { ANONYMOUS_PASTES: '1', ANONYMOUS_FILES: '1' } });
+    const v = new WebClient(open);
+    assert.match((await v.get('/')).text, /<input type="file" id="file" name="file" multiple>/);
+    const { body, type } = multipart({ _csrf: v.csrf, ...FORM, expiry: '1d', content: '' }, [
+      { name: 'shot.png', bytes: PNG },
+    ]);
+    const r = await req(open, 'POST', '/', { headers: { cookie: v.cookieHeader(), 'content-type': type }, body });
+    assert.equal(r.status, 200, r.text);
+    const hash = /<a href="\/p\/([A-Za-z0-9]{10})">/.exec(r.text)?.[1];
+    assert.ok(hash !== undefined);
+    assert.match(r.text, /\/delete\/[A-Za-z0-9_-]+/);
+    assert.ok((await v.get(`/p/${hash}/files/shot.png`)).body.equals(PNG));
   });
 });
