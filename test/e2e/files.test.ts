@@ -7,7 +7,7 @@ import { until } from '../helpers/until.ts';
 import { readZip } from '../helpers/zip-reader.ts';
 
 /** A 2×2 red PNG and a 1×1 transparent one: two images the page must show. */
-const RED = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEklEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==';
+const RED = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==';
 const CLEAR = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 let server: ProcessServer;
@@ -114,5 +114,25 @@ test('a file past the limit is refused in the browser before anything is sent', 
   assert.match((await page.locator('[data-files-status]').textContent()) ?? '', /huge\.bin is larger than/);
   assert.equal(await page.locator('[data-files-list] li').count(), 0);
   assert.equal(await page.evaluate<number>("document.querySelector('#file').files.length"), 0);
+  assert.deepEqual(problems, []);
+});
+
+test('an image copied to the clipboard and pasted with Ctrl+V becomes a screenshot file', async (t) => {
+  if (skipWithout(t, 'chromium')) return;
+  const page = await signedIn('cy');
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+  await page.waitForSelector('[data-files-hint]:not([hidden])');
+  await page.evaluate(`(async () => {
+    const bytes = Uint8Array.from(atob(${JSON.stringify(RED)}), (c) => c.charCodeAt(0));
+    await navigator.clipboard.write([new ClipboardItem({ 'image/png': new Blob([bytes], { type: 'image/png' }) })]);
+  })()`);
+  await page.focus('#content');
+  await page.keyboard.press('Control+V');
+  await page.waitForSelector('[data-files-list] li');
+  assert.match(
+    (await page.locator('[data-files-list] .file-name').textContent()) ?? '',
+    /^screenshot-\d{8}-\d{6}\.png$/,
+  );
+  assert.equal(await page.inputValue('#content'), '', 'nothing pasted as text');
   assert.deepEqual(problems, []);
 });
