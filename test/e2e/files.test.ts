@@ -136,3 +136,34 @@ test('an image copied to the clipboard and pasted with Ctrl+V becomes a screensh
   assert.equal(await page.inputValue('#content'), '', 'nothing pasted as text');
   assert.deepEqual(problems, []);
 });
+
+test('the edit form: remove a file by its box, add one by the picker; the upload shows its progress', async (t) => {
+  if (skipWithout(t, 'chromium')) return;
+  const page = await signedIn('dee');
+  await page.waitForSelector('[data-files-hint]:not([hidden])');
+  await page.fill('#content', 'two files');
+  await page.setInputFiles('#file', [
+    { name: 'a.png', mimeType: 'image/png', buffer: Buffer.from(RED, 'base64') },
+    { name: 'b.log', mimeType: 'text/plain', buffer: Buffer.from('b\n') },
+  ]);
+  await page.click('button:has-text("Create paste")');
+  await page.waitForURL(/\/p\/[A-Za-z0-9]{10}$/);
+  const hash = page.url().slice(-10);
+  await page.goto(`/p/${hash}/edit`);
+  await page.waitForSelector('[data-files-hint]:not([hidden])');
+  await page.check('input[name="remove_file"][value="b.log"]');
+  await page.setInputFiles('#file', { name: 'c.log', mimeType: 'text/plain', buffer: Buffer.alloc(300_000, 0x63) });
+  // The post is held until the page has shown its progress bar.
+  let shown = false;
+  await page.route(`**/p/${hash}/edit`, async (route) => {
+    if (route.request().method() === 'POST') {
+      await until(async () => (shown = await page.isVisible('[data-files-progress]')), { what: 'the progress bar' });
+    }
+    await route.continue();
+  });
+  await page.click('button:has-text("Save changes")');
+  await page.waitForURL(new RegExp(`/p/${hash}$`));
+  assert.ok(shown);
+  assert.deepEqual(await page.locator('.files-card .file-name').allTextContents(), ['a.png', 'c.log']);
+  assert.deepEqual(problems, []);
+});
