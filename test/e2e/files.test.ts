@@ -167,3 +167,25 @@ test('the edit form: remove a file by its box, add one by the picker; the upload
   assert.deepEqual(await page.locator('.files-card .file-name').allTextContents(), ['a.png', 'c.log']);
   assert.deepEqual(problems, []);
 });
+
+test('with "Encrypt in my browser" ticked, files are refused rather than sent in the clear', async (t) => {
+  if (skipWithout(t, 'chromium')) return;
+  const page = await signedIn('eve');
+  await page.waitForSelector('[data-encrypt]:not([hidden])');
+  await page.fill('#content', 'secret text');
+  await page.check('#encrypt');
+  await page.setInputFiles('#file', { name: 'plain.log', mimeType: 'text/plain', buffer: Buffer.from('plain\n') });
+  let posted = false;
+  page.on('request', (r) => {
+    if (r.method() === 'POST') posted = true;
+  });
+  await page.click('button:has-text("Create paste")');
+  await page.waitForSelector('[data-files-status]:not([hidden])');
+  assert.match(
+    (await page.locator('[data-files-status]').textContent()) ?? '',
+    /Files are not encrypted in the browser/,
+  );
+  assert.equal(posted, false);
+  assert.equal(new URL(page.url()).pathname, '/');
+  assert.deepEqual(problems, []);
+});
