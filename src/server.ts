@@ -216,6 +216,7 @@ function buildWeb(b: Basics, storage: Storage, s: Services, baseUrl: string, par
     config: { ...config, baseUrl },
     apiLog: storage.apiLog,
     preAuth: s.preAuth,
+    files: { tmpDir: storage.fileBytes.tmpDir, limits: config.files },
     shownOnce: new ShownOnce(storage.shownOnce, 'token'),
     shownPasswords: new ShownOnce(storage.shownOnce, 'user'),
     audit: storage.audit,
