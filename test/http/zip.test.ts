@@ -22,7 +22,7 @@ const FILES: [string, Buffer][] = [
   ['paste.txt', Buffer.from('hello\nworld\n')],
   ['Ünïcødé 名前 ‮gnp.exe', Buffer.from([0, 1, 2, 255, 254])],
   ['empty', Buffer.alloc(0)],
-  ['big.log', Buffer.from('x'.repeat(200_000) + 'end')],
+  ['big.log', Buffer.from(`${'x'.repeat(200_000)}end`)],
 ];
 
 const make = async (): Promise<Buffer> => {
