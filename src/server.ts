@@ -171,6 +171,8 @@ type Services = ReturnType<typeof buildServices>;
 /** The API and the web side on the services, and the request listener that routes to them. */
 function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string, draining: () => boolean) {
   const { config, now, logError, metrics } = b;
+  // One signer for the server key: the web's grants and CSRF tokens, the API's file grants.
+  const signer = new Signer(storage.serverKey);
   const api = apiSide({
     baseUrl,
     loopbackIsOurs: config.baseUrlDefault,
@@ -197,6 +199,7 @@ function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string, d
     log: storage.apiLog,
     logBudget: s.logBudget,
     now,
+    signer,
     logError,
   });
   const parts = new PageParts(Math.max(1_048_576, config.pasteCacheBytes / 4));
@@ -208,7 +211,7 @@ function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string, d
     shownPasswords: new ShownOnce(storage.shownOnce, 'user'),
     audit: storage.audit,
     parts,
-    signer: new Signer(storage.serverKey),
+    signer,
     times: new TimeTags(),
     accounts: s.accounts,
     authenticator: s.authenticator,
