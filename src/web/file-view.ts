@@ -48,7 +48,8 @@ const shownAsText = (f: PasteFile): string | undefined =>
  */
 export function fileViews(ctx: WebContext, p: Paste): Promise<Map<string, CodeView>> | undefined {
   const files = filesOf(p).filter((f) => shownAsText(f) !== undefined);
-  if (files.length === 0 || p.burn_after_read === 1) return undefined;
+  // A one-time paste's files are its reader's to fetch once; an encrypted paste's are not ours to read.
+  if (files.length === 0 || p.burn_after_read === 1 || p.encrypted === 1) return undefined;
   return (async () => {
     const out = new Map<string, CodeView>();
     for (const [i, f] of files.entries()) {
