@@ -224,7 +224,7 @@ function filesCard(
     return html`<li>${name} <span class="muted">${sizeLabel(f.size)}${code === undefined ? '' : html` &middot; ${languageLabel(fileLanguage(f.name) ?? 'text')}`}</span>${image}${code === undefined ? '' : fileCodeBlock(code, href)}</li>`;
   });
   return html`<section class="card files-card" aria-label="Files">
-<h2>${plural(files.length, 'file')}</h2>
+<div class="card-head"><h2>${plural(files.length, 'file')}</h2>${p.burn_after_read === 0 ? html`<a class="btn btn-sm" href="/p/${p.hash}/files.zip" download>Download all (zip)</a>` : ''}</div>
 ${burnedAt === undefined ? '' : html`<p class="muted small">Each file opens once, in the next ${FILE_GRANT_MS / 60_000} minutes: save what you open.</p>`}
 <ul class="file-list">${items}</ul>
 </section>`;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startInstances } from '../helpers/instances.ts';
-import { multipart } from '../helpers/multipart.ts';
+import { multipart } from '../helpers/multipart-body.ts';
 import { req } from '../helpers/server.ts';
 
 // Three instances on one database (README, Files: one-time pastes): a burned paste's file

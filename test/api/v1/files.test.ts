@@ -5,7 +5,7 @@ import { before, describe, test } from 'node:test';
 import { type AppServer, makeToken, req, type Res, startServer } from '../../helpers/server.ts';
 import { spooledUploads, storedFileBytes } from '../../helpers/stored.ts';
 import { until } from '../../helpers/until.ts';
-import { multipart } from '../../helpers/multipart.ts';
+import { multipart } from '../../helpers/multipart-body.ts';
 import { registerAll, WebClient } from '../../helpers/web-client.ts';
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
