@@ -64,7 +64,7 @@ export class PgOwnerLists implements OwnerLists {
   }
 
   /**
-   * Each user's stored file bytes: the index of migration 17 holds only the pastes that have
+   * Each user's stored file bytes: the index of migration 18 holds only the pastes that have
    * files, so this reads those rows alone (their `files` lists), never every paste.
    */
   async fileBytes(userIds: readonly number[]): Promise<Map<number, number>> {
