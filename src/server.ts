@@ -172,6 +172,8 @@ function buildServices(b: Basics, storage: Storage) {
     // One budget for both sides: what matters is the memory all unauthenticated bodies hold.
     preAuth: new BodyBudget(preAuthBudgetBytes(maxBodyBytes(config.maxPasteBytes))),
     logBudget: new LineBudget(now),
+    // One signer for the server key: the web's grants and CSRF tokens, the API's file grants.
+    signer: new Signer(storage.serverKey),
   };
 }
 type Services = ReturnType<typeof buildServices>;
@@ -205,6 +207,7 @@ function buildApi(b: Basics, storage: Storage, s: Services, baseUrl: string) {
     log: storage.apiLog,
     logBudget: s.logBudget,
     now,
+    signer: s.signer,
     logError,
   });
 }
@@ -221,7 +224,7 @@ function buildWeb(b: Basics, storage: Storage, s: Services, baseUrl: string, par
     shownPasswords: new ShownOnce(storage.shownOnce, 'user'),
     audit: storage.audit,
     parts,
-    signer: new Signer(storage.serverKey),
+    signer: s.signer,
     times: new TimeTags(),
     accounts: s.accounts,
     authenticator: s.authenticator,

@@ -1,3 +1,4 @@
+import type { Signer } from '../crypto/signature.ts';
 import type { IncomingMessage } from 'node:http';
 import type { FileLimits } from '../config.ts';
 import type { Upload } from '../http/multipart.ts';
@@ -45,6 +46,8 @@ export interface ApiDeps {
   /** Lines for requests no valid token pays for, per client (log/line-budget.ts). */
   logBudget: Pick<LineBudget, 'admit'>;
   now: () => number;
+  /** Signs with the server key: a burned paste's file grants (paste/file-grant.ts). */
+  signer: Signer;
   /** Where unexpected faults go: the server's own log, never the client. */
   logError: FaultLog;
 }

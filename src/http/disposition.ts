@@ -5,10 +5,14 @@
  */
 export function contentDisposition(kind: 'inline' | 'attachment', name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]|["\\%;]/g, '_');
+  return `${kind}; filename="${ascii}"; filename*=UTF-8''${extValue(name)}`;
+}
+
+/** A name percent-encoded for a `*` parameter (RFC 8187): Content-Disposition's, a Link's `title*`. */
+export function extValue(name: string): string {
   // RFC 8187's attr-char: encodeURIComponent leaves ! ' ( ) * unescaped, which it does not allow.
-  const encoded = encodeURIComponent(name).replace(
+  return encodeURIComponent(name).replace(
     /[!'()*]/g,
     (c) => `%${(c.codePointAt(0) as number).toString(16).toUpperCase()}`,
   );
-  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }

@@ -40,6 +40,8 @@ export type PasteFailure =
   | 'no_such_file'
   /** The paste has no file of that name (file.php). */
   | 'file_not_found'
+  /** A burned paste's file asked for without a live grant: none, another file's, used or past its time. */
+  | 'grant_refused'
   /** The owner's files would pass USER_QUOTA_BYTES. */
   | 'quota_exceeded'
   /** An edit would leave neither text nor files. */
@@ -68,6 +70,8 @@ const MESSAGES: Record<PasteFailure, string> = {
   file_name_taken: 'Two files of one paste cannot share a name',
   no_such_file: 'remove_file names no file of this paste',
   file_not_found: 'This paste has no file of that name',
+  grant_refused:
+    "This one-time paste's file can be fetched only once, by the reader who burned it, within ten minutes of the burn",
   quota_exceeded: "The owner's files would pass their quota (USER_QUOTA_BYTES)",
   nothing_left: 'A paste needs content or at least one file',
   damaged:

@@ -42,8 +42,23 @@ export function withoutFiles(p: Paste): Paste {
   return rest;
 }
 
-/** A file's record without its temporary path. */
-export const recordOf = (f: PasteFile): PasteFile => ({ name: f.name, size: f.size, type: f.type, sha256: f.sha256 });
+/** A file's record without its temporary path (a burned paste's file keeps when its grant was used). */
+export const recordOf = (f: PasteFile): PasteFile =>
+  typeof f.fetched === 'number'
+    ? { name: f.name, size: f.size, type: f.type, sha256: f.sha256, fetched: f.fetched }
+    : { name: f.name, size: f.size, type: f.type, sha256: f.sha256 };
+
+/** How long the reader who burns a one-time paste may fetch each of its files, once (paste/file-grant.ts). */
+export const FILE_GRANT_MS = 10 * 60_000;
+
+/** How long a file fetched through its grant stays stored, so the answer that sends it is not cut short. */
+export const FETCHED_HOLD_MS = 30_000;
+
+/** When a burned paste's file stops being named: its grant's end, or a while after it was fetched. */
+export function grantHeldUntil(p: Paste, f: PasteFile): number {
+  if (f.fetched !== undefined) return f.fetched + FETCHED_HOLD_MS;
+  return (p.receipt?.at ?? p.updated_at) + FILE_GRANT_MS;
+}
 
 /**
  * The image types served inline, by their leading bytes: a file is shown in the page only
@@ -134,11 +149,14 @@ export interface Holders {
   getRevision(hash: string, revision: number): Promise<Paste | null>;
 }
 
-/** The bytes paste `hash` names, in its current version and every kept one. */
-async function namedBy(pastes: Holders, hash: string): Promise<Set<string>> {
+/**
+ * The bytes paste `hash` names, in its current version and every kept one; a burned paste
+ * names its files only while its reader's grant holds them (grantHeldUntil).
+ */
+async function namedBy(pastes: Holders, hash: string, now: number): Promise<Set<string>> {
   const named = new Set<string>();
   const add = (p: Paste | null): void => {
-    if (p !== null) for (const f of filesOf(p)) named.add(f.sha256);
+    if (p !== null) for (const f of filesOf(p)) if (!p.burned || now < grantHeldUntil(p, f)) named.add(f.sha256);
   };
   add(await pastes.get(hash));
   for (const n of await pastes.revisions(hash)) add(await pastes.getRevision(hash, n));
@@ -155,7 +173,7 @@ export async function sweepFiles(bytes: FileBytes, pastes: Holders, now: number,
   for (const due of await bytes.due(now, limit)) {
     const holder = due.holder;
     const claims = await bytes.claims(holder);
-    const named = claims.length === 0 ? new Set<string>() : await namedBy(pastes, holder);
+    const named = claims.length === 0 ? new Set<string>() : await namedBy(pastes, holder, now);
     let young = false;
     for (const sha of claims) {
       if (named.has(sha)) continue;

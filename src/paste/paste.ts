@@ -68,6 +68,8 @@ export interface PasteFile {
   readonly size: number;
   readonly type: string;
   readonly sha256: string;
+  /** On a burned paste's record only: when its reader's grant fetched it (paste/file-grant.ts). */
+  readonly fetched?: number;
 }
 
 /** When a one-time paste was read and how: on the web, or through the API with which token. */

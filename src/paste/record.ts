@@ -38,7 +38,8 @@ const isFile = (v: unknown): boolean => {
     (o.size as number) >= 0 &&
     typeof o.type === 'string' &&
     typeof o.sha256 === 'string' &&
-    /^[0-9a-f]{64}$/.test(o.sha256)
+    /^[0-9a-f]{64}$/.test(o.sha256) &&
+    (o.fetched === undefined || isTime(o.fetched))
   );
 };
 

@@ -101,6 +101,11 @@ export interface OwnerLists {
   /** `count` of each user, in one read, when the store can. */
   counts?(userIds: readonly number[]): Promise<Map<number, number>>;
   /**
+   * The bytes of the files each user's pastes hold now (burned ones left out), in one query
+   * over the pastes that hold files, when the store can (pg/owner-lists.ts).
+   */
+  fileBytes?(userIds: readonly number[]): Promise<Map<number, number>>;
+  /**
    * The user's pastes that may match `filter` (every one that does, in `list`'s order, and
    * perhaps others), with what matchesOwned reads, in batches, when the store can find them
    * without reading every paste; the caller decides each match (paste/owned-search.ts) and

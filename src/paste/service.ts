@@ -16,6 +16,7 @@ import {
 import { canSee, needsPassword, owns } from './access.ts';
 import { ANONYMOUS_OWNER, deleteKeyMatches } from './anonymous.ts';
 import { PasteError } from './errors.ts';
+import { burnedAt } from './file-grant.ts';
 import { expireAt } from './expiry.ts';
 import { envelopeProblem } from './envelope.ts';
 import { detectLanguage } from './language.ts';
@@ -28,12 +29,13 @@ import {
   FILE_LIMIT_DEFAULTS,
   type FileBytes,
   type FileLimits,
+  FETCHED_HOLD_MS,
+  FILE_GRANT_MS,
   filesOf,
   type NewFile,
   type PasteFile,
   recordOf,
   type StoredBytes,
-  withoutFiles,
 } from './files.ts';
 import { HASH_LENGTH } from './paste.ts';
 
@@ -112,6 +114,8 @@ export interface Counted {
   viewCount: number;
   /** Set when the reader already held this revision: nothing was counted or burned. */
   unchanged?: true;
+  /** Set when this read burned the paste: when, for its files' grants (paste/file-grant.ts). */
+  burnedAt?: number;
 }
 
 /** A read for a page of the text's beginning (`readHead`): `size` is set when `paste` holds only that. */
@@ -249,12 +253,25 @@ export class PasteService {
 
   /** The bytes of the files a user's pastes hold now (README, Files: quota), each paste's counted. */
   async usedBytes(userId: number): Promise<number> {
-    let used = 0;
-    for (const hash of await this.#owners.list(userId)) {
-      const p = await this.#store.get(hash).catch(skipDamaged);
-      if (p !== null) for (const f of filesOf(p)) used += f.size;
+    return (await this.filesOwned([userId])).get(userId) ?? 0;
+  }
+
+  /**
+   * Each user's stored file bytes, as the quota counts them (a burned paste's files, going,
+   * are not): one query on PostgreSQL; on the data folder each of their pastes is read.
+   */
+  async filesOwned(userIds: readonly number[]): Promise<Map<number, number>> {
+    if (this.#owners.fileBytes !== undefined) return this.#owners.fileBytes(userIds);
+    const out = new Map<number, number>();
+    for (const id of userIds) {
+      let used = 0;
+      for (const hash of await this.#owners.list(id)) {
+        const p = await this.#store.get(hash).catch(skipDamaged);
+        if (p !== null && !p.burned) for (const f of filesOf(p)) used += f.size;
+      }
+      out.set(id, used);
     }
-    return used;
+    return out;
   }
 
   /** A paste's file list as an edit or create leaves it: checked for count and names. */
@@ -265,10 +282,42 @@ export class PasteService {
   }
 
   /** Tells the file store to look at a paste's claims (it lost files, or went): bytes nobody names go. */
-  async #released(hash: string): Promise<void> {
+  async #released(hash: string, due = this.#now()): Promise<void> {
     if (this.#files === undefined) return;
     // The change is made: a release that cannot be written only keeps the bytes longer, never too short.
-    await this.#files.bytes.release(hash, this.#now()).catch(() => undefined);
+    await this.#files.bytes.release(hash, due).catch(() => undefined);
+  }
+
+  /**
+   * A burned paste's file, for the reader who burned it (README, Files): `live` checks the
+   * grant (paste/file-grant.ts) against the record as it is, and the record marks the file
+   * fetched in the same change, so a grant is good once on every instance. No paste, no
+   * such file, or a grant that is not live: `grant_refused`, all alike.
+   */
+  async grantedFile(
+    hash: string,
+    name: string,
+    live: (p: Paste, f: PasteFile, now: number) => boolean,
+    consume = true,
+  ): Promise<ServedFile> {
+    const now = this.#now();
+    const { paste, file, left } = await this.#store.transact(hash, (cur) => {
+      const f = cur === null ? undefined : filesOf(cur).find((x) => x.name === name);
+      if (cur === null || f === undefined || !live(cur, f, now)) throw new PasteError('grant_refused');
+      const files = filesOf(cur).map((x) => (x === f ? { ...x, fetched: now } : x));
+      const result = { paste: cur, file: f, left: files.some((x) => x.fetched === undefined) };
+      // A HEAD checks the grant and spends nothing.
+      return consume ? { result, next: { ...cur, files } } : { result };
+    });
+    if (consume) {
+      // The sweep looks again once the answer is sent; a release written after it keeps the
+      // unfetched files' own (a settled release takes the earlier ones with it on PostgreSQL).
+      await this.#released(hash, now + FETCHED_HOLD_MS + 1);
+      if (left) await this.#released(hash, burnedAt(paste) + FILE_GRANT_MS + 1);
+    }
+    const bytes = await this.#bytes().open(file.sha256);
+    if (bytes === null) throw new PasteError('grant_refused');
+    return { paste, file, bytes };
   }
 
   /**
@@ -282,6 +331,23 @@ export class PasteService {
     const bytes = await this.#bytes().open(file.sha256);
     if (bytes === null) throw new PasteError('file_not_found');
     return { paste, file, bytes };
+  }
+
+  /**
+   * The text of file `f` of a paste its caller has read under its rules (the paste page),
+   * when its bytes are valid UTF-8 of at most `max`; else null.
+   */
+  async fileText(f: PasteFile, max: number): Promise<string | null> {
+    if (this.#files === undefined || f.size > max) return null;
+    const stored = await this.#files.bytes.open(f.sha256);
+    if (stored === null || stored.size > max) return null;
+    const chunks: Buffer[] = [];
+    for await (const chunk of stored.stream()) chunks.push(chunk as Buffer);
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+    } catch {
+      return null;
+    }
   }
 
   /** Records an admin's change to a paste that is not theirs (README, Audit log). */
@@ -445,9 +511,10 @@ export class PasteService {
       const shown = { ...cur, view_count: cur.view_count + this.#views.pending(hash, cur.view_count) + 1 };
       const now = this.#now();
       return {
-        result: { paste: shown, viewCount: shown.view_count },
+        result: { paste: shown, viewCount: shown.view_count, burnedAt: now },
+        // The files stay named, for their reader's grants, until grantHeldUntil (paste/files.ts).
         next: {
-          ...withoutFiles(shown),
+          ...shown,
           content_json: NO_CONTENT,
           burned: true,
           updated_at: now,
@@ -461,9 +528,12 @@ export class PasteService {
         dropRevisions: true,
       };
     });
-    // Its files went with its text: the file sweep is told before the reader gets it.
+    // The file sweep is told before the reader gets it: now (kept versions went), and when the grants end.
     return burned.then(async (c) => {
-      if (held) await this.#released(hash);
+      if (held) {
+        await this.#released(hash);
+        await this.#released(hash, (c.burnedAt as number) + FILE_GRANT_MS + 1);
+      }
       return c;
     });
   }

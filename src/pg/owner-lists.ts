@@ -63,6 +63,20 @@ export class PgOwnerLists implements OwnerLists {
     return out;
   }
 
+  /**
+   * Each user's stored file bytes: the index of migration 18 holds only the pastes that have
+   * files, so this reads those rows alone (their `files` lists), never every paste.
+   */
+  async fileBytes(userIds: readonly number[]): Promise<Map<number, number>> {
+    const out = new Map<number, number>(userIds.map((id) => [id, 0]));
+    const rows = await this.sql`select p.owner_id, sum((f->>'size')::bigint)::text as bytes
+      from pastes p cross join lateral jsonb_array_elements(p.files) f
+      where p.owner_id = any(${userIds as number[]}::integer[]) and p.files is not null and not p.burned
+      group by p.owner_id`;
+    for (const r of rows) out.set(r['owner_id'] as number, Number(r['bytes']));
+    return out;
+  }
+
   /** Whether the trigram index of migration 6 is there (it is left out where its extensions could not be made). */
   async wordIndex(): Promise<boolean> {
     return (await this.sql`select 1 from pg_indexes where indexname = 'pastes_owner_words'`).length > 0;

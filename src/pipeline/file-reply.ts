@@ -1,7 +1,11 @@
 import { contentDisposition } from '../http/disposition.ts';
 import type { Headers, Reply } from '../http/reply.ts';
 import { inlineImageType } from '../paste/files.ts';
-import type { ServedFile } from '../paste/service.ts';
+import type { Signer } from '../crypto/signature.ts';
+import { isLiveGrant } from '../paste/file-grant.ts';
+import type { PasteFile } from '../paste/files.ts';
+import type { Paste } from '../paste/paste.ts';
+import type { PasteService, ServedFile } from '../paste/service.ts';
 
 /**
  * One file of a paste as both sides send it (README, Files): never as a page of ours
@@ -23,4 +27,18 @@ export function fileReply({ file, bytes }: ServedFile, headers: Headers = {}): R
       'content-disposition': contentDisposition(image === null ? 'attachment' : 'inline', file.name),
     },
   };
+}
+
+/**
+ * A burned paste's file for its grant (paste/file-grant.ts), on the API and the page alike:
+ * never kept by a cache, and a HEAD spends nothing.
+ */
+export async function grantedFileReply(
+  pastes: Pick<PasteService, 'grantedFile'>,
+  signer: Signer,
+  at: { hash: string; name: string; grant: string; head: boolean },
+): Promise<Reply> {
+  const live = (p: Paste, f: PasteFile, now: number): boolean => isLiveGrant(signer, p, f, at.grant, now);
+  const served = await pastes.grantedFile(at.hash, at.name, live, !at.head);
+  return fileReply(served, { 'cache-control': 'no-store' });
 }

@@ -28,6 +28,7 @@ const PASTE_CODES: Record<PasteFailure, ErrorCode> = {
   file_name_taken: 'bad_request',
   no_such_file: 'bad_request',
   file_not_found: 'not_found',
+  grant_refused: 'forbidden',
   quota_exceeded: 'quota_exceeded',
   nothing_left: 'bad_request',
 };

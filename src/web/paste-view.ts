@@ -1,12 +1,14 @@
 import { ANONYMOUS_NAME, isAnonymous } from '../paste/anonymous.ts';
 import { owns } from '../paste/access.ts';
-import { filesOf } from '../paste/files.ts';
+import { FILE_GRANT_MS, filesOf } from '../paste/files.ts';
+import { fileGrant } from '../paste/file-grant.ts';
 import { contentOf, NO_CONTENT, shortcodeOf, type Paste } from '../paste/paste.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { literalHead, literalSizeNow, type TextSize } from '../paste/literal.ts';
 import type { HeadCounted } from '../paste/service.ts';
 import { codeView, PAGE_HEAD_CHARS, shownText, type CodeView } from './code-view.ts';
 import { highlightSteps } from './highlight.ts';
+import { fileLanguage } from './file-view.ts';
 import type { WebContext } from './context.ts';
 import { sealedCard, sealedLede, sealedShare } from './encrypted-view.ts';
 import { notice } from './forms.ts';
@@ -138,9 +140,11 @@ const PRIVACY_WORDS: Record<Paste['privacy'], string> = { public: 'Public', unli
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
+/** A size for people: bytes, KiB or MiB (GiB past that). */
 export function sizeLabel(bytes: number): string {
   if (bytes < 1024) return plural(bytes, 'byte');
-  return bytes < 1_048_576 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1_048_576).toFixed(1)} MiB`;
+  if (bytes < 1_048_576) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return bytes < 1_073_741_824 ? `${(bytes / 1_048_576).toFixed(1)} MiB` : `${(bytes / 1_073_741_824).toFixed(1)} GiB`;
 }
 
 /**
@@ -152,6 +156,7 @@ export function pasteView(
   counted: Omit<HeadCounted, 'viewCount'> & { viewCount: number | SafeHtml },
   burnedNow: boolean,
   made?: CodeView | null,
+  fileCode?: ReadonlyMap<string, CodeView>,
 ): string {
   const { paste: p, viewCount } = counted;
   const code = made !== undefined ? made : pasteCode(ctx, counted, burnedNow);
@@ -179,7 +184,7 @@ ${(p.revision ?? 1) > 1 && !burnedNow ? html`<div><dt>Revisions</dt><dd><a href=
 </section>
 ${share}
 ${code === null ? sealedCard(p) : onlyFiles(p) ? '' : codeCard(p, code, burnedNow)}
-${filesCard(p)}
+${filesCard(ctx, p, counted.burnedAt, fileCode)}
 </div>`;
   return page(ctx, pasteTitle(p), body);
 }
@@ -192,29 +197,42 @@ const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp
 
 /**
  * The card of a paste's files (README, Files): each name (escaped, kept apart from the text
- * around it), its size and a link to it; images shown in the page. A one-time paste's files
- * are listed without links: they are not served (paste/service.ts, `file`).
+ * around it), its size and a link to it; images shown in the page. The showing that burns a
+ * one-time paste links each file with its grant, good once (paste/file-grant.ts), and shows
+ * no image in the page, which would spend it; otherwise a one-time paste's files are not linked.
  */
-function filesCard(p: Paste): SafeHtml | '' {
+function filesCard(
+  ctx: WebContext,
+  p: Paste,
+  burnedAt: number | undefined,
+  fileCode: ReadonlyMap<string, CodeView> | undefined,
+): SafeHtml | '' {
   const files = filesOf(p);
   if (files.length === 0) return '';
-  const linked = p.burn_after_read === 0;
+  const linked = p.burn_after_read === 0 || burnedAt !== undefined;
   const items = files.map((f) => {
-    const href = `/p/${p.hash}/files/${encodeURIComponent(f.name)}`;
+    const grant = burnedAt === undefined ? '' : `?grant=${fileGrant(ctx.deps.signer, p.hash, burnedAt, f)}`;
+    const href = `/p/${p.hash}/files/${encodeURIComponent(f.name)}${grant}`;
     const name = linked
       ? html`<a class="file-name" href="${href}">${isolate(f.name)}</a>`
       : html`<span class="file-name">${isolate(f.name)}</span>`;
     const image =
-      linked && IMAGE_TYPES.has(f.type)
+      p.burn_after_read === 0 && IMAGE_TYPES.has(f.type)
         ? html`<img class="file-image" src="${href}" alt="${f.name}" loading="lazy">`
         : '';
-    return html`<li>${name} <span class="muted">${sizeLabel(f.size)}</span>${image}</li>`;
+    const code = fileCode?.get(f.name);
+    return html`<li>${name} <span class="muted">${sizeLabel(f.size)}${code === undefined ? '' : html` &middot; ${languageLabel(fileLanguage(f.name) ?? 'text')}`}</span>${image}${code === undefined ? '' : fileCodeBlock(code, href)}</li>`;
   });
   return html`<section class="card files-card" aria-label="Files">
-<div class="card-head"><h2>${plural(files.length, 'file')}</h2>${linked ? html`<a class="btn btn-sm" href="/p/${p.hash}/files.zip" download>Download all (zip)</a>` : ''}</div>
+<div class="card-head"><h2>${plural(files.length, 'file')}</h2>${p.burn_after_read === 0 ? html`<a class="btn btn-sm" href="/p/${p.hash}/files.zip" download>Download all (zip)</a>` : ''}</div>
+${burnedAt === undefined ? '' : html`<p class="muted small">Each file opens once, in the next ${FILE_GRANT_MS / 60_000} minutes: save what you open.</p>`}
 <ul class="file-list">${items}</ul>
 </section>`;
 }
+
+/** A text file shown in the page (file-view.ts), with the page's note when it is too long to show whole. */
+const fileCodeBlock = (code: CodeView, href: string): SafeHtml =>
+  html`<div class="file-code">${code.block}${code.cut ? notice('info', html`This file is long: the page shows only its first ${sizeLabel(code.shownBytes)} (${code.shownLines} of ${plural(code.lines, 'line')}). <a href="${href}">The file</a> has all of it.`) : ''}</div>`;
 
 /** The card of a paste's text: its tools, its code block and what the page says about the text. */
 function codeCard(p: Paste, code: CodeView, burnedNow: boolean): SafeHtml {

@@ -110,6 +110,12 @@ const pasteFile: Schema = {
       description: 'The Content-Type its uploader gave (not trusted: file.php decides how to serve it).',
     },
     sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The SHA-256 of its bytes, in hex.' },
+    url: {
+      type: 'string',
+      format: 'uri',
+      description:
+        'Only in the answer that burns a one-time paste: file.php with a grant that fetches this file once, within 10 minutes.',
+    },
   },
 };
 
@@ -517,6 +523,11 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
                   schema: { const: 'sandbox' },
                   description: 'A browser that opens it runs nothing of it.',
                 },
+                Link: {
+                  schema: { type: 'string' },
+                  description:
+                    "Only on the read that burns a one-time paste with files: one `<url>; rel=\"enclosure\"; title*=UTF-8''NAME` per file, its url fetching it once within 10 minutes (as paste.php's `files[].url`).",
+                },
               },
               content: { 'text/plain; charset=utf-8': { schema: { type: 'string' } } },
             },
@@ -530,10 +541,16 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           operationId: 'getFile',
           summary: "One file of a paste (scope `read`), under the paste's read rules; counts no view",
           description:
-            "The file's bytes, never as a page of this site: `X-Content-Type-Options: nosniff`, `Content-Security-Policy: sandbox`. Only a PNG, JPEG, GIF or WebP image whose bytes are one is served inline with that type; everything else is `application/octet-stream` with `Content-Disposition: attachment` and its name (RFC 6266: `filename*` in UTF-8 and an ASCII `filename`). A one-time paste's files are not served (403): its one read is paste.php or its page. A file of a deleted, expired or burned paste is 404 or 410 at once.",
+            "The file's bytes, never as a page of this site: `X-Content-Type-Options: nosniff`, `Content-Security-Policy: sandbox`. Only a PNG, JPEG, GIF or WebP image whose bytes are one is served inline with that type; everything else is `application/octet-stream` with `Content-Disposition: attachment` and its name (RFC 6266: `filename*` in UTF-8 and an ASCII `filename`). A one-time paste's files are not served (403) but through the grants its one read hands out: with `grant`, the file of a burned paste is sent once, within 10 minutes of the burn, with `Cache-Control: no-store` (a HEAD spends nothing); a grant used, expired or another file's is 403. A file of a deleted, expired or burned paste is 404 or 410 at once.",
           parameters: [
             hashParam,
             { name: 'name', in: 'query', required: true, schema: { type: 'string' }, description: "The file's name." },
+            {
+              name: 'grant',
+              in: 'query',
+              schema: { type: 'string' },
+              description: "A burned paste's file grant, from the `url` its burning read gave.",
+            },
             ...readParams.slice(2),
           ],
           responses: {

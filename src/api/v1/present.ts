@@ -1,4 +1,5 @@
-import { filesOf, recordOf } from '../../paste/files.ts';
+import { filesOf, type PasteFile, recordOf } from '../../paste/files.ts';
+import { fileGrant } from '../../paste/file-grant.ts';
 import { badRequest, HttpError } from '../../http/errors.ts';
 import type { Fields } from '../../http/fields.ts';
 import { contentOf, formatTime, HASH_RE, shortcodeOf, type Paste } from '../../paste/paste.ts';
@@ -27,11 +28,32 @@ export const shortUrl = (deps: Pick<ApiDeps, 'baseUrl'>, hash: string): string =
   `${deps.baseUrl}/s/${shortcodeOf(hash)}`;
 
 /** The paste object's fields but view_count and content, as they stand inside paste.php's answer. */
-export const fieldsJson = (deps: Pick<ApiDeps, 'baseUrl' | 'accounts'>, p: Paste): string =>
-  `,${JSON.stringify(presentFields(deps, p)).slice(1, -1)},"content":`;
+export const fieldsJson = (deps: FieldDeps, p: Paste, burnedAt?: number): string =>
+  `,${JSON.stringify(presentFields(deps, p, burnedAt)).slice(1, -1)},"content":`;
+
+type FieldDeps = Pick<ApiDeps, 'baseUrl' | 'accounts' | 'signer'>;
+
+/**
+ * A paste's files as paste.php lists them; the read that burned a one-time paste gives each
+ * a `url` that fetches it once (paste/file-grant.ts).
+ */
+function filesJson(deps: FieldDeps, p: Paste, burnedAt: number | undefined): Record<string, unknown>[] {
+  return filesOf(p).map((f) =>
+    burnedAt === undefined ? { ...recordOf(f) } : { ...recordOf(f), url: grantedFileUrl(deps, p.hash, burnedAt, f) },
+  );
+}
+
+/** The API's address of a burned paste's file with its grant: one fetch, within FILE_GRANT_MS. */
+export const grantedFileUrl = (
+  deps: Pick<ApiDeps, 'baseUrl' | 'signer'>,
+  hash: string,
+  burnedAt: number,
+  f: PasteFile,
+): string =>
+  `${deps.baseUrl}/api/v1/file.php?hash=${hash}&name=${encodeURIComponent(f.name)}&grant=${fileGrant(deps.signer, hash, burnedAt, f)}`;
 
 /** The paste object of the README's Get a paste, but for view_count and content. Password and highlight stay inside. */
-function presentFields(deps: Pick<ApiDeps, 'baseUrl' | 'accounts'>, p: Paste): Record<string, unknown> {
+function presentFields(deps: FieldDeps, p: Paste, burnedAt: number | undefined): Record<string, unknown> {
   const owner = deps.accounts.user(p.owner_id);
   return {
     hash: p.hash,
@@ -46,7 +68,7 @@ function presentFields(deps: Pick<ApiDeps, 'baseUrl' | 'accounts'>, p: Paste): R
     // Only on encrypted pastes: the answer for every other paste is as it always was.
     ...(p.encrypted === 1 ? { encrypted: 1 } : {}),
     owner: { id: p.owner_id, display_name: isAnonymous(p) ? ANONYMOUS_NAME : (owner?.name ?? 'unknown') },
-    files: filesOf(p).map(recordOf),
+    files: filesJson(deps, p, burnedAt),
   };
 }
 
@@ -62,8 +84,10 @@ export function pasteBody(
   deps: ApiDeps,
   p: Paste,
   viewCount: number,
+  burnedAt?: number,
 ): { pieces: [string, string | Buffer, string]; length: number } {
-  const fields = deps.bodies.fields(p, fieldsJson, deps);
+  // The read that burns has its own paste object, so its rendering with grants is kept for it alone.
+  const fields = deps.bodies.fields(p, (d, q) => fieldsJson(d, q, burnedAt), deps);
   const content =
     p.content_json.length < LARGE_CHARS
       ? p.content_json

@@ -4,7 +4,9 @@ import { badRequest } from '../../http/errors.ts';
 import { etagOf, type Paste } from '../../paste/paste.ts';
 import type { Counted } from '../../paste/service.ts';
 import { stringField, type ApiRequest } from '../request.ts';
-import { pasteBody, rawBody, requireHash } from './present.ts';
+import { extValue } from '../../http/disposition.ts';
+import { filesOf } from '../../paste/files.ts';
+import { grantedFileUrl, pasteBody, rawBody, requireHash } from './present.ts';
 
 /**
  * The reader's password: the `password` query parameter, else the X-Paste-Password header.
@@ -63,9 +65,9 @@ export function getPaste(r: ApiRequest): Reply | Promise<Reply> {
   return read instanceof Promise ? read.then((c) => pasteReply(r, c)) : pasteReply(r, read);
 }
 
-function pasteReply(r: ApiRequest, { paste, viewCount, unchanged }: Counted): Reply {
+function pasteReply(r: ApiRequest, { paste, viewCount, unchanged, burnedAt }: Counted): Reply {
   if (unchanged === true) return notModified(paste);
-  const { pieces, length } = pasteBody(r.deps, paste, viewCount);
+  const { pieces, length } = pasteBody(r.deps, paste, viewCount, burnedAt);
   return secretSize(paste, {
     kind: 'bytes',
     status: 200,
@@ -88,13 +90,14 @@ export function rawPaste(r: ApiRequest): Reply | Promise<Reply> {
   return read instanceof Promise ? read.then((c) => rawReply(r, c)) : rawReply(r, read);
 }
 
-function rawReply(r: ApiRequest, { paste, unchanged }: Counted): Reply {
+function rawReply(r: ApiRequest, { paste, unchanged, burnedAt }: Counted): Reply {
   if (unchanged === true) return notModified(paste);
   const body = rawBody(r.deps, paste);
   // A user's text: a browser that opens it directly must run nothing of it, and never as a
   // page of ours. A literal, not a spread of a shared object: spread on every read, these
   // objects were promoted out of the young generation by the thousand (bench/README.md).
   const headers: Headers = { 'content-security-policy': 'sandbox', etag: etagOf(paste) };
+  if (burnedAt !== undefined && filesOf(paste).length > 0) headers['link'] = grantLinks(r, paste, burnedAt);
   return secretSize(
     paste,
     typeof body === 'string'
@@ -102,5 +105,14 @@ function rawReply(r: ApiRequest, { paste, unchanged }: Counted): Reply {
       : { kind: 'bytes', status: 200, contentType: 'text/plain; charset=utf-8', body, headers },
   );
 }
+
+/**
+ * The files of a paste raw.php burned, as RFC 8288 links (`rel="enclosure"`, the name as
+ * `title*`), each to its one fetch: the text alone has no room for them.
+ */
+const grantLinks = (r: ApiRequest, p: Paste, burnedAt: number): string =>
+  filesOf(p)
+    .map((f) => `<${grantedFileUrl(r.deps, p.hash, burnedAt, f)}>; rel="enclosure"; title*=UTF-8''${extValue(f.name)}`)
+    .join(', ');
 
 const JSON_TYPE = 'application/json; charset=utf-8';

@@ -11,6 +11,7 @@ import { csrfInput, notice, problemList } from '../forms.ts';
 import { html, isolate, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
 import { adminTabs } from './admin-tokens.ts';
+import { sizeLabel } from '../paste-view.ts';
 
 const ids = new RandomIds();
 
@@ -36,6 +37,7 @@ function action(ctx: WebContext, u: User, name: string, label: string, danger = 
 interface Counts {
   tokens: Map<number, number>;
   pastes: Map<number, number>;
+  files: Map<number, number>;
 }
 
 function userRow(ctx: WebContext, u: User, me: User, counts: Counts): SafeHtml {
@@ -50,16 +52,20 @@ function userRow(ctx: WebContext, u: User, me: User, counts: Counts): SafeHtml {
 <td data-label="Last login">${login === null ? html`<span class="muted">never</span>` : times.tag(login, now)}</td>
 <td data-label="Tokens" class="num"><a href="/admin/tokens?q=${encodeURIComponent(u.name)}">${tokens}</a></td>
 <td data-label="Pastes" class="num">${pastes}</td>
+<td data-label="Files" class="num">${sizeLabel(counts.files.get(u.id) ?? 0)}</td>
 <td class="full" data-label=""><span class="row-actions">${disabled ? action(ctx, u, 'enable', 'Enable') : action(ctx, u, 'disable', 'Disable', true)}${u.role === 'admin' ? action(ctx, u, 'unadmin', 'Remove admin') : action(ctx, u, 'admin', 'Make admin')}${action(ctx, u, 'reset', 'Reset password')}</span></td>
 </tr>`;
 }
 
 async function usersPage(ctx: WebContext, s: UsersState, status = 200): Promise<Reply> {
   const me = userOf(ctx);
+  // The files column: one query over the pastes that hold files on PostgreSQL (pg/owner-lists.ts).
   const users = [...ctx.deps.accounts.users].sort((a, b) => byName.compare(a.name, b.name));
   const tokens = new Map<number, number>();
   for (const t of ctx.deps.accounts.tokens) tokens.set(t.user_id, (tokens.get(t.user_id) ?? 0) + 1);
-  const counts = { tokens, pastes: await ctx.deps.pastes.countsOwned(users.map((u) => u.id)) };
+  const ids = users.map((u) => u.id);
+  const [pastes, files] = await Promise.all([ctx.deps.pastes.countsOwned(ids), ctx.deps.pastes.filesOwned(ids)]);
+  const counts = { tokens, pastes, files };
   const rows = users.map((u) => userRow(ctx, u, me, counts));
   const body = html`${adminTabs('users')}
 ${s.message === undefined ? '' : notice('ok', s.message)}
@@ -75,7 +81,7 @@ ${problemList(s.problems ?? [])}
 <div class="columns">
 <section class="card">
 <div class="card-head"><h2>Users</h2><span class="muted small">${users.length} in all · a disabled user's tokens answer 401 and their sessions end at once</span></div>
-<div class="table-wrap"><table class="stack"><thead><tr><th>User</th><th>Last login</th><th>Tokens</th><th>Pastes</th><th><span class="offscreen">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>
+<div class="table-wrap"><table class="stack"><thead><tr><th>User</th><th>Last login</th><th>Tokens</th><th>Pastes</th><th>Files</th><th><span class="offscreen">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>
 </section>
 <section class="card">
 <h2>Add a user</h2>

@@ -5,6 +5,7 @@ import { actorOf, field, userOf, type WebContext } from '../context.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
 import { html } from '../html.ts';
 import { page } from '../layout.ts';
+import { sizeLabel } from '../paste-view.ts';
 
 /** The account page, where a user changes their own password (README, Web pages: Your account). */
 export const ACCOUNT_PATH = '/account';
@@ -14,8 +15,10 @@ interface AccountState {
   changed?: boolean;
 }
 
-function accountPage(ctx: WebContext, s: AccountState, status = 200): Reply {
+async function accountPage(ctx: WebContext, s: AccountState, status = 200): Promise<Reply> {
   const user = userOf(ctx);
+  const used = await ctx.deps.pastes.usedBytes(user.id);
+  const quota = ctx.deps.pastes.fileLimits.userQuotaBytes;
   const temporary = user.password_temporary === true;
   const form =
     user.password === null
@@ -33,6 +36,9 @@ ${csrfInput(ctx.csrf())}
 ${temporary ? notice('warn', 'Your password is a temporary one an admin gave you. Choose your own before you go on.') : ''}
 ${s.changed === true ? notice('ok', 'Your password was changed. Your other sessions have ended; this one goes on.') : ''}
 ${problemList(s.problems ?? [])}
+<h2>Files</h2>
+<p id="file-quota">Your pastes' files take <strong>${sizeLabel(used)}</strong> of your <strong>${sizeLabel(quota)}</strong> (${Math.min(100, Math.floor((used / quota) * 100))}%).</p>
+<progress class="quota" value="${String(Math.min(used, quota))}" max="${String(quota)}" aria-labelledby="file-quota"></progress>
 <h2>Change password</h2>
 ${form}
 </section>`;

@@ -1,4 +1,4 @@
-import { fileReply } from '../../pipeline/file-reply.ts';
+import { fileReply, grantedFileReply } from '../../pipeline/file-reply.ts';
 import { createHash } from 'node:crypto';
 import { namesEtag } from '../../http/conditional.ts';
 import { html as reply, redirect, text, type Reply } from '../../http/reply.ts';
@@ -15,6 +15,7 @@ import { keepKey } from '../encrypted-view.ts';
 import { allowRemoteImages, showsRendered } from '../markdown-view.ts';
 import { pasteCodeApart, pasteSize, pasteView, shareCard, shortUrl } from '../paste-view.ts';
 import { PAGE_HEAD_CHARS, type CodeView } from '../code-view.ts';
+import { fileViews } from '../file-view.ts';
 import type { TextSize } from '../../paste/literal.ts';
 import { hasUnlockGrant, unlockCookie, unlockCookieName } from '../unlock-grant.ts';
 
@@ -168,9 +169,14 @@ function viewVisible(ctx: WebContext, p: Paste): Reply | Promise<Reply> {
   const reader = readerWithoutPassword(ctx, p);
   if (reader === null) return passwordGate(ctx, p, `/p/${p.hash}`, [], 401);
   allowRemoteImages(ctx, p);
-  const shown = (counted: HeadCounted): Reply | Promise<Reply> => {
+  // Text files are read from their store before the page is written (web/file-view.ts).
+  const views = (counted: HeadCounted): Reply | Promise<Reply> => {
+    const made = fileViews(ctx, counted.paste);
+    return made === undefined ? shown(counted) : made.then((files) => shown(counted, files));
+  };
+  const shown = (counted: HeadCounted, files?: Map<string, CodeView>): Reply | Promise<Reply> => {
     const page = (sized: HeadCounted, code?: CodeView | null): Reply =>
-      ctx.user === null ? anonymousView(ctx, sized, code) : reply(pasteView(ctx, sized, false, code));
+      ctx.user === null ? anonymousView(ctx, sized, code, files) : reply(pasteView(ctx, sized, false, code, files));
     const sized = (size: TextSize | undefined): Reply | Promise<Reply> => {
       const known = size === undefined ? counted : { ...counted, size };
       const code = pasteCodeApart(ctx, known);
@@ -185,7 +191,7 @@ function viewVisible(ctx: WebContext, p: Paste): Reply | Promise<Reply> {
     { proof: reader.proof, client: ctx.clientKey, consume: consumes(ctx) },
     PAGE_HEAD_CHARS,
   );
-  return counted instanceof Promise ? counted.then(shown) : shown(counted);
+  return counted instanceof Promise ? counted.then(views) : views(counted);
 }
 
 /**
@@ -193,12 +199,17 @@ function viewVisible(ctx: WebContext, p: Paste): Reply | Promise<Reply> {
  * (it has no form, so no token, and no links of a user), so it is written once per paste
  * version and minute and sent as bytes around the count (page-parts.ts).
  */
-function anonymousView(ctx: WebContext, { paste, viewCount, size }: HeadCounted, code?: CodeView | null): Reply {
+function anonymousView(
+  ctx: WebContext,
+  { paste, viewCount, size }: HeadCounted,
+  code?: CodeView | null,
+  files?: Map<string, CodeView>,
+): Reply {
   const minute = Math.floor(ctx.deps.now() / 60_000);
   // A Markdown paste's source view is a page of its own (markdown-view.ts).
   const kind = paste.language === 'markdown' && !showsRendered(ctx, paste) ? 'source' : 'paste';
   const body = ctx.deps.parts.page(kind, paste, minute, raw(String(viewCount)), (count) =>
-    pasteView(ctx, { paste, viewCount: count, ...(size === undefined ? {} : { size }) }, false, code),
+    pasteView(ctx, { paste, viewCount: count, ...(size === undefined ? {} : { size }) }, false, code, files),
   );
   return { kind: 'bytes', status: 200, contentType: 'text/html; charset=utf-8', body };
 }
@@ -213,7 +224,8 @@ export async function unlockPaste(ctx: WebContext): Promise<Reply> {
   if ('kind' in shown) return shown;
   allowRemoteImages(ctx, p);
   const size = burn ? undefined : await pasteSize(ctx, shown);
-  const page = reply(pasteView(ctx, size === undefined ? shown : { ...shown, size }, burn));
+  const files = await fileViews(ctx, shown.paste);
+  const page = reply(pasteView(ctx, size === undefined ? shown : { ...shown, size }, burn, undefined, files));
   // A one-time paste is gone after this showing; there is nothing left to come back to.
   return burn ? page : withGrant(ctx, p, page);
 }
@@ -241,7 +253,6 @@ export async function rawPaste(ctx: WebContext): Promise<Reply> {
  * (the form posts to the page, whose grant then opens its files too). Nothing is counted.
  */
 export async function pasteFile(ctx: WebContext): Promise<Reply> {
-  const p = await visiblePaste(ctx);
   let name: string;
   try {
     name = decodeURIComponent(ctx.params['name'] ?? '');
@@ -249,6 +260,14 @@ export async function pasteFile(ctx: WebContext): Promise<Reply> {
     // decodeURIComponent throws URIError only: a name no link of ours makes.
     throw new PasteError('file_not_found');
   }
+  const grant = field(ctx.query, 'grant');
+  if (grant !== '') {
+    // A burned paste's file, from the page that burned it: the grant is the key (paste/file-grant.ts).
+    const hash = ctx.params['hash'] ?? '';
+    if (!HASH_RE.test(hash)) throw new PasteError('not_found');
+    return grantedFileReply(ctx.deps.pastes, ctx.deps.signer, { hash, name, grant, head: ctx.req.method === 'HEAD' });
+  }
+  const p = await visiblePaste(ctx);
   const reader = readerWithoutPassword(ctx, p);
   if (reader === null) return passwordGate(ctx, p, `/p/${p.hash}`, [], 401);
   const served = await ctx.deps.pastes.file(p.hash, name, ctx.viewer, {

@@ -5,8 +5,8 @@ import { before, describe, test } from 'node:test';
 import { type AppServer, makeToken, req, type Res, startServer } from '../../helpers/server.ts';
 import { spooledUploads, storedFileBytes } from '../../helpers/stored.ts';
 import { until } from '../../helpers/until.ts';
-import { WebClient } from '../../helpers/web-client.ts';
 import { multipart } from '../../helpers/multipart-body.ts';
+import { registerAll, WebClient } from '../../helpers/web-client.ts';
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
@@ -434,6 +434,43 @@ describe('the web page and /p/{hash}/files/{name}', () => {
     assert.equal(png.headers['content-type'], 'image/png');
   });
 
+  test('text files are shown highlighted by their extension; others stay downloads with their size', async () => {
+    // Limits of their own: a file past the page's bound is larger than this file's servers take.
+    const s = await startServer({ env: { MAX_FILE_BYTES: '1048576' } });
+    const m = multipart({ content: 'files' }, [
+      { name: 'tool.py', bytes: Buffer.from('def main():\n    return 1 < 2\n') },
+      { name: 'Makefile', bytes: Buffer.from('all:\n\techo <b>\n') },
+      { name: 'bad.json', bytes: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]) },
+      { name: 'huge.ts', bytes: Buffer.from('const a = 1;\n'.repeat(21_000)) },
+      { name: 'shot.png', bytes: PNG, type: 'image/png' },
+    ]);
+    const created = await req(s, 'POST', '/api/v1/paste_create.php', {
+      token: await makeToken(s.dataDir, { user: 'erin' }),
+      body: m.body,
+      headers: { 'content-type': m.type },
+    });
+    assert.equal(created.status, 200, created.text);
+    const hash = created.json['hash'] as string;
+    const page = await new WebClient(s).get(`/p/${hash}`);
+    await s.stop();
+    assert.equal(page.status, 200);
+    const item = (name: string): string => {
+      const at = page.text.indexOf(`href="/p/${hash}/files/${encodeURIComponent(name)}"`);
+      assert.ok(at > 0, `${name} is listed`);
+      return page.text.slice(at, page.text.indexOf('</li>', at));
+    };
+    assert.match(item('tool.py'), /Python<\/span><div class="file-code"><pre class="code" id="file-code-0"/);
+    assert.match(item('tool.py'), /<span class="tk-kw">def<\/span>/);
+    assert.ok(item('tool.py').includes('</span> &lt; <span'), 'the text is escaped');
+    assert.match(item('Makefile'), /Makefile<\/span><div class="file-code">/);
+    assert.ok(item('Makefile').includes('&lt;b&gt;'));
+    assert.ok(!item('Makefile').includes('<b>'));
+    assert.ok(!item('bad.json').includes('file-code'), 'bytes that are not UTF-8 stay a download');
+    assert.ok(!item('huge.ts').includes('file-code'), 'a file past the bound stays a download');
+    assert.ok(item('huge.ts').includes('266.6 KiB'));
+    assert.ok(item('shot.png').includes('<img class="file-image"'), 'images stay inline');
+  });
+
   test('a paste of files alone shows no empty code block, and says how many files it holds', async () => {
     const hash = await createWith({ content: '' }, [{ name: 'only.txt', bytes: Buffer.from('o') }]);
     const page = await new WebClient(server).get(`/p/${hash}`);
@@ -458,5 +495,149 @@ describe('the web page and /p/{hash}/files/{name}', () => {
     assert.equal(got.status, 200);
     assert.equal(got.text, 'locked');
     assert.equal((await new WebClient(server).get(`/p/${locked}/files/a.txt`)).status, 401);
+  });
+});
+
+describe('burn after reading: the grant of each file', () => {
+  /** The path and query of an absolute address the server handed out. */
+  const local = (url: unknown): string => {
+    const u = new URL(String(url));
+    return u.pathname + u.search;
+  };
+  const get = (path: string, as: string | undefined = other): Promise<Res> =>
+    req(server, 'GET', path, as === undefined ? {} : { token: as });
+
+  test('the reader who burns it fetches each file once; nobody else, no grant twice', async () => {
+    const log = Buffer.from(`log ${Math.random()}\n`.repeat(50));
+    const burn = await createWith({ content: 'once', burn_after_read: '1' }, [
+      { name: 'run.log', bytes: log },
+      { name: 'shot.png', bytes: PNG, type: 'image/png' },
+    ]);
+    const read = await get(`/api/v1/paste.php?hash=${burn}`);
+    assert.equal(read.status, 200, read.text);
+    const files = (read.json['paste'] as { files: { name: string; url: string }[] }).files;
+    assert.deepEqual(
+      files.map((f) => f.name),
+      ['run.log', 'shot.png'],
+    );
+    const [logUrl, pngUrl] = files.map((f) => local(f.url)) as [string, string];
+    assert.match(logUrl, new RegExp(`^/api/v1/file\\.php\\?hash=${burn}&name=run\\.log&grant=[A-Za-z0-9_-]{43}$`));
+    // Without the grant, and with another file's, nobody gets them.
+    assert.equal((await file(burn, 'run.log', other)).status, 410);
+    const swapped = await get(logUrl.replace('name=run.log', 'name=shot.png'));
+    assert.equal(swapped.status, 403);
+    assert.equal(swapped.json['code'], 'forbidden');
+    assert.equal((await get(`${logUrl.slice(0, -5)}AAAAA`)).status, 403);
+    // A HEAD spends nothing; the first GET gets the bytes, with no cache keeping them.
+    assert.equal((await req(server, 'HEAD', logUrl, { token: other })).status, 200);
+    const got = await get(logUrl);
+    assert.equal(got.status, 200);
+    assert.deepEqual(got.body, log);
+    assert.equal(got.headers['cache-control'], 'no-store');
+    assert.equal((await get(logUrl)).status, 403, 'a grant is good once');
+    assert.equal((await get(logUrl, token)).status, 403, 'for anyone');
+    const png = await get(pngUrl, token);
+    assert.equal(png.status, 200);
+    assert.deepEqual(png.body, PNG);
+    assert.equal((await get(pngUrl)).status, 403);
+  });
+
+  test('the bytes stay through the sweep until fetched or the grant ends, then go', async () => {
+    const kept = Buffer.from(`kept for the grant ${Math.random()}`);
+    const unread = Buffer.from(`never fetched ${Math.random()}`);
+    const burn = await createWith({ content: 'once', burn_after_read: '1' }, [
+      { name: 'kept.txt', bytes: kept },
+      { name: 'unread.txt', bytes: unread },
+    ]);
+    // raw.php has no room in its text for the files: it links them (RFC 8288).
+    const raw = await get(`/api/v1/raw.php?hash=${burn}`);
+    assert.equal(raw.status, 200);
+    assert.equal(raw.text, 'once');
+    const links = [...String(raw.headers['link']).matchAll(/<([^>]+)>; rel="enclosure"; title\*=UTF-8''([^,]+)/g)];
+    assert.deepEqual(
+      links.map((m) => m[2]),
+      ['kept.txt', 'unread.txt'],
+    );
+    await sweep();
+    const stored = await storedFileBytes(server.dataDir);
+    assert.ok(stored.includes(sha(kept)) && stored.includes(sha(unread)), 'the sweep leaves granted bytes');
+    const got = await get(local(links[0]?.[1]));
+    assert.deepEqual(got.body, kept);
+    // A fetched file's bytes go once its answer had time to be sent; the other waits for its grant.
+    await sweep();
+    assert.ok(!(await storedFileBytes(server.dataDir)).includes(sha(kept)), 'fetched bytes go');
+    assert.ok((await storedFileBytes(server.dataDir)).includes(sha(unread)));
+    server.clock.advance(10 * 60_000);
+    assert.equal((await get(local(links[1]?.[1]))).status, 403, 'the grant ended');
+    await sweep();
+    assert.ok(!(await storedFileBytes(server.dataDir)).includes(sha(unread)), 'unfetched bytes go with the grant');
+  });
+
+  test('the page that burns it links each file with its grant, once', async () => {
+    const bytes = Buffer.from(`page ${Math.random()}`);
+    const burn = await createWith({ content: 'once', burn_after_read: '1' }, [
+      { name: 'a b.txt', bytes },
+      { name: 'shot.png', bytes: PNG, type: 'image/png' },
+    ]);
+    const c = new WebClient(server);
+    const warning = await c.get(`/p/${burn}`);
+    assert.ok(!warning.text.includes('/files/'), 'the warning links no file');
+    const page = await c.post(`/p/${burn}`, {});
+    assert.equal(page.status, 200);
+    const hrefs = [...page.text.matchAll(/href="(\/p\/\w+\/files\/[^"]+)"/g)].map((m) =>
+      (m[1] as string).replaceAll('&amp;', '&'),
+    );
+    assert.equal(hrefs.length, 2);
+    assert.match(hrefs[0] as string, new RegExp(`^/p/${burn}/files/a%20b\\.txt\\?grant=[A-Za-z0-9_-]{43}$`));
+    assert.ok(!page.text.includes('<img class="file-image"'), 'no image spends its grant in the page');
+    assert.equal((await new WebClient(server).get(`/p/${burn}/files/a%20b.txt`)).status, 410);
+    const got = await new WebClient(server).get(hrefs[0] as string);
+    assert.equal(got.status, 200);
+    assert.deepEqual(got.body, bytes);
+    assert.equal((await new WebClient(server).get(hrefs[0] as string)).status, 403);
+    assert.deepEqual((await c.get(hrefs[1] as string)).body, PNG);
+  });
+});
+
+describe('the quota shown', () => {
+  test("the account page shows the user's stored bytes against USER_QUOTA_BYTES; admin Users each user's total", async () => {
+    const s = await startServer({ env: { ...LIMITS, OPEN_REGISTRATION: '1' } });
+    try {
+      const [admin, dana] = await registerAll(s, 'root', 'dana');
+      const danaToken = await makeToken(s.dataDir, { user: 'dana' });
+      const upload = async (fields: Record<string, string>, sizes: number[]): Promise<string> => {
+        const m = multipart(
+          fields,
+          sizes.map((n, i) => ({ name: `f${i}.bin`, bytes: Buffer.alloc(n, i + 1) })),
+        );
+        const r = await req(s, 'POST', '/api/v1/paste_create.php', {
+          token: danaToken,
+          body: m.body,
+          headers: { 'content-type': m.type },
+        });
+        assert.equal(r.status, 200, r.text);
+        return r.json['hash'] as string;
+      };
+      await upload({ content: 'a' }, [1024, 2048]);
+      const once = await upload({ content: 'b', burn_after_read: '1' }, [4096]);
+      const before = await dana.get('/account');
+      assert.equal(before.status, 200);
+      assert.match(before.text, /take <strong>7\.0 KiB<\/strong> of your <strong>195\.3 KiB<\/strong> \(3%\)/);
+      assert.match(before.text, /<progress class="quota" value="7168" max="200000"/);
+      // A burned paste's files are going: they no longer count.
+      assert.equal((await req(s, 'GET', `/api/v1/raw.php?hash=${once}`, { token: danaToken })).status, 200);
+      assert.match((await dana.get('/account')).text, /take <strong>3\.0 KiB<\/strong>/);
+      const users = await admin.get('/admin/users');
+      assert.equal(users.status, 200);
+      assert.ok(users.text.includes('<th>Files</th>'));
+      const row = (name: string): string =>
+        /<tr id="user-[^"]*">[\s\S]*?<\/tr>/g.exec(
+          users.text.slice(users.text.indexOf(`id="user-${name}"`) - 8),
+        )?.[0] ?? '';
+      assert.match(row('dana'), /data-label="Files" class="num">3\.0 KiB</);
+      assert.match(row('root'), /data-label="Files" class="num">0 bytes</);
+    } finally {
+      await s.stop();
+    }
   });
 });
