@@ -104,3 +104,18 @@ test("ARCHITECTURE and CONTRIBUTING give each side's steps in the order the side
     assert.deepEqual(lists.sort(), [api, web].sort(), `${doc}'s step lists`);
   }
 });
+
+test("ARCHITECTURE's code map has a line for every folder and top-level file of src/", async () => {
+  const text = await readFile(join(ROOT, 'ARCHITECTURE.md'), 'utf8');
+  const map = /\n## Code map\n([\s\S]*?)\n## /.exec(text)?.[1];
+  assert.ok(map !== undefined, 'ARCHITECTURE.md has a Code map section');
+  const missing: string[] = [];
+  for (const e of await readdir(join(ROOT, 'src'), { withFileTypes: true })) {
+    // A folder is `src/name/` in the map's block or a `**`name/`**` bullet; a file is `src/name` in the block.
+    const named = e.isDirectory()
+      ? map.includes(`\nsrc/${e.name}/ `) || map.includes(`**\`${e.name}/\`**`)
+      : map.includes(`\nsrc/${e.name} `);
+    if (!named) missing.push(e.isDirectory() ? `src/${e.name}/` : `src/${e.name}`);
+  }
+  assert.deepEqual(missing, [], 'each has its line in the code map');
+});
