@@ -81,7 +81,7 @@ const cors: Step<ApiContext> = (ctx) => {
   return Cors.isPreflight(ctx.req) ? policy.preflight(ctx.req) : undefined;
 };
 
-/** An endpoint that needs no token (the OpenAPI document) is answered here, before any is asked for. */
+/** An endpoint that needs no token (the OpenAPI document, the language list) is answered here, before any is asked for. */
 const open: Step<ApiContext> = (ctx) => (ctx.route?.scope === null ? ctx.route.answer(ctx.deps) : undefined);
 
 /**
