@@ -1,7 +1,8 @@
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sweepFiles } from '../paste/files.ts';
-import { PgFileBytes } from './file-bytes.ts';
+import { fileBlobsFor } from '../files/open.ts';
+import { ClaimedFiles, sweepFiles } from '../paste/files.ts';
+import { PgFileBlobs, PgFileClaims } from './file-bytes.ts';
 import { type CliStorage, savedOr, type Storage, type StorageOptions } from '../backend.ts';
 import type { Config } from '../config.ts';
 import { Reminder } from '../log/reminder.ts';
@@ -117,7 +118,11 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
   // Files); what a crash left there an hour ago is removed (another instance may share the folder).
   await mkdir(join(config.dataDir, 'tmp'), { recursive: true });
   await dropStaleUploads(join(config.dataDir, 'tmp'), Date.now() - STALE_UPLOAD_MS);
-  const fileBytes = new PgFileBytes(sql, join(config.dataDir, 'tmp'));
+  // The claims stay in the database wherever the bytes go (FILE_STORE).
+  const fileBytes = new ClaimedFiles(
+    new PgFileClaims(sql, join(config.dataDir, 'tmp')),
+    await fileBlobsFor(config, () => new PgFileBlobs(sql)),
+  );
   pastes.released = (hash) =>
     fileBytes
       .release(hash, now())

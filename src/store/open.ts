@@ -10,8 +10,9 @@ import { isAnonymous } from '../paste/anonymous.ts';
 import { AccountStore } from './accounts.ts';
 import { RateLimiter } from '../ratelimit/bucket.ts';
 import { BucketFile } from './bucket-file.ts';
-import { sweepFiles } from '../paste/files.ts';
-import { DiskFileBytes } from './file-bytes.ts';
+import { fileBlobsFor } from '../files/open.ts';
+import { ClaimedFiles, sweepFiles } from '../paste/files.ts';
+import { DiskFileBlobs, DiskFileClaims } from './file-bytes.ts';
 import { DurableFiles } from './files.ts';
 import { IdempotencyRecords } from './idempotency.ts';
 import { claimFolder, folderHolder } from './instance.ts';
@@ -73,7 +74,11 @@ export async function openFileStorage(opts: StorageOptions): Promise<Storage> {
   pastes.onSwept = (p) => (isAnonymous(p) ? Promise.resolve() : owners.remove(p.owner_id, p.hash));
   const recent = new RecentPastes(files, join(state, 'recent.json'));
   const idempotency = new IdempotencyRecords(dir, files);
-  const fileBytes = new DiskFileBytes(dir, files);
+  // The claims stay in the folder wherever the bytes go (FILE_STORE).
+  const fileBytes = new ClaimedFiles(
+    new DiskFileClaims(dir, files),
+    await fileBlobsFor(config, () => new DiskFileBlobs(dir, files)),
+  );
   pastes.released = (hash) =>
     fileBytes
       .release(hash, now())
