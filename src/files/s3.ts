@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
   GetObjectCommand,
+  type GetObjectCommandOutput,
   HeadObjectCommand,
   PutObjectCommand,
   S3Client,
@@ -54,10 +55,23 @@ export class S3FileBlobs implements FileBlobs {
     return s3Key(this.target.prefix, sha256);
   }
 
-  async #size(sha256: string): Promise<number | null> {
+  /** Sends one request; a failure other than a 404 names the bucket, the request and the answer for the server log. */
+  async #send<O>(what: string, sha256: string, request: () => Promise<O>): Promise<O> {
     try {
-      const head = await this.#client.send(
-        new HeadObjectCommand({ Bucket: this.target.bucket, Key: this.#key(sha256) }),
+      return await request();
+    } catch (err) {
+      if (notFound(err)) throw err;
+      const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      const why = `${(err as Error).name}${status === undefined ? '' : `, HTTP ${status}`}`;
+      throw new Error(`${this.target.describe}: ${what} of ${this.#key(sha256)} failed (${why})`, { cause: err });
+    }
+  }
+
+  async #size(sha256: string): Promise<number | null> {
+    const Key = this.#key(sha256);
+    try {
+      const head = await this.#send('HeadObject', sha256, () =>
+        this.#client.send(new HeadObjectCommand({ Bucket: this.target.bucket, Key })),
       );
       return head.ContentLength ?? 0;
     } catch (err) {
@@ -67,18 +81,22 @@ export class S3FileBlobs implements FileBlobs {
   }
 
   async put(file: NewFile): Promise<void> {
+    const Key = this.#key(file.sha256);
     try {
       // Bytes already there (another paste's) are not sent again.
       if ((await this.#size(file.sha256)) === file.size) return;
       // Streamed from the spooled file with its length known: one PutObject, never held in memory.
-      await this.#client.send(
-        new PutObjectCommand({
-          Bucket: this.target.bucket,
-          Key: this.#key(file.sha256),
-          Body: createReadStream(file.path),
-          ContentLength: file.size,
-          ContentType: 'application/octet-stream',
-        }),
+      const Body = createReadStream(file.path);
+      await this.#send('PutObject', file.sha256, () =>
+        this.#client.send(
+          new PutObjectCommand({
+            Bucket: this.target.bucket,
+            Key,
+            Body,
+            ContentLength: file.size,
+            ContentType: 'application/octet-stream',
+          }),
+        ),
       );
     } finally {
       await unlink(file.path).catch(() => undefined);
@@ -90,20 +108,23 @@ export class S3FileBlobs implements FileBlobs {
     if (size === null) return null;
     const head = size === 0 ? Buffer.alloc(0) : await this.#range(sha256, Math.min(SNIFF_BYTES, size));
     if (head === null) return null;
-    const client = this.#client;
-    const get = new GetObjectCommand({ Bucket: this.target.bucket, Key: this.#key(sha256) });
+    const Key = this.#key(sha256);
+    const get = (): Promise<GetObjectCommandOutput> =>
+      this.#send('GetObject', sha256, () =>
+        this.#client.send(new GetObjectCommand({ Bucket: this.target.bucket, Key })),
+      );
     async function* body(): AsyncGenerator<Buffer> {
-      const answer = await client.send(get);
-      yield* answer.Body as Readable;
+      yield* (await get()).Body as Readable;
     }
     return { size, head, stream: () => Readable.from(body(), { objectMode: false }) };
   }
 
   /** The first `n` bytes, or null when they were removed meanwhile. */
   async #range(sha256: string, n: number): Promise<Buffer | null> {
+    const Key = this.#key(sha256);
     try {
-      const answer = await this.#client.send(
-        new GetObjectCommand({ Bucket: this.target.bucket, Key: this.#key(sha256), Range: `bytes=0-${n - 1}` }),
+      const answer = await this.#send('GetObject', sha256, () =>
+        this.#client.send(new GetObjectCommand({ Bucket: this.target.bucket, Key, Range: `bytes=0-${n - 1}` })),
       );
       return Buffer.from((await answer.Body?.transformToByteArray()) ?? []).subarray(0, n);
     } catch (err) {
@@ -113,7 +134,10 @@ export class S3FileBlobs implements FileBlobs {
   }
 
   async remove(sha256: string): Promise<void> {
+    const Key = this.#key(sha256);
     // S3 answers a delete of a key that is not there as one that was.
-    await this.#client.send(new DeleteObjectCommand({ Bucket: this.target.bucket, Key: this.#key(sha256) }));
+    await this.#send('DeleteObject', sha256, () =>
+      this.#client.send(new DeleteObjectCommand({ Bucket: this.target.bucket, Key })),
+    );
   }
 }

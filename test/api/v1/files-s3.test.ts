@@ -27,6 +27,8 @@ let token: string;
 let bucket: S3Client;
 /** Every request the paste server made to the bucket, as `METHOD path?query`. */
 const asked: string[] = [];
+/** While set, the bucket answers every request 503, as one that is down would. */
+let down = false;
 
 before(async () => {
   s3dir = await mkdtemp(join(tmpdir(), 'paste-s3-'));
@@ -41,6 +43,11 @@ before(async () => {
   // A pass-through in front of it notes what the paste server asks for.
   proxy = createServer((inbound, outbound) => {
     asked.push(`${inbound.method} ${inbound.url}`);
+    if (down) {
+      inbound.resume();
+      outbound.writeHead(503).end();
+      return;
+    }
     const upstream = request(
       { host: '127.0.0.1', port, method: inbound.method, path: inbound.url, headers: inbound.headers },
       (answer) => {
@@ -89,7 +96,7 @@ async function keys(): Promise<string[]> {
 }
 
 /** A multipart create of `files` beside some text, answering the new paste's hash. */
-async function createWith(files: { name: string; bytes: Buffer }[]): Promise<string> {
+async function createWith(files: { name: string; bytes: Buffer }[], status = 200): Promise<string> {
   const form = new FormData();
   form.append('content', 'see the files');
   for (const f of files) form.append('file', new Blob([f.bytes]), f.name);
@@ -99,7 +106,7 @@ async function createWith(files: { name: string; bytes: Buffer }[]): Promise<str
     body: Buffer.from(await built.arrayBuffer()),
     headers: { 'content-type': built.headers.get('content-type') as string },
   });
-  assert.equal(r.status, 200, r.text);
+  assert.equal(r.status, status, r.text);
   return r.json['hash'] as string;
 }
 
@@ -125,8 +132,8 @@ const PNG = Buffer.concat([
   Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),
   Buffer.from('IHDR fake image body'),
 ]);
-// A log of a megabyte and a half, every line different, so a byte out of place shows.
-const LOG = Buffer.from(Array.from({ length: 30_000 }, (_, i) => `line ${i}: ${'x'.repeat(40)}\n`).join(''));
+// A log of more than one read's worth, every line different, so a byte out of place shows.
+const LOG = Buffer.from(Array.from({ length: 8_000 }, (_, i) => `line ${i}: ${'x'.repeat(40)}\n`).join(''));
 
 test('files go to the bucket under the prefix, read back byte for byte, and go after delete and sweep', async () => {
   const hash = await createWith([
@@ -167,6 +174,34 @@ test('a second paste with the same bytes keeps them when the first goes, and the
   assert.equal(kept.status, 200);
   assert.ok(kept.body.equals(bytes));
   await remove(second);
+  await sweep();
+  assert.deepEqual(await keys(), []);
+});
+
+test('a bucket that does not answer fails the create (no paste, no bytes) and the read, and both work once it is back', async () => {
+  const kept = Buffer.from('kept while the bucket was up\n');
+  const hash = await createWith([{ name: 'kept.txt', bytes: kept }]);
+  const lost = Buffer.from('sent while the bucket was down\n');
+  down = true;
+  try {
+    await createWith([{ name: 'lost.txt', bytes: lost }], 500);
+    assert.equal((await fileBytes(hash, 'kept.txt')).status, 500);
+    // The server log names the bucket, the request and the answer.
+    assert.match(
+      server.output(),
+      /s3:\/\/pastebin-files\/pastes\/files at http:\/\/127\.0\.0\.1:\d+: (HeadObject|PutObject) of pastes\/files\/[0-9a-f/]+ failed \(.*HTTP 503\)/,
+    );
+    assert.doesNotMatch(server.output(), /S3RVER/);
+  } finally {
+    down = false;
+  }
+  const back = await fileBytes(hash, 'kept.txt');
+  assert.equal(back.status, 200);
+  assert.ok(back.body.equals(kept));
+  // The failed create's claim goes with its grace, and nothing of it is in the bucket.
+  await sweep();
+  assert.deepEqual(await keys(), [keyOf(kept)]);
+  await remove(hash);
   await sweep();
   assert.deepEqual(await keys(), []);
 });
