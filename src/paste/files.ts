@@ -99,7 +99,7 @@ export interface FileBytes {
    * Drops `holder`'s claim on `sha256` unless it was made after `claimedBefore` (then
    * `young`), and the bytes with it when it was the last (then `removed`).
    */
-  drop(holder: string, sha256: string, claimedBefore: number): Promise<'removed' | 'dropped' | 'young'>;
+  drop(holder: string, sha256: string, claimedBefore: number): Promise<Dropped>;
   /**
    * The releases `due` saw were looked at: they go, but not one made since (a paste wiped
    * while the sweep read it), which the next round looks at.
@@ -118,12 +118,7 @@ export interface FileClaims extends Omit<FileBytes, 'keep' | 'open' | 'drop'> {
   /** Makes `holder`'s claim on `sha256`, with a release due once its grace is over. */
   claim(holder: string, sha256: string, now: number): Promise<void>;
   /** As FileBytes.drop; when the claim was the last, `last` runs under the hash's lock before `removed`. */
-  drop(
-    holder: string,
-    sha256: string,
-    claimedBefore: number,
-    last: () => Promise<void>,
-  ): Promise<'removed' | 'dropped' | 'young'>;
+  drop(holder: string, sha256: string, claimedBefore: number, last: () => Promise<void>): Promise<Dropped>;
 }
 
 /**
@@ -174,7 +169,7 @@ export class ClaimedFiles implements FileBytes {
     return this.held.claims(holder);
   }
 
-  drop(holder: string, sha256: string, claimedBefore: number): Promise<'removed' | 'dropped' | 'young'> {
+  drop(holder: string, sha256: string, claimedBefore: number): Promise<Dropped> {
     return this.held.drop(holder, sha256, claimedBefore, () => this.blobs.remove(sha256));
   }
 
@@ -182,6 +177,9 @@ export class ClaimedFiles implements FileBytes {
     return this.held.settled(due);
   }
 }
+
+/** What a drop did: removed the bytes with the last claim, dropped the claim alone, or left a claim too new to judge. */
+export type Dropped = 'removed' | 'dropped' | 'young';
 
 /** A paste whose claims are due, and which of its releases were seen (the store's own mark). */
 export interface Due {

@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import type { Sql, TransactionSql } from 'postgres';
 import {
   CLAIM_GRACE_MS,
+  type Dropped,
   type Due,
   type FileBlobs,
   type FileClaims,
@@ -115,12 +116,7 @@ export class PgFileClaims implements FileClaims {
     return rows.map((r) => r.sha256);
   }
 
-  drop(
-    holder: string,
-    sha256: string,
-    claimedBefore: number,
-    last: () => Promise<void>,
-  ): Promise<'removed' | 'dropped' | 'young'> {
+  drop(holder: string, sha256: string, claimedBefore: number, last: () => Promise<void>): Promise<Dropped> {
     return this.sql.begin(async (tx: TransactionSql) => {
       await tx`select pg_advisory_xact_lock(${FILE_LOCK}, hashtext(${sha256}))`;
       const gone = await tx`
@@ -135,7 +131,7 @@ export class PgFileClaims implements FileClaims {
       // Under the lock, and undone with the claim's removal should it fail.
       await last();
       return 'removed';
-    }) as Promise<'removed' | 'dropped' | 'young'>;
+    }) as Promise<Dropped>;
   }
 
   async settled({ holder, seen }: Due): Promise<void> {

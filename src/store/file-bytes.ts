@@ -3,6 +3,7 @@ import { readdir, readFile, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   CLAIM_GRACE_MS,
+  type Dropped,
   type Due,
   type FileBlobs,
   type FileClaims,
@@ -121,12 +122,7 @@ export class DiskFileClaims implements FileClaims {
     return names.filter((n) => /^[0-9a-f]{64}$/.test(n));
   }
 
-  drop(
-    holder: string,
-    sha256: string,
-    claimedBefore: number,
-    last: () => Promise<void>,
-  ): Promise<'removed' | 'dropped' | 'young'> {
+  drop(holder: string, sha256: string, claimedBefore: number, last: () => Promise<void>): Promise<Dropped> {
     return this.#locks.run(sha256, async () => {
       const bytes = bytesPath(this.#dir, sha256);
       const at = await readFile(`${bytes}@${holder}`, 'utf8').catch((err: unknown) => {
