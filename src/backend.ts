@@ -11,11 +11,13 @@ import type { FileBytes } from './paste/files.ts';
 import type { Paste } from './paste/paste.ts';
 import type { OwnerLists, PasteRepository, RecentList, ViewCounts } from './paste/repository.ts';
 import type { Limiter } from './ratelimit/limiter.ts';
+import type { Job } from './jobs/job.ts';
 
 /**
  * Everything a running server keeps, as one backend provides it: the data folder
  * (store/open.ts) or PostgreSQL (pg/open.ts). server.ts picks one from the configuration,
- * in one place, and builds the services and both sides on what it returns; nothing else
+ * in one place, builds the services and both sides on what it returns, and runs its jobs
+ * and saves (ARCHITECTURE.md, Background jobs); nothing else
  * knows which it has (ARCHITECTURE.md, The storage seam).
  */
 export interface Storage {
@@ -30,7 +32,7 @@ export interface Storage {
   /** New secrets waiting for the page that shows them once (a token's, a new user's password). */
   readonly shownOnce: ShownOnceRecords;
   readonly idempotency: IdempotencyStore;
-  /** Files' bytes (README, Files), swept of what no paste names by `upkeep`. */
+  /** Files' bytes (README, Files), swept of what no paste names by the backend's `file sweep` job. */
   readonly fileBytes: FileBytes;
   readonly tokenUsage: TokenUses;
   /** The web side's signing key, made once and kept (CSRF tokens, unlock grants, login keys). */
@@ -43,21 +45,23 @@ export interface Storage {
    */
   readonly limiter: Limiter;
   /**
-   * One tick of the upkeep's storage work (every few seconds): fold counted views in, save
-   * what is counted in memory (views, buckets, token use, the recent list), and, when
-   * `sweepDue`, forget ended sessions and old idempotency records (once across the servers
-   * sharing the storage). A failure is thrown
-   * after every part was tried.
+   * The backend's background work, which the server's scheduler runs (jobs/scheduler.ts):
+   * saving what is counted in memory every few seconds, sweeping old records, and whatever
+   * else only this backend needs (the folder claim, the database probe).
    */
-  upkeep(sweepDue: boolean): Promise<void>;
+  readonly jobs: readonly Job[];
   /**
-   * Whether this server does this round of a periodic `job` (the expiry sweep), run at most
-   * once every `everyMs` by all the servers sharing the storage; the data folder's one server
-   * always does (README, Running several instances).
+   * Whether this server does this round of a job done once across the servers sharing the
+   * storage (`oncePerCluster`); the data folder's one server always does (README, Running several instances).
    */
   turn(job: string, everyMs: number): Promise<boolean>;
-  /** Saves what is held in memory and lets go; resolves with what could not be saved, one sentence each. */
-  close(): Promise<string[]>;
+  /** What is held in memory and saved at close, after the jobs have stopped; each is tried (saveEach). */
+  readonly saves: readonly Save[];
+  /**
+   * Lets go of what the backend holds, last, once every save was tried (the folder claim, the
+   * pool); resolves with what is lost all the same, one sentence each.
+   */
+  release(): Promise<string[]>;
   /** What /metrics reports of the storage; absent parts are not reported. */
   readonly stats: StorageStats;
   /** What `/healthz` says of the storage, answered at once (a backend probes in the background). */
@@ -91,6 +95,24 @@ export interface ApiLog {
   readonly unwritten: number;
 }
 
+/**
+ * The API log as the server sees it, over a backend's writer (which counts what it wrote,
+ * dropped and holds) and its reader.
+ */
+export const apiLogOver = (log: Omit<ApiLog, 'read'>, read: ApiLog['read']): ApiLog => ({
+  append: (entry) => log.append(entry),
+  read,
+  get written() {
+    return log.written;
+  },
+  get dropped() {
+    return log.dropped;
+  },
+  get unwritten() {
+    return log.unwritten;
+  },
+});
+
 export interface StorageStats {
   cache?: () => { hits: number; misses: number; bytes: number; entries: number };
   sweep?: () => { wiped: number; removed: number };
@@ -111,6 +133,8 @@ export interface StorageOptions {
   synced?: (what: 'file' | 'folder', seconds: number) => void;
   /** How often the folder claim is kept (tests shorten it). */
   claimEveryMs?: number;
+  /** How often what is counted in memory is saved; UPKEEP_MS unless tests shorten it. */
+  upkeepEveryMs?: number;
 }
 
 /** The storage's word on `/healthz`: `ok` false answers 503, so a load balancer sends elsewhere. */
@@ -139,6 +163,17 @@ export interface CliStorage {
   close(): Promise<void>;
 }
 
+/** Something held in memory that close saves (README, Shutdown): `what` names it in the warning a failure becomes. */
+export interface Save {
+  readonly what: string;
+  save(): Promise<unknown>;
+}
+
+/** How often the backends save what is counted in memory (ARCHITECTURE.md, Background jobs). */
+export const UPKEEP_MS = 5_000;
+/** How often the API log writes the lines waiting in memory (README, API request log: at least once a second). */
+export const LOG_FLUSH_MS = 1_000;
+
 /**
  * A save at close, as a warning when it fails: every save is tried, none keeps the others from
  * being tried, and what could not be saved is told in one sentence (README, Shutdown).
@@ -148,3 +183,13 @@ export const savedOr = (what: string, save: Promise<unknown>): Promise<string | 
     () => null,
     (err: unknown) => `could not save ${what}: ${err instanceof Error ? err.message : String(err)}`,
   );
+
+/** Every save at once, each tried whatever the others do; resolves with what could not be saved. */
+export async function saveEach(saves: readonly Save[]): Promise<string[]> {
+  const tried = (s: Save) =>
+    savedOr(
+      s.what,
+      Promise.resolve().then(() => s.save()),
+    );
+  return (await Promise.all(saves.map(tried))).filter((w): w is string => w !== null);
+}

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { type AuthProxyConfig, authProxyOf } from './config/auth-proxy.ts';
+import { type OidcConfig, oidcOf } from './config/oidc.ts';
 import { type DatabaseTarget, databaseTargetOf } from './config/database.ts';
 import { fileStoreOf, type S3Target } from './config/file-store.ts';
 
@@ -48,6 +49,8 @@ export interface Config {
   databaseTimeoutMs: number;
   /** Sign-in by a trusted proxy (README, Sign-in by a proxy); null: off, the header means nothing. */
   authProxy: AuthProxyConfig | null;
+  /** Sign-in with OpenID Connect (README, Sign-in with OpenID Connect); null: off, /login/oidc is 404. */
+  oidc: OidcConfig | null;
   /** ANONYMOUS_PASTES and its limits (README, Anonymous pastes); null: every create needs an account. */
   anonymous: AnonymousLimits | null;
   /** CORS_ORIGINS: the origins the API answers across origins (`*`: any); empty: none (README, CORS). */
@@ -242,6 +245,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     databaseTimeoutMs: int('DATABASE_TIMEOUT_MS', 5000, 100, 600_000),
     maxRevisions: int('MAX_REVISIONS', 100, 1, 10_000),
     authProxy: authProxyOf(env, problems, flag),
+    oidc: oidcOf(env, problems, flag),
     anonymous: null,
     corsOrigins: corsOriginsOf(env['CORS_ORIGINS'], problems),
     markdownRemoteImages: flag('MARKDOWN_REMOTE_IMAGES'),

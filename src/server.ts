@@ -6,7 +6,9 @@ import { Idempotency } from './api/v1/idempotency.ts';
 import { createApp } from './app.ts';
 import { Accounts } from './auth/accounts.ts';
 import { Authenticator } from './auth/authenticate.ts';
-import type { Storage } from './backend.ts';
+import { type PasteUpkeep, type Storage, saveEach } from './backend.ts';
+import type { Job } from './jobs/job.ts';
+import { Scheduler, timersOn } from './jobs/scheduler.ts';
 import type { Config } from './config.ts';
 import { Passwords } from './crypto/passwords.ts';
 import { Signer, sign } from './crypto/signature.ts';
@@ -30,6 +32,7 @@ import { openPgStorage } from './pg/open.ts';
 import { openFileStorage } from './store/open.ts';
 import { PageParts } from './web/page-parts.ts';
 import { ShownOnce } from './web/shown-once.ts';
+import { OidcClient } from './web/oidc-client.ts';
 import { webSide } from './web/side.ts';
 import { TimeTags } from './web/time.ts';
 
@@ -43,7 +46,7 @@ export const SERVER_TIMEOUTS = {
   connectionsCheckingInterval: 1_000,
 } as const;
 
-const MAINTENANCE_MS = 5_000;
+/** How often the expiry sweep runs, once across the servers sharing the storage. */
 const SWEEP_MS = 60_000;
 /** Index entries one sweep slice visits before the sweep lets go of the disk and the event loop. */
 const SWEEP_SLICE = 500;
@@ -61,6 +64,7 @@ export interface ServerOptions {
   passwords?: Passwords;
   /** The timers and slices of the upkeep (tests shorten them); the defaults otherwise. */
   upkeep?: {
+    /** How often what is counted in memory is saved (UPKEEP_MS in backend.ts). */
     everyMs?: number;
     claimEveryMs?: number;
     sweepSlice?: number;
@@ -78,7 +82,10 @@ export interface RunningServer {
   baseUrl: string;
   /** Where the state lives, for the start-up line: `the data folder …`, `PostgreSQL at …`. */
   storage: string;
-  /** Runs the background upkeep once now (sweep, view counts, state files), as its timer does. */
+  /**
+   * A round of every background job now (the expiry sweep, view counts, state files, record
+   * sweeps), each after its round in progress; resolves once all have ended (tests).
+   */
   upkeep(): Promise<void>;
   /**
    * The first phase of a stop behind a load balancer: /healthz answers 503 at once while every
@@ -116,6 +123,7 @@ async function openStorage(b: Basics): Promise<Storage> {
     info: b.info,
     synced: (what: 'file' | 'folder', seconds: number) => b.metrics.fsync.observe(seconds, [what]),
     ...(b.opts.upkeep?.claimEveryMs === undefined ? {} : { claimEveryMs: b.opts.upkeep.claimEveryMs }),
+    ...(b.opts.upkeep?.everyMs === undefined ? {} : { upkeepEveryMs: b.opts.upkeep.everyMs }),
   };
   return b.config.database === null ? openFileStorage(options) : openPgStorage(options);
 }
@@ -168,10 +176,10 @@ function buildServices(b: Basics, storage: Storage) {
 }
 type Services = ReturnType<typeof buildServices>;
 
-/** The API and the web side on the services, and the request listener that routes to them. */
-function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string, draining: () => boolean) {
-  const { config, now, logError, metrics } = b;
-  const api = apiSide({
+/** The API side (api/side.ts) on the services. */
+function buildApi(b: Basics, storage: Storage, s: Services, baseUrl: string) {
+  const { config, now, logError } = b;
+  return apiSide({
     baseUrl,
     loopbackIsOurs: config.baseUrlDefault,
     maxPasteBytes: config.maxPasteBytes,
@@ -199,11 +207,16 @@ function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string, d
     now,
     logError,
   });
-  const parts = new PageParts(Math.max(1_048_576, config.pasteCacheBytes / 4));
-  const web = webSide({
+}
+
+/** The web side (web/side.ts) on the services, with the parts of pages it keeps. */
+function buildWeb(b: Basics, storage: Storage, s: Services, baseUrl: string, parts: PageParts) {
+  const { config, now, logError } = b;
+  return webSide({
     config: { ...config, baseUrl },
     apiLog: storage.apiLog,
     preAuth: s.preAuth,
+    files: { tmpDir: storage.fileBytes.tmpDir, limits: config.files },
     shownOnce: new ShownOnce(storage.shownOnce, 'token'),
     shownPasswords: new ShownOnce(storage.shownOnce, 'user'),
     audit: storage.audit,
@@ -219,8 +232,20 @@ function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string, d
     limiter: s.limiter,
     now,
     logError,
+    oidc:
+      config.oidc === null
+        ? null
+        : new OidcClient(config.oidc, `${baseUrl}/login/oidc/callback`, storage.serverKey, now),
     warn: b.warn,
   });
+}
+
+/** The API and the web side on the services, and the request listener that routes to them. */
+function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string, draining: () => boolean) {
+  const { config, logError, metrics } = b;
+  const parts = new PageParts(Math.max(1_048_576, config.pasteCacheBytes / 4));
+  const api = buildApi(b, storage, s, baseUrl);
+  const web = buildWeb(b, storage, s, baseUrl, parts);
   // Off unless configured (README, Metrics): then nothing is counted or walked at all.
   const metricsOn = config.metricsToken !== null || config.metricsListen !== null;
   if (metricsOn)
@@ -252,6 +277,7 @@ function buildSides(b: Basics, storage: Storage, s: Services, baseUrl: string, d
   });
   return { app, scrape, inFlight, metricsOn };
 }
+type Sides = ReturnType<typeof buildSides>;
 
 /** Listens on HOST:PORT, keeping the open connections for a graceful close. */
 async function listen(config: Config): Promise<{ server: Server; sockets: Set<Socket>; port: number }> {
@@ -291,66 +317,121 @@ async function listenForMetrics(config: Config, scrape: (req: IncomingMessage) =
 }
 
 /**
- * The background upkeep: the storage's tick every few seconds (view counts, what is kept in
- * memory, the rate limiter's pruning, ended sessions), and the expiry sweep, which runs
- * beside them in bounded slices so that a minute in which thousands of pastes expire delays
- * no save of the view counts.
+ * The expiry sweep (README, Expiry), a job like the backend's: it runs in bounded slices, so
+ * that a minute in which thousands of pastes expire delays no other job, and a stop ends it
+ * between two slices.
  */
-function startUpkeep(b: Basics, storage: Storage) {
-  const { now, opts } = b;
-  const slice = opts.upkeep?.sweepSlice ?? SWEEP_SLICE;
-  let stopping = false;
-  let sweeping: Promise<void> | null = null;
-  const sweep = async (): Promise<void> => {
-    while (!stopping && (await storage.pastes.sweepSlice(now(), slice)).more)
-      if (opts.upkeep?.betweenSlices !== undefined) await opts.upkeep.betweenSlices();
-  };
-  // A write the storage refused, or an outage of the database, has been reported already (the
-  // backend warns once); anything else is a fault.
-  const report = (err: unknown): void => {
-    if (!(err instanceof StorageFull || err instanceof StorageReadOnly || err instanceof StorageUnavailable))
-      b.logError(err);
-  };
-  // One step at a time, so steps never overlap.
-  let lastSweep = Number.NEGATIVE_INFINITY;
-  let upkeep: Promise<void> = Promise.resolve();
-  const step = async (): Promise<void> => {
-    const sweepDue = now() - lastSweep >= SWEEP_MS;
-    if (sweepDue) {
-      lastSweep = now();
-      // The servers sharing a database take turns: one of them does each round (README, Running several instances).
-      sweeping ??= storage
-        .turn('expiry sweep', SWEEP_MS)
-        .then((ours) => (ours ? sweep() : undefined))
-        .catch(report)
-        .finally(() => {
-          sweeping = null;
-        });
-    }
-    await storage.upkeep(sweepDue);
-  };
-  const tick = (): Promise<void> => (upkeep = upkeep.then(step).catch(report));
-  void tick();
-  const timer = setInterval(tick, opts.upkeep?.everyMs ?? MAINTENANCE_MS);
-  timer.unref();
+function expirySweep(b: Basics, pastes: PasteUpkeep): Job {
+  const slice = b.opts.upkeep?.sweepSlice ?? SWEEP_SLICE;
+  const between = b.opts.upkeep?.betweenSlices;
   return {
-    /** One upkeep step now, and the sweep it may have started, to its end (tests; README, Expiry). */
-    now: async (): Promise<void> => {
-      await tick();
-      await sweeping;
-    },
-    /** Stops the timer and the sweep between slices; resolves once both have stopped. */
-    stop: async (): Promise<void> => {
-      clearInterval(timer);
-      stopping = true;
-      await Promise.all([upkeep, sweeping]);
+    name: 'expiry sweep',
+    everyMs: SWEEP_MS,
+    // The servers sharing a database take turns: one of them does each round (README, Running several instances).
+    oncePerCluster: true,
+    run: async (_now, stop) => {
+      while (!stop.aborted && (await pastes.sweepSlice(b.now(), slice)).more)
+        if (between !== undefined) await between();
     },
   };
 }
 
+/** The background jobs, the backend's and the expiry sweep, on one scheduler (ARCHITECTURE.md, Background jobs). */
+function startJobs(b: Basics, storage: Storage): Scheduler {
+  const scheduler = new Scheduler({
+    jobs: [...storage.jobs, expirySweep(b, storage.pastes)],
+    clock: timersOn(b.now),
+    turn: (job, everyMs) => storage.turn(job, everyMs),
+    // A write the storage refused, or an outage of the database, has been reported already (the
+    // backend warns once); anything else is a fault.
+    report: (err) => {
+      if (!(err instanceof StorageFull || err instanceof StorageReadOnly || err instanceof StorageUnavailable))
+        b.logError(err);
+    },
+  });
+  scheduler.start();
+  return scheduler;
+}
+
+/**
+ * SIGTERM's first phase (README, Running several instances): /healthz answers 503 while
+ * requests are still served, so the load balancer's checks take this instance out before it closes.
+ */
+function drainPhase(drainMs: number) {
+  let draining = false;
+  let endDrain = (): void => {};
+  let drained: Promise<void> | null = null;
+  return {
+    get draining(): boolean {
+      return draining;
+    },
+    /** Begins the phase; resolves after SHUTDOWN_DRAIN_MS, or as soon as it is ended. */
+    begin: (): Promise<void> =>
+      (drained ??= new Promise<void>((resolve) => {
+        draining = true;
+        const timer = setTimeout(resolve, drainMs);
+        endDrain = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      })),
+    /** Ends the phase at once (close), /healthz still answering 503. */
+    end: (): void => {
+      draining = true;
+      endDrain();
+    },
+  };
+}
+type Drain = ReturnType<typeof drainPhase>;
+
+/** Routes the requests to the sides, and serves METRICS_LISTEN if configured. */
+async function serveSides(b: Basics, server: Server, sides: Sides): Promise<Server | null> {
+  if (sides.metricsOn) b.metrics.watch(server);
+  server.on('request', sides.app);
+  server.on('checkContinue', (req, res) => {
+    inviteWhenRead(req, res);
+    sides.app(req, res);
+  });
+  return listenForMetrics(b.config, sides.scrape).catch(async (err: unknown) => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw err;
+  });
+}
+
+/** What a running server lets go of at close, in the order close goes through it. */
+interface Running {
+  drain: Drain;
+  metricsServer: Server | null;
+  server: Server;
+  sockets: Set<Socket>;
+  sides: Sides;
+  jobs: Scheduler;
+  storage: Storage;
+}
+
+/**
+ * The graceful stop: listening ends and requests in flight finish, the jobs stop, then every
+ * save is tried and the backend lets go; resolves with what could not be saved.
+ */
+async function closeServer(b: Basics, r: Running): Promise<string[]> {
+  r.drain.end();
+  b.metrics.stop();
+  if (r.metricsServer !== null) {
+    r.metricsServer.close();
+    r.metricsServer.closeAllConnections();
+  }
+  await stopListening(r.server, r.sockets, b.config.shutdownTimeoutMs);
+  // A request cut at the deadline learns it from its socket's close, later: let it (and
+  // any still waiting for the storage) finish, log line included, before the log is closed.
+  await r.sides.inFlight.settled(1_000);
+  await r.jobs.stop();
+  const unsaved = await saveEach(r.storage.saves);
+  return [...unsaved, ...(await r.storage.release())];
+}
+
 /**
  * Opens the storage, builds the services and the two sides on it, starts listening, and
- * runs the background upkeep. Every piece of state (caches, buckets, counters, pools) lives
+ * runs the background jobs. Every piece of state (caches, buckets, counters, pools) lives
  * on an object made here, so two servers in one process share none.
  */
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
@@ -369,53 +450,22 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   // Listen before building the sides: with PORT=0 the default BASE_URL needs the port we got.
   const { server, sockets, port } = await listen(config);
   const baseUrl = config.baseUrl === `http://localhost:${config.port}` ? `http://localhost:${port}` : config.baseUrl;
-  // SIGTERM's first phase (README, Running several instances): /healthz answers 503 while
-  // requests are still served, so the load balancer's checks take this instance out before it closes.
-  let draining = false;
-  let endDrain = (): void => {};
-  let drained: Promise<void> | null = null;
-  const drain = (): Promise<void> =>
-    (drained ??= new Promise<void>((resolve) => {
-      draining = true;
-      const timer = setTimeout(resolve, config.shutdownDrainMs);
-      endDrain = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    }));
-  const sides = buildSides(b, storage, services, baseUrl, () => draining);
-  if (sides.metricsOn) b.metrics.watch(server);
-  server.on('request', sides.app);
-  server.on('checkContinue', (req, res) => {
-    inviteWhenRead(req, res);
-    sides.app(req, res);
-  });
-  const metricsServer = await listenForMetrics(config, sides.scrape).catch(async (err: unknown) => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    throw err;
-  });
-  const upkeep = startUpkeep(b, storage);
-
+  const drain = drainPhase(config.shutdownDrainMs);
+  const sides = buildSides(b, storage, services, baseUrl, () => drain.draining);
+  const metricsServer = await serveSides(b, server, sides);
+  const jobs = startJobs(b, storage);
   let closing: Promise<string[]> | null = null;
-  const close = (): Promise<string[]> =>
-    (closing ??= (async () => {
-      draining = true;
-      endDrain();
-      b.metrics.stop();
-      if (metricsServer !== null) {
-        metricsServer.close();
-        metricsServer.closeAllConnections();
-      }
-      await stopListening(server, sockets, config.shutdownTimeoutMs);
-      // A request cut at the deadline learns it from its socket's close, later: let it (and
-      // any still waiting for the storage) finish, log line included, before the log is closed.
-      await sides.inFlight.settled(1_000);
-      await upkeep.stop();
-      return storage.close();
-    })());
-
-  const metricsPort = metricsServer === null ? null : (metricsServer.address() as AddressInfo).port;
-  return { server, port, metricsPort, baseUrl, storage: storage.describe, upkeep: upkeep.now, drain, close };
+  const running: Running = { drain, metricsServer, server, sockets, sides, jobs, storage };
+  return {
+    server,
+    port,
+    metricsPort: metricsServer === null ? null : (metricsServer.address() as AddressInfo).port,
+    baseUrl,
+    storage: storage.describe,
+    upkeep: () => jobs.runAll(),
+    drain: drain.begin,
+    close: () => (closing ??= closeServer(b, running)),
+  };
 }
 
 /**

@@ -290,3 +290,60 @@ test('a bad FILE_STORE or missing S3 credentials are reported with the other bad
     );
   }
 });
+
+test('OIDC_* is off unless OIDC_ISSUER is set, then has the defaults README names', () => {
+  assert.equal(parseConfig({}).oidc, null);
+  assert.deepEqual(
+    parseConfig({ OIDC_ISSUER: 'https://id.example/application/o/paste/', OIDC_CLIENT_ID: 'paste' }).oidc,
+    {
+      issuer: 'https://id.example/application/o/paste/',
+      clientId: 'paste',
+      clientSecret: null,
+      scopes: 'openid profile email',
+      usernameClaim: 'preferred_username',
+      groupsClaim: 'groups',
+      adminGroup: null,
+      create: false,
+      buttonLabel: 'Sign in with SSO',
+    },
+  );
+  const all = parseConfig({
+    OIDC_ISSUER: 'http://127.0.0.1:9000',
+    OIDC_CLIENT_ID: 'c',
+    OIDC_CLIENT_SECRET: 's',
+    OIDC_SCOPES: 'openid  groups',
+    OIDC_USERNAME_CLAIM: 'nickname',
+    OIDC_GROUPS_CLAIM: 'roles',
+    OIDC_ADMIN_GROUP: 'ops',
+    OIDC_CREATE: '1',
+    OIDC_BUTTON_LABEL: 'Use Keycloak',
+  }).oidc;
+  assert.deepEqual(
+    [
+      all?.clientSecret,
+      all?.scopes,
+      all?.usernameClaim,
+      all?.groupsClaim,
+      all?.adminGroup,
+      all?.create,
+      all?.buttonLabel,
+    ],
+    ['s', 'openid groups', 'nickname', 'roles', 'ops', true, 'Use Keycloak'],
+  );
+});
+
+test('OIDC_ISSUER needs OIDC_CLIENT_ID, https (http only on loopback) and the openid scope', () => {
+  assert.throws(
+    () => parseConfig({ OIDC_ISSUER: 'http://id.example', OIDC_SCOPES: 'profile', OIDC_CREATE: 'yes' }),
+    (e: unknown) =>
+      e instanceof ConfigError &&
+      /OIDC_ISSUER must be an https URL \(http only on this machine\), got "http:\/\/id\.example"/.test(e.message) &&
+      /OIDC_ISSUER needs OIDC_CLIENT_ID/.test(e.message) &&
+      /OIDC_SCOPES must include "openid"/.test(e.message) &&
+      /OIDC_CREATE must be 0 or 1/.test(e.message),
+  );
+  assert.throws(
+    () => parseConfig({ OIDC_ISSUER: 'not a url', OIDC_CLIENT_ID: 'c' }),
+    /OIDC_ISSUER must be an https URL/,
+  );
+});

@@ -5,7 +5,8 @@ import { ANONYMOUS_READER, anonymousCreator, NOBODY } from './open-principals.ts
 import { hasScope } from '../auth/tokens.ts';
 import { bodyType, maxBodyBytes, readFields, type BodyType } from '../http/body.ts';
 import { Cors } from '../http/cors.ts';
-import { discardUploads, multipartBoundary, readMultipart, type Upload } from '../http/multipart.ts';
+import { multipartBoundary, type Upload } from '../http/multipart.ts';
+import { readUploads, thenDiscard } from '../pipeline/uploads.ts';
 import { fromOtherSite } from '../http/cross-site.ts';
 import { siteOrigins } from '../http/site-origins.ts';
 import { HttpError } from '../http/errors.ts';
@@ -227,36 +228,13 @@ const body: Step<ApiContext> = (ctx) => {
  * the limits allow, or when an anonymous create may not bring files (ANONYMOUS_FILES).
  */
 function uploads(ctx: ApiContext, boundary: string): Promise<void> {
-  const { limits, tmpDir } = ctx.deps.files;
-  if (principalOf(ctx).anonymous === true && !limits.anonymousFiles)
+  if (principalOf(ctx).anonymous === true && !ctx.deps.files.limits.anonymousFiles)
     throw new HttpError('forbidden', 'A paste without a token takes no files on this server (ANONYMOUS_FILES)');
-  const fieldBytes = maxBodyBytes(ctx.deps.maxPasteBytes);
-  // Each part's headers and delimiter take a few hundred bytes; 16 KiB a file is plenty.
-  const total = fieldBytes + limits.maxFilesPerPaste * (limits.maxFileBytes + 16 * 1024);
-  if (Number(ctx.req.headers['content-length'] ?? 0) > total)
-    throw new HttpError(
-      'payload_too_large',
-      `The request is larger than ${limits.maxFilesPerPaste} files of MAX_FILE_BYTES`,
-    );
-  return readMultipart(
-    ctx.req,
-    boundary,
-    {
-      tmpDir,
-      fileField: 'file',
-      maxFileBytes: limits.maxFileBytes,
-      maxFiles: limits.maxFilesPerPaste,
-      maxFieldBytes: fieldBytes,
-    },
-    REPEATABLE,
-  ).then((m) => {
+  return readUploads(ctx.req, boundary, ctx.deps.files, ctx.deps.maxPasteBytes).then((m) => {
     ctx.body = m.fields;
     ctx.uploads = m.files;
   });
 }
-
-/** Fields a multipart edit may repeat: each names a file to remove. */
-const REPEATABLE: ReadonlySet<string> = new Set(['remove_file']);
 
 /**
  * A raw body (hastebin's `POST /documents`): the content whatever the Content-Type says,
@@ -308,13 +286,7 @@ export function apiSide(deps: ApiDeps, routes = [...apiV1Routes, ...hasteRoutes]
     const r = { deps, req, ip, clientKey, query, body, params, principal: principalOf(ctx), viewer, uploads };
     if (uploads.length === 0) return routeOf(ctx).handler(r);
     // What the handler did not keep is removed, whatever its outcome.
-    const done = (): Promise<void> => discardUploads(uploads);
-    return Promise.resolve()
-      .then(() => routeOf(ctx).handler(r))
-      .then(
-        (reply) => done().then(() => reply),
-        (err: unknown) => done().then(() => Promise.reject(err)),
-      );
+    return thenDiscard(uploads, () => routeOf(ctx).handler(r));
   };
   return {
     context: (req, path, rawQuery, ip, clientKey, id) => new ApiContext(deps, req, path, rawQuery, ip, clientKey, id),

@@ -236,6 +236,33 @@ export class Accounts {
     });
   }
 
+  /** The account linked to the OpenID provider's user `subject` at `issuer` (README, Sign-in with OpenID Connect). */
+  userBySubject(issuer: string, subject: string): User | undefined {
+    return this.records.users.find((u) => u.oidc_subject === subject && u.oidc_issuer === issuer);
+  }
+
+  /**
+   * Links a user to the OpenID provider's user `subject` at `issuer`, at its first sign-in
+   * there; checked under the lock, so two first sign-ins cannot link one account to two.
+   * Refused (`linked_elsewhere`) when the account is linked to another, or the subject to another account.
+   */
+  linkSubject(userId: number, issuer: string, subject: string, actor: Actor): Promise<User> {
+    return this.#audited(actor, (doc) => {
+      const u = doc.users.find((x) => x.id === userId);
+      if (u === undefined) throw new AccountError('no_such_user', 'That account no longer exists.');
+      const holder = doc.users.find((x) => x.oidc_subject === subject && x.oidc_issuer === issuer);
+      const linked = u.oidc_subject !== undefined && (u.oidc_subject !== subject || u.oidc_issuer !== issuer);
+      if (linked || (holder !== undefined && holder.id !== u.id))
+        throw new AccountError('linked_elsewhere', `"${u.name}" is linked to another user of the sign-in provider`);
+      u.oidc_issuer = issuer;
+      u.oidc_subject = subject;
+      return {
+        result: u,
+        record: { action: 'user.oidc_link', target: `user:${u.name}`, before: null, after: { issuer, subject } },
+      };
+    });
+  }
+
   /** Notes a successful web login, for the Users page. */
   async recordLogin(userId: number): Promise<void> {
     await this.records.mutate((doc) => {

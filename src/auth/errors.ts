@@ -13,7 +13,9 @@ export type AccountFailure =
   | 'too_many_tokens'
   | 'no_such_token'
   /** Disabling or demoting the only enabled admin would leave nobody to administer. */
-  | 'last_admin';
+  | 'last_admin'
+  /** The account is linked to another user of the OpenID provider, or that user to another account. */
+  | 'linked_elsewhere';
 
 export class AccountError extends Error {
   constructor(

@@ -22,6 +22,12 @@ export interface User {
   last_login_at?: number | null;
   /** The password was handed out by an admin: the web asks for a new one before anything else. Absent: false. */
   password_temporary?: boolean;
+  /**
+   * The OpenID provider's user this account is linked to (its issuer and `sub`), set at the
+   * first sign-in there (README, Sign-in with OpenID Connect). Absent: not linked.
+   */
+  oidc_issuer?: string;
+  oidc_subject?: string;
 }
 
 export interface TokenRecord {

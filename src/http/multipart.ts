@@ -218,9 +218,14 @@ export function readMultipart(
         // Backpressure: the body waits while the disk catches up.
         if (!file.out.write(bytes)) {
           req.pause();
-          file.out.once('drain', () => {
+          // A stream ended before it drained (its part ended in the same chunk) never emits
+          // 'drain': its 'finish' or 'close' resumes the body then.
+          const out = file.out;
+          const go = (): void => {
+            out.off('drain', go).off('finish', go).off('close', go);
             if (!settled) req.resume();
-          });
+          };
+          out.once('drain', go).once('finish', go).once('close', go);
         }
         return;
       }

@@ -30,6 +30,10 @@ const userFrom = (r: Row): User => {
     last_login_at: msOrNull(r['last_login_at']),
   };
   if (r['password_temporary'] === true) u.password_temporary = true;
+  if (r['oidc_subject'] !== null) {
+    u.oidc_issuer = r['oidc_issuer'] as string;
+    u.oidc_subject = r['oidc_subject'] as string;
+  }
   return u;
 };
 
@@ -59,6 +63,8 @@ const userRow = (u: User) => ({
   disabled: u.disabled === true,
   last_login_at: date(u.last_login_at),
   password_temporary: u.password_temporary === true,
+  oidc_issuer: u.oidc_issuer ?? null,
+  oidc_subject: u.oidc_subject ?? null,
 });
 
 const tokenRow = (t: TokenRecord) => ({
@@ -78,7 +84,8 @@ const tokenRow = (t: TokenRecord) => ({
 export async function readAccounts(tx: Query): Promise<{ doc: AccountsDoc; version: number }> {
   const [state, users, tokens, revoked] = await Promise.all([
     tx`select version, next_user_id from accounts_state`,
-    tx`select id, name, role, password, created_at, disabled, last_login_at, password_temporary from users order by id`,
+    tx`select id, name, role, password, created_at, disabled, last_login_at, password_temporary, oidc_issuer, oidc_subject
+       from users order by id`,
     tx`select id, user_id, label, scopes, rate_limit_per_minute, hash, created_at, expires_at, max_paste_bytes, privacies
        from tokens order by seq`,
     tx`select id from revoked_tokens order by seq`,
@@ -145,7 +152,8 @@ export async function writeChanges(tx: TransactionSql, before: AccountsDoc, afte
     await tx`insert into users ${tx(part)} on conflict (id) do update set
       name = excluded.name, role = excluded.role, password = excluded.password, created_at = excluded.created_at,
       disabled = excluded.disabled, last_login_at = excluded.last_login_at,
-      password_temporary = excluded.password_temporary`;
+      password_temporary = excluded.password_temporary, oidc_issuer = excluded.oidc_issuer,
+      oidc_subject = excluded.oidc_subject`;
   }
   for (const part of chunks(tokens.upserts.map(tokenRow))) {
     await tx`insert into tokens ${tx(part)} on conflict (id) do update set

@@ -1,9 +1,11 @@
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Sql } from 'postgres';
 import { fileBlobsFor } from '../files/open.ts';
-import { ClaimedFiles, sweepFiles } from '../paste/files.ts';
+import { ClaimedFiles, type FileBlobs, sweepFiles } from '../paste/files.ts';
 import { PgFileBlobs, PgFileClaims } from './file-bytes.ts';
-import { type CliStorage, savedOr, type Storage, type StorageOptions } from '../backend.ts';
+import { apiLogOver, LOG_FLUSH_MS, type CliStorage, type Storage, type StorageOptions, UPKEEP_MS } from '../backend.ts';
+import type { Job } from '../jobs/job.ts';
 import type { Config } from '../config.ts';
 import { Reminder } from '../log/reminder.ts';
 import { PgAccounts } from './accounts.ts';
@@ -35,12 +37,15 @@ const QUEUED_PER_CONNECTION = 32;
 const PRUNE_MS = 3_600_000;
 /** How often the sweeps of ended sessions and old records run, once across the instances (as the expiry sweep). */
 const RECORD_SWEEP_MS = 60_000;
-
 /** A spooled upload older than this is one a crash left behind: no request takes so long. */
 const STALE_UPLOAD_MS = 3_600_000;
 
-/** Removes spooled uploads last written before `before`. */
-async function dropStaleUploads(dir: string, before: number): Promise<void> {
+/**
+ * Uploads are spooled under DATA_DIR/tmp before their bytes go into the database (README,
+ * Files); what a crash left there an hour ago is removed (another instance may share the folder).
+ */
+async function prepareSpool(dir: string, before: number): Promise<void> {
+  await mkdir(dir, { recursive: true });
   for (const name of await readdir(dir)) {
     if (!name.startsWith('upload-')) continue;
     const path = join(dir, name);
@@ -97,10 +102,55 @@ export async function openPgStorage(opts: StorageOptions): Promise<Storage> {
 }
 
 async function openStores(db: Database, opts: StorageOptions): Promise<Storage> {
-  const { config, now, warn, info } = opts;
   // Every store's statements wait for a place on the pool and belong to their request (pg/scoped-sql.ts).
   const sql = scopedSql(db.sql, POOL_SIZE);
-  const guard = new DbGuard(config.databaseTimeoutMs, POOL_SIZE * QUEUED_PER_CONNECTION);
+  const guard = new DbGuard(opts.config.databaseTimeoutMs, POOL_SIZE * QUEUED_PER_CONNECTION);
+  await prepareSpool(join(opts.config.dataDir, 'tmp'), Date.now() - STALE_UPLOAD_MS);
+  const blobs = await fileBlobsFor(opts.config, () => new PgFileBlobs(sql));
+  const s = buildStores(sql, db, opts, blobs);
+  const serverKey = await loadStores(s, sql, opts.warn);
+  const probe = databaseProbe(db, guard, opts);
+  return {
+    describe: `PostgreSQL at ${db.describe}`,
+    pastes: guard.wrap(s.pastes),
+    views: s.views,
+    owners: guard.wrap(s.owners),
+    recent: s.recent,
+    accounts: guard.wrap(s.accounts),
+    sessions: guard.wrap(s.sessions),
+    shownOnce: guard.wrap(s.shownOnce),
+    idempotency: guard.wrap(s.idempotency),
+    fileBytes: guard.wrap(s.fileBytes),
+    tokenUsage: s.tokenUsage,
+    serverKey,
+    apiLog: apiLogOver(s.apiLog, (query) => guard.run(() => s.apiLog.read(query))),
+    audit: {
+      record: (actor, r) => s.audit.record(actor, r),
+      read: (offset, limit) => guard.run(() => s.audit.read(offset, limit)),
+    },
+    limiter: guard.wrap(s.limiter),
+    jobs: pgJobs(s, guard, probe, opts),
+    turn: (job, everyMs) => guard.run(() => s.turns.take(job, everyMs)),
+    saves: [
+      { what: 'the pending view counts', save: () => s.views.save() },
+      { what: "the tokens' last use", save: () => s.tokenUsage.save() },
+      { what: 'the API log', save: () => s.apiLog.close() },
+    ],
+    release: () => release(s, db),
+    stats: {
+      cache: () => s.pastes.cacheStats,
+      sweep: () => s.pastes.sweepStats,
+      // A commit is this backend's durable write; PostgreSQL does its own fsyncs, which the server does not see.
+      writes: () => s.pastes.commits,
+    },
+    health: () => ({ ok: probe.answering, database: probe.answering ? 'answers' : 'does not answer' }),
+    scope: (fn) => guard.request(fn),
+  };
+}
+
+/** Every store on the pool, not yet loaded. */
+function buildStores(sql: Sql, db: Database, opts: StorageOptions, blobs: FileBlobs) {
+  const { config, now, warn } = opts;
   const pastes = new PgPasteStore(sql, config.pasteCacheBytes);
   const views = new PgViewCounts(sql, pastes);
   const recent = new PgRecentList(sql);
@@ -114,56 +164,59 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
   const apiLog = new PgApiLog(sql, { now, warn, where: db.describe, inserts: db.logSql });
   const audit = new PgAudit(sql, now, warn);
   const owners = new PgOwnerLists(sql);
-  // Uploads are spooled under DATA_DIR/tmp before their bytes go into the database (README,
-  // Files); what a crash left there an hour ago is removed (another instance may share the folder).
-  await mkdir(join(config.dataDir, 'tmp'), { recursive: true });
-  await dropStaleUploads(join(config.dataDir, 'tmp'), Date.now() - STALE_UPLOAD_MS);
   // The claims stay in the database wherever the bytes go (FILE_STORE).
-  const fileBytes = new ClaimedFiles(
-    new PgFileClaims(sql, join(config.dataDir, 'tmp')),
-    await fileBlobsFor(config, () => new PgFileBlobs(sql)),
-  );
+  const fileBytes = new ClaimedFiles(new PgFileClaims(sql, join(config.dataDir, 'tmp')), blobs);
   pastes.released = (hash) =>
     fileBytes
       .release(hash, now())
       .catch((err: unknown) => warn(`could not note a swept paste's files: ${String(err)}`));
-  // Bytes no paste names any more, one instance a round (README, Files).
-  const sweepFileBytes = async (): Promise<void> => {
-    if (await turns.take('file sweep', FILE_SWEEP_MS)) await sweepFiles(fileBytes, pastes, now());
+  return {
+    pastes,
+    views,
+    recent,
+    accounts,
+    sessions,
+    idempotency,
+    shownOnce,
+    turns,
+    tokenUsage,
+    limiter,
+    apiLog,
+    audit,
+    owners,
+    fileBytes,
   };
+}
+type PgStores = ReturnType<typeof buildStores>;
+
+/** Reads what is kept in memory and starts the listeners; resolves with the server key. */
+async function loadStores(s: PgStores, sql: Sql, warn: (message: string) => void): Promise<Buffer> {
   const [serverKey, wordIndex] = await Promise.all([
     loadServerKey(sql),
-    owners.wordIndex(),
-    accounts.load(),
-    recent.load(),
-    tokenUsage.load(),
-    pastes.listen(),
-    limiter.listen(),
+    s.owners.wordIndex(),
+    s.accounts.load(),
+    s.recent.load(),
+    s.tokenUsage.load(),
+    s.pastes.listen(),
+    s.limiter.listen(),
   ]);
-  apiLog.start();
   // Migration 6 leaves the index out where pg_trgm or btree_gin cannot be made, and says so only in a notice.
   if (!wordIndex)
     warn(
       "My pastes search has no trigram index: migration 6 could not make the extensions pg_trgm and btree_gin, so each search reads the user's pastes newest first, for at most a second (README, Running on PostgreSQL: Large installs, says how to add it)",
     );
+  return serverKey;
+}
 
-  // Old API log lines go by LOG_RETENTION_DAYS, as the files do (README, API request log).
-  // One instance of those sharing the database prunes each hour.
-  const prune = (): void =>
-    void turns
-      .take('api log retention', PRUNE_MS)
-      .then((ours) => (ours ? apiLog.prune(config.logRetentionDays, now()) : undefined))
-      .catch((err: unknown) => warn(`pruning the API log: ${String(err)}`));
-  const pruneTimer = setInterval(prune, PRUNE_MS);
-  pruneTimer.unref();
-  prune();
-
-  // /healthz answers at once from the last probe: a load balancer's check never waits on the database.
-  // The probe is also the guard's breaker (pg/guard.ts): while it finds the database down,
-  // requests that need it are refused at once. It has a connection of its own, so a pool
-  // busy with slow statements is not taken for a database that is down.
-  // The operator hears of an outage once when it begins and once when it ends, not once a request.
-  const probe = new DatabaseProbe(() => guard.check(() => db.probeSql`select 1`), {
+/**
+ * /healthz answers at once from the last probe: a load balancer's check never waits on the database.
+ * The probe is also the guard's breaker (pg/guard.ts): while it finds the database down,
+ * requests that need it are refused at once. It has a connection of its own, so a pool
+ * busy with slow statements is not taken for a database that is down.
+ * The operator hears of an outage once when it begins and once when it ends, not once a request.
+ */
+function databaseProbe(db: Database, guard: DbGuard, { info, warn }: StorageOptions): DatabaseProbe {
+  return new DatabaseProbe(() => guard.check(() => db.probeSql`select 1`), {
     up: () => {
       guard.reset();
       info(`the database at ${db.describe} answers again`);
@@ -174,90 +227,59 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
       warn(`the database at ${db.describe} does not answer (${why}); requests that need it get 503 until it does`);
     },
   });
-  const probeTimer = setInterval(() => void probe.probe(), PROBE_MS);
-  probeTimer.unref();
+}
 
-  // Ended sessions, old idempotency records, full buckets and unshown secrets: one instance a round.
-  const sweepRecords = async (): Promise<void> => {
-    if (!(await turns.take('record sweeps', RECORD_SWEEP_MS))) return;
-    const swept = await Promise.allSettled([
-      sessions.sweep(),
-      idempotency.sweep(now()),
-      limiter.prune(),
-      shownOnce.sweep(now()),
-    ]);
-    for (const outcome of swept) if (outcome.status === 'rejected') throw outcome.reason;
+/** The database's background work (ARCHITECTURE.md, Background jobs). */
+function pgJobs(s: PgStores, guard: DbGuard, probe: DatabaseProbe, opts: StorageOptions): Job[] {
+  const everyMs = opts.upkeepEveryMs ?? UPKEEP_MS;
+  // Each is on its way already when the guard is asked: one it refuses (the breaker open) still settles, unheard.
+  const guarded = (work: Promise<unknown>): Promise<void> => {
+    work.catch(() => undefined);
+    return guard.run(() => work).then(() => undefined);
   };
-
-  return {
-    describe: `PostgreSQL at ${db.describe}`,
-    pastes: guard.wrap(pastes),
-    views,
-    owners: guard.wrap(owners),
-    recent,
-    accounts: guard.wrap(accounts),
-    sessions: guard.wrap(sessions),
-    shownOnce: guard.wrap(shownOnce),
-    idempotency: guard.wrap(idempotency),
-    fileBytes: guard.wrap(fileBytes),
-    tokenUsage,
-    serverKey,
-    apiLog: {
-      append: (entry) => apiLog.append(entry),
-      read: (query) => guard.run(() => apiLog.read(query)),
-      get written() {
-        return apiLog.written;
-      },
-      get dropped() {
-        return apiLog.dropped;
-      },
-      get unwritten() {
-        return apiLog.unwritten;
-      },
+  return [
+    // Sent, not awaited: probes overlap while each may wait out DATABASE_TIMEOUT_MS (pg/probe.ts).
+    { name: 'database probe', everyMs: PROBE_MS, oncePerCluster: false, run: async () => void probe.probe() },
+    { name: 'api log', everyMs: LOG_FLUSH_MS, oncePerCluster: false, run: () => s.apiLog.flush() },
+    // Old API log lines go by LOG_RETENTION_DAYS, as the files do (README, API request log).
+    {
+      name: 'api log retention',
+      everyMs: PRUNE_MS,
+      oncePerCluster: true,
+      run: (now) => s.apiLog.prune(opts.config.logRetentionDays, now),
     },
-    audit: {
-      record: (actor, r) => audit.record(actor, r),
-      read: (offset, limit) => guard.run(() => audit.read(offset, limit)),
-    },
-    limiter: guard.wrap(limiter),
-    turn: (job, everyMs) => guard.run(() => turns.take(job, everyMs)),
-    async upkeep(sweepDue) {
-      const work: Promise<unknown>[] = [];
-      if (sweepDue) work.push(sweepRecords());
-      // The recent list is read again: another instance's new pastes join it (README, Running several instances).
-      work.push(views.drain(), tokenUsage.save(), recent.load(), sweepFileBytes());
-      // Every part is tried, even after one fails, so nothing is left half done behind a failure.
-      // Each is on its way already: one the guard refuses (the breaker open) still settles, unheard.
-      for (const w of work) w.catch(() => undefined);
-      const outcomes = await Promise.allSettled(work.map((w) => guard.run(() => w)));
-      for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
-    },
-    async close() {
-      clearInterval(pruneTimer);
-      clearInterval(probeTimer);
-      const outcomes = await Promise.all([
-        savedOr('the pending view counts', views.save()),
-        savedOr("the tokens' last use", tokenUsage.save()),
-        savedOr('the API log', apiLog.close()),
-      ]);
-      await Promise.all([accounts.close(), pastes.close(), limiter.close()]);
-      await db.close();
-      const warnings = outcomes.filter((w): w is string => w !== null);
-      if (apiLog.unwritten > 0 || apiLog.dropped > 0)
-        warnings.push(
-          `${apiLog.unwritten + apiLog.dropped} API log lines could not be written to ${db.describe} and are lost`,
+    {
+      // Ended sessions, old idempotency records, full buckets and unshown secrets.
+      name: 'record sweeps',
+      everyMs: RECORD_SWEEP_MS,
+      oncePerCluster: true,
+      run: async (now) => {
+        const swept = await Promise.allSettled(
+          [s.sessions.sweep(), s.idempotency.sweep(now), s.limiter.prune(), s.shownOnce.sweep(now)].map(guarded),
         );
-      return warnings;
+        for (const outcome of swept) if (outcome.status === 'rejected') throw outcome.reason;
+      },
     },
-    stats: {
-      cache: () => pastes.cacheStats,
-      sweep: () => pastes.sweepStats,
-      // A commit is this backend's durable write; PostgreSQL does its own fsyncs, which the server does not see.
-      writes: () => pastes.commits,
+    { name: 'view counts', everyMs, oncePerCluster: false, run: () => guarded(s.views.drain()) },
+    { name: "tokens' last use", everyMs, oncePerCluster: false, run: () => guarded(s.tokenUsage.save()) },
+    // Bytes no paste names any more, within a minute of their paste (README, Files).
+    {
+      name: 'file sweep',
+      everyMs: FILE_SWEEP_MS,
+      oncePerCluster: true,
+      run: (now) => guarded(sweepFiles(s.fileBytes, s.pastes, now)),
     },
-    health: () => ({ ok: probe.answering, database: probe.answering ? 'answers' : 'does not answer' }),
-    scope: (fn) => guard.request(fn),
-  };
+    // Read again: another instance's new pastes join it (README, Running several instances).
+    { name: 'recent pastes list', everyMs, oncePerCluster: false, run: () => guarded(s.recent.load()) },
+  ];
+}
+
+/** Lets go of the listeners and the pool, once every save was tried. */
+async function release(s: PgStores, db: Database): Promise<string[]> {
+  await Promise.all([s.accounts.close(), s.pastes.close(), s.limiter.close()]);
+  await db.close();
+  const lost = s.apiLog.unwritten + s.apiLog.dropped;
+  return lost > 0 ? [`${lost} API log lines could not be written to ${db.describe} and are lost`] : [];
 }
 
 /**

@@ -41,6 +41,7 @@ const ACCOUNT_CODES: Record<AccountFailure, ErrorCode> = {
   too_many_tokens: 'bad_request',
   no_such_token: 'not_found',
   last_admin: 'conflict',
+  linked_elsewhere: 'forbidden',
 };
 
 const AUTH_CODES: Record<AuthFailure, ErrorCode> = {

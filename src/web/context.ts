@@ -2,7 +2,8 @@ import type { LogPage, LogQuery } from '../log/reader.ts';
 import type { IncomingMessage } from 'node:http';
 import type { Accounts } from '../auth/accounts.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
-import type { Config } from '../config.ts';
+import type { Config, FileLimits } from '../config.ts';
+import type { Upload } from '../http/multipart.ts';
 import type { Signer } from '../crypto/signature.ts';
 import type { Actor, AuditLog } from '../log/audit.ts';
 import type { BodyBudget } from '../http/body-budget.ts';
@@ -17,6 +18,7 @@ import type { Limiter } from '../ratelimit/limiter.ts';
 import type { TokenRecord, User } from '../auth/records.ts';
 import { anonCsrfCookie, anonCsrfCookieName, isAnonCsrfToken, newAnonCsrfToken } from './csrf.ts';
 import { webHeaders, type Chrome } from './layout.ts';
+import type { OidcClient } from './oidc-client.ts';
 import type { PageParts } from './page-parts.ts';
 import type { ShownOnce } from './shown-once.ts';
 import type { TimeTags } from './time.ts';
@@ -34,9 +36,12 @@ export interface WebDeps {
     | 'defaultTokenRatePerMinute'
     | 'authProxy'
     | 'markdownRemoteImages'
+    | 'oidc'
   >;
   /** Bytes for forms sent without a session (README, Security and durability). */
   preAuth: BodyBudget;
+  /** Where uploaded files are spooled, and the files' limits (README, Files). */
+  files: { tmpDir: string; limits: FileLimits };
   /** The API log, for the admins' API Logs page. */
   apiLog: { read(query: LogQuery): Promise<LogPage> };
   /** New token secrets, held for the one page that shows them (shown-once.ts). */
@@ -68,6 +73,8 @@ export interface WebDeps {
   now: () => number;
   /** Where unexpected faults go: the server's own log, never the visitor. */
   logError: FaultLog;
+  /** Sign-in with OpenID Connect (OIDC_ISSUER); null: off, and openid-client is never loaded. */
+  oidc: OidcClient | null;
   /** What the operator should know (a proxy header from an address not trusted): the server's log. */
   warn: (message: string) => void;
 }
@@ -83,6 +90,10 @@ export class WebContext extends RequestContext implements Chrome {
   readonly query: Fields;
   /** The POST body (form-urlencoded); empty for GET. Its CSRF token was already checked. */
   form: Fields = NO_FIELDS;
+  /** The files a multipart form brought, spooled until the page is done (README, Files). */
+  uploads: Upload[] = [];
+  /** Why a multipart form was refused while it was read (a file past MAX_FILE_BYTES): the form shows it. */
+  uploadRefused: string | null = null;
   /** The request's cookies, by name. */
   readonly cookies: ReadonlyMap<string, string>;
   session: Session | null = null;
@@ -141,7 +152,12 @@ export interface WebRoute {
   beforeNewPassword?: true;
   /** A `user` route that visitors may reach too when ANONYMOUS_PASTES is on (creating a paste). */
   anonymous?: true;
+  /** Takes `multipart/form-data` with `file` parts as well as a plain form (README, Files). */
+  files?: true;
 }
+
+/** Whether this visitor's forms may bring files: a user's, and a visitor's with ANONYMOUS_FILES (README, Files). */
+export const takesFiles = (ctx: WebContext): boolean => ctx.user !== null || ctx.deps.files.limits.anonymousFiles;
 
 /** A string field of a form or query, '' when absent or not a string. */
 export function field(fields: Fields, name: string): string {

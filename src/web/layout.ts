@@ -3,8 +3,9 @@ import type { User } from '../auth/records.ts';
 import { html, isolate, withoutDirectionControls, type SafeHtml } from './html.ts';
 import { ASSET_URLS } from './static.ts';
 
+// connect-src: the paste forms send their files with XMLHttpRequest, to this site only (client/paste-files.ts).
 const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /**
  * The headers every web response starts with: its request id, no caching, and no inline

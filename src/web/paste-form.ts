@@ -6,6 +6,15 @@ import { field } from './context.ts';
 import { checked, inputMaxLength, options } from './forms.ts';
 import { html, type SafeHtml } from './html.ts';
 import { languageOptions } from './languages.ts';
+import type { FileLimits } from '../config.ts';
+import { HttpError } from '../http/errors.ts';
+import type { Upload } from '../http/multipart.ts';
+import { PasteError, type PasteFailure } from '../paste/errors.ts';
+import type { NewFile } from '../paste/files.ts';
+import { newFilesOf } from '../pipeline/uploads.ts';
+import type { PasteFile } from '../paste/paste.ts';
+import { clientUrl } from './client-asset.ts';
+import { sizeLabel } from './paste-view.ts';
 
 export const PRIVACY_CHOICES = [
   ['public', 'Public'],
@@ -69,9 +78,10 @@ export function pasteFields(
   expiryChoices: readonly (readonly [string, string])[],
   extra: SafeHtml,
   privacyChoices: readonly (readonly [string, string])[] = PRIVACY_CHOICES,
+  textRequired = true,
 ): SafeHtml {
   return html`<div class="field"><label for="title">Title <span class="muted small">(optional)</span></label><input type="text" id="title" name="title" value="${v.title}" maxlength="${inputMaxLength(TITLE_MAX_CHARS)}" placeholder="Untitled paste"></div>
-<div class="field"><label for="content">Content</label><textarea id="content" name="content" class="code-input" rows="14" spellcheck="false" autocapitalize="off" required placeholder="Paste your text or code here">
+<div class="field"><label for="content">Content</label><textarea id="content" name="content" class="code-input" rows="14" spellcheck="false" autocapitalize="off"${textRequired ? html` required` : ''} placeholder="Paste your text or code here">
 ${v.content}</textarea></div>
 <div class="grid">
 <div class="field"><label for="language">Language</label><select id="language" name="language">${languageOptions(v.language)}</select></div>
@@ -85,3 +95,60 @@ ${extra}
 /** A checkbox that sends `name=1` when ticked. */
 export const flagBox = (name: string, label: string, on: boolean): SafeHtml =>
   html`<label class="check"><input type="checkbox" name="${name}" value="1"${checked(on)}> ${label}</label>`;
+
+/**
+ * The form's files (README, Web pages): a plain file input that works without JavaScript;
+ * the browser module (client/paste-files.ts) adds dropping, pasting a screenshot, the list
+ * of chosen files and the upload's progress. Its limits are the server's, shown up front.
+ */
+export function filesField(limits: FileLimits): SafeHtml {
+  return html`<div class="field files-field" data-files data-module="${clientUrl()}" data-max-file-bytes="${limits.maxFileBytes}" data-max-files="${limits.maxFilesPerPaste}">
+<label for="file">Files <span class="muted small">(optional: up to ${limits.maxFilesPerPaste}, ${sizeLabel(limits.maxFileBytes)} each)</span></label>
+<input type="file" id="file" name="file" multiple>
+<p class="hint" data-files-hint hidden>Or drop files on the form, or paste a screenshot into it.</p>
+<ul class="chosen-files" data-files-list hidden></ul>
+<progress class="upload-progress" data-files-progress max="100" value="0" hidden></progress>
+<div class="alert alert-error" data-files-status role="alert" hidden></div>
+</div>`;
+}
+
+/** An edit's current files, each with a box that removes it (`remove_file=NAME`). */
+export function currentFiles(files: readonly PasteFile[], removing: readonly string[]): SafeHtml {
+  if (files.length === 0) return html``;
+  const rows = files.map(
+    (f) =>
+      html`<li><label class="check"><input type="checkbox" name="remove_file" value="${f.name}"${checked(removing.includes(f.name))}> Remove <bdi class="file-name">${f.name}</bdi> <span class="muted small">${sizeLabel(f.size)}</span></label></li>`,
+  );
+  return html`<fieldset class="current-files"><legend>Files of this paste</legend><ul class="chosen-files">${rows}</ul></fieldset>`;
+}
+
+/** The refusals of a paste's files a form shows beside its other problems, and their status. */
+const FILE_REFUSALS: Partial<Record<PasteFailure, number>> = {
+  too_many_files: 400,
+  file_name_taken: 400,
+  no_such_file: 400,
+  nothing_left: 400,
+  quota_exceeded: 413,
+};
+
+/**
+ * Runs a create or edit with the files a form brought (README, Files), the same checks as
+ * the API's: a refusal of its files (a bad name, too many, past the quota) comes back as
+ * the form's problem and status, any other error goes on.
+ */
+export async function withFormFiles<T>(
+  uploads: readonly Upload[],
+  run: (files: NewFile[]) => Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; problem: string; status: number }> {
+  try {
+    return { ok: true, value: await run(newFilesOf(uploads)) };
+  } catch (err) {
+    const status = err instanceof PasteError ? FILE_REFUSALS[err.kind] : undefined;
+    if (status !== undefined) return { ok: false, problem: `${(err as Error).message}.`, status };
+    if (err instanceof HttpError && err.code === 'bad_request') {
+      const m = err.message;
+      return { ok: false, problem: `${m.charAt(0).toUpperCase()}${m.slice(1)}.`, status: 400 };
+    }
+    throw err;
+  }
+}

@@ -138,7 +138,7 @@ const PRIVACY_WORDS: Record<Paste['privacy'], string> = { public: 'Public', unli
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-function sizeLabel(bytes: number): string {
+export function sizeLabel(bytes: number): string {
   if (bytes < 1024) return plural(bytes, 'byte');
   return bytes < 1_048_576 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1_048_576).toFixed(1)} MiB`;
 }
@@ -211,7 +211,7 @@ function filesCard(p: Paste): SafeHtml | '' {
     return html`<li>${name} <span class="muted">${sizeLabel(f.size)}</span>${image}</li>`;
   });
   return html`<section class="card files-card" aria-label="Files">
-<h2>${plural(files.length, 'file')}</h2>
+<div class="card-head"><h2>${plural(files.length, 'file')}</h2>${linked ? html`<a class="btn btn-sm" href="/p/${p.hash}/files.zip" download>Download all (zip)</a>` : ''}</div>
 <ul class="file-list">${items}</ul>
 </section>`;
 }

@@ -1,6 +1,4 @@
 import { USER_NAME_RE } from '../auth/accounts.ts';
-import { AccountError } from '../auth/errors.ts';
-import type { User } from '../auth/records.ts';
 import { userViewer } from '../auth/viewer.ts';
 import type { AuthProxyConfig } from '../config/auth-proxy.ts';
 import { HttpError } from '../http/errors.ts';
@@ -8,7 +6,7 @@ import { TrustedPeers } from '../http/trusted-peers.ts';
 import type { Actor } from '../log/audit.ts';
 import type { Step } from '../pipeline/run.ts';
 import type { WebContext } from './context.ts';
-import { sessionCookie } from './session-cookies.ts';
+import { createWithoutPassword, followGroup, startSession } from './external-sign-in.ts';
 
 /** The value of a request header as one string ('' when absent; repeated ones joined, as Node joins them). */
 const headerOf = (ctx: WebContext, name: string): string => {
@@ -55,39 +53,22 @@ async function signIn(ctx: WebContext, proxy: AuthProxyConfig, name: string, pee
     throw new HttpError('forbidden', 'The sign-in in front of this server named a user this server cannot have.');
   const actor: Actor = { via: 'web', user_id: null, name: 'auth proxy', ip: peer };
   await deps.accounts.fresh();
-  let user = deps.accounts.userByName(name) ?? (proxy.create ? await create(ctx, proxy, name, actor) : undefined);
+  let user =
+    deps.accounts.userByName(name) ??
+    (proxy.create
+      ? await createWithoutPassword(deps.accounts, name, isMember(ctx, proxy) ? 'admin' : 'user', actor)
+      : undefined);
   if (user === undefined)
     throw new HttpError('forbidden', `There is no account "${name}" here. Ask an admin to create it.`);
   if (user.disabled === true) throw new HttpError('forbidden', 'This account is disabled. Ask an admin to enable it.');
-  user = await followGroup(ctx, proxy, user, actor);
+  if (proxy.adminGroup !== null) user = await followGroup(deps.accounts, user, isMember(ctx, proxy), actor);
   if (ctx.user?.id === user.id) {
     ctx.user = user;
-  } else {
-    // Another user's session (or none): the proxy decides who this is now.
-    if (ctx.session !== null) await deps.sessions.destroy(ctx.session.id);
-    const session = await deps.sessions.create(user.id);
-    ctx.setCookies.push(sessionCookie(session.id, deps.config.sessionIdleMs, ctx.secure));
-    await deps.accounts.recordLogin(user.id);
-    ctx.session = session;
-    ctx.user = user;
+    ctx.viewer = userViewer(user);
   }
-  ctx.viewer = userViewer(user);
+  // Another user's session (or none): the proxy decides who this is now.
+  else await startSession(ctx, user);
   return undefined;
-}
-
-/** AUTH_PROXY_CREATE: the user, made on first sight without a password (web sign-in only through the proxy). */
-async function create(ctx: WebContext, proxy: AuthProxyConfig, name: string, actor: Actor): Promise<User> {
-  const { accounts } = ctx.deps;
-  try {
-    return await accounts.addUser(name, isMember(ctx, proxy) ? 'admin' : 'user', null, actor);
-  } catch (err) {
-    // Two first requests at once: the other one made it.
-    if (!(err instanceof AccountError) || err.kind !== 'name_taken') throw err;
-    await accounts.fresh();
-    const made = accounts.userByName(name);
-    if (made === undefined) throw err;
-    return made;
-  }
 }
 
 const isMember = (ctx: WebContext, proxy: AuthProxyConfig): boolean =>
@@ -95,19 +76,3 @@ const isMember = (ctx: WebContext, proxy: AuthProxyConfig): boolean =>
   headerOf(ctx, proxy.groupsHeader)
     .split(',')
     .some((g) => g.trim() === proxy.adminGroup);
-
-/**
- * With AUTH_PROXY_ADMIN_GROUP, the proxy's groups decide the role on every request: a member
- * is made admin, anyone else is not (except the last enabled admin, whom the accounts keep).
- */
-async function followGroup(ctx: WebContext, proxy: AuthProxyConfig, user: User, actor: Actor): Promise<User> {
-  if (proxy.adminGroup === null) return user;
-  const role = isMember(ctx, proxy) ? 'admin' : 'user';
-  if (user.role === role) return user;
-  try {
-    return await ctx.deps.accounts.setRole(user.name, role, actor);
-  } catch (err) {
-    if (!(err instanceof AccountError) || err.kind !== 'last_admin') throw err;
-    return user;
-  }
-}

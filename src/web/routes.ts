@@ -8,9 +8,11 @@ import { adminUsers, adminUsersAction } from './pages/admin-users.ts';
 import { apiKeys, apiKeysAction } from './pages/api-keys.ts';
 import { deleteForm, deletePaste, editForm, editPaste } from './pages/edit.ts';
 import { pasteHistory } from './pages/history.ts';
+import { pasteZip } from './pages/files-zip.ts';
 import { createPaste, home } from './pages/home.ts';
 import { keyDelete, keyDeleteForm } from './pages/key-delete.ts';
 import { myPastes } from './pages/my.ts';
+import { oidcCallback, oidcStart } from './pages/oidc.ts';
 import { ACCOUNT_PATH, account, changePassword } from './pages/password.ts';
 import { pasteFile, pasteQr, rawPaste, rawPasteUnlock, shortLink, unlockPaste, viewPaste } from './pages/paste.ts';
 
@@ -20,7 +22,7 @@ import { pasteFile, pasteQr, rawPaste, rawPasteUnlock, shortLink, unlockPaste, v
  */
 export const webRoutes: RouteDef<WebRoute>[] = [
   { method: 'GET', path: '/', data: { handler: home } },
-  { method: 'POST', path: '/', data: { handler: createPaste, access: 'user', anonymous: true } },
+  { method: 'POST', path: '/', data: { handler: createPaste, access: 'user', anonymous: true, files: true } },
   { method: 'GET', path: '/login', data: { handler: loginForm } },
   { method: 'POST', path: '/login', data: { handler: login } },
   { method: 'GET', path: '/register', data: { handler: registerForm } },
@@ -42,13 +44,20 @@ export const webRoutes: RouteDef<WebRoute>[] = [
   { method: 'GET', path: '/p/:hash/raw', data: { handler: rawPaste } },
   { method: 'GET', path: '/p/:hash/qr.svg', data: { handler: pasteQr } },
   { method: 'GET', path: '/p/:hash/files/:name', data: { handler: pasteFile } },
+  { method: 'GET', path: '/p/:hash/files.zip', data: { handler: pasteZip } },
   { method: 'GET', path: '/p/:hash/history', data: { handler: pasteHistory } },
   { method: 'POST', path: '/p/:hash/raw', data: { handler: rawPasteUnlock } },
   { method: 'GET', path: '/p/:hash/edit', data: { handler: editForm, access: 'user' } },
-  { method: 'POST', path: '/p/:hash/edit', data: { handler: editPaste, access: 'user' } },
+  { method: 'POST', path: '/p/:hash/edit', data: { handler: editPaste, access: 'user', files: true } },
   { method: 'GET', path: '/p/:hash/delete', data: { handler: deleteForm, access: 'user' } },
   { method: 'POST', path: '/p/:hash/delete', data: { handler: deletePaste, access: 'user' } },
   { method: 'GET', path: '/p/:hash/delete/:key', data: { handler: keyDeleteForm } },
   { method: 'POST', path: '/p/:hash/delete/:key', data: { handler: keyDelete } },
   { method: 'GET', path: '/s/:code', data: { handler: shortLink } },
+];
+
+/** Served only with OIDC_ISSUER (README, Sign-in with OpenID Connect): without it they are 404. */
+export const oidcRoutes: RouteDef<WebRoute>[] = [
+  { method: 'GET', path: '/login/oidc', data: { handler: oidcStart } },
+  { method: 'GET', path: '/login/oidc/callback', data: { handler: oidcCallback } },
 ];

@@ -2,6 +2,8 @@ import { userViewer } from '../auth/viewer.ts';
 import { bodyType, maxBodyBytes, readFields } from '../http/body.ts';
 import { fromOtherSite } from '../http/cross-site.ts';
 import { HttpError } from '../http/errors.ts';
+import { discardUploads, multipartBoundary } from '../http/multipart.ts';
+import { readUploads, thenDiscard } from '../pipeline/uploads.ts';
 import { siteOrigins } from '../http/site-origins.ts';
 import { emptyFields } from '../http/fields.ts';
 import { redirect } from '../http/reply.ts';
@@ -9,13 +11,13 @@ import { resolveRoute, Router } from '../http/router.ts';
 import { PasteError } from '../paste/errors.ts';
 import { toHttpError } from '../pipeline/refusal.ts';
 import type { Side, Step } from '../pipeline/run.ts';
-import { WebContext, type WebDeps, type WebRoute } from './context.ts';
+import { takesFiles, WebContext, type WebDeps, type WebRoute } from './context.ts';
 import { CSRF_FIELD, csrfMatches } from './csrf.ts';
 import { errorReply, NOT_FOUND_MESSAGE } from './pages/error.ts';
 import { ACCOUNT_PATH } from './pages/password.ts';
 import { proxySignIn, proxyUserOf } from './proxy-sign-in.ts';
 import { viewPaste } from './pages/paste.ts';
-import { webRoutes } from './routes.ts';
+import { oidcRoutes, webRoutes } from './routes.ts';
 import { resolveSession, sessionIdOf } from './session.ts';
 import { secureCookies } from './session-cookies.ts';
 
@@ -57,6 +59,9 @@ const originOf =
  */
 const form: Step<WebContext> = (ctx) => {
   if (ctx.method !== 'POST') return undefined;
+  const boundary =
+    routeOf(ctx).files === true && takesFiles(ctx) ? multipartBoundary(ctx.req.headers['content-type']) : null;
+  if (boundary !== null) return uploadForm(ctx, boundary);
   if (bodyType(ctx.req) !== 'form')
     throw new HttpError('unsupported_media_type', 'Forms must be sent as application/x-www-form-urlencoded.');
   const budget = ctx.user === null ? ctx.deps.preAuth : undefined;
@@ -66,9 +71,33 @@ const form: Step<WebContext> = (ctx) => {
   });
 };
 
+/**
+ * A multipart form (README, Files): read as the API reads one (pipeline/uploads.ts). A file
+ * past the limits stops the read; the page then shows the form again with why, and does
+ * nothing else: its CSRF token was not read, so nothing may change.
+ */
+function uploadForm(ctx: WebContext, boundary: string): Promise<undefined> {
+  return Promise.resolve()
+    .then(() => readUploads(ctx.req, boundary, ctx.deps.files, ctx.deps.config.maxPasteBytes))
+    .then(
+      (m) => {
+        ctx.form = m.fields;
+        // A file input left empty still sends a part, with no name and no bytes.
+        const empty = m.files.filter((f) => f.name === '' && f.size === 0);
+        ctx.uploads = m.files.filter((f) => !empty.includes(f));
+        return discardUploads(empty).then(() => undefined);
+      },
+      (err: unknown) => {
+        if (!(err instanceof HttpError) || err.status !== 413) throw err;
+        ctx.uploadRefused = err.message;
+        return undefined;
+      },
+    );
+}
+
 /** Every POST repeats its CSRF token: the session's own, else the double-submit cookie that came with it. */
 const csrf: Step<WebContext> = (ctx) => {
-  if (ctx.method !== 'POST') return undefined;
+  if (ctx.method !== 'POST' || ctx.uploadRefused !== null) return undefined;
   const expected = ctx.session?.record.csrf ?? ctx.anonCsrf ?? '';
   const given = ctx.form[CSRF_FIELD];
   if (!csrfMatches(expected, typeof given === 'string' ? given : '')) throw new HttpError('forbidden', CROSS_SITE);
@@ -98,7 +127,9 @@ const newPassword: Step<WebContext> = (ctx) => {
   return redirect(ACCOUNT_PATH, ctx.method === 'POST' ? 303 : 302);
 };
 
-const handle: Step<WebContext> = (ctx) => routeOf(ctx).handler(ctx);
+/** The page; files a form brought and the page did not keep are removed, whatever its outcome. */
+const handle: Step<WebContext> = (ctx) =>
+  ctx.uploads.length === 0 ? routeOf(ctx).handler(ctx) : thenDiscard(ctx.uploads, () => routeOf(ctx).handler(ctx));
 
 const PASTE_PAGE: WebRoute = { handler: viewPaste };
 /** `/<key>` or `/<key>.<ext>`: one segment, 10 letters or digits, an optional extension. */
@@ -130,7 +161,7 @@ function hasteLink(
  * nothing here touches the API log.
  */
 export function webSide(deps: WebDeps, routes = webRoutes): Side<WebContext> {
-  const router = new Router<WebRoute>(routes);
+  const router = new Router<WebRoute>(deps.oidc === null ? routes : [...routes, ...oidcRoutes]);
   const secure = secureCookies(deps.config.baseUrl);
   const proxy = deps.config.authProxy;
   const origin = originOf(siteOrigins(deps.config.baseUrl, deps.config.baseUrlDefault));
@@ -157,6 +188,8 @@ export function webSide(deps: WebDeps, routes = webRoutes): Side<WebContext> {
     // A session's lookup (and a proxy's sign-in) waits for the accounts check, in the check phase (web/session.ts).
     waitsForCheckPhase: (ctx) => sessionIdOf(ctx) !== null || proxyUserOf(ctx, proxy) !== null,
     refuse: (ctx, err) => {
+      // A form refused after its files were spooled (its CSRF token, its access) keeps none of them.
+      if (ctx.uploads.length > 0) void discardUploads(ctx.uploads);
       const e = toHttpError(err, (fault) => deps.logError(fault, ctx.id), 'The server hit an unexpected error.');
       // The paste rules' "not found" is worded for people, and the same for every cause.
       const message = err instanceof PasteError && err.kind === 'not_found' ? NOT_FOUND_MESSAGE : e.message;

@@ -155,6 +155,29 @@ export function accountRecordsContract(open: () => Promise<AccountRecordsBackend
     );
   });
 
+  test("a user's link to an OpenID provider's sub round-trips; a second sub, or a second account, is refused", async () => {
+    const { server, other } = await open();
+    const accounts = new Accounts(server, () => Date.UTC(2026, 0, 1));
+    const actor = { via: 'web', user_id: null, name: 'openid connect', ip: '127.0.0.1' } as const;
+    const alice = await accounts.addUser('alice', 'user', null);
+    const bob = await accounts.addUser('bob', 'user', null);
+    await accounts.linkSubject(alice.id, 'https://id.example', 'sub-1', actor);
+    await accounts.linkSubject(alice.id, 'https://id.example', 'sub-1', actor);
+    await other.fresh();
+    assert.deepEqual(other.user(alice.id), server.user(alice.id));
+    assert.deepEqual(
+      [other.user(alice.id)?.oidc_issuer, other.user(alice.id)?.oidc_subject],
+      ['https://id.example', 'sub-1'],
+    );
+    assert.equal(other.user(bob.id)?.oidc_subject, undefined);
+    assert.equal(new Accounts(other, Date.now).userBySubject('https://id.example', 'sub-1')?.name, 'alice');
+    const refused = (p: Promise<unknown>) =>
+      assert.rejects(p, (e: unknown) => e instanceof AccountError && e.kind === 'linked_elsewhere');
+    await refused(accounts.linkSubject(alice.id, 'https://id.example', 'sub-2', actor));
+    await refused(accounts.linkSubject(alice.id, 'https://other.example', 'sub-1', actor));
+    await refused(accounts.linkSubject(bob.id, 'https://id.example', 'sub-1', actor));
+  });
+
   test('revoked ids are kept, the latest 1,000 in order, and known to every process', async () => {
     const { server, other } = await open();
     const accounts = new Accounts(server, () => 0);

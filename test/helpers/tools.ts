@@ -7,7 +7,7 @@ import type { TestContext } from 'node:test';
  * found and which Debian package installs it. A test that needs a missing one is skipped with
  * that package in its reason, or fails when REQUIRE_TOOLS=1 (as .ci/run sets).
  */
-export type ToolName = 'chromium' | 'promtool' | 'nginx' | 'haproxy' | 'pastebinit' | 'postgresql';
+export type ToolName = 'chromium' | 'promtool' | 'nginx' | 'haproxy' | 'pastebinit' | 'postgresql' | 'unzip';
 
 interface Tool {
   /** The Debian package that installs it. */
@@ -31,6 +31,7 @@ const TOOLS: Record<ToolName, Tool> = {
   nginx: { package: 'nginx', variable: 'NGINX_PATH', names: ['nginx'], dirs: ['/usr/sbin'] },
   haproxy: { package: 'haproxy', variable: 'HAPROXY', names: ['haproxy'], dirs: ['/usr/sbin'] },
   pastebinit: { package: 'pastebinit', names: ['pastebinit'], dirs: ['/usr/bin'] },
+  unzip: { package: 'unzip', names: ['unzip'] },
   // Debian keeps the server's programs off PATH, in one folder per major version.
   postgresql: {
     package: 'postgresql',

@@ -2,7 +2,8 @@ import type { Actor } from '../../log/audit.ts';
 import { prefersPlainText } from '../../http/accept.ts';
 import { badRequest, HttpError } from '../../http/errors.ts';
 import { multipartBoundary } from '../../http/multipart.ts';
-import { fileNameProblem, type NewFile, recordOf } from '../../paste/files.ts';
+import { type NewFile, recordOf } from '../../paste/files.ts';
+import { newFilesOf } from '../../pipeline/uploads.ts';
 import { namesEtag } from '../../http/conditional.ts';
 import { etagOf, type Paste } from '../../paste/paste.ts';
 import type { Precondition } from '../../paste/service.ts';
@@ -83,14 +84,7 @@ async function makeAnonymous(
  * when it has the form of one.
  */
 function newFiles(r: ApiRequest): NewFile[] {
-  return r.uploads.map((u) => {
-    const problem = fileNameProblem(u.name);
-    if (problem !== null) throw badRequest(`${problem}: ${JSON.stringify(u.name.slice(0, 80))}`);
-    const type = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/.test(u.type)
-      ? u.type
-      : 'application/octet-stream';
-    return { name: u.name, size: u.size, type, sha256: u.sha256, path: u.path };
-  });
+  return newFilesOf(r.uploads);
 }
 
 /** The names of the files an edit removes (`remove_file`, repeatable: one a line). */

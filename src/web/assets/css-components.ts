@@ -102,6 +102,13 @@ td.full { min-width: 0; }
 .file-list { list-style: none; margin: 0; padding: 0; display: grid; gap: 14px; }
 .file-list .file-name { overflow-wrap: anywhere; font-weight: 600; }
 .file-image { display: block; max-width: 100%; max-height: 70vh; height: auto; margin-top: 6px; border: 1px solid var(--border); }
+/* The forms' files: the list of chosen ones, the upload's progress, and the form as a drop target. */
+.chosen-files { list-style: none; margin: 8px 0 0; padding: 0; display: grid; gap: 6px; }
+.chosen-files li { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; }
+.chosen-files .file-name { overflow-wrap: anywhere; }
+.current-files { border: 0; padding: 0; margin: 0 0 14px; }
+.upload-progress { width: 100%; margin-top: 8px; }
+form[data-dropping] { outline: 2px dashed var(--accent); outline-offset: 6px; }
 .paste-title { overflow-wrap: anywhere; min-width: 0; margin-top: 8px; }
 .head-top { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: center; gap: 8px; }
 .owner-tools { display: flex; gap: 4px; margin: -4px -8px -4px 0; }

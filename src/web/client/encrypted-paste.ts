@@ -13,6 +13,7 @@ import { contentLines } from '../code-view.ts';
 import { languageLabel } from '../languages.ts';
 import { qrSvg } from '../qr.ts';
 import { doc, type El, loc, whenReady } from './dom.ts';
+import './paste-files.ts';
 
 /**
  * The browser's side of encrypted pastes (README, Encrypted pastes), served as

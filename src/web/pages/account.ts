@@ -8,6 +8,7 @@ import { field, type WebContext } from '../context.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { LOGO, page } from '../layout.ts';
+import { clearOidcSignedInCookie, oidcSignedInCookieName } from '../oidc-flow.ts';
 import { clearSessionCookie, sessionCookie } from '../session-cookies.ts';
 
 /** Registrations allowed per client address per minute (each costs a slow hash). */
@@ -37,8 +38,18 @@ ${csrfInput(ctx.csrf())}<input type="hidden" name="next" value="${opts.next}">
 <div class="field"><label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required></div>
 <button class="btn btn-primary btn-block" type="submit">Log in</button>
 </form>
+${ssoButton(ctx, opts.next)}
 <p class="center muted small">No account yet? ${ctx.registrationOpen() ? html`<a href="/register">Register</a>` : 'Ask an admin of this server for one.'}</p>`;
   return page(ctx, 'Log in', authCard(ctx, 'Log in', form));
+}
+
+/** With OIDC_ISSUER, the way to the provider beside the password form (README, Sign-in with OpenID Connect). */
+function ssoButton(ctx: WebContext, next: string): SafeHtml | string {
+  const oidc = ctx.deps.config.oidc;
+  if (oidc === null) return '';
+  const href = next === '/' ? '/login/oidc' : `/login/oidc?next=${encodeURIComponent(next)}`;
+  return html`<p class="center muted small">or</p>
+<a class="btn btn-block" href="${href}">${oidc.buttonLabel}</a>`;
 }
 
 /** GET /login */
@@ -148,12 +159,20 @@ export async function register(ctx: WebContext): Promise<Reply> {
 
 /**
  * POST /logout. Behind a sign-in proxy, AUTH_PROXY_LOGOUT_URL is the proxy's own sign-out:
- * without it, the proxy's next request would sign the user in here again at once.
+ * without it, the proxy's next request would sign the user in here again at once. After a
+ * sign-in at an OpenID provider, its own sign-out, so the next "Sign in with SSO" asks again.
  */
 export async function logout(ctx: WebContext): Promise<Reply> {
-  if (ctx.session !== null) await ctx.deps.sessions.destroy(ctx.session.id);
+  const { deps } = ctx;
+  if (ctx.session !== null) await deps.sessions.destroy(ctx.session.id);
   ctx.setCookies.push(clearSessionCookie(ctx.secure));
-  const away = ctx.deps.config.authProxy?.logoutUrl ?? '/';
+  // Signed in at an OpenID provider: its end_session_endpoint, when it has one, signs out there too.
+  let provider: string | null = null;
+  if (deps.oidc !== null && ctx.cookies.has(oidcSignedInCookieName(ctx.secure))) {
+    ctx.setCookies.push(clearOidcSignedInCookie(ctx.secure));
+    provider = await deps.oidc.endSessionUrl(`${deps.config.baseUrl}/`);
+  }
+  const away = deps.config.authProxy?.logoutUrl ?? provider ?? '/';
   if (away.startsWith('/')) return redirect(away, 303);
   // CSP's form-action 'self' also holds for where a form's answer redirects, so a 303 to the
   // proxy's host would be blocked: the page goes there itself (Refresh), with a link besides.

@@ -7,9 +7,15 @@ import { actorOf, field, type WebContext } from '../context.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
 import { html, isolate } from '../html.ts';
 import { page } from '../layout.ts';
+import { multipartBoundary } from '../../http/multipart.ts';
+import { filesOf } from '../../paste/files.ts';
 import {
+  currentFiles,
   EXPIRY_CHOICES,
+  filesField,
   flagBox,
+  PRIVACY_CHOICES,
+  withFormFiles,
   formToFields,
   pasteFields,
   problemMessages,
@@ -39,6 +45,7 @@ function editPage(
   clearPw: boolean,
   problems: string[],
   status: number,
+  removing: readonly string[] = [],
 ): Reply {
   const now = ctx.deps.now();
   const keep = p.expire_at === null ? 'Keep: never expires' : `Keep: expires ${relative(p.expire_at, now)}`;
@@ -46,9 +53,11 @@ function editPage(
 <section class="card">
 ${problemList(problems)}
 ${p.encrypted === 1 ? notice('info', 'This paste is encrypted: its content here is the envelope the server cannot read. Change its title and settings here; to change its text, send a new envelope through the API.') : ''}
-<form method="post" action="/p/${p.hash}/edit">
+<form method="post" action="/p/${p.hash}/edit" enctype="multipart/form-data">
 ${csrfInput(ctx.csrf())}
-${pasteFields(v, [['keep', keep], ...EXPIRY_CHOICES], html`<div class="field"><label for="password">New password</label><input type="password" id="password" name="password" autocomplete="new-password" placeholder="${p.password === null ? 'Optional' : 'Empty: keep the current one'}"></div>`)}
+${pasteFields(v, [['keep', keep], ...EXPIRY_CHOICES], html`<div class="field"><label for="password">New password</label><input type="password" id="password" name="password" autocomplete="new-password" placeholder="${p.password === null ? 'Optional' : 'Empty: keep the current one'}"></div>`, PRIVACY_CHOICES, false)}
+${currentFiles(filesOf(p), removing)}
+${p.encrypted === 1 ? '' : filesField(ctx.deps.files.limits)}
 ${p.password === null ? '' : html`<div class="checks">${flagBox('clear_password', 'Remove the password', clearPw)}</div>`}
 <div class="actions"><button class="btn btn-primary" type="submit">Save changes</button><a class="btn btn-ghost" href="/p/${p.hash}">Cancel</a></div>
 </form>
@@ -59,25 +68,25 @@ ${p.password === null ? '' : html`<div class="checks">${flagBox('clear_password'
 /** GET /p/{hash}/edit */
 export async function editForm(ctx: WebContext): Promise<Reply> {
   const p = await ownPaste(ctx, true);
-  return editPage(
-    ctx,
-    p,
-    { title: p.title, content: contentOf(p), language: p.language, privacy: p.privacy, expiry: 'keep' },
-    false,
-    [],
-    200,
-  );
+  return editPage(ctx, p, valuesOf(p), false, [], 200);
 }
 
 /** POST /p/{hash}/edit: the API's edit rules; every field of the form is sent, so all are set. */
 export async function editPaste(ctx: WebContext): Promise<Reply> {
   const p = await ownPaste(ctx, true);
+  // A form whose files were refused while it was read changes nothing: it is shown again (web/side.ts).
+  if (ctx.uploadRefused !== null) return editPage(ctx, p, valuesOf(p), false, [`${ctx.uploadRefused}.`], 413);
   const fields = formToFields(ctx.form, ['clear_password'], ['title', 'content', 'language', 'privacy', 'expiry']);
   typedText(fields);
   const password = field(ctx.form, 'password');
   if (password !== '') fields['password'] = password;
-  const v = validateEdit(fields, ctx.deps.config.maxPasteBytes);
-  if (!v.ok) {
+  // A multipart form may leave the text empty when the paste keeps files (the service says when it would not).
+  const multipart = multipartBoundary(ctx.req.headers['content-type']) !== null;
+  const v = validateEdit(fields, ctx.deps.config.maxPasteBytes, multipart);
+  const remove = field(ctx.form, 'remove_file')
+    .split('\n')
+    .filter((n) => n !== '');
+  const again = (problems: string[], status: number): Reply => {
     const values = {
       title: field(ctx.form, 'title'),
       content: field(ctx.form, 'content'),
@@ -85,12 +94,24 @@ export async function editPaste(ctx: WebContext): Promise<Reply> {
       privacy: field(ctx.form, 'privacy'),
       expiry: field(ctx.form, 'expiry'),
     };
-    const status = v.problems.some((x) => x.tooLarge) ? 413 : 400;
-    return editPage(ctx, p, values, fields['clear_password'] === '1', problemMessages(v.problems), status);
-  }
-  await ctx.deps.pastes.edit(p.hash, v.value, viewerOf(ctx), undefined, actorOf(ctx));
-  return redirect(`/p/${p.hash}`, 303);
+    return editPage(ctx, p, values, fields['clear_password'] === '1', problems, status, remove);
+  };
+  if (!v.ok) return again(problemMessages(v.problems), v.problems.some((x) => x.tooLarge) ? 413 : 400);
+  const input = v.value;
+  const done = await withFormFiles(ctx.uploads, (add) =>
+    ctx.deps.pastes.edit(p.hash, input, viewerOf(ctx), undefined, actorOf(ctx), { add, remove }),
+  );
+  return done.ok ? redirect(`/p/${p.hash}`, 303) : again([done.problem], done.status);
 }
+
+/** The form's values for a paste as it is. */
+const valuesOf = (p: Paste): PasteFormValues => ({
+  title: p.title,
+  content: contentOf(p),
+  language: p.language,
+  privacy: p.privacy,
+  expiry: 'keep',
+});
 
 /** GET /p/{hash}/delete: asks first, so a stray click or a prefetch deletes nothing. */
 export async function deleteForm(ctx: WebContext): Promise<Reply> {

@@ -13,7 +13,7 @@ import { EXPIRY_MS } from '../../paste/expiry.ts';
 import { validateCreate, type CreateInput, type Validated } from '../../paste/validate.ts';
 import { HttpError } from '../../http/errors.ts';
 import type { Fields } from '../../http/fields.ts';
-import { field, userOf, type WebContext } from '../context.ts';
+import { field, takesFiles, userOf, type WebContext } from '../context.ts';
 import { csrfInput, problemList } from '../forms.ts';
 import { html, isolate, type SafeHtml } from '../html.ts';
 import { pasteLanguageLabel } from '../languages.ts';
@@ -26,8 +26,11 @@ import {
   pasteFields,
   problemMessages,
   typedText,
+  filesField,
+  withFormFiles,
   type PasteFormValues,
 } from '../paste-form.ts';
+import type { NewFile } from '../../paste/files.ts';
 import { encryptOption } from '../encrypted-view.ts';
 import { pasteTitle } from '../paste-view.ts';
 
@@ -61,6 +64,7 @@ const EMPTY: CreateState = {
 
 function createForm(ctx: WebContext, v: CreateState, problems: string[]): SafeHtml {
   const door = ctx.user === null ? ctx.deps.anonymous : null;
+  const files = takesFiles(ctx);
   const password = html`<div class="field"><label for="password">Password</label><input type="password" id="password" name="password" autocomplete="new-password" placeholder="Optional"></div>`;
   const later =
     door === null
@@ -69,9 +73,10 @@ function createForm(ctx: WebContext, v: CreateState, problems: string[]): SafeHt
   return html`<section class="card">
 <div class="card-head"><h1>New paste</h1></div>
 ${problemList(problems)}
-<form method="post" action="/">
+<form method="post" action="/"${files ? html` enctype="multipart/form-data"` : ''}>
 ${csrfInput(ctx.csrf())}
-${door === null ? pasteFields(v, EXPIRY_CHOICES, password) : pasteFields(v, anonymousExpiries(door), password, ANONYMOUS_PRIVACY_CHOICES)}
+${door === null ? pasteFields(v, EXPIRY_CHOICES, password, PRIVACY_CHOICES, !files) : pasteFields(v, anonymousExpiries(door), password, ANONYMOUS_PRIVACY_CHOICES, !files)}
+${files ? filesField(ctx.deps.files.limits) : ''}
 <div class="checks">
 ${flagBox('highlight', 'Syntax highlighting', v.highlight)}
 ${flagBox('burn_after_read', 'Burn after read (one view only)', v.burn)}
@@ -175,6 +180,8 @@ async function startingFrom(ctx: WebContext, empty: CreateState): Promise<Create
 /** POST /: creates a paste with the API's rules, then shows it (a visitor's: its delete link first). */
 export async function createPaste(ctx: WebContext): Promise<Reply> {
   const door = ctx.user === null ? ctx.deps.anonymous : null;
+  // A form whose files were refused while it was read changes nothing: it is shown again (web/side.ts).
+  if (ctx.uploadRefused !== null) return reply(await homePage(ctx, EMPTY, [`${ctx.uploadRefused}.`]), 413);
   if (door !== null) await spend(ctx, door);
   const fields = formToFields(
     ctx.form,
@@ -182,25 +189,30 @@ export async function createPaste(ctx: WebContext): Promise<Reply> {
     ['title', 'content', 'language', 'privacy', 'expiry', 'password'],
   );
   typedText(fields);
-  const checked = validateCreate(fields, ctx.deps.config.maxPasteBytes);
+  const checked = validateCreate(fields, ctx.deps.config.maxPasteBytes, ctx.uploads.length > 0);
   const v: typeof checked = door === null || !checked.ok ? checked : anonymousInput(door, fields, checked.value);
+  const state = (): CreateState => ({
+    title: String(fields['title'] ?? ''),
+    // An envelope shown again would be encrypted again: the browser's text is not the server's to show.
+    content: fields['encrypted'] === '1' ? '' : String(fields['content'] ?? ''),
+    language: String(fields['language'] ?? 'auto'),
+    privacy: String(fields['privacy'] ?? 'public'),
+    expiry: String(fields['expiry'] ?? 'never'),
+    highlight: fields['highlight'] === '1',
+    burn: fields['burn_after_read'] === '1',
+  });
   if (!v.ok) {
-    const state: CreateState = {
-      title: String(fields['title'] ?? ''),
-      // An envelope shown again would be encrypted again: the browser's text is not the server's to show.
-      content: fields['encrypted'] === '1' ? '' : String(fields['content'] ?? ''),
-      language: String(fields['language'] ?? 'auto'),
-      privacy: String(fields['privacy'] ?? 'public'),
-      expiry: String(fields['expiry'] ?? 'never'),
-      highlight: fields['highlight'] === '1',
-      burn: fields['burn_after_read'] === '1',
-    };
     const status = v.problems.some((p) => p.tooLarge) ? 413 : 400;
-    return reply(await homePage(ctx, state, problemMessages(v.problems)), status);
+    return reply(await homePage(ctx, state(), problemMessages(v.problems)), status);
   }
-  if (door !== null) return createdAnonymous(ctx, door, v.value);
-  const paste = await ctx.deps.pastes.create(v.value, userOf(ctx).id);
-  return redirect(`/p/${paste.hash}`, 303);
+  const made = await withFormFiles(ctx.uploads, (files) =>
+    door !== null
+      ? createdAnonymous(ctx, door, v.value, files)
+      : ctx.deps.pastes
+          .create(v.value, userOf(ctx).id, undefined, undefined, files)
+          .then((paste) => redirect(`/p/${paste.hash}`, 303)),
+  );
+  return made.ok ? made.value : reply(await homePage(ctx, state(), [made.problem]), made.status);
 }
 
 /** A visitor's create spends their budget (README, Anonymous pastes): 429 once it is spent. */
@@ -220,9 +232,14 @@ function anonymousInput(door: AnonymousDoor, fields: Fields, asked: CreateInput)
 }
 
 /** The paste made, and its delete link: shown this once, kept on the server only as a digest. */
-async function createdAnonymous(ctx: WebContext, door: AnonymousDoor, input: CreateInput): Promise<Reply> {
+async function createdAnonymous(
+  ctx: WebContext,
+  door: AnonymousDoor,
+  input: CreateInput,
+  files: readonly NewFile[],
+): Promise<Reply> {
   const { key, digest } = door.newDeleteKey();
-  const p = await ctx.deps.pastes.create(input, ANONYMOUS_OWNER, undefined, digest);
+  const p = await ctx.deps.pastes.create(input, ANONYMOUS_OWNER, undefined, digest, files);
   const base = ctx.deps.config.baseUrl;
   const body = html`<section class="card medium">
 <h1>Paste created</h1>

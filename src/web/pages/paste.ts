@@ -24,7 +24,7 @@ export const BURN_TITLE = 'Burn After Read paste';
 const FIRE = html`<div class="icon danger" aria-hidden="true"><svg viewBox="0 0 24 24" width="28" height="28" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M12 2c1 3.5 5 6 5 11a5 5 0 0 1-10 0c0-2.2 1-3.8 2.3-5.1C9.8 9.6 11 11 11 11s-.5-5 1-9z"/></svg></div>`;
 const LOCK = html`<div class="icon" aria-hidden="true"><svg viewBox="0 0 24 24" width="26" height="26" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><rect x="4" y="11" width="16" height="10" rx="2"/><path d="M8 11V7a4 4 0 0 1 8 0v4"/></svg></div>`;
 
-function visiblePaste(ctx: WebContext): Paste | Promise<Paste> {
+export function visiblePaste(ctx: WebContext): Paste | Promise<Paste> {
   const hash = ctx.params['hash'] ?? '';
   // A malformed hash is answered like a missing paste, before any file is touched.
   if (!HASH_RE.test(hash)) return Promise.reject(new PasteError('not_found'));
@@ -105,7 +105,7 @@ ${ctx.viewer?.userId === p.owner_id ? html`<div class="medium owner-share">${not
 }
 
 /** Asks for a paste's password; `action` is the page or the raw address to post it to. */
-function passwordGate(ctx: WebContext, p: Paste, action: string, problems: string[], status: number): Reply {
+export function passwordGate(ctx: WebContext, p: Paste, action: string, problems: string[], status: number): Reply {
   const body = html`<section class="card narrow warning-card">
 ${LOCK}
 <h1>Password required</h1>

@@ -1,0 +1,69 @@
+import type { IncomingMessage } from 'node:http';
+import { maxBodyBytes } from '../http/body.ts';
+import { badRequest, HttpError } from '../http/errors.ts';
+import { discardUploads, type Multipart, readMultipart, type Upload } from '../http/multipart.ts';
+import { type FileLimits, fileNameProblem, type NewFile } from '../paste/files.ts';
+
+/** Fields a multipart edit may repeat: each names a file to remove. */
+const REPEATABLE: ReadonlySet<string> = new Set(['remove_file']);
+
+/**
+ * A multipart body of a create or edit, the same on both sides (README, Files): its text
+ * parts are the fields, its `file` parts spooled to temporary files. Refused before a byte
+ * is read when its declared length is past what the limits allow.
+ */
+export function readUploads(
+  req: IncomingMessage,
+  boundary: string,
+  files: { tmpDir: string; limits: FileLimits },
+  maxPasteBytes: number,
+): Promise<Multipart> {
+  const { limits, tmpDir } = files;
+  const fieldBytes = maxBodyBytes(maxPasteBytes);
+  // Each part's headers and delimiter take a few hundred bytes; 16 KiB a file is plenty.
+  const total = fieldBytes + limits.maxFilesPerPaste * (limits.maxFileBytes + 16 * 1024);
+  if (Number(req.headers['content-length'] ?? 0) > total)
+    throw new HttpError(
+      'payload_too_large',
+      `The request is larger than ${limits.maxFilesPerPaste} files of MAX_FILE_BYTES`,
+    );
+  return readMultipart(
+    req,
+    boundary,
+    {
+      tmpDir,
+      fileField: 'file',
+      maxFileBytes: limits.maxFileBytes,
+      maxFiles: limits.maxFilesPerPaste,
+      maxFieldBytes: fieldBytes,
+    },
+    REPEATABLE,
+  );
+}
+
+/**
+ * The files a multipart request brought, as the paste will keep them: each name checked
+ * (README, Files: any UTF-8, never a path; 400 otherwise), its type the one the client gave
+ * when it has the form of one.
+ */
+export function newFilesOf(uploads: readonly Upload[]): NewFile[] {
+  return uploads.map((u) => {
+    const problem = fileNameProblem(u.name);
+    if (problem !== null) throw badRequest(`${problem}: ${JSON.stringify(u.name.slice(0, 80))}`);
+    const type = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/.test(u.type)
+      ? u.type
+      : 'application/octet-stream';
+    return { name: u.name, size: u.size, type, sha256: u.sha256, path: u.path };
+  });
+}
+
+/** Runs a handler, then removes the uploads it did not keep, whatever its outcome. */
+export function thenDiscard<T>(uploads: readonly Upload[], run: () => T | Promise<T>): Promise<T> {
+  const done = (): Promise<void> => discardUploads(uploads);
+  return Promise.resolve()
+    .then(run)
+    .then(
+      (reply) => done().then(() => reply),
+      (err: unknown) => done().then(() => Promise.reject(err)),
+    );
+}
