@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { type AuthProxyConfig, authProxyOf } from './config/auth-proxy.ts';
 import { type OidcConfig, oidcOf } from './config/oidc.ts';
 import { type DatabaseTarget, databaseTargetOf } from './config/database.ts';
+import { fileStoreOf, type S3Target } from './config/file-store.ts';
 
 /** Everything the server reads from its environment, parsed and checked once at start. */
 export interface Config {
@@ -58,6 +59,8 @@ export interface Config {
   markdownRemoteImages: boolean;
   /** MAX_FILE_BYTES, MAX_FILES_PER_PASTE, USER_QUOTA_BYTES, ANONYMOUS_FILES (README, Files). */
   files: FileLimits;
+  /** FILE_STORE=s3://… and its S3_* settings: the files' bytes go to that bucket; null: with the pastes (README, Files). */
+  fileStore: S3Target | null;
 }
 
 /** The files' limits (README, Files). */
@@ -252,6 +255,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       userQuotaBytes: int('USER_QUOTA_BYTES', FILE_LIMIT_DEFAULTS.userQuotaBytes, 0, Number.MAX_SAFE_INTEGER),
       anonymousFiles: flag('ANONYMOUS_FILES'),
     },
+    fileStore: fileStoreOf(env, problems, flag),
   };
   config.anonymous = flag('ANONYMOUS_PASTES') ? anonymousOf(config.maxPasteBytes) : null;
   if (problems.length > 0) throw new ConfigError(problems);

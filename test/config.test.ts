@@ -238,6 +238,59 @@ test('MARKDOWN_REMOTE_IMAGES is off by default, on with 1, and reported when it 
   assert.throws(() => parseConfig({ MARKDOWN_REMOTE_IMAGES: 'yes' }), /MARKDOWN_REMOTE_IMAGES must be 0 or 1/);
 });
 
+test('FILE_STORE is unset by default; s3://BUCKET/PREFIX takes the S3_* settings with their defaults', () => {
+  assert.equal(parseConfig({}).fileStore, null);
+  const keys = { S3_ACCESS_KEY_ID: 'AKID', S3_SECRET_ACCESS_KEY: 'hunter2-secret' };
+  assert.deepEqual(parseConfig({ FILE_STORE: 's3://pastes/files/', ...keys }).fileStore, {
+    bucket: 'pastes',
+    prefix: 'files',
+    endpoint: null,
+    region: 'us-east-1',
+    accessKeyId: 'AKID',
+    secretAccessKey: 'hunter2-secret',
+    forcePathStyle: false,
+    describe: 's3://pastes/files',
+  });
+  const all = parseConfig({
+    FILE_STORE: 's3://my.bucket',
+    S3_ENDPOINT: 'http://127.0.0.1:9000',
+    S3_REGION: 'eu-west-3',
+    S3_FORCE_PATH_STYLE: '1',
+    ...keys,
+  }).fileStore;
+  assert.equal(all?.prefix, '');
+  assert.equal(all?.endpoint, 'http://127.0.0.1:9000');
+  assert.equal(all?.region, 'eu-west-3');
+  assert.equal(all?.forcePathStyle, true);
+});
+
+test('a bad FILE_STORE or missing S3 credentials are reported with the other bad variables, never with the secret', () => {
+  const keys = { S3_ACCESS_KEY_ID: 'AKID', S3_SECRET_ACCESS_KEY: 'hunter2-secret' };
+  for (const [env, why] of [
+    [{ FILE_STORE: 'https://bucket/prefix', ...keys }, /FILE_STORE must be s3:\/\/BUCKET\/PREFIX/],
+    [{ FILE_STORE: 's3://Bad_Bucket/prefix', ...keys }, /FILE_STORE must be s3:\/\/BUCKET\/PREFIX/],
+    [{ FILE_STORE: 's3:///prefix', ...keys }, /FILE_STORE must be s3:\/\/BUCKET\/PREFIX/],
+    [{ FILE_STORE: 's3://bucket/p', S3_SECRET_ACCESS_KEY: 'hunter2-secret' }, /S3_ACCESS_KEY_ID must be set/],
+    [{ FILE_STORE: 's3://bucket/p', S3_ACCESS_KEY_ID: 'AKID' }, /S3_SECRET_ACCESS_KEY must be set/],
+    [{ FILE_STORE: 's3://bucket/p', S3_ENDPOINT: 'minio:9000', ...keys }, /S3_ENDPOINT must be an http\(s\) URL/],
+    [{ FILE_STORE: 's3://bucket/p', S3_REGION: 'EU WEST', ...keys }, /S3_REGION must be a region name/],
+    [{ FILE_STORE: 's3://bucket/p', S3_FORCE_PATH_STYLE: 'yes', ...keys }, /S3_FORCE_PATH_STYLE must be 0 or 1/],
+  ] as const) {
+    assert.throws(
+      () => parseConfig({ ...env, PORT: 'abc' }),
+      (err) => {
+        assert.ok(err instanceof ConfigError);
+        assert.equal(err.problems.length, 2, err.message);
+        assert.match(err.message, why);
+        assert.match(err.message, /PORT must be an integer/);
+        assert.doesNotMatch(err.message, /hunter2/);
+        return true;
+      },
+      JSON.stringify(env),
+    );
+  }
+});
+
 test('OIDC_* is off unless OIDC_ISSUER is set, then has the defaults README names', () => {
   assert.equal(parseConfig({}).oidc, null);
   assert.deepEqual(

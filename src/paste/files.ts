@@ -89,10 +89,11 @@ export function inlineImageType(head: Buffer): string | null {
 export const SNIFF_BYTES = 12;
 
 /**
- * Where the bytes are stored, content-addressed (store/file-bytes.ts on the data folder,
- * pg/file-bytes.ts on PostgreSQL). Each paste that holds bytes has a claim on them, made
- * before its record names them; a claim is dropped only by the sweep, once the paste (every
- * kept version of it) no longer names them, and the bytes go with their last claim.
+ * Where the bytes are stored, content-addressed: the paste's own store keeps the claims
+ * (`FileClaims`), and a `FileBlobs` the bytes (README, Files). Each paste that holds bytes has
+ * a claim on them, made before its record names them; a claim is dropped only by the sweep,
+ * once the paste (every kept version of it) no longer names them, and the bytes go with their
+ * last claim.
  */
 export interface FileBytes {
   /**
@@ -113,7 +114,7 @@ export interface FileBytes {
    * Drops `holder`'s claim on `sha256` unless it was made after `claimedBefore` (then
    * `young`), and the bytes with it when it was the last (then `removed`).
    */
-  drop(holder: string, sha256: string, claimedBefore: number): Promise<'removed' | 'dropped' | 'young'>;
+  drop(holder: string, sha256: string, claimedBefore: number): Promise<Dropped>;
   /**
    * The releases `due` saw were looked at: they go, but not one made since (a paste wiped
    * while the sweep read it), which the next round looks at.
@@ -122,6 +123,78 @@ export interface FileBytes {
   /** Where uploads are spooled before `keep`. */
   readonly tmpDir: string;
 }
+
+/**
+ * What a paste holds and when the sweep looks at it, kept in the paste's own store
+ * (store/file-bytes.ts, pg/file-bytes.ts), never found by listing where the bytes are.
+ * A claim made and the last one dropped take the hash's lock, so they never cross.
+ */
+export interface FileClaims extends Omit<FileBytes, 'keep' | 'open' | 'drop'> {
+  /** Makes `holder`'s claim on `sha256`, with a release due once its grace is over. */
+  claim(holder: string, sha256: string, now: number): Promise<void>;
+  /** As FileBytes.drop; when the claim was the last, `last` runs under the hash's lock before `removed`. */
+  drop(holder: string, sha256: string, claimedBefore: number, last: () => Promise<void>): Promise<Dropped>;
+}
+
+/**
+ * Where the bytes go, by SHA-256: the data folder, PostgreSQL's chunks, or an S3 bucket
+ * (FILE_STORE, files/s3.ts).
+ */
+export interface FileBlobs {
+  /** Stores a spooled file's bytes durably (a put of bytes already there may be skipped); the spooled file goes. */
+  put(file: NewFile): Promise<void>;
+  /** The bytes, or null when there are none under that hash. */
+  open(sha256: string): Promise<StoredBytes | null>;
+  /** Removes the bytes; none there is no error. */
+  remove(sha256: string): Promise<void>;
+}
+
+/**
+ * The claims and the bytes as one FileBytes. The claim comes first: bytes are never there
+ * without one, and the sweep removes bytes only under the lock, after their last claim went.
+ */
+export class ClaimedFiles implements FileBytes {
+  constructor(
+    private readonly held: FileClaims,
+    private readonly blobs: FileBlobs,
+  ) {}
+
+  get tmpDir(): string {
+    return this.held.tmpDir;
+  }
+
+  async keep(file: NewFile, holder: string, now: number): Promise<void> {
+    await this.held.claim(holder, file.sha256, now);
+    await this.blobs.put(file);
+  }
+
+  open(sha256: string): Promise<StoredBytes | null> {
+    return this.blobs.open(sha256);
+  }
+
+  release(holder: string, due: number): Promise<void> {
+    return this.held.release(holder, due);
+  }
+
+  due(now: number, limit: number): Promise<Due[]> {
+    return this.held.due(now, limit);
+  }
+
+  claims(holder: string): Promise<string[]> {
+    return this.held.claims(holder);
+  }
+
+  drop(holder: string, sha256: string, claimedBefore: number): Promise<Dropped> {
+    return this.held.drop(holder, sha256, claimedBefore, () => this.blobs.remove(sha256));
+  }
+
+  settled(due: Due): Promise<void> {
+    return this.held.settled(due);
+  }
+}
+
+/** What a drop did: removed the bytes with the last claim, dropped the claim alone, or left a claim too new to judge. */
+export type Dropped = 'removed' | 'dropped' | 'young';
 
 /** A paste whose claims are due, and which of its releases were seen (the store's own mark). */
 export interface Due {

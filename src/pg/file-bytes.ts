@@ -4,8 +4,10 @@ import { Readable } from 'node:stream';
 import type { Sql, TransactionSql } from 'postgres';
 import {
   CLAIM_GRACE_MS,
+  type Dropped,
   type Due,
-  type FileBytes,
+  type FileBlobs,
+  type FileClaims,
   type NewFile,
   type StoredBytes,
   SNIFF_BYTES,
@@ -18,43 +20,32 @@ export const CHUNK_BYTES = 256 * 1024;
 const FILE_LOCK = 0x6669_6c65;
 
 /**
- * Files' bytes in PostgreSQL (migrations/016-paste-files.sql): `file_blobs` and their
- * `file_chunks`, each paste's `file_claims`, and the `file_releases` the sweep reads. A new
- * claim and the sweep's removal of the last one take the hash's advisory lock, so they never
- * cross; a create's bytes are committed (synchronous_commit) before its paste row names them.
+ * Files' bytes in PostgreSQL (migrations/016-paste-files.sql): `file_blobs` (size and first
+ * bytes) and their `file_chunks`, written in one transaction, committed (synchronous_commit)
+ * before the paste row names them.
  */
-export class PgFileBytes implements FileBytes {
-  constructor(
-    private readonly sql: Sql,
-    readonly tmpDir: string,
-  ) {}
+export class PgFileBlobs implements FileBlobs {
+  constructor(private readonly sql: Sql) {}
 
-  async keep(file: NewFile, holder: string, now: number): Promise<void> {
+  async put(file: NewFile): Promise<void> {
     const sha = file.sha256;
     const fh = await open(file.path, 'r');
     try {
       await this.sql.begin(async (tx: TransactionSql) => {
-        await tx`select pg_advisory_xact_lock(${FILE_LOCK}, hashtext(${sha}))`;
         const head = Buffer.alloc(Math.min(SNIFF_BYTES, file.size));
         await fh.read(head, 0, head.length, 0);
+        // A second put of the same bytes waits for the first's row, then adds nothing.
         const made = await tx`
           insert into file_blobs (sha256, size, head) values (${sha}, ${file.size}, ${head})
           on conflict do nothing returning sha256`;
-        // Bytes stored once: a second paste with the same bytes adds only its claim.
-        if (made.length > 0) {
-          const buf = Buffer.alloc(CHUNK_BYTES);
-          for (let n = 0, at = 0; at < file.size; n++) {
-            const { bytesRead } = await fh.read(buf, 0, CHUNK_BYTES, at);
-            if (bytesRead === 0) throw new Error(`the upload ${file.path} is shorter than its size`);
-            await tx`insert into file_chunks (sha256, n, data) values (${sha}, ${n}, ${buf.subarray(0, bytesRead)})`;
-            at += bytesRead;
-          }
+        if (made.length === 0) return;
+        const buf = Buffer.alloc(CHUNK_BYTES);
+        for (let n = 0, at = 0; at < file.size; n++) {
+          const { bytesRead } = await fh.read(buf, 0, CHUNK_BYTES, at);
+          if (bytesRead === 0) throw new Error(`the upload ${file.path} is shorter than its size`);
+          await tx`insert into file_chunks (sha256, n, data) values (${sha}, ${n}, ${buf.subarray(0, bytesRead)})`;
+          at += bytesRead;
         }
-        await tx`
-          insert into file_claims (sha256, holder, claimed_at) values (${sha}, ${holder}, ${new Date(now)})
-          on conflict (holder, sha256) do update set claimed_at = excluded.claimed_at`;
-        // Looked at once its grace is over, in case no paste ever names it (a create that failed).
-        await tx`insert into file_releases (holder, due) values (${holder}, ${new Date(now + CLAIM_GRACE_MS + 1)})`;
       });
     } finally {
       await fh.close();
@@ -81,6 +72,33 @@ export class PgFileBytes implements FileBytes {
     return { size, head: row.head, stream: () => Readable.from(chunks(), { objectMode: false }) };
   }
 
+  async remove(sha256: string): Promise<void> {
+    await this.sql`delete from file_blobs where sha256 = ${sha256}`;
+  }
+}
+
+/**
+ * Files' claims in PostgreSQL, whatever holds the bytes (FILE_STORE): each paste's
+ * `file_claims`, and the `file_releases` the sweep reads. A new claim and the sweep's removal
+ * of the last one take the hash's advisory lock, so they never cross.
+ */
+export class PgFileClaims implements FileClaims {
+  constructor(
+    private readonly sql: Sql,
+    readonly tmpDir: string,
+  ) {}
+
+  async claim(holder: string, sha256: string, now: number): Promise<void> {
+    await this.sql.begin(async (tx: TransactionSql) => {
+      await tx`select pg_advisory_xact_lock(${FILE_LOCK}, hashtext(${sha256}))`;
+      await tx`
+        insert into file_claims (sha256, holder, claimed_at) values (${sha256}, ${holder}, ${new Date(now)})
+        on conflict (holder, sha256) do update set claimed_at = excluded.claimed_at`;
+      // Looked at once its grace is over, in case no paste ever names it (a create that failed).
+      await tx`insert into file_releases (holder, due) values (${holder}, ${new Date(now + CLAIM_GRACE_MS + 1)})`;
+    });
+  }
+
   async release(holder: string, due: number): Promise<void> {
     await this.sql`insert into file_releases (holder, due) values (${holder}, ${new Date(due)})`;
   }
@@ -98,7 +116,7 @@ export class PgFileBytes implements FileBytes {
     return rows.map((r) => r.sha256);
   }
 
-  drop(holder: string, sha256: string, claimedBefore: number): Promise<'removed' | 'dropped' | 'young'> {
+  drop(holder: string, sha256: string, claimedBefore: number, last: () => Promise<void>): Promise<Dropped> {
     return this.sql.begin(async (tx: TransactionSql) => {
       await tx`select pg_advisory_xact_lock(${FILE_LOCK}, hashtext(${sha256}))`;
       const gone = await tx`
@@ -110,9 +128,10 @@ export class PgFileBytes implements FileBytes {
       }
       const left = await tx`select 1 from file_claims where sha256 = ${sha256} limit 1`;
       if (left.length > 0) return 'dropped';
-      await tx`delete from file_blobs where sha256 = ${sha256}`;
+      // Under the lock, and undone with the claim's removal should it fail.
+      await last();
       return 'removed';
-    }) as Promise<'removed' | 'dropped' | 'young'>;
+    }) as Promise<Dropped>;
   }
 
   async settled({ holder, seen }: Due): Promise<void> {

@@ -1,8 +1,9 @@
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sql } from 'postgres';
-import { sweepFiles } from '../paste/files.ts';
-import { PgFileBytes } from './file-bytes.ts';
+import { fileBlobsFor } from '../files/open.ts';
+import { ClaimedFiles, type FileBlobs, sweepFiles } from '../paste/files.ts';
+import { PgFileBlobs, PgFileClaims } from './file-bytes.ts';
 import { apiLogOver, LOG_FLUSH_MS, type CliStorage, type Storage, type StorageOptions, UPKEEP_MS } from '../backend.ts';
 import type { Job } from '../jobs/job.ts';
 import type { Config } from '../config.ts';
@@ -105,7 +106,8 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
   const sql = scopedSql(db.sql, POOL_SIZE);
   const guard = new DbGuard(opts.config.databaseTimeoutMs, POOL_SIZE * QUEUED_PER_CONNECTION);
   await prepareSpool(join(opts.config.dataDir, 'tmp'), Date.now() - STALE_UPLOAD_MS);
-  const s = buildStores(sql, db, opts);
+  const blobs = await fileBlobsFor(opts.config, () => new PgFileBlobs(sql));
+  const s = buildStores(sql, db, opts, blobs);
   const serverKey = await loadStores(s, sql, opts.warn);
   const probe = databaseProbe(db, guard, opts);
   return {
@@ -147,7 +149,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
 }
 
 /** Every store on the pool, not yet loaded. */
-function buildStores(sql: Sql, db: Database, opts: StorageOptions) {
+function buildStores(sql: Sql, db: Database, opts: StorageOptions, blobs: FileBlobs) {
   const { config, now, warn } = opts;
   const pastes = new PgPasteStore(sql, config.pasteCacheBytes);
   const views = new PgViewCounts(sql, pastes);
@@ -162,7 +164,8 @@ function buildStores(sql: Sql, db: Database, opts: StorageOptions) {
   const apiLog = new PgApiLog(sql, { now, warn, where: db.describe, inserts: db.logSql });
   const audit = new PgAudit(sql, now, warn);
   const owners = new PgOwnerLists(sql);
-  const fileBytes = new PgFileBytes(sql, join(config.dataDir, 'tmp'));
+  // The claims stay in the database wherever the bytes go (FILE_STORE).
+  const fileBytes = new ClaimedFiles(new PgFileClaims(sql, join(config.dataDir, 'tmp')), blobs);
   pastes.released = (hash) =>
     fileBytes
       .release(hash, now())

@@ -3,8 +3,10 @@ import { readdir, readFile, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   CLAIM_GRACE_MS,
+  type Dropped,
   type Due,
-  type FileBytes,
+  type FileBlobs,
+  type FileClaims,
   type NewFile,
   type StoredBytes,
   SNIFF_BYTES,
@@ -14,19 +16,61 @@ import { listDir, openIfThere } from '../storage/fs.ts';
 import type { DurableFiles } from './files.ts';
 import { KeyedMutex } from './mutex.ts';
 
+/** Where a file's bytes are in the data folder: `files/<ab>/<sha256>`. */
+const bytesPath = (filesDir: string, sha: string): string => join(filesDir, sha.slice(0, 2), sha);
+
 /**
- * Files' bytes in the data folder (ARCHITECTURE.md, The data folder):
+ * Files' bytes in the data folder, by SHA-256, moved in from the spooled file durably
+ * (DurableFiles.moveIn) before the create is answered.
+ */
+export class DiskFileBlobs implements FileBlobs {
+  readonly #dir: string;
+
+  constructor(
+    dataDir: string,
+    private readonly files: DurableFiles,
+  ) {
+    this.#dir = join(dataDir, 'files');
+  }
+
+  async put(file: NewFile): Promise<void> {
+    await this.files.moveIn(file.path, bytesPath(this.#dir, file.sha256));
+  }
+
+  async open(sha256: string): Promise<StoredBytes | null> {
+    const path = bytesPath(this.#dir, sha256);
+    const fh = await openIfThere(path);
+    // The bytes are gone (swept): the caller answers 404.
+    if (fh === null) return null;
+    try {
+      const { size } = await fh.stat();
+      const head = Buffer.alloc(Math.min(SNIFF_BYTES, size));
+      await fh.read(head, 0, head.length, 0);
+      return { size, head, stream: () => createReadStream(path) };
+    } finally {
+      await fh.close();
+    }
+  }
+
+  async remove(sha256: string): Promise<void> {
+    await this.files.removeFile(bytesPath(this.#dir, sha256));
+  }
+}
+
+/**
+ * Files' claims in the data folder (ARCHITECTURE.md, The data folder), whatever holds the
+ * bytes (FILE_STORE):
  *
- *   files/<ab>/<sha256>              the bytes, named by their SHA-256 (`ab` its first two digits)
+ *   files/<ab>/<sha256>              the bytes (DiskFileBlobs, when FILE_STORE is unset)
  *   files/<ab>/<sha256>@<paste>      a paste's claim on them, holding the time it was made
  *   files/claims/<paste>/<sha256>    the same claim, found by paste
  *   files/due/<ms>-<paste>           a paste whose claims the sweep looks at from <ms> on
  *
  * Every write goes through DurableFiles (fsync, rename or link, fsync of the folder). Work
- * on one hash's bytes and claims runs under its lock, so a new claim and the sweep's removal
- * of the last one never cross.
+ * on one hash's claims runs under its lock, so a new claim and the sweep's removal of the
+ * last one (with the bytes) never cross.
  */
-export class DiskFileBytes implements FileBytes {
+export class DiskFileClaims implements FileClaims {
   readonly #dir: string;
   readonly #locks = new KeyedMutex();
 
@@ -40,34 +84,13 @@ export class DiskFileBytes implements FileBytes {
 
   readonly tmpDir: string;
 
-  #bytesPath(sha: string): string {
-    return join(this.#dir, sha.slice(0, 2), sha);
-  }
-
-  keep(file: NewFile, holder: string, now: number): Promise<void> {
-    const sha = file.sha256;
-    return this.#locks.run(sha, async () => {
-      await this.files.moveIn(file.path, this.#bytesPath(sha));
-      await this.files.writeFile(`${this.#bytesPath(sha)}@${holder}`, String(now));
-      await this.files.writeFile(join(this.#dir, 'claims', holder, sha), '');
+  claim(holder: string, sha256: string, now: number): Promise<void> {
+    return this.#locks.run(sha256, async () => {
+      await this.files.writeFile(`${bytesPath(this.#dir, sha256)}@${holder}`, String(now));
+      await this.files.writeFile(join(this.#dir, 'claims', holder, sha256), '');
       // Looked at once its grace is over, in case no record ever names it (a create that failed).
       await this.release(holder, now + CLAIM_GRACE_MS + 1);
     });
-  }
-
-  async open(sha256: string): Promise<StoredBytes | null> {
-    const path = this.#bytesPath(sha256);
-    const fh = await openIfThere(path);
-    // The bytes are gone (swept): the caller answers 404.
-    if (fh === null) return null;
-    try {
-      const { size } = await fh.stat();
-      const head = Buffer.alloc(Math.min(SNIFF_BYTES, size));
-      await fh.read(head, 0, head.length, 0);
-      return { size, head, stream: () => createReadStream(path) };
-    } finally {
-      await fh.close();
-    }
   }
 
   release(holder: string, due: number): Promise<void> {
@@ -99,9 +122,9 @@ export class DiskFileBytes implements FileBytes {
     return names.filter((n) => /^[0-9a-f]{64}$/.test(n));
   }
 
-  drop(holder: string, sha256: string, claimedBefore: number): Promise<'removed' | 'dropped' | 'young'> {
+  drop(holder: string, sha256: string, claimedBefore: number, last: () => Promise<void>): Promise<Dropped> {
     return this.#locks.run(sha256, async () => {
-      const bytes = this.#bytesPath(sha256);
+      const bytes = bytesPath(this.#dir, sha256);
       const at = await readFile(`${bytes}@${holder}`, 'utf8').catch((err: unknown) => {
         // A claim a crash left half made (by paste only) is dropped as an old one.
         if (isErrno(err, 'ENOENT')) return '0';
@@ -112,7 +135,7 @@ export class DiskFileBytes implements FileBytes {
       await this.files.removeFile(join(this.#dir, 'claims', holder, sha256));
       const shard = await readdir(join(this.#dir, sha256.slice(0, 2)));
       if (shard.some((n) => n.startsWith(`${sha256}@`))) return 'dropped';
-      await this.files.removeFile(bytes);
+      await last();
       return 'removed';
     });
   }

@@ -18,8 +18,9 @@ import { ensureWritableDir } from '../storage/fs.ts';
 import { AccountStore } from './accounts.ts';
 import { RateLimiter } from '../ratelimit/bucket.ts';
 import { BucketFile } from './bucket-file.ts';
-import { sweepFiles } from '../paste/files.ts';
-import { DiskFileBytes } from './file-bytes.ts';
+import { fileBlobsFor } from '../files/open.ts';
+import { ClaimedFiles, type FileBlobs, sweepFiles } from '../paste/files.ts';
+import { DiskFileBlobs, DiskFileClaims } from './file-bytes.ts';
 import { isAnonymous } from '../paste/anonymous.ts';
 import { DurableFiles } from './files.ts';
 import { IdempotencyRecords } from './idempotency.ts';
@@ -50,7 +51,8 @@ const DAY_MS = 86_400_000;
  */
 export async function openFileStorage(opts: StorageOptions): Promise<Storage> {
   const { dir, claim, files } = await openFolder(opts);
-  const stores = buildStores(dir, files, opts);
+  const blobs = await fileBlobsFor(opts.config, () => new DiskFileBlobs(dir, files));
+  const stores = buildStores(dir, files, opts, blobs);
   const serverKey = await loadStores(stores, files, dir);
   return {
     describe: `the data folder ${dir}`,
@@ -119,7 +121,7 @@ async function openFolder(opts: StorageOptions): Promise<{ dir: string; claim: F
 }
 
 /** Every store under the folder, not yet loaded. */
-function buildStores(dir: string, files: DurableFiles, opts: StorageOptions) {
+function buildStores(dir: string, files: DurableFiles, opts: StorageOptions, blobs: FileBlobs) {
   const { config, now, warn } = opts;
   const state = join(dir, 'state');
   const accounts = new AccountStore(dir, files);
@@ -135,7 +137,8 @@ function buildStores(dir: string, files: DurableFiles, opts: StorageOptions) {
   pastes.onSwept = (p) => (isAnonymous(p) ? Promise.resolve() : owners.remove(p.owner_id, p.hash));
   const recent = new RecentPastes(files, join(state, 'recent.json'));
   const idempotency = new IdempotencyRecords(dir, files);
-  const fileBytes = new DiskFileBytes(dir, files);
+  // The claims stay in the folder wherever the bytes go (FILE_STORE).
+  const fileBytes = new ClaimedFiles(new DiskFileClaims(dir, files), blobs);
   pastes.released = (hash) =>
     fileBytes
       .release(hash, now())

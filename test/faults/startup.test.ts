@@ -29,6 +29,13 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
     );
   });
 
+  test('FILE_STORE=s3://… without its credentials: the server says which are missing and exits 2', async () => {
+    const server = await run('main', { DATA_DIR: '/nonexistent-never-made', FILE_STORE: 's3://bucket/files' });
+    assert.equal(server.code, 2);
+    assert.match(server.out, /S3_ACCESS_KEY_ID must be set when FILE_STORE is s3:\/\//);
+    assert.match(server.out, /S3_SECRET_ACCESS_KEY must be set when FILE_STORE is s3:\/\//);
+  });
+
   test('a port already taken', async () => {
     const dir = await tempDataDir();
     const other = await tempDataDir();

@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import S3rver from 's3rver';
+import { type AppServer, makeToken, req, startServer } from '../../helpers/server.ts';
+import { storedFileBytes } from '../../helpers/stored.ts';
+
+// FILE_STORE=s3://… against an S3-compatible server on loopback (README, Files): the bytes go
+// to the bucket under the prefix, the claims stay in the paste's own store (either backend).
+
+const BUCKET = 'pastebin-files';
+const PREFIX = 'pastes/files';
+const KEYS = { S3_ACCESS_KEY_ID: 'S3RVER', S3_SECRET_ACCESS_KEY: 'S3RVER' };
+
+let s3dir: string;
+let s3: S3rver;
+let proxy: Server;
+let endpoint: string;
+let server: AppServer;
+let token: string;
+let bucket: S3Client;
+/** Every request the paste server made to the bucket, as `METHOD path?query`. */
+const asked: string[] = [];
+/** While set, the bucket answers every request 503, as one that is down would. */
+let down = false;
+
+before(async () => {
+  s3dir = await mkdtemp(join(tmpdir(), 'paste-s3-'));
+  s3 = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory: s3dir,
+    configureBuckets: [{ name: BUCKET }],
+  });
+  const { port } = await s3.run();
+  // A pass-through in front of it notes what the paste server asks for.
+  proxy = createServer((inbound, outbound) => {
+    asked.push(`${inbound.method} ${inbound.url}`);
+    if (down) {
+      inbound.resume();
+      outbound.writeHead(503).end();
+      return;
+    }
+    const upstream = request(
+      { host: '127.0.0.1', port, method: inbound.method, path: inbound.url, headers: inbound.headers },
+      (answer) => {
+        outbound.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outbound);
+      },
+    );
+    upstream.on('error', () => outbound.destroy());
+    inbound.pipe(upstream);
+  });
+  await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
+  endpoint = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  bucket = new S3Client({
+    endpoint: `http://127.0.0.1:${port}`,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: KEYS.S3_ACCESS_KEY_ID, secretAccessKey: KEYS.S3_SECRET_ACCESS_KEY },
+  });
+  server = await startServer({
+    env: {
+      FILE_STORE: `s3://${BUCKET}/${PREFIX}/`,
+      S3_ENDPOINT: endpoint,
+      S3_FORCE_PATH_STYLE: '1',
+      ...KEYS,
+      MAX_FILE_BYTES: String(6 * 1024 * 1024),
+    },
+  });
+  token = await makeToken(server.dataDir, { user: 'alice' });
+});
+
+after(async () => {
+  await server?.stop();
+  bucket?.destroy();
+  await new Promise((done) => proxy?.close(done));
+  await s3?.close();
+  await rm(s3dir, { recursive: true, force: true });
+});
+
+const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+const keyOf = (b: Buffer): string => `${PREFIX}/${sha(b).slice(0, 2)}/${sha(b).slice(2, 4)}/${sha(b)}`;
+
+/** Every key in the bucket (the test lists it; the server never does). */
+async function keys(): Promise<string[]> {
+  const out = await bucket.send(new ListObjectsV2Command({ Bucket: BUCKET }));
+  return (out.Contents ?? []).map((o) => o.Key as string).sort();
+}
+
+/** A multipart create of `files` beside some text, answering the new paste's hash. */
+async function createWith(files: { name: string; bytes: Buffer }[], status = 200): Promise<string> {
+  const form = new FormData();
+  form.append('content', 'see the files');
+  for (const f of files) form.append('file', new Blob([f.bytes]), f.name);
+  const built = new Request('http://localhost/', { method: 'POST', body: form });
+  const r = await req(server, 'POST', '/api/v1/paste_create.php', {
+    token,
+    body: Buffer.from(await built.arrayBuffer()),
+    headers: { 'content-type': built.headers.get('content-type') as string },
+  });
+  assert.equal(r.status, status, r.text);
+  return r.json['hash'] as string;
+}
+
+async function fileBytes(hash: string, name: string): Promise<{ status: number; body: Buffer; type: string }> {
+  const r = await fetch(`${server.url}/api/v1/file.php?hash=${hash}&name=${encodeURIComponent(name)}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  return { status: r.status, body: Buffer.from(await r.arrayBuffer()), type: r.headers.get('content-type') ?? '' };
+}
+
+async function remove(hash: string): Promise<void> {
+  const del = await req(server, 'POST', '/api/v1/paste_delete.php', { token, body: { hash } });
+  assert.equal(del.status, 200, del.text);
+}
+
+/** Runs the upkeep a minute later on the server's clock, as its timer would (the file sweep with it). */
+async function sweep(): Promise<void> {
+  server.clock.advance(61_000);
+  await server.upkeep();
+}
+
+const PNG = Buffer.concat([
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),
+  Buffer.from('IHDR fake image body'),
+]);
+// A 5 MB log, every line different, so a byte out of place shows.
+const LOG = Buffer.from(Array.from({ length: 100_000 }, (_, i) => `line ${i}: ${'x'.repeat(40)}\n`).join(''));
+
+test('files go to the bucket under the prefix, read back byte for byte, and go after delete and sweep', async () => {
+  const hash = await createWith([
+    { name: 'shot.png', bytes: PNG },
+    { name: 'server.log', bytes: LOG },
+  ]);
+  assert.deepEqual(await keys(), [keyOf(PNG), keyOf(LOG)].sort());
+  // Nothing of them in the paste's own store: only the claims are there.
+  assert.deepEqual(await storedFileBytes(server.dataDir), []);
+  const png = await fileBytes(hash, 'shot.png');
+  assert.equal(png.status, 200);
+  assert.equal(png.type, 'image/png', 'the first bytes, read from the bucket, tell the image');
+  assert.ok(png.body.equals(PNG));
+  const log = await fileBytes(hash, 'server.log');
+  assert.equal(log.status, 200);
+  assert.equal(log.body.length, LOG.length);
+  assert.ok(log.body.equals(LOG));
+
+  await remove(hash);
+  assert.equal((await fileBytes(hash, 'shot.png')).status, 404, 'unreadable at once');
+  await sweep();
+  assert.deepEqual(await keys(), []);
+});
+
+test('a second paste with the same bytes keeps them when the first goes, and they are sent once', async () => {
+  const bytes = Buffer.from('the same config in two pastes\n');
+  const first = await createWith([{ name: 'app.conf', bytes }]);
+  const puts = asked.length;
+  const second = await createWith([{ name: 'copy.conf', bytes }]);
+  assert.ok(
+    !asked.slice(puts).some((a) => a.startsWith('PUT ')),
+    `bytes already in the bucket are not sent again: ${asked.slice(puts).join(', ')}`,
+  );
+  await remove(first);
+  await sweep();
+  assert.deepEqual(await keys(), [keyOf(bytes)]);
+  const kept = await fileBytes(second, 'copy.conf');
+  assert.equal(kept.status, 200);
+  assert.ok(kept.body.equals(bytes));
+  await remove(second);
+  await sweep();
+  assert.deepEqual(await keys(), []);
+});
+
+test('a bucket that does not answer fails the create (no paste, no bytes) and the read, and both work once it is back', async () => {
+  const kept = Buffer.from('kept while the bucket was up\n');
+  const hash = await createWith([{ name: 'kept.txt', bytes: kept }]);
+  const lost = Buffer.from('sent while the bucket was down\n');
+  down = true;
+  try {
+    await createWith([{ name: 'lost.txt', bytes: lost }], 500);
+    assert.equal((await fileBytes(hash, 'kept.txt')).status, 500);
+    // The server log names the bucket, the request and the answer.
+    assert.match(
+      server.output(),
+      /s3:\/\/pastebin-files\/pastes\/files at http:\/\/127\.0\.0\.1:\d+: (HeadObject|PutObject) of pastes\/files\/[0-9a-f/]+ failed \(.*HTTP 503\)/,
+    );
+    assert.doesNotMatch(server.output(), /S3RVER/);
+  } finally {
+    down = false;
+  }
+  const back = await fileBytes(hash, 'kept.txt');
+  assert.equal(back.status, 200);
+  assert.ok(back.body.equals(kept));
+  // The failed create's claim goes with its grace, and nothing of it is in the bucket.
+  await sweep();
+  assert.deepEqual(await keys(), [keyOf(kept)]);
+  await remove(hash);
+  await sweep();
+  assert.deepEqual(await keys(), []);
+});
+
+test('the server never lists the bucket: what a paste holds is in its own store', () => {
+  assert.ok(asked.length > 0);
+  const listings = asked.filter((a) => /^GET \/[^/?]+\/?(\?|$)/.test(a));
+  assert.deepEqual(listings, []);
+  for (const a of asked)
+    assert.match(a, new RegExp(`^(HEAD|GET|PUT|DELETE) /${BUCKET}/${PREFIX}/[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{64}`));
+});
