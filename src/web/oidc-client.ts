@@ -18,14 +18,13 @@ export class OidcRefusal extends Error {
 /**
  * The relying party (README, Sign-in with OpenID Connect), through openid-client: the
  * authorization code flow with PKCE, state and nonce; the ID token's issuer, audience,
- * expiry, nonce and signature (keys fetched from the provider's jwks_uri, again when one
- * rotates) are checked there. The library is imported on first use, so a server without
+ * expiry, nonce and signature (keys fetched from the provider's jwks_uri at each sign-in)
+ * are checked there. The library is imported on first use, so a server without
  * OIDC_ISSUER never loads it; discovery is done once, and again after a failure.
  */
 export class OidcClient {
   #lib: Promise<Lib> | null = null;
   #server: Promise<OpenId.ServerMetadata> | null = null;
-  #jwks: OpenId.ExportedJWKSCache | undefined;
 
   constructor(
     readonly config: OidcConfig,
@@ -67,8 +66,9 @@ export class OidcClient {
       secret === null ? lib.None() : lib.ClientSecretBasic(secret),
     );
     if (insecure) lib.allowInsecureRequests(conf);
+    // No JWKS is carried from one sign-in to the next: with a kept set, openid-client refetches on an
+    // unknown key id only after its cooldown, so a sign-in just after a key rotation would be refused.
     lib.enableNonRepudiationChecks(conf);
-    if (this.#jwks !== undefined) lib.setJwksCache(conf, this.#jwks);
     return { lib, conf };
   }
 
@@ -112,8 +112,6 @@ export class OidcClient {
       accessToken = tokens.access_token;
     } catch (err) {
       throw refusalOf(lib, err);
-    } finally {
-      this.#jwks = lib.getJwksCache(conf) ?? this.#jwks;
     }
     const { usernameClaim, groupsClaim, adminGroup } = this.config;
     const lacking = claims[usernameClaim] === undefined || (adminGroup !== null && claims[groupsClaim] === undefined);

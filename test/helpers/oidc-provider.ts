@@ -1,6 +1,8 @@
+import { generateKeyPair, type JsonWebKey, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after } from 'node:test';
+import { promisify } from 'node:util';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 
 /** A user at the test provider: the login typed in its form is the `sub`. */
@@ -12,12 +14,19 @@ export interface ProviderUser {
 /**
  * What the provider does wrong on purpose, for the callback's checks (README, Sign-in with OpenID
  * Connect); `userinfo-only` is not wrong: the ID token carries no name or groups, as Authelia's.
+ * `unpublished-key`: its jwks_uri publishes, under its signing key's id, another key.
  */
-export type Tamper = null | 'expired' | 'other-client' | 'nonce' | 'userinfo-only';
+export type Tamper = null | 'expired' | 'other-client' | 'nonce' | 'userinfo-only' | 'unpublished-key';
 
 export const CLIENT_ID = 'paste';
 export const CLIENT_SECRET = 'paste-client-secret-for-tests';
 export const SCOPES = 'openid profile email groups';
+
+/** A new RSA key pair as a private JWK with its own key id, for the provider to sign with. */
+async function signingKey(): Promise<JsonWebKey> {
+  const { privateKey } = await promisify(generateKeyPair)('rsa', { modulusLength: 2048 });
+  return { ...privateKey.export({ format: 'jwk' }), kid: randomUUID(), use: 'sig' };
+}
 
 /**
  * oidc-provider (OpenID Certified) in this process, on loopback: a confidential client
@@ -32,8 +41,29 @@ export class TestProvider {
   #apps: string[] = [];
   #provider: Provider | null = null;
   #handler: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
+  #keys: JsonWebKey[];
 
-  constructor(readonly issuer: string) {}
+  constructor(
+    readonly issuer: string,
+    key: JsonWebKey,
+  ) {
+    this.#keys = [key];
+  }
+
+  /** The ids of the keys the provider signs with (and publishes when not tampered with). */
+  get keyIds(): string[] {
+    return this.#keys.map((k) => k.kid as string);
+  }
+
+  /**
+   * A key rotation: the provider starts again, on the same issuer and with the same clients, with
+   * only a new signing key; the old one is no longer published.
+   */
+  async rotate(): Promise<void> {
+    this.#keys = [await signingKey()];
+    this.#provider = null;
+    this.#handler = null;
+  }
 
   /** The env that points an app at this provider. */
   env(extra: Record<string, string> = {}): Record<string, string> {
@@ -76,6 +106,7 @@ export class TestProvider {
       pkce: { required: () => true },
       ttl: { IdToken: ttl },
       cookies: { keys: ['test-provider-cookie-key'] },
+      jwks: { keys: this.#keys },
       findAccount: (_ctx: unknown, id: string) => ({
         accountId: id,
         claims: () => {
@@ -104,7 +135,15 @@ export class TestProvider {
     provider.use(async (ctx, next) => {
       await next();
       const body = ctx.body as Record<string, unknown> | undefined;
-      if (ctx.path !== '/token' || this.tamper === null || this.tamper === 'expired') return;
+      if (ctx.path === '/jwks' && this.tamper === 'unpublished-key') {
+        // The published key under each key id is a stranger's, so the signing key is never published.
+        const stranger = await signingKey();
+        const keys = (body?.['keys'] ?? []) as Record<string, unknown>[];
+        ctx.body = { keys: keys.map((k) => ({ ...k, n: stranger.n, e: stranger.e })) };
+        return;
+      }
+      const reissued = this.tamper === 'other-client' || this.tamper === 'nonce' || this.tamper === 'userinfo-only';
+      if (ctx.path !== '/token' || !reissued) return;
       if (typeof body?.['id_token'] !== 'string') return;
       const claims = JSON.parse(Buffer.from(body['id_token'].split('.')[1] ?? '', 'base64url').toString()) as Record<
         string,
@@ -141,7 +180,7 @@ export async function startOidcProvider(): Promise<TestProvider> {
   const server = createServer((req, res) => op?.handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   running.add(server);
-  op = new TestProvider(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  op = new TestProvider(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, await signingKey());
   return op;
 }
 

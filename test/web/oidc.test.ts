@@ -227,6 +227,19 @@ describe('sign-in with OpenID Connect', () => {
     assert.equal(end.searchParams.get('post_logout_redirect_uri'), `${app.url}/`);
     assert.equal(signedInAs(await b.fetch(`${app.url}/`)), undefined);
   });
+
+  test('a key rotation at the provider: the next sign-in, at once, is checked with the new key', async () => {
+    // The app has just fetched the provider's keys: this sign-in is the one before the rotation.
+    assert.equal(signedInAs(await signIn(app, 'alice-sub')), 'alice');
+    const before = op.keyIds;
+    await op.rotate();
+    const jwks = (await (await fetch(`${op.issuer}/jwks`)).json()) as { keys: { kid: string }[] };
+    const published = jwks.keys.map((k) => k.kid);
+    assert.deepEqual(published, op.keyIds);
+    assert.ok(published.every((kid) => !before.includes(kid)));
+    const r = await signIn(app, 'alice-sub');
+    assert.equal(signedInAs(r), 'alice', r.text);
+  });
 });
 
 describe('the callback refuses', () => {
@@ -271,12 +284,19 @@ describe('the callback refuses', () => {
     }
   });
 
+  const title = {
+    nonce: 'a wrong nonce',
+    'other-client': 'another client as its audience',
+    expired: 'an expiry past',
+    'unpublished-key': 'a signature by a key the provider never published',
+  };
   for (const [tamper, words] of [
     ['nonce', /nonce/],
     ['other-client', /aud/],
     ['expired', /exp/],
+    ['unpublished-key', /signature/],
   ] as const)
-    test(`an ID token with ${tamper === 'nonce' ? 'a wrong nonce' : tamper === 'expired' ? 'an expiry past' : 'another client as its audience'}`, async () => {
+    test(`an ID token with ${title[tamper]}`, async () => {
       op.tamper = tamper;
       let r: BrowserRes;
       try {
