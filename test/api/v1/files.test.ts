@@ -5,31 +5,8 @@ import { before, describe, test } from 'node:test';
 import { type AppServer, makeToken, req, type Res, startServer } from '../../helpers/server.ts';
 import { spooledUploads, storedFileBytes } from '../../helpers/stored.ts';
 import { until } from '../../helpers/until.ts';
+import { multipart } from '../../helpers/multipart.ts';
 import { WebClient } from '../../helpers/web-client.ts';
-
-/** A `multipart/form-data` body: text fields, then files (name, bytes, type). */
-function multipart(
-  fields: Record<string, string | string[]>,
-  files: { name: string; bytes: Buffer; type?: string }[] = [],
-): { body: Buffer; type: string } {
-  const boundary = `----test${createHash('sha256').update(String(Math.random())).digest('hex').slice(0, 16)}`;
-  const parts: Buffer[] = [];
-  for (const [k, v] of Object.entries(fields))
-    for (const one of Array.isArray(v) ? v : [v])
-      parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${one}\r\n`));
-  for (const f of files) {
-    const quoted = f.name.replaceAll('\\', '\\\\').replaceAll('"', '\\"');
-    parts.push(
-      Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quoted}"\r\nContent-Type: ${f.type ?? 'application/octet-stream'}\r\n\r\n`,
-      ),
-      f.bytes,
-      Buffer.from('\r\n'),
-    );
-  }
-  parts.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(parts), type: `multipart/form-data; boundary=${boundary}` };
-}
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
