@@ -12,6 +12,7 @@ import { RateLimiter } from '../ratelimit/bucket.ts';
 import { BucketFile } from './bucket-file.ts';
 import { sweepFiles } from '../paste/files.ts';
 import { DiskFileBytes } from './file-bytes.ts';
+import { countFileBytes } from './file-count.ts';
 import { DurableFiles } from './files.ts';
 import { IdempotencyRecords } from './idempotency.ts';
 import { claimFolder, folderHolder } from './instance.ts';
@@ -176,6 +177,7 @@ export async function openFileStorage(opts: StorageOptions): Promise<Storage> {
       sweep: () => pastes.sweepStats,
       writes: () => files.writes,
       pastesDir: join(dir, 'pastes'),
+      storedFiles: () => countFileBytes(join(dir, 'files')),
     },
   };
 }
@@ -206,6 +208,7 @@ export async function openFileCli(
     accounts,
     audit: new AuditLog(join(dir, 'logs'), Date.now, notes.warn),
     owners,
+    fileBytes: new DiskFileBytes(dir, files),
     pastes: {
       get: (hash) => pastes.get(hash),
       // The folders a create writes into are made on first use only.
