@@ -47,11 +47,13 @@ export class DiskFileBytes implements FileBytes {
   keep(file: NewFile, holder: string, now: number): Promise<void> {
     const sha = file.sha256;
     return this.#locks.run(sha, async () => {
+      // Looked at once its grace is over, in case no record ever names it (a create that failed).
+      // Written first, then the claim by paste, then the bytes: a crash at any step leaves
+      // something the sweep finds from the release, never bytes nothing leads it to.
+      await this.release(holder, now + CLAIM_GRACE_MS + 1);
+      await this.files.writeFile(join(this.#dir, 'claims', holder, sha), '');
       await this.files.moveIn(file.path, this.#bytesPath(sha));
       await this.files.writeFile(`${this.#bytesPath(sha)}@${holder}`, String(now));
-      await this.files.writeFile(join(this.#dir, 'claims', holder, sha), '');
-      // Looked at once its grace is over, in case no record ever names it (a create that failed).
-      await this.release(holder, now + CLAIM_GRACE_MS + 1);
     });
   }
 
@@ -110,7 +112,11 @@ export class DiskFileBytes implements FileBytes {
       if (Number(at) > claimedBefore) return 'young';
       await this.files.removeFile(`${bytes}@${holder}`);
       await this.files.removeFile(join(this.#dir, 'claims', holder, sha256));
-      const shard = await readdir(join(this.#dir, sha256.slice(0, 2)));
+      // No shard folder: a crash came before the bytes were moved in.
+      const shard = await readdir(join(this.#dir, sha256.slice(0, 2))).catch((err: unknown) => {
+        if (isErrno(err, 'ENOENT')) return [] as string[];
+        throw err;
+      });
       if (shard.some((n) => n.startsWith(`${sha256}@`))) return 'dropped';
       await this.files.removeFile(bytes);
       return 'removed';
