@@ -214,8 +214,7 @@ function checkLimits(p: Paste, maxBytes: number): void {
   // A tombstone (burned, or wiped at its expiry, which came before its last change) has no
   // text; any other paste has some.
   const wiped = p.burned || (p.expire_at !== null && p.expire_at <= p.updated_at);
-  if (!wiped && text === '' && filesOf(p).length === 0)
-    throw new ImportError('"content" must not be empty');
+  if (!wiped && text === '' && filesOf(p).length === 0) throw new ImportError('"content" must not be empty');
   const names = filesOf(p).map((f) => f.name);
   if (new Set(names).size !== names.length) throw new ImportError('"files": two files of one paste share a name');
   if (Buffer.byteLength(text, 'utf8') > maxBytes)
