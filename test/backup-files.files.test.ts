@@ -4,8 +4,9 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runCli } from '../src/cli.ts';
-import { ArchiveWriter, type MemberSink, readArchive } from '../src/store/archive.ts';
-import { multipart, sha256 } from './helpers/multipart.ts';
+import { ArchiveWriter } from '../src/store/archive.ts';
+import { membersOf } from './helpers/archive.ts';
+import { sendFiles, sha256 } from './helpers/multipart.ts';
 import { type AppServer, cleanup, makeToken, req, startServer, tempDataDir } from './helpers/server.ts';
 import { storedFileBytes } from './helpers/stored.ts';
 
@@ -14,16 +15,6 @@ async function run(dataDir: string, args: string[]): Promise<string> {
   const out: string[] = [];
   await runCli(args, { env: { DATA_DIR: dataDir }, stdout: (l) => out.push(l), readStdin: async () => '' });
   return out.join('\n');
-}
-
-/** The members of an archive, read whole. */
-async function membersOf(file: string): Promise<Map<string, Buffer>> {
-  const got = new Map<string, Buffer>();
-  await readArchive(file, async (name): Promise<MemberSink> => {
-    const parts: Buffer[] = [];
-    return { write: async (c) => void parts.push(c), end: async () => void got.set(name, Buffer.concat(parts)) };
-  });
-  return got;
 }
 
 describe('a backup of the data folder carries the files of its pastes', () => {
@@ -44,23 +35,19 @@ describe('a backup of the data folder carries the files of its pastes', () => {
         { name: `log-${i}.txt`, bytes: randomBytes(200_000 + i) },
         { name: 'shared.bin', bytes: shared },
       ];
-      const m = multipart({ content: i === 0 ? '' : `paste ${i}` }, files);
-      const r = await req(a, 'POST', '/api/v1/paste_create.php', {
-        token,
-        body: m.body,
-        headers: { 'content-type': m.type },
-      });
+      const r = await sendFiles(a, token, { content: i === 0 ? '' : `paste ${i}` }, files);
       assert.equal(r.status, 200, r.text);
       sent.set(r.json['hash'] as string, new Map(files.map((f) => [f.name, f.bytes])));
     }
     // An edit that removes a file: the kept revision still names it, so its bytes stay and are backed up.
     const [first] = sent.keys();
-    const m = multipart({ hash: first as string, remove_file: 'log-0.txt', content: 'now text' });
-    const e = await req(a, 'POST', '/api/v1/paste_edit.php', {
+    const e = await sendFiles(
+      a,
       token,
-      body: m.body,
-      headers: { 'content-type': m.type },
-    });
+      { hash: first as string, remove_file: 'log-0.txt', content: 'now text' },
+      [],
+      '/api/v1/paste_edit.php',
+    );
     assert.equal(e.status, 200, e.text);
     sent.get(first as string)?.delete('log-0.txt');
     archive = join(work, 'backup.tar.gz');

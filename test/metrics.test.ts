@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { Metrics } from '../src/metrics/registry.ts';
 import { BACKEND } from './helpers/backend.ts';
 import { FILE_COUNT_MS } from '../src/observe.ts';
-import { multipart } from './helpers/multipart.ts';
+import { sendFiles } from './helpers/multipart.ts';
 import { makeToken, req, startServer, type AppServer } from './helpers/server.ts';
 import { until } from './helpers/until.ts';
 import { skipWithout, tool } from './helpers/tools.ts';
@@ -183,12 +183,7 @@ describe('stored files', () => {
       ],
       [{ name: 'again.bin', bytes: one }],
     ]) {
-      const m = multipart({ content: 'with files' }, files);
-      const r = await req(server, 'POST', '/api/v1/paste_create.php', {
-        token,
-        body: m.body,
-        headers: { 'content-type': m.type },
-      });
+      const r = await sendFiles(server, token, { content: 'with files' }, files);
       assert.equal(r.status, 200, r.text);
       hashes.push(r.json['hash'] as string);
     }

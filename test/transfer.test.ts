@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { byteLines, runCli } from '../src/cli.ts';
 import { randomBytes } from 'node:crypto';
 import { BACKEND, backendEnv } from './helpers/backend.ts';
-import { multipart, sha256 } from './helpers/multipart.ts';
+import { sendFiles, sha256 } from './helpers/multipart.ts';
 import { spooledUploads } from './helpers/stored.ts';
 import { cleanup, cli, makeToken, req, ROOT, startServer, tempDataDir, type AppServer } from './helpers/server.ts';
 import { login, WebClient } from './helpers/web-client.ts';
@@ -431,12 +431,7 @@ describe('export and import of files', () => {
       ],
       ['', [{ name: 'also shared.bin', bytes: shared }]],
     ] as const) {
-      const m = multipart({ content }, [...files]);
-      const r = await req(a, 'POST', '/api/v1/paste_create.php', {
-        token,
-        body: m.body,
-        headers: { 'content-type': m.type },
-      });
+      const r = await sendFiles(a, token, { content }, [...files]);
       assert.equal(r.status, 200, r.text);
       sent.set(r.json['hash'] as string, new Map(files.map((f) => [f.name, f.bytes])));
     }

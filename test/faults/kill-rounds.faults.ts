@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { parseFile } from '../../src/store/paste-record.ts';
 import { CLAIM_GRACE_MS } from '../../src/paste/files.ts';
 import { BACKEND } from '../helpers/backend.ts';
-import { multipart, sha256 } from '../helpers/multipart.ts';
+import { sendFiles, sha256 } from '../helpers/multipart.ts';
 import { namedFileBytes, storedFileBytes } from '../helpers/stored.ts';
 import { until } from '../helpers/until.ts';
 import { cleanup, makeToken, req, spawnServer, tempDataDir, type ProcessServer } from '../helpers/server.ts';
@@ -35,6 +35,38 @@ interface Totals {
   checked: number;
 }
 
+/**
+ * `rounds` times: a server started on `dataDir` and checked by `verify`, CLIENTS clients at
+ * `work` on it, and a SIGKILL at a random moment up to `maxMs` in (the moment is the fault
+ * injected). Answers the server started and checked after the last round.
+ */
+async function killRounds(
+  dataDir: string,
+  rounds: number,
+  maxMs: number,
+  work: (s: ProcessServer, client: number, stopped: () => boolean) => Promise<void>,
+  verify: (s: ProcessServer) => Promise<void>,
+): Promise<ProcessServer> {
+  for (let round = 0; round <= rounds; round++) {
+    const server = await spawnServer({ dataDir });
+    try {
+      await verify(server);
+    } catch (err) {
+      await server.stop();
+      throw err;
+    }
+    if (round === rounds) return server;
+    let stop = false;
+    const clients = Array.from({ length: CLIENTS }, (_, c) => work(server, c, () => stop));
+    await new Promise((r) => setTimeout(r, randomInt(300, maxMs)));
+    server.proc.kill('SIGKILL');
+    stop = true;
+    await Promise.all(clients);
+    await server.stop();
+  }
+  throw new Error('unreachable');
+}
+
 const text = (client: number, n: number): string =>
   `client ${client} #${n} ${randomBytes(randomInt(16, 1500)).toString('base64')}\n✓ ü\t"q"`;
 
@@ -52,21 +84,7 @@ test(`kill -9 during parallel writes, ${ROUNDS} rounds: every acknowledged write
   let server: ProcessServer | null = null;
 
   try {
-    for (let round = 0; round < ROUNDS; round++) {
-      server = await spawnServer({ dataDir });
-      await verify(server);
-      let stop = false;
-      const clients = Array.from({ length: CLIENTS }, (_, c) => client(server as ProcessServer, c, () => stop));
-      // The crash lands at a random moment of the clients' work: the moment is the fault injected.
-      await new Promise((r) => setTimeout(r, randomInt(300, 1200)));
-      server.proc.kill('SIGKILL');
-      stop = true;
-      await Promise.all(clients);
-      await server.stop();
-      server = null;
-    }
-    server = await spawnServer({ dataDir });
-    await verify(server);
+    server = await killRounds(dataDir, ROUNDS, 1200, client, verify);
     console.log(
       `kill -9 rounds: ${ROUNDS}; acknowledged: ${totals.creates} creates, ${totals.edits} edits, ${totals.deletes} deletes, ` +
         `${totals.burnsRead} one-time reads, ${totals.reads} reads; ${totals.inFlight} requests cut short by a kill; ${totals.checked} paste checks after restarts`,
@@ -204,20 +222,7 @@ test(`kill -9 during uploads, ${FILE_ROUNDS} rounds: every acknowledged file rea
     randomInt(4) === 0 ? (pool[randomInt(pool.length)] as Buffer) : randomBytes(randomInt(1, 300_000));
 
   try {
-    for (let round = 0; round < FILE_ROUNDS; round++) {
-      server = await spawnServer({ dataDir });
-      await verify(server);
-      let stop = false;
-      const clients = Array.from({ length: CLIENTS }, (_, c) => uploader(server as ProcessServer, c, () => stop));
-      await new Promise((r) => setTimeout(r, randomInt(300, 1500)));
-      server.proc.kill('SIGKILL');
-      stop = true;
-      await Promise.all(clients);
-      await server.stop();
-      server = null;
-    }
-    server = await spawnServer({ dataDir });
-    await verify(server);
+    server = await killRounds(dataDir, FILE_ROUNDS, 1500, uploader, verify);
     // The sweep runs with the upkeep every few seconds and leaves a claim alone for CLAIM_GRACE_MS:
     // bytes whose paste never got written (a kill between the two) go once that grace is over.
     await until(
@@ -238,10 +243,6 @@ test(`kill -9 during uploads, ${FILE_ROUNDS} rounds: every acknowledged file rea
     await cleanup(dataDir);
   }
 
-  async function send(s: ProcessServer, path: string, m: { body: Buffer; type: string }) {
-    return req(s, 'POST', path, { token, body: m.body, headers: { 'content-type': m.type } });
-  }
-
   /** One client's uploads, edits and deletes until the server dies under it. */
   async function uploader(s: ProcessServer, c: number, stopped: () => boolean): Promise<void> {
     const mine = owned[c] as Map<string, FileStates>;
@@ -256,11 +257,7 @@ test(`kill -9 during uploads, ${FILE_ROUNDS} rounds: every acknowledged file rea
             bytes: randomFile(),
           }));
           for (const f of files) bytesOf.set(sha256(f.bytes), f.bytes);
-          const r = await send(
-            s,
-            '/api/v1/paste_create.php',
-            multipart({ content: randomInt(2) === 0 ? '' : `paste ${c}/${n}` }, files),
-          );
+          const r = await sendFiles(s, token, { content: randomInt(2) === 0 ? '' : `paste ${c}/${n}` }, files);
           assert.equal(r.status, 200, r.text);
           const list = new Map(files.map((f) => [f.name, sha256(f.bytes)]));
           mine.set(String(r.json['hash']), new Map([[listKey(list), list]]));
@@ -277,10 +274,12 @@ test(`kill -9 during uploads, ${FILE_ROUNDS} rounds: every acknowledged file rea
           next.set(add.name, sha256(add.bytes));
           // In flight until acknowledged: either list may be stored after a kill.
           st.set(listKey(next), next);
-          const r = await send(
+          const r = await sendFiles(
             s,
+            token,
+            { hash, content: 'edited', remove_file: gone },
+            [add],
             '/api/v1/paste_edit.php',
-            multipart({ hash, content: 'edited', remove_file: gone }, [add]),
           );
           assert.equal(r.status, 200, r.text);
           mine.set(hash, new Map([[listKey(next), next]]));

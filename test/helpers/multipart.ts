@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { type Res, req } from './server.ts';
 
 /** A `multipart/form-data` body: text fields, then files (name, bytes, type). */
 export function multipart(
@@ -25,3 +26,15 @@ export function multipart(
 }
 
 export const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+
+/** Sends `fields` and `files` as one multipart request to `path` (paste_create.php unless told). */
+export function sendFiles(
+  server: { port: number },
+  token: string,
+  fields: Record<string, string | string[]>,
+  files: { name: string; bytes: Buffer; type?: string }[],
+  path = '/api/v1/paste_create.php',
+): Promise<Res> {
+  const m = multipart(fields, files);
+  return req(server, 'POST', path, { token, body: m.body, headers: { 'content-type': m.type } });
+}

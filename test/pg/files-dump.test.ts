@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { backendEnv } from '../helpers/backend.ts';
-import { multipart, sha256 } from '../helpers/multipart.ts';
+import { sendFiles, sha256 } from '../helpers/multipart.ts';
 import { createTestDatabase, PG_BIN } from '../helpers/postgres.ts';
 import { cleanup, makeToken, req, startServer, tempDataDir } from '../helpers/server.ts';
 
@@ -17,12 +17,7 @@ test('pg_dump and pg_restore carry every paste’s files, byte for byte, and the
     { name: 'big.log', bytes: randomBytes(700_000) },
     { name: 'small.bin', bytes: randomBytes(10) },
   ];
-  const m = multipart({ content: '' }, files);
-  const made = await req(a, 'POST', '/api/v1/paste_create.php', {
-    token,
-    body: m.body,
-    headers: { 'content-type': m.type },
-  });
+  const made = await sendFiles(a, token, { content: '' }, files);
   assert.equal(made.status, 200, made.text);
   const hash = String(made.json['hash']);
   await a.stop();
