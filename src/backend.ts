@@ -119,6 +119,14 @@ export interface StorageStats {
   writes?: () => number;
   /** The data folder's pastes, whose disk use /metrics reports. */
   pastesDir?: string;
+  /** Counts the files' bytes stored (README, Metrics); /metrics asks at most every few seconds. */
+  storedFiles?: () => Promise<StoredFiles>;
+}
+
+/** Distinct files' bytes stored (one copy however many pastes hold them), and their size. */
+export interface StoredFiles {
+  files: number;
+  bytes: number;
 }
 
 /** What a backend needs from the server besides the configuration. */
@@ -154,6 +162,8 @@ export interface CliStorage {
   readonly audit: AuditSink;
   readonly owners: OwnerLists;
   readonly pastes: Pick<PasteRepository, 'get' | 'create'>;
+  /** Files' bytes: export reads them, import stores them (README, Export and import). */
+  readonly fileBytes: FileBytes;
   /** Every stored paste's hash, owner and creation time, in no promised order (export sorts). */
   listPastes(): AsyncIterable<Pick<Paste, 'hash' | 'owner_id' | 'created_at'>>;
   /** Views of a paste counted but not yet in its record (export adds them). */

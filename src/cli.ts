@@ -25,7 +25,8 @@ import { describeProblem } from './storage/problems.ts';
 import { BackupRefused, writeBackup } from './store/backup.ts';
 import { openFileCli } from './store/open.ts';
 import { RestoreError, restoreBackup } from './store/restore.ts';
-import { exportLine, importPastes } from './transfer/pastes.ts';
+import { exportLine, fileLines, importPastes } from './transfer/pastes.ts';
+import type { PasteFile } from './paste/files.ts';
 
 // What tests and scripts import from the entry point.
 export { CliError, type CliIo, parseOptions } from './cli/command.ts';
@@ -86,9 +87,16 @@ async function exportPastes(args: Args, { storage, accounts, actor, io }: CliCon
     if (onlyUser === undefined || p.owner_id === onlyUser.id) order.push([p.created_at, p.hash]);
   order.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : 1));
   let count = 0;
+  // The files' bytes each go once, before the first paste that names them (docs/files.md).
+  const written = new Set<string>();
   for (const [, hash] of order) {
     const p = await storage.pastes.get(hash).catch(() => null);
     if (p === null) continue; // Deleted (or damaged) since the first pass.
+    const missing = (f: PasteFile): void =>
+      io.stderr?.(
+        `paste ${p.hash}: the bytes of its file "${f.name}" (${f.sha256}) are not stored; import will refuse it`,
+      );
+    for (const line of await fileLines(p, storage.fileBytes, written, missing)) io.stdout(line);
     io.stdout(
       exportLine(
         p,
@@ -118,6 +126,8 @@ async function importFrom(_args: Args, { config, storage, accounts, actor, io }:
     owners: storage.owners,
     accounts,
     actor,
+    files: storage.fileBytes,
+    now: Date.now,
   });
   for (const name of report.usersAdded)
     io.stdout(`added user ${name} (no password yet: set one with "user passwd ${name}")`);

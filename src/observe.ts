@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Reply } from './http/reply.ts';
+import type { StoredFiles } from './backend.ts';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { processMetrics } from './metrics/process.ts';
@@ -37,7 +38,12 @@ export interface Sources {
   parts: () => { counts: Record<string, { made: number; reused: number }>; bytes: number };
   /** The paste files' folder, walked every 10 minutes to count pastes and bytes; none: not walked. */
   pastesDir?: string;
+  /** Counts the files' bytes stored; asked a second after start, then by a scrape at most every FILE_COUNT_MS. */
+  storedFiles?: () => Promise<StoredFiles>;
 }
+
+/** How old the count of stored files may be before a scrape starts another (it answers the last one meanwhile). */
+export const FILE_COUNT_MS = 5_000;
 
 /**
  * The server's metrics (README, Metrics): what the request path counts as it goes
@@ -59,6 +65,8 @@ export class ServerMetrics {
   >();
   #sources: Sources | null = null;
   #stored: { pastes: number; bytes: number; at: number } | null = null;
+  #files: (StoredFiles & { at: number }) | null = null;
+  #counting = false;
   readonly #stops: (() => void)[] = [];
 
   constructor() {
@@ -121,6 +129,18 @@ export class ServerMetrics {
       'Bytes of paste files on disk, kept revisions included, as of the last walk of the folder.',
       [],
       () => (this.#stored === null ? [] : single(this.#stored.bytes)),
+    );
+    m.gauge(
+      'paste_files_stored',
+      "Files' bytes stored, one copy however many pastes hold them, as of the last count.",
+      [],
+      () => {
+        const c = this.#countFiles();
+        return c === null ? [] : single(c.files);
+      },
+    );
+    m.gauge('paste_file_bytes_stored', 'Bytes of the files stored, as of the last count.', [], () =>
+      this.#files === null ? [] : single(this.#files.bytes),
     );
     m.gauge('paste_stored_scan_timestamp_seconds', 'When the paste folder was last walked.', [], () =>
       this.#stored === null ? [] : single(this.#stored.at / 1000),
@@ -244,6 +264,26 @@ export class ServerMetrics {
 
   stop(): void {
     for (const s of this.#stops) s();
+  }
+
+  /**
+   * Starts a count of the stored files when the last is older than FILE_COUNT_MS (and none is
+   * running), and answers the last: however often scrapes come, the store is asked at that pace.
+   */
+  #countFiles(): StoredFiles | null {
+    const count = this.#sources?.storedFiles;
+    if (
+      count !== undefined &&
+      !this.#counting &&
+      (this.#files === null || Date.now() - this.#files.at >= FILE_COUNT_MS)
+    ) {
+      this.#counting = true;
+      void count()
+        .then((c) => void (this.#files = { ...c, at: Date.now() }))
+        .catch(() => undefined)
+        .finally(() => void (this.#counting = false));
+    }
+    return this.#files;
   }
 
   /** Walks the shard folders, counting paste files and their bytes. */

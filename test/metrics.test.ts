@@ -3,7 +3,10 @@ import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { Metrics } from '../src/metrics/registry.ts';
 import { BACKEND } from './helpers/backend.ts';
+import { FILE_COUNT_MS } from '../src/observe.ts';
+import { sendFiles } from './helpers/multipart.ts';
 import { makeToken, req, startServer, type AppServer } from './helpers/server.ts';
+import { until } from './helpers/until.ts';
 import { skipWithout, tool } from './helpers/tools.ts';
 
 const TOKEN = 'scrape-token-0123456789';
@@ -151,6 +154,45 @@ describe('what /metrics counts', () => {
     const check = spawnSync(tool('promtool'), ['check', 'metrics'], { input: text, encoding: 'utf8' });
     assert.equal(check.error, undefined);
     assert.equal(check.status, 0, `${check.stdout}${check.stderr}`);
+  });
+});
+
+describe('stored files', () => {
+  test('paste_files_stored and paste_file_bytes_stored count each distinct file once, and follow creates and the sweep', async () => {
+    const server = await startServer({ env: { METRICS_TOKEN: TOKEN } });
+    const token = await makeToken(server.dataDir, { user: 'alice' });
+    const stored = async (): Promise<[number | undefined, number | undefined]> => {
+      const s = samples((await scrape(server)).text);
+      return [s.get('paste_files_stored'), s.get('paste_file_bytes_stored')];
+    };
+    // A scrape answers the last count and starts the next once it is FILE_COUNT_MS old.
+    const reaches = (files: number, bytes: number): Promise<number> =>
+      until(async () => (await stored()).join() === `${files},${bytes}`, {
+        what: `${files} files of ${bytes} bytes in /metrics`,
+        timeoutMs: 4 * FILE_COUNT_MS,
+        everyMs: 200,
+      });
+    await reaches(0, 0);
+    const one = Buffer.alloc(1000, 1);
+    const two = Buffer.alloc(2345, 2);
+    const hashes: string[] = [];
+    for (const files of [
+      [
+        { name: 'one.bin', bytes: one },
+        { name: 'two.bin', bytes: two },
+      ],
+      [{ name: 'again.bin', bytes: one }],
+    ]) {
+      const r = await sendFiles(server, token, { content: 'with files' }, files);
+      assert.equal(r.status, 200, r.text);
+      hashes.push(r.json['hash'] as string);
+    }
+    await reaches(2, 3345);
+    for (const hash of hashes)
+      assert.equal((await req(server, 'POST', '/api/v1/paste_delete.php', { token, body: { hash } })).status, 200);
+    server.clock.advance(61_000);
+    await server.upkeep();
+    await reaches(0, 0);
   });
 });
 

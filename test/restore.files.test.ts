@@ -3,7 +3,8 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runCli } from '../src/cli.ts';
-import { ArchiveWriter, type MemberSink, readArchive } from '../src/store/archive.ts';
+import { ArchiveWriter } from '../src/store/archive.ts';
+import { membersOf } from './helpers/archive.ts';
 import { restoreBackup } from '../src/store/restore.ts';
 import { cleanup, cli, ROOT, tempDataDir } from './helpers/server.ts';
 
@@ -28,16 +29,6 @@ async function tree(root: string): Promise<Record<string, string>> {
     if (e.isFile() && e.name !== 'server.pid')
       out[relative(root, join(e.parentPath, e.name))] = await readFile(join(e.parentPath, e.name), 'utf8');
   return out;
-}
-
-/** The members of an archive, read whole (these are small). */
-async function membersOf(file: string): Promise<Map<string, Buffer>> {
-  const got = new Map<string, Buffer>();
-  await readArchive(file, async (name): Promise<MemberSink> => {
-    const parts: Buffer[] = [];
-    return { write: async (c) => void parts.push(c), end: async () => void got.set(name, Buffer.concat(parts)) };
-  });
-  return got;
 }
 
 describe('restore refuses what would not start, and keeps what it replaces', () => {

@@ -3,7 +3,10 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { byteLines, runCli } from '../src/cli.ts';
-import { backendEnv } from './helpers/backend.ts';
+import { randomBytes } from 'node:crypto';
+import { BACKEND, backendEnv } from './helpers/backend.ts';
+import { sendFiles, sha256 } from './helpers/multipart.ts';
+import { spooledUploads } from './helpers/stored.ts';
 import { cleanup, cli, makeToken, req, ROOT, startServer, tempDataDir, type AppServer } from './helpers/server.ts';
 import { login, WebClient } from './helpers/web-client.ts';
 
@@ -401,6 +404,142 @@ describe('export and import of an encrypted paste', () => {
     } finally {
       await cleanup(a.dataDir);
       await cleanup(dir);
+    }
+  });
+});
+
+describe('export and import of files', () => {
+  const shared = randomBytes(50_000);
+  const big = randomBytes(400_001);
+  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(3000)]);
+  /** Each paste's files as sent: hash -> name -> bytes. */
+  const sent = new Map<string, Map<string, Buffer>>();
+  let exported: string[] = [];
+  let a: AppServer;
+
+  before(async () => {
+    a = await startServer();
+    const token = await makeToken(a.dataDir, { user: 'alice' });
+    for (const [content, files] of [
+      [
+        'a log and a picture',
+        [
+          { name: 'big.log', bytes: big },
+          { name: 'shot.png', bytes: png },
+          { name: 'shared.bin', bytes: shared },
+        ],
+      ],
+      ['', [{ name: 'also shared.bin', bytes: shared }]],
+    ] as const) {
+      const r = await sendFiles(a, token, { content }, [...files]);
+      assert.equal(r.status, 200, r.text);
+      sent.set(r.json['hash'] as string, new Map(files.map((f) => [f.name, f.bytes])));
+    }
+    await a.stop();
+    const r = await run(a.dataDir, ['export']);
+    assert.equal(r.error, null, r.err.join('\n'));
+    exported = r.out;
+  });
+
+  /** Starts a server on `dir` and checks file.php serves every sent file byte for byte. */
+  async function servesAll(dir: string, only = [...sent.keys()]): Promise<void> {
+    const b = await startServer({ dataDir: dir });
+    const token = await makeToken(dir, { user: 'alice' });
+    for (const hash of only)
+      for (const [name, bytes] of sent.get(hash) ?? []) {
+        const r = await req(b, 'GET', `/api/v1/file.php?hash=${hash}&name=${encodeURIComponent(name)}`, { token });
+        assert.equal(r.status, 200, `${hash}/${name}: ${r.text}`);
+        assert.equal(sha256(r.body), sha256(bytes), `${hash}/${name}`);
+      }
+    await b.stop();
+  }
+
+  test('each file’s bytes go once, as base64 on a line of their own, before the first paste that names them', () => {
+    const lines = exported.map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(
+      lines.map((l) => ('file' in l ? 'file' : 'paste')),
+      ['file', 'file', 'file', 'paste', 'paste'],
+    );
+    for (const l of lines.slice(0, 3)) {
+      const f = l['file'] as { sha256: string; size: number; data: string };
+      const bytes = Buffer.from(f.data, 'base64');
+      assert.equal(sha256(bytes), f.sha256);
+      assert.equal(bytes.length, f.size);
+    }
+    assert.deepEqual(
+      ((lines[4]?.['files'] ?? []) as { name: string; sha256: string }[]).map((f) => [f.name, f.sha256]),
+      [['also shared.bin', sha256(shared)]],
+    );
+  });
+
+  test('import into an empty instance serves every file byte for byte through file.php; importing again adds nothing', async () => {
+    const dir = await tempDataDir();
+    try {
+      const r = await run(dir, ['import'], `${exported.join('\n')}\n`);
+      assert.equal(r.error, null, r.err.join('\n'));
+      assert.match(r.out.at(-1) ?? '', /^imported 2, renamed 0, already here 0, refused 0$/);
+      assert.deepEqual((await run(dir, ['export'])).out, exported);
+      assert.match((await run(dir, ['import'], exported.join('\n'))).out.at(-1) ?? '', /already here 2, refused 0$/);
+      assert.deepEqual(await spooledUploads(dir), [], 'no spooled copy is left');
+      await servesAll(dir);
+    } finally {
+      await cleanup(dir);
+    }
+  });
+
+  test('bytes that do not match their SHA-256 refuse the pastes that name them, saying so; the rest is imported', async () => {
+    const dir = await tempDataDir();
+    try {
+      const lines = exported.map((l) => JSON.parse(l) as Record<string, unknown>);
+      const bad = lines.findIndex((l) => (l['file'] as { sha256?: string } | undefined)?.sha256 === sha256(big));
+      const f = lines[bad]?.['file'] as { data: string };
+      const flipped = Buffer.from(f.data, 'base64');
+      flipped[1000] = (flipped[1000] ?? 0) ^ 1;
+      f.data = flipped.toString('base64');
+      const r = await run(dir, ['import'], lines.map((l) => JSON.stringify(l)).join('\n'));
+      assert.match(r.error ?? '', /2 lines refused/);
+      assert.match(
+        r.err.join('\n'),
+        new RegExp(`line ${bad + 1} refused: file ${sha256(big)}: its data does not match its SHA-256`),
+      );
+      assert.match(
+        r.err.join('\n'),
+        new RegExp(`line 4 refused: file "big\\.log" \\(${sha256(big)}\\): its bytes on line ${bad + 1} were refused`),
+      );
+      assert.match(r.out.at(-1) ?? '', /^imported 1, renamed 0, already here 0, refused 2$/);
+      // A paste line whose bytes no earlier line carries is refused too.
+      const alone = await run(dir, ['import'], `${exported[3]}\n`);
+      assert.match(
+        alone.err.join('\n'),
+        /line 1 refused: file "big\.log" \([0-9a-f]{64}\): no earlier line carries its bytes/,
+      );
+      await servesAll(dir, [...sent.keys()].slice(1));
+    } finally {
+      await cleanup(dir);
+    }
+  });
+
+  test('from the data folder into PostgreSQL and back, byte for byte', {
+    skip: BACKEND !== 'postgres' && 'TEST_BACKEND=postgres only',
+  }, async () => {
+    // The export above came from PostgreSQL: into a data folder, out again, into a new database.
+    const folder = await tempDataDir();
+    const db = await tempDataDir();
+    try {
+      const plain = async (args: string[], stdin = ''): Promise<string[]> => {
+        const out: string[] = [];
+        await runCli(args, { env: { DATA_DIR: folder }, stdout: (l) => out.push(l), readStdin: async () => stdin });
+        return out;
+      };
+      assert.match((await plain(['import'], exported.join('\n'))).at(-1) ?? '', /^imported 2,/);
+      const fromFolder = await plain(['export']);
+      assert.deepEqual(fromFolder, exported);
+      const r = await run(db, ['import'], fromFolder.join('\n'));
+      assert.equal(r.error, null, r.err.join('\n'));
+      await servesAll(db);
+    } finally {
+      await cleanup(folder);
+      await cleanup(db);
     }
   });
 });

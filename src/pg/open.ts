@@ -142,6 +142,12 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
       sweep: () => s.pastes.sweepStats,
       // A commit is this backend's durable write; PostgreSQL does its own fsyncs, which the server does not see.
       writes: () => s.pastes.commits,
+      // One row per distinct file, read by its primary key's index: no chunk is touched.
+      storedFiles: async () => {
+        const [r] = await sql<{ files: string; bytes: string }[]>`
+          select count(*)::text as files, coalesce(sum(size), 0)::text as bytes from file_blobs`;
+        return { files: Number(r?.files ?? 0), bytes: Number(r?.bytes ?? 0) };
+      },
     },
     health: () => ({ ok: probe.answering, database: probe.answering ? 'answers' : 'does not answer' }),
     scope: (fn) => guard.request(fn),
@@ -305,6 +311,11 @@ export async function openPgCli(config: Config, notes: { note: (message: string)
       audit: new PgAudit(sql, Date.now, (m) => notes.note(`warning: ${m}`)),
       owners: new PgOwnerLists(sql),
       pastes,
+      // FILE_STORE's bucket when set: an import moves the bytes there (README, Export and import).
+      fileBytes: new ClaimedFiles(
+        new PgFileClaims(sql, join(config.dataDir, 'tmp')),
+        await fileBlobsFor(config, () => new PgFileBlobs(sql)),
+      ),
       async *listPastes() {
         // A cursor: the list of a large install is never held whole.
         for await (const rows of sql<{ hash: string; owner_id: number; created_at: number }[]>`

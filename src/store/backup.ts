@@ -2,7 +2,7 @@ import { type FileHandle, open, readdir, readFile, realpath } from 'node:fs/prom
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { ArchiveWriter, type Manifest } from './archive.ts';
 import { isErrno } from '../storage/errors.ts';
-import { listDir } from '../storage/fs.ts';
+import { listDir, openIfThere } from '../storage/fs.ts';
 import { DamagedRecord, parseFile } from './paste-record.ts';
 
 /**
@@ -91,6 +91,47 @@ async function addLog(archive: ArchiveWriter, name: string, path: string, at: nu
   }
 }
 
+/**
+ * Adds a file of `files/` (bytes, a claim or a release), streamed: bytes are never changed
+ * once written, only removed. Answers the bytes added (0 for a file gone since the listing).
+ */
+async function addFile(
+  archive: ArchiveWriter,
+  name: string,
+  dataDir: string,
+  at: number,
+  done: Set<string>,
+): Promise<number> {
+  if (done.has(name)) return 0;
+  const fh = await openIfThere(join(dataDir, name));
+  if (fh === null) return 0;
+  try {
+    const { size } = await fh.stat();
+    const source = size === 0 ? [] : fh.createReadStream({ start: 0, end: size - 1, autoClose: false });
+    await archive.addStream(name, size, source, at);
+    done.add(name);
+    return size;
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Adds the SHA-256 of each file a stored paste (or kept revision) names to `named`, and
+ * answers its revision; a damaged file names none, and is kept as it is for its owner to
+ * see and delete after a restore.
+ */
+function readNamed(data: Buffer, named: Set<string>): number {
+  try {
+    const p = parseFile(data.toString('utf8'));
+    for (const f of p.files ?? []) named.add(f.sha256);
+    return p.revision ?? 1;
+  } catch (err) {
+    if (!(err instanceof DamagedRecord)) throw err;
+    return 1;
+  }
+}
+
 /** The length of a file up to and including its last newline, found reading back from its end. */
 async function wholeLines(fh: FileHandle): Promise<number> {
   const { size } = await fh.stat();
@@ -127,6 +168,8 @@ export async function writeBackup(dataDir: string, file: string, opts: { withLog
     await archive.add(name, data, at);
     bytes += data.length;
   };
+  // The members of files/ already in the archive.
+  const done = new Set<string>();
   try {
     const format = await readIfThere(join(dataDir, 'format.json'));
     if (format !== null) await add('format.json', format);
@@ -143,18 +186,22 @@ export async function writeBackup(dataDir: string, file: string, opts: { withLog
         if (data === null) continue; // Deleted since the listing: out.
         await add(`pastes/${shard}/${name}`, data);
         pastes++;
-        let revision = 1;
-        try {
-          revision = parseFile(data.toString('utf8')).revision ?? 1;
-        } catch (err) {
-          // A damaged file is kept as it is, for its owner to see and delete after a restore.
-          if (!(err instanceof DamagedRecord)) throw err;
-        }
+        const named = new Set<string>();
+        const revision = readNamed(data, named);
         for (let r = 1; r < revision; r++) {
           const kept = await readIfThere(join(root, shard, `${code}.r${r}.json`));
-          if (kept !== null) await add(`pastes/${shard}/${code}.r${r}.json`, kept);
+          if (kept === null) continue;
+          await add(`pastes/${shard}/${code}.r${r}.json`, kept);
+          readNamed(kept, named);
         }
+        // The bytes a paste names right after it: a delete and a sweep during the backup cannot take them first.
+        for (const sha of named) bytes += await addFile(archive, `files/${sha.slice(0, 2)}/${sha}`, dataDir, at, done);
       }
+    }
+    // Then the rest of files/: the claims and releases (so the sweep goes on after a restore), and bytes no paste above named.
+    for (const rel of await walk(join(dataDir, 'files'))) {
+      const name = `files/${rel.split('\\').join('/')}`;
+      if (!done.has(name)) bytes += await addFile(archive, name, dataDir, at, done);
     }
     const dirs = opts.withLogs ? [...PLAIN_DIRS, 'logs'] : PLAIN_DIRS;
     for (const dir of dirs) {

@@ -86,10 +86,12 @@ export class DiskFileClaims implements FileClaims {
 
   claim(holder: string, sha256: string, now: number): Promise<void> {
     return this.#locks.run(sha256, async () => {
-      await this.files.writeFile(`${bytesPath(this.#dir, sha256)}@${holder}`, String(now));
-      await this.files.writeFile(join(this.#dir, 'claims', holder, sha256), '');
       // Looked at once its grace is over, in case no record ever names it (a create that failed).
+      // Written first, then the claim by paste, then by hash: a crash at any step leaves
+      // something the sweep finds from the release, never a claim nothing leads it to.
       await this.release(holder, now + CLAIM_GRACE_MS + 1);
+      await this.files.writeFile(join(this.#dir, 'claims', holder, sha256), '');
+      await this.files.writeFile(`${bytesPath(this.#dir, sha256)}@${holder}`, String(now));
     });
   }
 
@@ -133,7 +135,11 @@ export class DiskFileClaims implements FileClaims {
       if (Number(at) > claimedBefore) return 'young';
       await this.files.removeFile(`${bytes}@${holder}`);
       await this.files.removeFile(join(this.#dir, 'claims', holder, sha256));
-      const shard = await readdir(join(this.#dir, sha256.slice(0, 2)));
+      // No shard folder: a crash came before the claim by hash was written.
+      const shard = await readdir(join(this.#dir, sha256.slice(0, 2))).catch((err: unknown) => {
+        if (isErrno(err, 'ENOENT')) return [] as string[];
+        throw err;
+      });
       if (shard.some((n) => n.startsWith(`${sha256}@`))) return 'dropped';
       await last();
       return 'removed';

@@ -21,6 +21,7 @@ import { BucketFile } from './bucket-file.ts';
 import { fileBlobsFor } from '../files/open.ts';
 import { ClaimedFiles, type FileBlobs, sweepFiles } from '../paste/files.ts';
 import { DiskFileBlobs, DiskFileClaims } from './file-bytes.ts';
+import { countFileBytes } from './file-count.ts';
 import { isAnonymous } from '../paste/anonymous.ts';
 import { DurableFiles } from './files.ts';
 import { IdempotencyRecords } from './idempotency.ts';
@@ -87,6 +88,7 @@ export async function openFileStorage(opts: StorageOptions): Promise<Storage> {
       sweep: () => stores.pastes.sweepStats,
       writes: () => files.writes,
       pastesDir: join(dir, 'pastes'),
+      storedFiles: () => countFileBytes(join(dir, 'files')),
     },
   };
 }
@@ -277,6 +279,11 @@ export async function openFileCli(
     accounts,
     audit: new AuditLog(join(dir, 'logs'), Date.now, notes.warn),
     owners,
+    // FILE_STORE's bucket when set: an import moves the bytes there (README, Export and import).
+    fileBytes: new ClaimedFiles(
+      new DiskFileClaims(dir, files),
+      await fileBlobsFor(config, () => new DiskFileBlobs(dir, files)),
+    ),
     pastes: {
       get: (hash) => pastes.get(hash),
       // The folders a create writes into are made on first use only.

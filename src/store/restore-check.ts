@@ -17,7 +17,12 @@ import { SessionStore } from './sessions.ts';
 
 /** Files at the top of a backup, and the folders whose files it holds: anything else is not ours. */
 const TOP_FILES = new Set(['format.json', 'accounts.json']);
-const TOP_DIRS = new Set(['pastes', 'sessions', 'state', 'idempotency', 'logs']);
+const TOP_DIRS = new Set(['pastes', 'files', 'sessions', 'state', 'idempotency', 'logs']);
+
+/** What files/ holds (store/file-bytes.ts): bytes named by their SHA-256, claims and releases. */
+export const FILE_BYTES_RE = /^files\/([0-9a-f]{2})\/(\1[0-9a-f]{62})$/;
+const FILE_MARK_RE =
+  /^files\/(?:[0-9a-f]{2}\/[0-9a-f]{64}@[A-Za-z0-9]+|claims\/[A-Za-z0-9]+\/[0-9a-f]{64}|due\/\d+-[A-Za-z0-9]+)$/;
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -34,6 +39,8 @@ function capOf(name: string, top: string, maxPasteBytes: number): { bytes: numbe
   if (name === 'accounts.json' || top === 'state')
     return { bytes: 256 * MiB, what: `${top === 'state' ? 'a state file' : name}` };
   if (top === 'sessions' || top === 'idempotency') return { bytes: 64 * KiB, what: `a file in ${top}/` };
+  // A file's bytes are streamed and counted against free space, as logs are; its claims and releases are a time or nothing.
+  if (top === 'files' && !FILE_BYTES_RE.test(name)) return { bytes: 64, what: 'a claim or release in files/' };
   return null;
 }
 
@@ -46,6 +53,8 @@ export function memberCheck(maxPasteBytes: number): (name: string, size: number)
     const slash = name.indexOf('/');
     const top = slash === -1 ? name : name.slice(0, slash);
     if (slash === -1 ? !TOP_FILES.has(name) : !TOP_DIRS.has(top))
+      throw new ArchiveError(`${name} is not part of a backup of this service`);
+    if (top === 'files' && !FILE_BYTES_RE.test(name) && !FILE_MARK_RE.test(name))
       throw new ArchiveError(`${name} is not part of a backup of this service`);
     const cap = capOf(name, top, maxPasteBytes);
     if (cap !== null && size > cap.bytes)

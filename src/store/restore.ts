@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { appendFile, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ArchiveError, extractArchive, type Manifest, type MemberSink, scanArchive } from './archive.ts';
@@ -9,7 +10,15 @@ import { claimFolder, FolderInUse, type FolderClaim } from './instance.ts';
 import { ownerIndexFile, ownerIndexText } from './owner-index.ts';
 import { DamagedRecord, parseFile } from './paste-record.ts';
 import { expiryEntryPath, sweepTimeOf } from './pastes.ts';
-import { checkFreeSpace, memberCheck, openStaged, refuseHash, requireMembers, type StatFs } from './restore-check.ts';
+import {
+  checkFreeSpace,
+  FILE_BYTES_RE,
+  memberCheck,
+  openStaged,
+  refuseHash,
+  requireMembers,
+  type StatFs,
+} from './restore-check.ts';
 import { BACKUPS, finishRestore, READY, type Ready, STAGING, STAYS } from './restore-swap.ts';
 
 /** A restore that cannot go ahead; the data folder was not changed. */
@@ -126,6 +135,8 @@ async function restoreHeld(file: string, dataDir: string, opts: RestoreOptions):
   // What the indexes need of each paste, not the paste: a large backup's texts are never held.
   const pastes: IndexFacts[] = [];
   let damaged = 0;
+  // The bytes the current pastes name, each looked for once the archive is unpacked.
+  const named = new Set<string>();
   let manifest: Manifest;
   try {
     const scanned = await scanArchive(file, memberCheck(opts.maxPasteBytes));
@@ -143,6 +154,8 @@ async function restoreHeld(file: string, dataDir: string, opts: RestoreOptions):
       const path = join(staging, name);
       const out = await createDurably(path);
       files++;
+      const sha = FILE_BYTES_RE.exec(name)?.[2];
+      if (sha !== undefined) return checkedBytes(name, sha, out);
       if (!name.startsWith('pastes/') || !CURRENT_RE.test(name.split('/').at(-1) ?? '')) return out;
       return {
         write: (chunk) => out.write(chunk),
@@ -152,6 +165,7 @@ async function restoreHeld(file: string, dataDir: string, opts: RestoreOptions):
           try {
             const p = parseFile(await readFile(path, 'utf8'));
             refuseHash(name, 'its password', p.password);
+            for (const f of p.files ?? []) named.add(f.sha256);
             pastes.push({ hash: p.hash, owner_id: p.owner_id, created_at: p.created_at, sweepAt: sweepTimeOf(p) });
           } catch (err) {
             if (!(err instanceof DamagedRecord)) throw err;
@@ -161,6 +175,11 @@ async function restoreHeld(file: string, dataDir: string, opts: RestoreOptions):
       };
     });
     await mkdirp(join(staging, 'tmp'));
+    const missing = await missingBytes(staging, named);
+    if (missing.length > 0)
+      throw new ArchiveError(
+        `it lacks the bytes of ${missing.length} file${missing.length === 1 ? '' : 's'} its pastes name (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''})`,
+      );
     await openStaged(
       staging,
       pastes.map((p) => p.hash),
@@ -185,6 +204,32 @@ async function restoreHeld(file: string, dataDir: string, opts: RestoreOptions):
   await fsyncDir(staging);
   await finishRestore(dataDir);
   return { manifest, files, pastes: pastes.length, orphans, keptIn: keepAs === null ? null : join(dataDir, keepAs) };
+}
+
+/**
+ * A file's bytes written to staging while their SHA-256 is computed: bytes that are not the
+ * ones their name says refuse the archive, as a member the manifest does not match does.
+ */
+function checkedBytes(name: string, sha256: string, out: MemberSink): MemberSink {
+  const hash = createHash('sha256');
+  return {
+    write: (chunk) => {
+      hash.update(chunk);
+      return out.write(chunk);
+    },
+    end: async () => {
+      await out.end();
+      if (hash.digest('hex') !== sha256) throw new ArchiveError(`${name} does not hold the bytes its SHA-256 names`);
+    },
+  };
+}
+
+/** The hashes in `named` with no bytes under `staging/files/`. */
+async function missingBytes(staging: string, named: Set<string>): Promise<string[]> {
+  const missing: string[] = [];
+  for (const sha of [...named].sort())
+    if ((await stat(join(staging, 'files', sha.slice(0, 2), sha)).catch(() => null)) === null) missing.push(sha);
+  return missing;
 }
 
 /** The audit log's daily files (log/audit.ts names them; the store may not import it). */

@@ -1,4 +1,8 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { ANONYMOUS_OWNER } from '../paste/anonymous.ts';
+import { type FileBytes, filesOf, type PasteFile, recordOf } from '../paste/files.ts';
 import type { OwnerLists, PasteRepository } from '../paste/repository.ts';
 import type { Accounts } from '../auth/accounts.ts';
 import type { Actor } from '../log/audit.ts';
@@ -37,6 +41,13 @@ export interface ExportedPaste {
   delete_key?: string;
   /** 1: the content is a client's envelope (README, Encrypted pastes); absent in older exports. */
   encrypted?: 0 | 1;
+  /** The paste's files; their bytes come on `file` lines before the first paste that names them (docs/files.md). */
+  files?: PasteFile[];
+}
+
+/** A file's bytes as an export carries them, once per SHA-256, before the first paste line that names them. */
+export interface ExportedFile {
+  file: { sha256: string; size: number; data: string };
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -65,9 +76,39 @@ export function exportLine(p: Paste, owner: string | null, viewCount: number): s
         ? null
         : { at: iso(p.receipt.at), via: p.receipt.via, token_id: p.receipt.token_id },
     ...(p.encrypted === 1 ? { encrypted: 1 as const } : {}),
+    ...(filesOf(p).length > 0 ? { files: filesOf(p).map(recordOf) } : {}),
   };
   if (p.delete_key !== undefined) line.delete_key = p.delete_key;
   return JSON.stringify(line);
+}
+
+/**
+ * The `file` lines paste `p` needs before its own: the bytes of each of its files that no
+ * earlier line of this export carried (`written` keeps their hashes). Bytes the store no
+ * longer has are left out, and named in `missing`: the import refuses the paste then.
+ */
+export async function fileLines(
+  p: Paste,
+  bytes: Pick<FileBytes, 'open'>,
+  written: Set<string>,
+  missing: (f: PasteFile) => void,
+): Promise<string[]> {
+  const lines: string[] = [];
+  for (const f of filesOf(p)) {
+    if (written.has(f.sha256)) continue;
+    const stored = await bytes.open(f.sha256);
+    if (stored === null) {
+      missing(f);
+      continue;
+    }
+    const chunks: Buffer[] = [];
+    for await (const c of stored.stream()) chunks.push(c as Buffer);
+    const data = Buffer.concat(chunks);
+    const line: ExportedFile = { file: { sha256: f.sha256, size: data.length, data: data.toString('base64') } };
+    lines.push(JSON.stringify(line));
+    written.add(f.sha256);
+  }
+  return lines;
 }
 
 /** A line `cli import` cannot take; the message says which field and why. */
@@ -123,8 +164,8 @@ export function parseExportLine(line: string, maxBytes: number): { paste: Paste;
   delete (record as Record<string, unknown>)['v'];
   // Only an anonymous paste has a delete key.
   if (owner !== null) delete (record as Record<string, unknown>)['delete_key'];
-  // An export carries no file's bytes yet (docs/files.md): a list naming bytes not stored is not taken.
-  delete (record as Record<string, unknown>)['files'];
+  // An empty list is no list, as a stored paste without files has none.
+  if (Array.isArray(o['files']) && o['files'].length === 0) delete (record as Record<string, unknown>)['files'];
   // The check of a stored paste's fields (paste/record.ts) decides the rest, on the fields
   // read back from JSON text as a stored file's are.
   let paste: Paste;
@@ -173,7 +214,9 @@ function checkLimits(p: Paste, maxBytes: number): void {
   // A tombstone (burned, or wiped at its expiry, which came before its last change) has no
   // text; any other paste has some.
   const wiped = p.burned || (p.expire_at !== null && p.expire_at <= p.updated_at);
-  if (!wiped && text === '') throw new ImportError('"content" must not be empty');
+  if (!wiped && text === '' && filesOf(p).length === 0) throw new ImportError('"content" must not be empty');
+  const names = filesOf(p).map((f) => f.name);
+  if (new Set(names).size !== names.length) throw new ImportError('"files": two files of one paste share a name');
   if (Buffer.byteLength(text, 'utf8') > maxBytes)
     throw new ImportError(`"content" exceeds ${maxBytes} bytes (MAX_PASTE_BYTES)`);
 }
@@ -197,6 +240,9 @@ export interface ImportDeps {
   owners: OwnerLists;
   accounts: Accounts;
   actor: Actor;
+  /** Where files' bytes are stored; `file` lines are spooled to its tmpDir until their pastes take them. */
+  files: FileBytes;
+  now: () => number;
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -223,60 +269,151 @@ export async function importPastes(
 ): Promise<ImportReport> {
   const report: ImportReport = { imported: 0, renamed: [], unchanged: 0, usersAdded: [], refused: [] };
   let n = 0;
-  for await (const raw of lines) {
-    n++;
-    const text = typeof raw === 'string' ? raw : utf8(raw);
-    if (text === null) {
-      report.refused.push([n, 'not valid UTF-8 (as the API refuses such a body)']);
-      continue;
-    }
-    const line = text.trim();
-    if (line === '') continue;
-    let parsed: ReturnType<typeof parseExportLine>;
-    try {
-      parsed = parseExportLine(line, deps.maxPasteBytes);
-    } catch (err) {
-      if (!(err instanceof ImportError)) throw err;
-      report.refused.push([n, err.message]);
-      continue;
-    }
-    const { paste, owner } = parsed;
-    // An anonymous paste (owner null) has no user to find or make.
-    let user = owner === null ? null : deps.accounts.userByName(owner);
-    if (user === undefined && owner !== null) {
-      try {
-        user = await deps.accounts.addUser(owner, 'user', null, deps.actor);
-      } catch (err) {
-        report.refused.push([
-          n,
-          `owner "${owner}" cannot be a user here: ${err instanceof Error ? err.message : String(err)}`,
-        ]);
+  const bytesIn = new IncomingBytes(deps);
+  try {
+    for await (const raw of lines) {
+      n++;
+      const text = typeof raw === 'string' ? raw : utf8(raw);
+      if (text === null) {
+        report.refused.push([n, 'not valid UTF-8 (as the API refuses such a body)']);
         continue;
       }
-      report.usersAdded.push(user.name);
+      const line = text.trim();
+      if (line === '') continue;
+      if (line.startsWith('{"file":')) {
+        const problem = await bytesIn.take(line, n);
+        if (problem !== null) report.refused.push([n, problem]);
+        continue;
+      }
+      let parsed: ReturnType<typeof parseExportLine>;
+      try {
+        parsed = parseExportLine(line, deps.maxPasteBytes);
+      } catch (err) {
+        if (!(err instanceof ImportError)) throw err;
+        report.refused.push([n, err.message]);
+        continue;
+      }
+      const { paste, owner } = parsed;
+      const lacking = bytesIn.lacking(paste);
+      if (lacking !== null) {
+        report.refused.push([n, lacking]);
+        continue;
+      }
+      // An anonymous paste (owner null) has no user to find or make.
+      let user = owner === null ? null : deps.accounts.userByName(owner);
+      if (user === undefined && owner !== null) {
+        try {
+          user = await deps.accounts.addUser(owner, 'user', null, deps.actor);
+        } catch (err) {
+          report.refused.push([
+            n,
+            `owner "${owner}" cannot be a user here: ${err instanceof Error ? err.message : String(err)}`,
+          ]);
+          continue;
+        }
+        report.usersAdded.push(user.name);
+      }
+      const ownerId = user === null || user === undefined ? ANONYMOUS_OWNER : user.id;
+      const here = HASH_RE.test(paste.hash) ? await deps.store.get(paste.hash).catch(() => null) : null;
+      if (
+        here !== null &&
+        here.created_at === paste.created_at &&
+        here.content_json === paste.content_json &&
+        here.owner_id === ownerId
+      ) {
+        report.unchanged++;
+        continue;
+      }
+      // The bytes and the paste's claim on them are stored before its record names them, as a create does.
+      await bytesIn.keep(paste, paste.hash);
+      const stored = await deps.store.create(
+        // Spread, then overridden: the fields keep the order parseFile gave them.
+        (hash) => ({ ...paste, hash, owner_id: ownerId }),
+        // An anonymous paste is on no owner's list.
+        ownerId === ANONYMOUS_OWNER
+          ? undefined
+          : { add: (p) => deps.owners.add(ownerId, p.hash), withdraw: (p) => deps.owners.remove(ownerId, p.hash) },
+        paste.hash,
+      );
+      if (stored.hash !== paste.hash) await bytesIn.keep(paste, stored.hash);
+      report.imported++;
+      if (stored.hash !== paste.hash) report.renamed.push([paste.hash, stored.hash]);
     }
-    const ownerId = user === null || user === undefined ? ANONYMOUS_OWNER : user.id;
-    const here = HASH_RE.test(paste.hash) ? await deps.store.get(paste.hash).catch(() => null) : null;
-    if (
-      here !== null &&
-      here.created_at === paste.created_at &&
-      here.content_json === paste.content_json &&
-      here.owner_id === ownerId
-    ) {
-      report.unchanged++;
-      continue;
-    }
-    const stored = await deps.store.create(
-      // Spread, then overridden: the fields keep the order parseFile gave them.
-      (hash) => ({ ...paste, hash, owner_id: ownerId }),
-      // An anonymous paste is on no owner's list.
-      ownerId === ANONYMOUS_OWNER
-        ? undefined
-        : { add: (p) => deps.owners.add(ownerId, p.hash), withdraw: (p) => deps.owners.remove(ownerId, p.hash) },
-      paste.hash,
-    );
-    report.imported++;
-    if (stored.hash !== paste.hash) report.renamed.push([paste.hash, stored.hash]);
+  } finally {
+    await bytesIn.close();
   }
   return report;
 }
+
+/**
+ * The `file` lines of an import: each one's bytes checked against its SHA-256 and size, then
+ * spooled to the store's tmpDir until the end of the import; each paste that names them
+ * stores a copy with its claim (FileBytes.keep takes the spooled file it is given).
+ */
+class IncomingBytes {
+  readonly #spooled = new Map<string, { path: string; size: number }>();
+  /** Hashes whose line was refused, with its number. */
+  readonly #bad = new Map<string, number>();
+
+  constructor(private readonly deps: Pick<ImportDeps, 'files' | 'now'>) {}
+
+  /** Reads a `file` line; answers why it is refused, or null. */
+  async take(line: string, n: number): Promise<string | null> {
+    let f: Record<string, unknown> | undefined;
+    try {
+      f = (JSON.parse(line) as { file?: Record<string, unknown> }).file;
+    } catch {
+      return 'not a JSON object';
+    }
+    const sha = f?.['sha256'];
+    if (typeof sha !== 'string' || !/^[0-9a-f]{64}$/.test(sha))
+      return '"file.sha256" must be 64 lowercase hexadecimal digits';
+    const fail = (why: string): string => {
+      this.#bad.set(sha, n);
+      return why;
+    };
+    if (typeof f?.['data'] !== 'string' || !BASE64_RE.test(f['data']))
+      return fail(`file ${sha}: "data" must be base64`);
+    if (this.#spooled.has(sha)) return null;
+    const bytes = Buffer.from(f['data'], 'base64');
+    if (bytes.length !== f['size'])
+      return fail(`file ${sha}: its data is ${bytes.length} bytes, not the ${String(f['size'])} its "size" says`);
+    const actual = createHash('sha256').update(bytes).digest('hex');
+    if (actual !== sha) return fail(`file ${sha}: its data does not match its SHA-256 (it hashes to ${actual})`);
+    this.#bad.delete(sha);
+    const path = join(this.deps.files.tmpDir, `upload-import-${randomBytes(8).toString('hex')}`);
+    await mkdir(this.deps.files.tmpDir, { recursive: true });
+    await writeFile(path, bytes, { mode: 0o600 });
+    this.#spooled.set(sha, { path, size: bytes.length });
+    return null;
+  }
+
+  /** Why paste `p` cannot be imported for want of its files' bytes, or null. */
+  lacking(p: Paste): string | null {
+    for (const f of filesOf(p)) {
+      const bad = this.#bad.get(f.sha256);
+      if (bad !== undefined) return `file "${f.name}" (${f.sha256}): its bytes on line ${bad} were refused`;
+      const got = this.#spooled.get(f.sha256);
+      if (got === undefined) return `file "${f.name}" (${f.sha256}): no earlier line carries its bytes`;
+      if (got.size !== f.size) return `file "${f.name}": "size" says ${f.size} bytes, its bytes are ${got.size}`;
+    }
+    return null;
+  }
+
+  /** Stores a copy of each of `p`'s files, with `holder`'s claim on it. */
+  async keep(p: Paste, holder: string): Promise<void> {
+    for (const f of filesOf(p)) {
+      const from = this.#spooled.get(f.sha256);
+      if (from === undefined) continue;
+      const path = `${from.path}-${randomBytes(4).toString('hex')}`;
+      await copyFile(from.path, path);
+      await this.deps.files.keep({ ...recordOf(f), path }, holder, this.deps.now());
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#spooled.values()].map((s) => rm(s.path, { force: true })));
+  }
+}
+
+const BASE64_RE = /^[A-Za-z0-9+/]*={0,2}$/;

@@ -4,7 +4,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseFile } from '../../src/store/paste-record.ts';
+import { CLAIM_GRACE_MS } from '../../src/paste/files.ts';
 import { BACKEND } from '../helpers/backend.ts';
+import { sendFiles, sha256 } from '../helpers/multipart.ts';
+import { namedFileBytes, storedFileBytes } from '../helpers/stored.ts';
+import { until } from '../helpers/until.ts';
 import { cleanup, makeToken, req, spawnServer, tempDataDir, type ProcessServer } from '../helpers/server.ts';
 
 /**
@@ -31,6 +35,38 @@ interface Totals {
   checked: number;
 }
 
+/**
+ * `rounds` times: a server started on `dataDir` and checked by `verify`, CLIENTS clients at
+ * `work` on it, and a SIGKILL at a random moment up to `maxMs` in (the moment is the fault
+ * injected). Answers the server started and checked after the last round.
+ */
+async function killRounds(
+  dataDir: string,
+  rounds: number,
+  maxMs: number,
+  work: (s: ProcessServer, client: number, stopped: () => boolean) => Promise<void>,
+  verify: (s: ProcessServer) => Promise<void>,
+): Promise<ProcessServer> {
+  for (let round = 0; round <= rounds; round++) {
+    const server = await spawnServer({ dataDir });
+    try {
+      await verify(server);
+    } catch (err) {
+      await server.stop();
+      throw err;
+    }
+    if (round === rounds) return server;
+    let stop = false;
+    const clients = Array.from({ length: CLIENTS }, (_, c) => work(server, c, () => stop));
+    await new Promise((r) => setTimeout(r, randomInt(300, maxMs)));
+    server.proc.kill('SIGKILL');
+    stop = true;
+    await Promise.all(clients);
+    await server.stop();
+  }
+  throw new Error('unreachable');
+}
+
 const text = (client: number, n: number): string =>
   `client ${client} #${n} ${randomBytes(randomInt(16, 1500)).toString('base64')}\n✓ ü\t"q"`;
 
@@ -48,21 +84,7 @@ test(`kill -9 during parallel writes, ${ROUNDS} rounds: every acknowledged write
   let server: ProcessServer | null = null;
 
   try {
-    for (let round = 0; round < ROUNDS; round++) {
-      server = await spawnServer({ dataDir });
-      await verify(server);
-      let stop = false;
-      const clients = Array.from({ length: CLIENTS }, (_, c) => client(server as ProcessServer, c, () => stop));
-      // The crash lands at a random moment of the clients' work: the moment is the fault injected.
-      await new Promise((r) => setTimeout(r, randomInt(300, 1200)));
-      server.proc.kill('SIGKILL');
-      stop = true;
-      await Promise.all(clients);
-      await server.stop();
-      server = null;
-    }
-    server = await spawnServer({ dataDir });
-    await verify(server);
+    server = await killRounds(dataDir, ROUNDS, 1200, client, verify);
     console.log(
       `kill -9 rounds: ${ROUNDS}; acknowledged: ${totals.creates} creates, ${totals.edits} edits, ${totals.deletes} deletes, ` +
         `${totals.burnsRead} one-time reads, ${totals.reads} reads; ${totals.inFlight} requests cut short by a kill; ${totals.checked} paste checks after restarts`,
@@ -168,5 +190,137 @@ test(`kill -9 during parallel writes, ${ROUNDS} rounds: every acknowledged write
     // none may be left from a process before it.
     const left = (await readdir(join(dataDir, 'tmp'))).filter((f) => !f.startsWith(`${s.proc.pid}-`));
     assert.deepEqual(left, [], 'the scratch folder is emptied at start');
+  }
+});
+
+/** What a paste with files may be now: each file list it may have (name -> SHA-256), null for "deleted". */
+type FileStates = Map<string, Map<string, string> | null>;
+
+const listKey = (files: Map<string, string> | null): string =>
+  files === null
+    ? 'deleted'
+    : [...files]
+        .sort()
+        .map(([n, s]) => `${n}=${s}`)
+        .join(',');
+
+const FILE_ROUNDS = Math.max(2, Math.floor(ROUNDS / 2));
+
+test(`kill -9 during uploads, ${FILE_ROUNDS} rounds: every acknowledged file reads back byte for byte, and no bytes are left that no paste names after the sweep`, {
+  timeout: 15 * 60_000,
+}, async () => {
+  const dataDir = await tempDataDir();
+  const token = await makeToken(dataDir);
+  /** Each client's pastes, with every state they may be in (only that client changes them). */
+  const owned: Map<string, FileStates>[] = Array.from({ length: CLIENTS }, () => new Map());
+  /** The bytes of every file sent, by SHA-256; a few are sent again, to be stored once. */
+  const bytesOf = new Map<string, Buffer>();
+  const pool = Array.from({ length: 4 }, () => randomBytes(randomInt(1, 40_000)));
+  const totals = { creates: 0, edits: 0, deletes: 0, inFlight: 0, files: 0 };
+  let server: ProcessServer | null = null;
+  const randomFile = (): Buffer =>
+    randomInt(4) === 0 ? (pool[randomInt(pool.length)] as Buffer) : randomBytes(randomInt(1, 300_000));
+
+  try {
+    server = await killRounds(dataDir, FILE_ROUNDS, 1500, uploader, verify);
+    // The sweep runs with the upkeep every few seconds and leaves a claim alone for CLAIM_GRACE_MS:
+    // bytes whose paste never got written (a kill between the two) go once that grace is over.
+    await until(
+      async () => {
+        const named = new Set(await namedFileBytes(dataDir));
+        return (await storedFileBytes(dataDir)).every((s) => named.has(s));
+      },
+      { what: 'the sweep to remove every byte no paste names', timeoutMs: CLAIM_GRACE_MS + 60_000, everyMs: 500 },
+    );
+    const named = await namedFileBytes(dataDir);
+    assert.deepEqual(await storedFileBytes(dataDir), named, 'every named file has its bytes, and nothing else is kept');
+    console.log(
+      `kill -9 upload rounds: ${FILE_ROUNDS}; acknowledged: ${totals.creates} creates (${totals.files} files), ${totals.edits} edits, ${totals.deletes} deletes; ${totals.inFlight} requests cut short by a kill; ${named.length} distinct files stored at the end`,
+    );
+    assert.ok(totals.creates > FILE_ROUNDS, 'the rounds did work');
+  } finally {
+    await server?.stop();
+    await cleanup(dataDir);
+  }
+
+  /** One client's uploads, edits and deletes until the server dies under it. */
+  async function uploader(s: ProcessServer, c: number, stopped: () => boolean): Promise<void> {
+    const mine = owned[c] as Map<string, FileStates>;
+    for (let n = 0; !stopped(); n++) {
+      const live = [...mine].filter(([, st]) => st.size === 1 && !st.has('deleted'));
+      const pick = live.length === 0 ? undefined : live[randomInt(live.length)];
+      const roll = randomInt(100);
+      try {
+        if (roll < 60 || pick === undefined) {
+          const files = Array.from({ length: randomInt(1, 4) }, (_, i) => ({
+            name: `c${c}-${n}-${i}.bin`,
+            bytes: randomFile(),
+          }));
+          for (const f of files) bytesOf.set(sha256(f.bytes), f.bytes);
+          const r = await sendFiles(s, token, { content: randomInt(2) === 0 ? '' : `paste ${c}/${n}` }, files);
+          assert.equal(r.status, 200, r.text);
+          const list = new Map(files.map((f) => [f.name, sha256(f.bytes)]));
+          mine.set(String(r.json['hash']), new Map([[listKey(list), list]]));
+          totals.creates++;
+          totals.files += files.length;
+        } else if (roll < 85) {
+          const [hash, st] = pick;
+          const was = [...st.values()][0] as Map<string, string>;
+          const add = { name: `c${c}-${n}-e.bin`, bytes: randomFile() };
+          bytesOf.set(sha256(add.bytes), add.bytes);
+          const gone = [...was.keys()][randomInt(was.size)] as string;
+          const next = new Map(was);
+          next.delete(gone);
+          next.set(add.name, sha256(add.bytes));
+          // In flight until acknowledged: either list may be stored after a kill.
+          st.set(listKey(next), next);
+          const r = await sendFiles(
+            s,
+            token,
+            { hash, content: 'edited', remove_file: gone },
+            [add],
+            '/api/v1/paste_edit.php',
+          );
+          assert.equal(r.status, 200, r.text);
+          mine.set(hash, new Map([[listKey(next), next]]));
+          totals.edits++;
+        } else {
+          const [hash, st] = pick;
+          st.set('deleted', null);
+          const r = await req(s, 'POST', '/api/v1/paste_delete.php', { token, body: { hash } });
+          assert.equal(r.status, 200, r.text);
+          mine.set(hash, new Map([['deleted', null]]));
+          totals.deletes++;
+        }
+      } catch (err) {
+        if (err instanceof assert.AssertionError) throw err;
+        totals.inFlight++;
+        return;
+      }
+    }
+  }
+
+  /** After a restart: each paste holds one of the file lists it may, and each of its files reads back by SHA-256. */
+  async function verify(s: ProcessServer): Promise<void> {
+    for (const mine of owned) {
+      for (const [hash, st] of mine) {
+        const r = await req(s, 'GET', `/api/v1/paste.php?hash=${hash}`, { token });
+        let now: Map<string, string> | null;
+        if (r.status === 404) now = null;
+        else {
+          assert.equal(r.status, 200, `paste ${hash}: ${r.text.slice(0, 80)}`);
+          const files = (r.json['paste'] as { files: { name: string; sha256: string }[] }).files;
+          now = new Map(files.map((f) => [f.name, f.sha256]));
+        }
+        assert.ok(st.has(listKey(now)), `paste ${hash} holds ${listKey(now)}, none of its ${st.size} possible lists`);
+        for (const [name, sha] of now ?? []) {
+          const f = await req(s, 'GET', `/api/v1/file.php?hash=${hash}&name=${encodeURIComponent(name)}`, { token });
+          assert.equal(f.status, 200, `${hash}/${name}: ${f.text.slice(0, 80)}`);
+          assert.equal(sha256(f.body), sha, `${hash}/${name} reads back byte for byte`);
+          assert.ok(bytesOf.has(sha));
+        }
+        mine.set(hash, new Map([[listKey(now), now]]));
+      }
+    }
   }
 });

@@ -304,3 +304,27 @@ export async function spooledUploads(dataDir: string): Promise<string[]> {
   const names = await readdir(join(dataDir, 'tmp')).catch(() => [] as string[]);
   return names.filter((n) => n.startsWith('upload-'));
 }
+
+/**
+ * The SHA-256 of every file a stored paste names, in its current version or a kept one: the
+ * bytes the store must hold, and all it may hold once the file sweep has run.
+ */
+export async function namedFileBytes(dataDir: string): Promise<string[]> {
+  const named = new Set<string>();
+  const add = (stored: unknown): void => {
+    const files = typeof stored === 'string' ? (JSON.parse(stored) as unknown) : stored;
+    if (Array.isArray(files)) for (const f of files as { sha256: string }[]) named.add(f.sha256);
+  };
+  if (BACKEND === 'files') {
+    const root = join(dataDir, 'pastes');
+    for (const shard of await readdir(root).catch(() => [] as string[]))
+      for (const name of await readdir(join(root, shard)).catch(() => [] as string[]))
+        if (name.endsWith('.json'))
+          add((JSON.parse(await readFile(join(root, shard, name), 'utf8')) as { files?: unknown }).files);
+    return [...named].sort();
+  }
+  const sql = await database(dataDir);
+  for (const r of await sql<{ files: unknown }[]>`select files from pastes where files is not null`) add(r.files);
+  for (const r of await sql<{ files: unknown }[]>`select fields->'files' as files from paste_revisions`) add(r.files);
+  return [...named].sort();
+}
