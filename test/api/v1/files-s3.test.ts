@@ -8,7 +8,10 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
-import { type AppServer, makeToken, req, startServer } from '../../helpers/server.ts';
+import { runCli } from '../../../src/cli.ts';
+import { backendEnv } from '../../helpers/backend.ts';
+import { sendFiles } from '../../helpers/multipart.ts';
+import { type AppServer, cleanup, makeToken, req, startServer, tempDataDir } from '../../helpers/server.ts';
 import { storedFileBytes } from '../../helpers/stored.ts';
 
 // FILE_STORE=s3://… against an S3-compatible server on loopback (README, Files): the bytes go
@@ -212,4 +215,54 @@ test('the server never lists the bucket: what a paste holds is in its own store'
   assert.deepEqual(listings, []);
   for (const a of asked)
     assert.match(a, new RegExp(`^(HEAD|GET|PUT|DELETE) /${BUCKET}/${PREFIX}/[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{64}`));
+});
+
+test('an import with FILE_STORE set puts the bytes in the bucket: an export of a store without one moves its files there', async () => {
+  const bytes = Buffer.from('moved from a folder to the bucket by an import\n');
+  const folder = await startServer();
+  const dir = await tempDataDir();
+  try {
+    const own = await makeToken(folder.dataDir, { user: 'alice' });
+    const made = await sendFiles(folder, own, { content: 'one file' }, [{ name: 'moved.txt', bytes }]);
+    assert.equal(made.status, 200, made.text);
+    const hash = made.json['hash'] as string;
+    await folder.stop();
+    const cli = async (dataDir: string, args: string[], env: Record<string, string>, stdin = ''): Promise<string[]> => {
+      const out: string[] = [];
+      await runCli(args, {
+        env: { DATA_DIR: dataDir, ...env },
+        stdout: (l) => out.push(l),
+        readStdin: async () => stdin,
+      });
+      return out;
+    };
+    const exported = await cli(folder.dataDir, ['export'], await backendEnv(folder.dataDir));
+    const into = {
+      ...(await backendEnv(dir)),
+      FILE_STORE: `s3://${BUCKET}/${PREFIX}/`,
+      S3_ENDPOINT: endpoint,
+      S3_FORCE_PATH_STYLE: '1',
+      ...KEYS,
+    };
+    assert.match((await cli(dir, ['import'], into, exported.join('\n'))).at(-1) ?? '', /^imported 1,/);
+    assert.ok((await keys()).includes(keyOf(bytes)), 'the bytes are in the bucket');
+    assert.deepEqual(await storedFileBytes(dir), [], 'and not in the importing store');
+    const b = await startServer({ dataDir: dir, env: into });
+    try {
+      const reader = await makeToken(dir, { user: 'alice' });
+      const r = await req(b, 'GET', `/api/v1/file.php?hash=${hash}&name=moved.txt`, { token: reader });
+      assert.equal(r.status, 200, r.text);
+      assert.ok(r.body.equals(bytes));
+      const del = await req(b, 'POST', '/api/v1/paste_delete.php', { token: reader, body: { hash } });
+      assert.equal(del.status, 200, del.text);
+      b.clock.advance(61_000);
+      await b.upkeep();
+      assert.ok(!(await keys()).includes(keyOf(bytes)), 'gone from the bucket with its paste');
+    } finally {
+      await b.stop();
+    }
+  } finally {
+    await cleanup(folder.dataDir);
+    await cleanup(dir);
+  }
 });
