@@ -210,9 +210,13 @@ function filesCard(
   const files = filesOf(p);
   if (files.length === 0) return '';
   const linked = p.burn_after_read === 0 || burnedAt !== undefined;
+  // An encrypted paste's files are envelopes: the browser fetches, decrypts and names them (client/encrypted-paste.ts).
+  const sealed = p.encrypted === 1;
   const items = files.map((f) => {
     const grant = burnedAt === undefined ? '' : `?grant=${fileGrant(ctx.deps.signer, p.hash, burnedAt, f)}`;
     const href = `/p/${p.hash}/files/${encodeURIComponent(f.name)}${grant}`;
+    if (sealed)
+      return html`<li${linked ? html` data-sealed-file="${href}"` : ''}><span class="file-name">Encrypted file</span> <span class="muted">${sizeLabel(f.size)}</span></li>`;
     const name = linked
       ? html`<a class="file-name" href="${href}">${isolate(f.name)}</a>`
       : html`<span class="file-name">${isolate(f.name)}</span>`;
@@ -224,7 +228,7 @@ function filesCard(
     return html`<li>${name} <span class="muted">${sizeLabel(f.size)}${code === undefined ? '' : html` &middot; ${languageLabel(fileLanguage(f.name) ?? 'text')}`}</span>${image}${code === undefined ? '' : fileCodeBlock(code, href)}</li>`;
   });
   return html`<section class="card files-card" aria-label="Files">
-<div class="card-head"><h2>${plural(files.length, 'file')}</h2>${p.burn_after_read === 0 ? html`<a class="btn btn-sm" href="/p/${p.hash}/files.zip" download>Download all (zip)</a>` : ''}</div>
+<div class="card-head"><h2>${plural(files.length, 'file')}</h2>${p.burn_after_read === 0 && !sealed ? html`<a class="btn btn-sm" href="/p/${p.hash}/files.zip" download>Download all (zip)</a>` : ''}</div>
 ${burnedAt === undefined ? '' : html`<p class="muted small">Each file opens once, in the next ${FILE_GRANT_MS / 60_000} minutes: save what you open.</p>`}
 <ul class="file-list">${items}</ul>
 </section>`;
