@@ -47,6 +47,18 @@ async function freshPage(): Promise<Page> {
   return page;
 }
 
+/** A fresh page signed in as a new user `name`, on the home page. */
+async function registered(name: string): Promise<Page> {
+  const page = await freshPage();
+  await page.goto('/register');
+  await page.fill('#name', name);
+  await page.fill('#password', 'correct horse battery');
+  await page.fill('#confirm', 'correct horse battery');
+  await page.click('button[type=submit]');
+  await page.waitForURL(`${server.url}/`);
+  return page;
+}
+
 /** Creates a paste from the home page with "Encrypt in my browser"; answers the link it lands on. */
 async function createEncrypted(page: Page, opts: { password?: string; burn?: boolean }): Promise<string> {
   await page.goto('/');
@@ -68,13 +80,7 @@ const settled = (page: Page): Promise<unknown> =>
 
 test('an encrypted paste with a password: the server never holds the text or the key; its readers need both', async (t) => {
   if (skipWithout(t, 'chromium')) return;
-  const ada = await freshPage();
-  await ada.goto('/register');
-  await ada.fill('#name', 'ada');
-  await ada.fill('#password', 'correct horse battery');
-  await ada.fill('#confirm', 'correct horse battery');
-  await ada.click('button[type=submit]');
-  await ada.waitForURL(`${server.url}/`);
+  const ada = await registered('ada');
 
   const link = await createEncrypted(ada, { password: PASSWORD });
   const key = (LINK.exec(link) as RegExpExecArray)[1] as string;
@@ -168,13 +174,7 @@ const RED = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAw
 
 test("an encrypted paste's files: sealed in the browser, opened by the link's reader with their names and bytes", async (t) => {
   if (skipWithout(t, 'chromium')) return;
-  const cy = await freshPage();
-  await cy.goto('/register');
-  await cy.fill('#name', 'cy');
-  await cy.fill('#password', 'correct horse battery');
-  await cy.fill('#confirm', 'correct horse battery');
-  await cy.click('button[type=submit]');
-  await cy.waitForURL(`${server.url}/`);
+  const cy = await registered('cy');
   const png = Buffer.from(RED, 'base64');
   const notes = Buffer.from(`the notes ${MARKER}\n`);
   await cy.fill('#content', TEXT);
@@ -212,7 +212,9 @@ test("an encrypted paste's files: sealed in the browser, opened by the link's re
   await reader.fill('#sealed-pw', PASSWORD);
   await reader.click('#sealed-password button');
   await settled(reader);
+  // Each file is decrypted on its own: both are waited for.
   await reader.waitForSelector('.files-card img.file-image[alt="chart-kestrel.png"]');
+  await reader.waitForSelector('.files-card a.file-name[download="notes-kestrel.txt"]');
   // Page functions are eval'd inside the page, which its CSP forbids: polled from here instead (files.test.ts).
   await until(
     () =>
