@@ -169,7 +169,7 @@ export function pasteView(
   const body = html`${burnedNow ? notice('warn', html`<strong>This paste is now burned.</strong> This is its one and only view: it has been deleted from the server. Copy what you need before you leave this page.`) : ''}
 <div class="paste-layout">
 <section class="card paste-head">
-<div class="head-top">${pasteBadges(p, now)}${mine && !burnedNow ? html`<span class="owner-tools"><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/edit">Edit</a><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/delete">Delete</a></span>` : ''}</div>
+<div class="head-top">${pasteBadges(p, now)}${mine && !burnedNow ? html`<span class="owner-tools"><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/edit"${sealed ? html` data-keep-key` : ''}>Edit</a><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/delete">Delete</a></span>` : ''}</div>
 <h1 class="paste-title">${isolate(pasteTitle(p))}</h1>
 <p class="lede">${code === null ? sealedLede(p) : onlyFiles(p) ? plural(filesOf(p).length, 'file') : html`${plural(code.lines, 'line')} of ${p.language === 'text' ? 'plain text' : languageLabel(p.language)} &middot; ${sizeLabel(code.bytes)}`}</p>
 <dl class="facts">

@@ -188,6 +188,7 @@ test("an encrypted paste's files: sealed in the browser, opened by the link's re
   await cy.click('button:has-text("Create paste")');
   await cy.waitForURL(LINK);
   const link = cy.url();
+  const key = (LINK.exec(link) as RegExpExecArray)[1] as string;
 
   // What the server received and keeps holds neither the names nor the bytes: two opaque envelopes.
   const hash = new URL(link).pathname.slice(3);
@@ -234,5 +235,35 @@ test("an encrypted paste's files: sealed in the browser, opened by the link's re
   assert.equal(download.suggestedFilename(), 'notes-kestrel.txt');
   assert.ok((await readFile(await download.path())).equals(notes));
   await reader.screenshot({ path: join(ARTIFACTS, 'encrypted-files.png'), fullPage: true });
+
+  // Its author adds a file on the edit form reached from the page, so with the key; without it the form takes none.
+  await cy.goto(`/p/${hash}/edit`);
+  assert.equal(await cy.locator('[data-sealed-files]').isHidden(), true);
+  assert.equal(await cy.locator('#file').isDisabled(), true);
+  await cy.goto('about:blank');
+  await cy.goto(link);
+  await cy.fill('#sealed-pw', PASSWORD);
+  await cy.click('#sealed-password button');
+  await settled(cy);
+  await cy.click('.owner-tools a:has-text("Edit")');
+  await cy.waitForURL(new RegExp(`/p/${hash}/edit#${key}$`));
+  await cy.waitForSelector('[data-sealed-files]:not([hidden]) #file:not([disabled])');
+  await cy.fill('#encrypt-password', PASSWORD);
+  await cy.setInputFiles('#file', {
+    name: 'added-kestrel.txt',
+    mimeType: 'text/plain',
+    buffer: Buffer.from('added\n'),
+  });
+  await cy.click('button:has-text("Save changes")');
+  await cy.waitForURL(link);
+  await cy.fill('#sealed-pw', PASSWORD);
+  await cy.click('#sealed-password button');
+  await cy.waitForSelector('.files-card a.file-name[download="added-kestrel.txt"]');
+  const edited = ((await storedPaste(server.dataDir, hash))?.['files'] ?? []) as Record<string, unknown>[];
+  assert.deepEqual(
+    edited.map((f) => f['name']),
+    ['f1.enc', 'f2.enc', 'f3.enc'],
+  );
+  assert.ok(!(await everythingStored(server.dataDir)).includes('kestrel'));
   assert.deepEqual(problems, [], 'no console errors or CSP violations');
 });

@@ -56,11 +56,14 @@ async function sealFiles(form: El, key: string, password: string): Promise<void>
   const input = form.querySelector('input[type="file"]') as (El & { files: ArrayLike<FileLike> | null }) | null;
   if (input === null || input.files === null || input.files.length === 0) return;
   const sealed = new web.DataTransfer();
-  const files = Array.from(input.files);
-  for (const [i, f] of files.entries()) {
+  // On the edit form the paste's own files keep their names: a new one takes the first free.
+  const taken = new Set(Array.from(form.querySelectorAll('input[name="remove_file"]')).map((b) => b.value));
+  let n = 0;
+  for (const f of Array.from(input.files)) {
+    while (taken.has(`f${++n}.enc`));
     const bytes = new Uint8Array(await f.arrayBuffer());
     const envelope = await sealFile({ name: f.name, type: f.type, size: bytes.length }, bytes, key, { password });
-    sealed.items.add(new web.File([envelope], `f${i + 1}.enc`, { type: 'application/octet-stream' }));
+    sealed.items.add(new web.File([envelope], `f${n}.enc`, { type: 'application/octet-stream' }));
   }
   (input as unknown as { files: unknown }).files = sealed.files;
 }
@@ -115,7 +118,7 @@ function armCreateForm(box: El): void {
   });
 }
 
-/** Forms that lead on to the paste (its burn warning, its password) keep the key for the page they lead to. */
+/** Forms that lead on to the paste (its burn warning, its password), and its Edit link, keep the key for the page they lead to. */
 function keepKeyInForms(): void {
   const key = loc().hash.slice(1);
   if (!isKey(key)) return;
@@ -124,6 +127,47 @@ function keepKeyInForms(): void {
     const f = forms[i] as El;
     f.action = `${f.getAttribute('action') ?? ''}#${key}`;
   }
+  const links = doc().querySelectorAll('a[data-keep-key]');
+  for (let i = 0; i < links.length; i++) {
+    const a = links[i] as El;
+    a.href = `${a.getAttribute('href') ?? ''}#${key}`;
+  }
+}
+
+/**
+ * The edit form of an encrypted paste, opened with the key in the link: its files are
+ * sealed as the create form seals them, once the key and password have opened the
+ * paste's own text (so a wrong password seals nothing). Without the key it stays shut.
+ */
+function armSealedEdit(box: El): void {
+  const key = loc().hash.slice(1);
+  const input = box.querySelector('input[type="file"]') as (El & { files: ArrayLike<unknown> | null }) | null;
+  const form = input?.form ?? null;
+  if (!isKey(key) || input === null || form === null) return;
+  box.hidden = false;
+  input.removeAttribute('disabled');
+  // The answer is a redirect to the paste, which keeps this fragment.
+  form.action = `${form.getAttribute('action') ?? ''}#${key}`;
+  let sending = false;
+  form.addEventListener('submit', (ev) => {
+    if ((input.files?.length ?? 0) === 0) return;
+    ev.preventDefault();
+    if (sending) return;
+    sending = true;
+    const password = byId('encrypt-password')?.value ?? '';
+    const text = form.querySelector('textarea[name="content"]')?.value ?? '';
+    decryptEnvelope(text, key, password)
+      .then(() => sealFiles(form, key, password))
+      .then(
+        () => form.submit(),
+        () => {
+          sending = false;
+          say(byId('encrypt-status'), [
+            'The key in the link or the password does not open this paste, so its files were not sent.',
+          ]);
+        },
+      );
+  });
 }
 
 /** The paste page: decrypts the envelope the page holds, with the link's key (and the password). */
@@ -266,4 +310,6 @@ whenReady(() => {
   if (create !== null) armCreateForm(create);
   const sealed = byId('sealed');
   if (sealed !== null) openSealed(sealed);
+  const edit = doc().querySelector('[data-sealed-files]');
+  if (edit !== null) armSealedEdit(edit);
 });

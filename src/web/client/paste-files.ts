@@ -162,7 +162,7 @@ function armFiles(box: El): void {
       if (chosen.length === 0) return;
       // Encrypted, the files are the encrypted pastes' handler's to seal and send (encrypted-paste.ts).
       const encrypt = doc().getElementById('encrypt') as unknown as { checked: boolean } | null;
-      if (encrypt?.checked === true) return;
+      if (encrypt?.checked === true || box.getAttribute('data-sealed-files') !== null) return;
       ev.preventDefault();
       send(form, progress, say);
     },
