@@ -64,8 +64,15 @@ async function aesKey(key: string, pw?: { password: string; salt: Uint8Array; it
  * `text` encrypted under the link key `key` (and `password`, when not empty) as an
  * envelope's JSON text. `iterations` is PBKDF2's count, PBKDF2_ITERATIONS unless given.
  */
-export async function encryptText(
+export const encryptText = (
   text: string,
+  key: string,
+  opts: { password?: string; iterations?: number } = {},
+): Promise<string> => encryptBytes(new TextEncoder().encode(text), key, opts);
+
+/** Bytes encrypted as `encryptText` encrypts text: the same envelope, whatever the bytes are. */
+export async function encryptBytes(
+  bytes: Uint8Array,
   key: string,
   opts: { password?: string; iterations?: number } = {},
 ): Promise<string> {
@@ -74,7 +81,7 @@ export async function encryptText(
   const salt = random(SALT_BYTES);
   const iter = opts.iterations ?? PBKDF2_ITERATIONS;
   const aes = await aesKey(key, withPassword ? { password: opts.password as string, salt, iter } : undefined);
-  const ct = new Uint8Array(await subtle().encrypt({ name: 'AES-GCM', iv }, aes, new TextEncoder().encode(text)));
+  const ct = new Uint8Array(await subtle().encrypt({ name: 'AES-GCM', iv }, aes, bytes));
   const envelope: Envelope = { v: ENVELOPE_VERSION, alg: ENVELOPE_ALG, iv: toBase64url(iv), ct: toBase64url(ct) };
   if (withPassword) Object.assign(envelope, { kdf: ENVELOPE_KDF, iter, salt: toBase64url(salt) });
   return JSON.stringify(envelope);
@@ -104,21 +111,72 @@ export const needsPassword = (envelope: Envelope): boolean => envelope.kdf !== u
  * A wrong key or password, or a changed byte anywhere (GCM's tag), is refused as `key`.
  */
 export async function decryptEnvelope(text: string, key: string, password = ''): Promise<string> {
-  const e = openEnvelope(text);
-  const pw =
-    e.kdf === undefined ? undefined : { password, salt: fromBase64url(e.salt as string), iter: e.iter as number };
-  const aes = await aesKey(key, pw);
-  let plain: ArrayBuffer;
-  try {
-    plain = await subtle().decrypt({ name: 'AES-GCM', iv: fromBase64url(e.iv) }, aes, fromBase64url(e.ct));
-  } catch {
-    // WebCrypto's only refusal here is OperationError: the tag does not match.
-    throw new EnvelopeRefused('key', 'the key or the password is wrong, or the envelope was changed');
-  }
+  const plain = await decryptBytes(text, key, password);
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(plain);
   } catch {
     // TypeError: authentic bytes that are not UTF-8, which only a foreign client makes.
     throw new EnvelopeRefused('shape', 'the decrypted content is not UTF-8 text');
   }
+}
+
+/** The bytes of an envelope, refused as `decryptEnvelope` refuses. */
+export async function decryptBytes(text: string, key: string, password = ''): Promise<Uint8Array> {
+  const e = openEnvelope(text);
+  const pw =
+    e.kdf === undefined ? undefined : { password, salt: fromBase64url(e.salt as string), iter: e.iter as number };
+  const aes = await aesKey(key, pw);
+  try {
+    return new Uint8Array(
+      await subtle().decrypt({ name: 'AES-GCM', iv: fromBase64url(e.iv) }, aes, fromBase64url(e.ct)),
+    );
+  } catch {
+    // WebCrypto's only refusal here is OperationError: the tag does not match.
+    throw new EnvelopeRefused('key', 'the key or the password is wrong, or the envelope was changed');
+  }
+}
+
+/** What an encrypted paste's file holds besides its bytes: the server sees none of it. */
+export interface SealedFileHead {
+  name: string;
+  type: string;
+  size: number;
+}
+
+/**
+ * A file of an encrypted paste as its envelope: the plaintext is the JSON of its name, type
+ * and size, a newline, then its bytes (docs/encrypted-pastes.md, Files).
+ */
+export function sealFile(
+  head: SealedFileHead,
+  bytes: Uint8Array,
+  key: string,
+  opts: { password?: string; iterations?: number } = {},
+): Promise<string> {
+  const top = new TextEncoder().encode(`${JSON.stringify({ name: head.name, type: head.type, size: bytes.length })}\n`);
+  const plain = new Uint8Array(top.length + bytes.length);
+  plain.set(top);
+  plain.set(bytes, top.length);
+  return encryptBytes(plain, key, opts);
+}
+
+/** The name, type and bytes a file's envelope holds; refused as `decryptEnvelope` refuses, or as `shape`. */
+export async function openFile(
+  text: string,
+  key: string,
+  password = '',
+): Promise<SealedFileHead & { bytes: Uint8Array }> {
+  const plain = await decryptBytes(text, key, password);
+  const nl = plain.indexOf(0x0a);
+  let head: unknown;
+  try {
+    head = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(plain.subarray(0, nl)));
+  } catch {
+    head = null;
+  }
+  const h = head as Partial<SealedFileHead> | null;
+  const bytes = plain.subarray(nl + 1);
+  if (nl < 0 || typeof h?.name !== 'string' || typeof h.type !== 'string' || h.size !== bytes.length)
+    throw new EnvelopeRefused('shape', 'the decrypted file does not begin with its name, type and size');
+  return { name: h.name, type: h.type, size: h.size, bytes };
 }

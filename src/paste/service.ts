@@ -159,6 +159,10 @@ export interface ServedFile {
   bytes: StoredBytes;
 }
 
+/** An encrypted paste's files are envelopes whatever type their parts claimed (docs/encrypted-pastes.md). */
+const opaque = (encrypted: 0 | 1 | undefined, files: readonly PasteFile[]): readonly PasteFile[] =>
+  encrypted === 1 ? files.map((f) => ({ ...f, type: 'application/octet-stream' })) : files;
+
 /**
  * The language to store: the one asked for, else detected from the text; an encrypted
  * paste's text cannot be read here, so `auto` is kept for its readers to detect.
@@ -704,7 +708,7 @@ export class PasteService {
   /** `p`, flagged when its content is a client's envelope, with its files; other pastes keep the one shape they have. */
   #sealed(encrypted: 0 | 1 | undefined, files: readonly PasteFile[] | undefined, p: Paste): Paste {
     const sealed: Paste = encrypted === 1 ? { ...p, encrypted: 1 } : p;
-    return files === undefined ? sealed : { ...sealed, files };
+    return files === undefined ? sealed : { ...sealed, files: opaque(encrypted, files) };
   }
 
   /** How many pastes the user owns (the admins' Users page, `cli user list`). */
@@ -892,7 +896,7 @@ export class PasteService {
             if (!had.some((f) => f.name === name)) throw new PasteError('no_such_file');
           const files = this.#fileList([...had.filter((f) => !changes.remove.includes(f.name)), ...changes.add]);
           if (files === undefined) delete next.files;
-          else next.files = files;
+          else next.files = opaque(encrypted, files);
         }
         if (next.content_json === NO_CONTENT && next.files === undefined) throw new PasteError('nothing_left');
         // The version replaced is kept, on disk before the new one (README, Revisions); a

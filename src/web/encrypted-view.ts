@@ -1,5 +1,7 @@
+import { filesOf } from '../paste/files.ts';
 import { contentOf, type Paste } from '../paste/paste.ts';
 import { clientUrl } from './client-asset.ts';
+import type { WebContext } from './context.ts';
 import { html, type SafeHtml } from './html.ts';
 
 /**
@@ -42,9 +44,20 @@ export const encryptOption = (): SafeHtml =>
   html`<fieldset class="encrypt" data-encrypt${MODULE()} hidden>
 <label class="check"><input type="checkbox" id="encrypt" value="1"> Encrypt in my browser</label>
 <div class="field"><label for="encrypt-password">Encryption password <span class="muted small">(optional)</span></label><input type="password" id="encrypt-password" autocomplete="new-password"></div>
-<p class="hint">The text is encrypted here (AES-256-GCM) with a random key before it is sent; the key is only in the link, after its <code>#</code>, which browsers never send to a server. With a password, the link and the password are both needed. The title and the settings are not encrypted.</p>
+<p class="hint">The text is encrypted here (AES-256-GCM) with a random key before it is sent; the key is only in the link, after its <code>#</code>, which browsers never send to a server. With a password, the link and the password are both needed. Files are encrypted too, names included. The title and the settings are not encrypted.</p>
 <div id="encrypt-status" role="alert" hidden></div>
 </fieldset>`;
 
 /** The forms before an encrypted paste (its burn warning, its password) load the module, which keeps the key in them. */
 export const keepKey = (p: Paste): SafeHtml => (p.encrypted === 1 ? html` data-keep-key${MODULE()}` : html``);
+
+/**
+ * An encrypted paste's page shows its decrypted images from Blob URLs (client/encrypted-paste.ts):
+ * its policy alone takes `blob:` images, and only when the paste has files; nothing else widens.
+ */
+export function allowBlobImages(ctx: Pick<WebContext, 'headers'>, p: Paste): void {
+  if (p.encrypted !== 1 || filesOf(p).length === 0) return;
+  const policy = ctx.headers['content-security-policy'];
+  if (typeof policy === 'string')
+    ctx.headers['content-security-policy'] = policy.replace("img-src 'self' data:", "img-src 'self' data: blob:");
+}

@@ -101,16 +101,26 @@ export const flagBox = (name: string, label: string, on: boolean): SafeHtml =>
  * the browser module (client/paste-files.ts) adds dropping, pasting a screenshot, the list
  * of chosen files and the upload's progress. Its limits are the server's, shown up front.
  */
-export function filesField(limits: FileLimits): SafeHtml {
-  return html`<div class="field files-field" data-files data-module="${clientUrl()}" data-max-file-bytes="${limits.maxFileBytes}" data-max-files="${limits.maxFilesPerPaste}">
+export function filesField(limits: FileLimits, sealed = false): SafeHtml {
+  return html`<div class="field files-field" data-files${sealed ? html` data-sealed-files hidden` : ''} data-module="${clientUrl()}" data-max-file-bytes="${limits.maxFileBytes}" data-max-files="${limits.maxFilesPerPaste}">
 <label for="file">Files <span class="muted small">(optional: up to ${limits.maxFilesPerPaste}, ${sizeLabel(limits.maxFileBytes)} each)</span></label>
-<input type="file" id="file" name="file" multiple>
-<p class="hint" data-files-hint hidden>Or drop files on the form, or paste a screenshot into it.</p>
+<input type="file" id="file" name="file" multiple${sealed ? html` disabled` : ''}>
+${sealed ? sealedFilesNote : ''}<p class="hint" data-files-hint hidden>Or drop files on the form, or paste a screenshot into it.</p>
 <ul class="chosen-files" data-files-list hidden></ul>
 <progress class="upload-progress" data-files-progress max="100" value="0" hidden></progress>
 <div class="alert alert-error" data-files-status role="alert" hidden></div>
 </div>`;
 }
+
+/**
+ * An encrypted paste's edit form takes files only where the browser module can seal them
+ * with the link's key (client/encrypted-paste.ts): hidden and disabled until then, so no
+ * file is ever sent in the clear. The password field has no name: it is never sent.
+ */
+const sealedFilesNote = html`<div class="field"><label for="encrypt-password">Encryption password <span class="muted small">(if the paste has one)</span></label><input type="password" id="encrypt-password" autocomplete="off"></div>
+<p class="hint">Files added here are encrypted in this browser with the key in the link, as the text was.</p>
+<div id="encrypt-status" role="alert" hidden></div>
+`;
 
 /** An edit's current files, each with a box that removes it (`remove_file=NAME`). */
 export function currentFiles(files: readonly PasteFile[], removing: readonly string[]): SafeHtml {

@@ -169,7 +169,7 @@ export function pasteView(
   const body = html`${burnedNow ? notice('warn', html`<strong>This paste is now burned.</strong> This is its one and only view: it has been deleted from the server. Copy what you need before you leave this page.`) : ''}
 <div class="paste-layout">
 <section class="card paste-head">
-<div class="head-top">${pasteBadges(p, now)}${mine && !burnedNow ? html`<span class="owner-tools"><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/edit">Edit</a><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/delete">Delete</a></span>` : ''}</div>
+<div class="head-top">${pasteBadges(p, now)}${mine && !burnedNow ? html`<span class="owner-tools"><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/edit"${sealed ? html` data-keep-key` : ''}>Edit</a><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/delete">Delete</a></span>` : ''}</div>
 <h1 class="paste-title">${isolate(pasteTitle(p))}</h1>
 <p class="lede">${code === null ? sealedLede(p) : onlyFiles(p) ? plural(filesOf(p).length, 'file') : html`${plural(code.lines, 'line')} of ${p.language === 'text' ? 'plain text' : languageLabel(p.language)} &middot; ${sizeLabel(code.bytes)}`}</p>
 <dl class="facts">
@@ -210,9 +210,13 @@ function filesCard(
   const files = filesOf(p);
   if (files.length === 0) return '';
   const linked = p.burn_after_read === 0 || burnedAt !== undefined;
+  // An encrypted paste's files are envelopes: the browser fetches, decrypts and names them (client/encrypted-paste.ts).
+  const sealed = p.encrypted === 1;
   const items = files.map((f) => {
     const grant = burnedAt === undefined ? '' : `?grant=${fileGrant(ctx.deps.signer, p.hash, burnedAt, f)}`;
     const href = `/p/${p.hash}/files/${encodeURIComponent(f.name)}${grant}`;
+    if (sealed)
+      return html`<li${linked ? html` data-sealed-file="${href}"` : ''}><span class="file-name">Encrypted file</span> <span class="muted">${sizeLabel(f.size)}</span></li>`;
     const name = linked
       ? html`<a class="file-name" href="${href}">${isolate(f.name)}</a>`
       : html`<span class="file-name">${isolate(f.name)}</span>`;
@@ -224,7 +228,7 @@ function filesCard(
     return html`<li>${name} <span class="muted">${sizeLabel(f.size)}${code === undefined ? '' : html` &middot; ${languageLabel(fileLanguage(f.name) ?? 'text')}`}</span>${image}${code === undefined ? '' : fileCodeBlock(code, href)}</li>`;
   });
   return html`<section class="card files-card" aria-label="Files">
-<div class="card-head"><h2>${plural(files.length, 'file')}</h2>${p.burn_after_read === 0 ? html`<a class="btn btn-sm" href="/p/${p.hash}/files.zip" download>Download all (zip)</a>` : ''}</div>
+<div class="card-head"><h2>${plural(files.length, 'file')}</h2>${p.burn_after_read === 0 && !sealed ? html`<a class="btn btn-sm" href="/p/${p.hash}/files.zip" download>Download all (zip)</a>` : ''}</div>
 ${burnedAt === undefined ? '' : html`<p class="muted small">Each file opens once, in the next ${FILE_GRANT_MS / 60_000} minutes: save what you open.</p>`}
 <ul class="file-list">${items}</ul>
 </section>`;

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { decryptEnvelope, encryptText, newKey } from '../../src/paste/envelope-crypto.ts';
-import { apiLogLines, everythingStored } from '../helpers/stored.ts';
+import { decryptEnvelope, encryptText, newKey, openFile, sealFile } from '../../src/paste/envelope-crypto.ts';
+import { multipart } from '../helpers/multipart-body.ts';
+import { apiLogLines, everythingStored, storedFileBytes } from '../helpers/stored.ts';
 import { makeToken, req, ROOT, startServer } from '../helpers/server.ts';
 
 const SCRIPT = join(ROOT, 'contrib', 'encrypted-paste.mjs');
@@ -87,5 +89,114 @@ describe('contrib/encrypted-paste.mjs', () => {
     assert.deepEqual([ok.code, ok.out], [0, 'two locks']);
     const bad = await run(['frobnicate'], env);
     assert.deepEqual([bad.code, /usage/.test(bad.err)], [1, true]);
+  });
+
+  test('put --file sends each file as an envelope under an opaque name; get --files decrypts them into a folder', async () => {
+    const server = await startServer();
+    const token = await makeToken(server.dataDir);
+    const env = { PASTE_URL: server.url, PASTE_TOKEN: token, PASTE_PASSWORD: 'two locks' };
+    const work = join(server.dataDir, '..', `files-${Date.now()}`);
+    await mkdir(join(work, 'in'), { recursive: true });
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(300, 7)]);
+    const log = Buffer.from(Array.from({ length: 5000 }, (_, i) => `line ${i} osprey\n`).join(''));
+    const binary = Buffer.from([0, 0x0a, 0xff, 0xfe, 0x0a, 0]);
+    const plain: [string, Buffer][] = [
+      ['chart osprey.png', png],
+      ['run-osprey.log', log],
+      ['odd-osprey.bin', binary],
+    ];
+    for (const [name, bytes] of plain) await writeFile(join(work, 'in', name), bytes);
+    await writeFile(join(work, 'notes.txt'), TEXT);
+    const put = await run(
+      ['put', join(work, 'notes.txt'), ...plain.flatMap(([name]) => ['--file', join(work, 'in', name)])],
+      env,
+    );
+    assert.equal(put.code, 0, put.err);
+    const link = put.out.trim();
+    const [, hash, key] = /\/p\/([A-Za-z0-9]{10})#([A-Za-z0-9_-]{43})$/.exec(link) as unknown as [
+      string,
+      string,
+      string,
+    ];
+
+    // The server holds envelopes named f1.enc, f2.enc, f3.enc: no name, no plain bytes.
+    const paste = (await req(server, 'GET', `/api/v1/paste.php?hash=${hash}`, { token })).json['paste'] as Record<
+      string,
+      unknown
+    >;
+    const listed = paste['files'] as Record<string, unknown>[];
+    assert.deepEqual(
+      listed.map((f) => [f['name'], f['type']]),
+      [
+        ['f1.enc', 'application/octet-stream'],
+        ['f2.enc', 'application/octet-stream'],
+        ['f3.enc', 'application/octet-stream'],
+      ],
+    );
+    const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+    const held = await storedFileBytes(server.dataDir);
+    for (const [, bytes] of plain) assert.ok(!held.includes(sha(bytes)));
+    const stored = (await everythingStored(server.dataDir)) + JSON.stringify(await apiLogLines(server.dataDir));
+    assert.ok(!stored.includes('osprey') && !stored.includes(key));
+
+    // Read back into a folder, byte for byte, under the real names; the text still goes to stdout.
+    const out = join(work, 'out');
+    await mkdir(out);
+    const got = await run(['get', link, '--files', out], env);
+    assert.deepEqual([got.code, got.out], [0, TEXT], got.err);
+    assert.deepEqual((await readdir(out)).sort(), plain.map(([name]) => name).sort());
+    for (const [name, bytes] of plain) assert.ok((await readFile(join(out, name))).equals(bytes), name);
+    // The browser's code opens what the script sealed; a file already in the folder is never overwritten.
+    const first = await req(server, 'GET', `/api/v1/file.php?hash=${hash}&name=f1.enc`, { token });
+    const opened = await openFile(first.text, key, 'two locks');
+    assert.deepEqual([opened.name, opened.type], ['chart osprey.png', 'image/png']);
+    const again = await run(['get', link, '--files', out], env);
+    assert.equal(again.code, 1);
+    assert.match(again.err, /EEXIST/);
+
+    // What the browser sealed, the script opens; a name that is a path is refused and nothing is written.
+    const mine = newKey();
+    const sealed = async (name: string, bytes: Buffer) =>
+      Buffer.from(await sealFile({ name, type: 'text/plain', size: bytes.length }, bytes, mine));
+    for (const [name, ok] of [
+      ['from-browser.txt', true],
+      ['../escaped.txt', false],
+    ] as const) {
+      const m = multipart({ content: await encryptText('browser', mine), encrypted: '1' }, [
+        { name: 'f1.enc', bytes: await sealed(name, Buffer.from('browser bytes')) },
+      ]);
+      const made = await req(server, 'POST', '/api/v1/paste_create.php', {
+        token,
+        body: m.body,
+        headers: { 'content-type': m.type },
+      });
+      const dir = join(work, ok ? 'browser' : 'hostile');
+      await mkdir(dir);
+      const r = await run(['get', `${server.url}/p/${String(made.json['hash'])}#${mine}`, '--files', dir], {
+        PASTE_URL: server.url,
+        PASTE_TOKEN: token,
+      });
+      if (ok) {
+        assert.deepEqual([r.code, r.out], [0, 'browser'], r.err);
+        assert.equal(await readFile(join(dir, name), 'utf8'), 'browser bytes');
+      } else {
+        assert.equal(r.code, 1);
+        assert.match(r.err, /not a plain file name/);
+        assert.deepEqual(await readdir(dir), []);
+        assert.deepEqual((await readdir(work)).includes('escaped.txt'), false);
+      }
+    }
+
+    // A one-time paste's files come with the read that burns it, each once.
+    const once = await run(
+      ['put', join(work, 'notes.txt'), '--burn', '--file', join(work, 'in', 'run-osprey.log')],
+      env,
+    );
+    const burned = join(work, 'burned');
+    await mkdir(burned);
+    const read = await run(['get', once.out.trim(), '--files', burned], env);
+    assert.deepEqual([read.code, read.out], [0, TEXT], read.err);
+    assert.ok((await readFile(join(burned, 'run-osprey.log'))).equals(log));
+    assert.match((await run(['get', once.out.trim()], env)).err, /410 .*burned/);
   });
 });

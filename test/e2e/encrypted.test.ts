@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { cleanup, ROOT, spawnServer, type ProcessServer } from '../helpers/server.ts';
-import { apiLogLines, everythingStored } from '../helpers/stored.ts';
+import { apiLogLines, everythingStored, storedFileBytes, storedPaste } from '../helpers/stored.ts';
 import { skipWithout, tool, willSkip } from '../helpers/tools.ts';
+import { until } from '../helpers/until.ts';
 
 const SENTENCE = /This paste is encrypted; the link you have lacks its key\./;
 const MARKER = 'zebra-quartz-7731';
@@ -22,7 +24,7 @@ before(async () => {
   if (willSkip('chromium')) return;
   const executablePath = tool('chromium');
   await mkdir(ARTIFACTS, { recursive: true });
-  server = await spawnServer();
+  server = await spawnServer({ env: { OPEN_REGISTRATION: '1' } });
   browser = await chromium.launch({
     executablePath,
     args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
@@ -42,6 +44,18 @@ async function freshPage(): Promise<Page> {
     if (m.type() === 'error' && !m.text().includes('status of 410')) problems.push(m.text());
   });
   page.on('pageerror', (e) => problems.push(e.message));
+  return page;
+}
+
+/** A fresh page signed in as a new user `name`, on the home page. */
+async function registered(name: string): Promise<Page> {
+  const page = await freshPage();
+  await page.goto('/register');
+  await page.fill('#name', name);
+  await page.fill('#password', 'correct horse battery');
+  await page.fill('#confirm', 'correct horse battery');
+  await page.click('button[type=submit]');
+  await page.waitForURL(`${server.url}/`);
   return page;
 }
 
@@ -66,13 +80,7 @@ const settled = (page: Page): Promise<unknown> =>
 
 test('an encrypted paste with a password: the server never holds the text or the key; its readers need both', async (t) => {
   if (skipWithout(t, 'chromium')) return;
-  const ada = await freshPage();
-  await ada.goto('/register');
-  await ada.fill('#name', 'ada');
-  await ada.fill('#password', 'correct horse battery');
-  await ada.fill('#confirm', 'correct horse battery');
-  await ada.click('button[type=submit]');
-  await ada.waitForURL(`${server.url}/`);
+  const ada = await registered('ada');
 
   const link = await createEncrypted(ada, { password: PASSWORD });
   const key = (LINK.exec(link) as RegExpExecArray)[1] as string;
@@ -158,5 +166,104 @@ test('an encrypted paste with a password: the server never holds the text or the
   assert.equal(gone?.status(), 410);
   assert.ok(!(await everythingStored(server.dataDir)).includes((LINK.exec(once) as RegExpExecArray)[1] as string));
 
+  assert.deepEqual(problems, [], 'no console errors or CSP violations');
+});
+
+/** A 2×2 red PNG (test/e2e/files.test.ts has it too): an image the page must show. */
+const RED = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==';
+
+test("an encrypted paste's files: sealed in the browser, opened by the link's reader with their names and bytes", async (t) => {
+  if (skipWithout(t, 'chromium')) return;
+  const cy = await registered('cy');
+  const png = Buffer.from(RED, 'base64');
+  const notes = Buffer.from(`the notes ${MARKER}\n`);
+  await cy.fill('#content', TEXT);
+  await cy.waitForSelector('[data-encrypt]:not([hidden])');
+  await cy.check('#encrypt');
+  await cy.fill('#encrypt-password', PASSWORD);
+  await cy.setInputFiles('#file', [
+    { name: 'chart-kestrel.png', mimeType: 'image/png', buffer: png },
+    { name: 'notes-kestrel.txt', mimeType: 'text/plain', buffer: notes },
+  ]);
+  await cy.click('button:has-text("Create paste")');
+  await cy.waitForURL(LINK);
+  const link = cy.url();
+  const key = (LINK.exec(link) as RegExpExecArray)[1] as string;
+
+  // What the server received and keeps holds neither the names nor the bytes: two opaque envelopes.
+  const hash = new URL(link).pathname.slice(3);
+  const files = ((await storedPaste(server.dataDir, hash))?.['files'] ?? []) as Record<string, unknown>[];
+  assert.deepEqual(
+    files.map((f) => [f['name'], f['type']]),
+    [
+      ['f1.enc', 'application/octet-stream'],
+      ['f2.enc', 'application/octet-stream'],
+    ],
+  );
+  const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+  const held = await storedFileBytes(server.dataDir);
+  for (const b of [png, notes]) assert.ok(!held.includes(sha(b)), 'plain bytes stored');
+  const stored = await everythingStored(server.dataDir);
+  for (const secret of ['kestrel', MARKER]) assert.ok(!stored.includes(secret), `${secret} stored`);
+
+  // Another browser with the link and the password: the image shown, the text file saved by its real name.
+  const reader = await freshPage();
+  await reader.goto(link);
+  await reader.waitForSelector('#sealed-password:not([hidden])');
+  await reader.fill('#sealed-pw', PASSWORD);
+  await reader.click('#sealed-password button');
+  await settled(reader);
+  // Each file is decrypted on its own: both are waited for.
+  await reader.waitForSelector('.files-card img.file-image[alt="chart-kestrel.png"]');
+  await reader.waitForSelector('.files-card a.file-name[download="notes-kestrel.txt"]');
+  // Page functions are eval'd inside the page, which its CSP forbids: polled from here instead (files.test.ts).
+  await until(
+    () =>
+      reader.evaluate<boolean>(
+        "[...document.querySelectorAll('img.file-image')].filter((i) => i.complete && i.naturalWidth === 2).length === 1",
+      ),
+    { what: 'the decrypted image shown' },
+  );
+  assert.deepEqual(await reader.locator('.files-card .file-name').allTextContents(), [
+    'chart-kestrel.png',
+    'notes-kestrel.txt',
+  ]);
+  const [download] = await Promise.all([
+    reader.waitForEvent('download'),
+    reader.click('.files-card a.file-name:has-text("notes-kestrel.txt")'),
+  ]);
+  assert.equal(download.suggestedFilename(), 'notes-kestrel.txt');
+  assert.ok((await readFile(await download.path())).equals(notes));
+  await reader.screenshot({ path: join(ARTIFACTS, 'encrypted-files.png'), fullPage: true });
+
+  // Its author adds a file on the edit form reached from the page, so with the key; without it the form takes none.
+  await cy.goto(`/p/${hash}/edit`);
+  assert.equal(await cy.locator('[data-sealed-files]').isHidden(), true);
+  assert.equal(await cy.locator('#file').isDisabled(), true);
+  await cy.goto('about:blank');
+  await cy.goto(link);
+  await cy.fill('#sealed-pw', PASSWORD);
+  await cy.click('#sealed-password button');
+  await settled(cy);
+  await cy.click('.owner-tools a:has-text("Edit")');
+  await cy.waitForURL(new RegExp(`/p/${hash}/edit#${key}$`));
+  await cy.waitForSelector('[data-sealed-files]:not([hidden]) #file:not([disabled])');
+  await cy.fill('#encrypt-password', PASSWORD);
+  await cy.setInputFiles('#file', {
+    name: 'added-kestrel.txt',
+    mimeType: 'text/plain',
+    buffer: Buffer.from('added\n'),
+  });
+  await cy.click('button:has-text("Save changes")');
+  await cy.waitForURL(link);
+  await cy.fill('#sealed-pw', PASSWORD);
+  await cy.click('#sealed-password button');
+  await cy.waitForSelector('.files-card a.file-name[download="added-kestrel.txt"]');
+  const edited = ((await storedPaste(server.dataDir, hash))?.['files'] ?? []) as Record<string, unknown>[];
+  assert.deepEqual(
+    edited.map((f) => f['name']),
+    ['f1.enc', 'f2.enc', 'f3.enc'],
+  );
+  assert.ok(!(await everythingStored(server.dataDir)).includes('kestrel'));
   assert.deepEqual(problems, [], 'no console errors or CSP violations');
 });

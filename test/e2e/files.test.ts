@@ -168,24 +168,20 @@ test('the edit form: remove a file by its box, add one by the picker; the upload
   assert.deepEqual(problems, []);
 });
 
-test('with "Encrypt in my browser" ticked, files are refused rather than sent in the clear', async (t) => {
+test('with "Encrypt in my browser" ticked, files are sealed rather than sent in the clear', async (t) => {
   if (skipWithout(t, 'chromium')) return;
   const page = await signedIn('eve');
   await page.waitForSelector('[data-encrypt]:not([hidden])');
   await page.fill('#content', 'secret text');
   await page.check('#encrypt');
   await page.setInputFiles('#file', { name: 'plain.log', mimeType: 'text/plain', buffer: Buffer.from('plain\n') });
-  let posted = false;
-  page.on('request', (r) => {
-    if (r.method() === 'POST') posted = true;
-  });
   await page.click('button:has-text("Create paste")');
-  await page.waitForSelector('[data-files-status]:not([hidden])');
-  assert.match(
-    (await page.locator('[data-files-status]').textContent()) ?? '',
-    /Files are not encrypted in the browser/,
-  );
-  assert.equal(posted, false);
-  assert.equal(new URL(page.url()).pathname, '/');
+  await page.waitForURL(/\/p\/[A-Za-z0-9]{10}#[A-Za-z0-9_-]{43}$/);
+  // Its page, with the key: the one file under its real name, which the server never had (test/e2e/encrypted.test.ts).
+  await page.waitForSelector('.files-card a.file-name[download="plain.log"]');
+  const hash = new URL(page.url()).pathname.slice(3);
+  const listed = await page.request.get(`/p/${hash}/files/f1.enc`);
+  assert.equal(listed.status(), 200);
+  assert.doesNotMatch(await listed.text(), /plain/);
   assert.deepEqual(problems, []);
 });

@@ -10,9 +10,12 @@ import {
 import {
   decryptEnvelope,
   EnvelopeRefused,
+  encryptBytes,
   encryptText,
   newKey,
   openEnvelope,
+  openFile,
+  sealFile,
 } from '../../src/paste/envelope-crypto.ts';
 
 /** The fewest iterations an envelope may name, so the password cases stay fast. */
@@ -112,5 +115,22 @@ describe('the encryption envelope', () => {
       assert.ok(problem.includes(word === 'not JSON' ? 'JSON object' : word), `${text}: ${problem}`);
       assert.throws(() => openEnvelope(text), refused('shape'));
     }
+  });
+
+  test("a file's envelope holds its name, type, size and bytes, any bytes; a wrong key, password or size is refused", async () => {
+    const key = newKey();
+    const bytes = new Uint8Array([0, 0xff, 0x0a, 0x89, 0x50, 0x4e, 0x47, 0x0a, 0xc3]);
+    const name = 'räpport\n"x".bin';
+    const text = await sealFile({ name, type: 'image/png', size: 999 }, bytes, key, { password: 'pw', ...FAST });
+    assert.equal(envelopeProblem(text), null, 'the same envelope as the text');
+    assert.ok(!text.includes('pport'));
+    const opened = await openFile(text, key, 'pw');
+    assert.deepEqual([opened.name, opened.type, opened.size, [...opened.bytes]], [name, 'image/png', 9, [...bytes]]);
+    await assert.rejects(openFile(text, key, 'wrong'), refused('key'));
+    await assert.rejects(openFile(text, newKey(), 'pw'), refused('key'));
+    const lying = await encryptBytes(new TextEncoder().encode('{"name":"a","type":"","size":5}\nabc'), key);
+    await assert.rejects(openFile(lying, key), refused('shape'));
+    const headless = await encryptText('no head at all', key);
+    await assert.rejects(openFile(headless, key), refused('shape'));
   });
 });

@@ -84,6 +84,10 @@ describe('encrypted pastes on the web', () => {
     // Its title changes on the web; the envelope goes back as it came, and stays encrypted.
     const form = await alice.get(`/p/${hash}/edit`);
     assert.match(form.text, /This paste is encrypted: its content here is the envelope/);
+    // Its files field is shut (hidden, disabled) until the browser module has the key to seal them.
+    assert.match(form.text, /<div class="field files-field" data-files data-sealed-files hidden /);
+    assert.match(form.text, /<input type="file" id="file" name="file" multiple disabled>/);
+    assert.match(form.text, /<input type="password" id="encrypt-password" autocomplete="off">/, 'a field with no name');
     const envelope = (await storedPaste(server.dataDir, hash)) as Record<string, unknown>;
     const renamed = await alice.post(`/p/${hash}/edit`, {
       title: 'renamed',

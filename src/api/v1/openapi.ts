@@ -93,7 +93,7 @@ const stripUndefined = (o: Record<string, Schema>): Record<string, Schema> =>
     Object.entries(o).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined))]),
   );
 
-const ENCRYPTED_FIELD = `\`1\`: \`content\` is an envelope the client encrypted (AES-256-GCM), a JSON object \`{"v":${ENVELOPE_VERSION},"alg":"${ENVELOPE_ALG}","iv","ct"}\` with \`"kdf":"${ENVELOPE_KDF}","iter","salt"\` when a password was used, bytes in base64url (docs/encrypted-pastes.md). The server checks its shape only (400 otherwise), keeps it as it is, and neither detects its language nor searches it.`;
+const ENCRYPTED_FIELD = `\`1\`: \`content\` is an envelope the client encrypted (AES-256-GCM), a JSON object \`{"v":${ENVELOPE_VERSION},"alg":"${ENVELOPE_ALG}","iv","ct"}\` with \`"kdf":"${ENVELOPE_KDF}","iter","salt"\` when a password was used, bytes in base64url (docs/encrypted-pastes.md). The server checks its shape only (400 otherwise), keeps it as it is, and neither detects its language nor searches it. Its files are kept as \`application/octet-stream\` whatever their parts claim: a client sends each as an envelope of its own under an opaque name.`;
 
 /** A paste's file as `paste.php` lists it (README, Files). */
 const pasteFile: Schema = {

@@ -7,13 +7,15 @@ import {
   needsPassword,
   newKey,
   openEnvelope,
+  openFile,
+  sealFile,
 } from '../../paste/envelope-crypto.ts';
 import type { Envelope } from '../../paste/envelope.ts';
 import { contentLines } from '../code-view.ts';
 import { languageLabel } from '../languages.ts';
 import { qrSvg } from '../qr.ts';
 import { doc, type El, loc, whenReady } from './dom.ts';
-import './paste-files.ts';
+import { sizeText } from './paste-files.ts';
 
 /**
  * The browser's side of encrypted pastes (README, Encrypted pastes), served as
@@ -27,6 +29,44 @@ import './paste-files.ts';
 export const LACKS_KEY = 'This paste is encrypted; the link you have lacks its key.';
 
 const byId = (id: string): El | null => doc().getElementById(id);
+
+/** The little of File, Blob, DataTransfer and URL this module uses (dom.ts says why they are typed here). */
+interface FileLike {
+  readonly name: string;
+  readonly type: string;
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
+interface Web {
+  DataTransfer: new () => { readonly files: unknown; readonly items: { add(f: unknown): void } };
+  File: new (parts: unknown[], name: string, opts: { type: string }) => unknown;
+  Blob: new (parts: unknown[], opts: { type: string }) => unknown;
+  URL: { createObjectURL(blob: unknown): string };
+  fetch(url: string): Promise<{ ok: boolean; text(): Promise<string> }>;
+}
+const web = globalThis as unknown as Web;
+
+/** The images the page shows from their decrypted bytes: the raster types the server shows inline (paste-view.ts). */
+const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+/**
+ * The form's chosen files, each replaced by its envelope under an opaque name (`f1.enc`,
+ * `f2.enc`, ...): the real name, type and size are inside (envelope-crypto.ts, sealFile).
+ */
+async function sealFiles(form: El, key: string, password: string): Promise<void> {
+  const input = form.querySelector('input[type="file"]') as (El & { files: ArrayLike<FileLike> | null }) | null;
+  if (input === null || input.files === null || input.files.length === 0) return;
+  const sealed = new web.DataTransfer();
+  // On the edit form the paste's own files keep their names: a new one takes the first free.
+  const taken = new Set(Array.from(form.querySelectorAll('input[name="remove_file"]')).map((b) => b.value));
+  let n = 0;
+  for (const f of Array.from(input.files)) {
+    while (taken.has(`f${++n}.enc`));
+    const bytes = new Uint8Array(await f.arrayBuffer());
+    const envelope = await sealFile({ name: f.name, type: f.type, size: bytes.length }, bytes, key, { password });
+    sealed.items.add(new web.File([envelope], `f${n}.enc`, { type: 'application/octet-stream' }));
+  }
+  (input as unknown as { files: unknown }).files = sealed.files;
+}
 
 function say(status: El | null, lines: string[]): void {
   if (status === null) return;
@@ -53,8 +93,9 @@ function armCreateForm(box: El): void {
     if (sending) return;
     sending = true;
     const key = newKey();
-    encryptText(content.value, key, { password: byId('encrypt-password')?.value ?? '' }).then(
-      (envelope) => {
+    const password = byId('encrypt-password')?.value ?? '';
+    Promise.all([encryptText(content.value, key, { password }), sealFiles(form, key, password)]).then(
+      ([envelope]) => {
         const field = (name: string, value: string): void => {
           const input = doc().createElement('input');
           input.type = 'hidden';
@@ -71,13 +112,13 @@ function armCreateForm(box: El): void {
       },
       () => {
         sending = false;
-        say(byId('encrypt-status'), ['This browser could not encrypt the text; nothing was sent.']);
+        say(byId('encrypt-status'), ['This browser could not encrypt the text or the files; nothing was sent.']);
       },
     );
   });
 }
 
-/** Forms that lead on to the paste (its burn warning, its password) keep the key for the page they lead to. */
+/** Forms that lead on to the paste (its burn warning, its password), and its Edit link, keep the key for the page they lead to. */
 function keepKeyInForms(): void {
   const key = loc().hash.slice(1);
   if (!isKey(key)) return;
@@ -86,6 +127,47 @@ function keepKeyInForms(): void {
     const f = forms[i] as El;
     f.action = `${f.getAttribute('action') ?? ''}#${key}`;
   }
+  const links = doc().querySelectorAll('a[data-keep-key]');
+  for (let i = 0; i < links.length; i++) {
+    const a = links[i] as El;
+    a.href = `${a.getAttribute('href') ?? ''}#${key}`;
+  }
+}
+
+/**
+ * The edit form of an encrypted paste, opened with the key in the link: its files are
+ * sealed as the create form seals them, once the key and password have opened the
+ * paste's own text (so a wrong password seals nothing). Without the key it stays shut.
+ */
+function armSealedEdit(box: El): void {
+  const key = loc().hash.slice(1);
+  const input = box.querySelector('input[type="file"]') as (El & { files: ArrayLike<unknown> | null }) | null;
+  const form = input?.form ?? null;
+  if (!isKey(key) || input === null || form === null) return;
+  box.hidden = false;
+  input.removeAttribute('disabled');
+  // The answer is a redirect to the paste, which keeps this fragment.
+  form.action = `${form.getAttribute('action') ?? ''}#${key}`;
+  let sending = false;
+  form.addEventListener('submit', (ev) => {
+    if ((input.files?.length ?? 0) === 0) return;
+    ev.preventDefault();
+    if (sending) return;
+    sending = true;
+    const password = byId('encrypt-password')?.value ?? '';
+    const text = form.querySelector('textarea[name="content"]')?.value ?? '';
+    decryptEnvelope(text, key, password)
+      .then(() => sealFiles(form, key, password))
+      .then(
+        () => form.submit(),
+        () => {
+          sending = false;
+          say(byId('encrypt-status'), [
+            'The key in the link or the password does not open this paste, so its files were not sent.',
+          ]);
+        },
+      );
+  });
 }
 
 /** The paste page: decrypts the envelope the page holds, with the link's key (and the password). */
@@ -109,7 +191,10 @@ function openSealed(box: El): void {
   const text = box.getAttribute('data-envelope') ?? '';
   const attempt = (password: string): Promise<void> =>
     decryptEnvelope(text, key, password).then(
-      (plain) => show(box, status, key, plain),
+      (plain) => {
+        show(box, status, key, plain);
+        openFiles(key, password);
+      },
       () =>
         say(
           status,
@@ -130,6 +215,54 @@ function openSealed(box: El): void {
     ev.preventDefault();
     void attempt(input.value);
   });
+}
+
+/**
+ * The paste's files, once its text opened with the same key and password: each is fetched,
+ * decrypted and offered under its real name from a Blob URL; an image is also shown. The
+ * download's Blob is untyped, so opening it can never render a page of this site.
+ */
+function openFiles(key: string, password: string): void {
+  const items = doc().querySelectorAll('[data-sealed-file]');
+  for (let i = 0; i < items.length; i++) {
+    const li = items[i] as El;
+    const href = li.getAttribute('data-sealed-file') ?? '';
+    // Fetched once: a one-time paste's grant opens each file once (paste/file-grant.ts).
+    li.removeAttribute('data-sealed-file');
+    web
+      .fetch(href)
+      .then((r) => (r.ok ? r.text() : Promise.reject(new Error('not fetched'))))
+      .then((envelope) => openFile(envelope, key, password))
+      .then(
+        (f) => {
+          li.innerHTML = '';
+          const a = doc().createElement('a');
+          a.setAttribute('class', 'file-name');
+          a.href = web.URL.createObjectURL(new web.Blob([f.bytes], { type: 'application/octet-stream' }));
+          a.setAttribute('download', f.name);
+          const name = doc().createElement('bdi');
+          name.textContent = f.name;
+          a.appendChild(name);
+          const size = doc().createElement('span');
+          size.setAttribute('class', 'muted');
+          size.textContent = ` ${sizeText(f.size)}`;
+          li.appendChild(a);
+          li.appendChild(size);
+          if (!IMAGE_TYPES.has(f.type)) return;
+          const img = doc().createElement('img');
+          img.setAttribute('class', 'file-image');
+          img.setAttribute('alt', f.name);
+          img.src = web.URL.createObjectURL(new web.Blob([f.bytes], { type: f.type }));
+          li.appendChild(img);
+        },
+        () => {
+          const note = doc().createElement('span');
+          note.setAttribute('class', 'muted small');
+          note.textContent = ' (this file could not be decrypted)';
+          li.appendChild(note);
+        },
+      );
+  }
 }
 
 /** Shows the text, highlighted as the server would, and the link with its key to share. */
@@ -177,4 +310,6 @@ whenReady(() => {
   if (create !== null) armCreateForm(create);
   const sealed = byId('sealed');
   if (sealed !== null) openSealed(sealed);
+  const edit = doc().querySelector('[data-sealed-files]');
+  if (edit !== null) armSealedEdit(edit);
 });

@@ -57,7 +57,7 @@ export function screenshotName(at: Date, type: string): string {
   return `screenshot-${at.getFullYear()}${two(at.getMonth() + 1)}${two(at.getDate())}-${two(at.getHours())}${two(at.getMinutes())}${two(at.getSeconds())}.${ext}`;
 }
 
-function sizeText(n: number): string {
+export function sizeText(n: number): string {
   if (n < 1024) return `${n} bytes`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
@@ -153,20 +153,16 @@ function armFiles(box: El): void {
       ),
     );
   });
-  // Capture: before the encrypted pastes' own handler, which sends only the text.
+  // Capture: before the encrypted pastes' own handler, which is left the form when it is ticked.
   (
     form as unknown as { addEventListener(t: string, l: (ev: DragEv) => void, capture: boolean): void }
   ).addEventListener(
     'submit',
     (ev) => {
       if (chosen.length === 0) return;
+      // Encrypted, the files are the encrypted pastes' handler's to seal and send (encrypted-paste.ts).
       const encrypt = doc().getElementById('encrypt') as unknown as { checked: boolean } | null;
-      if (encrypt?.checked === true) {
-        ev.preventDefault();
-        ev.stopImmediatePropagation();
-        say('Files are not encrypted in the browser: remove them, or untick "Encrypt in my browser".');
-        return;
-      }
+      if (encrypt?.checked === true || box.getAttribute('data-sealed-files') !== null) return;
       ev.preventDefault();
       send(form, progress, say);
     },

@@ -52,12 +52,12 @@ function editPage(
   const body = html`<div class="page-head"><h1>Edit paste</h1><a class="btn btn-ghost" href="/p/${p.hash}">Cancel</a></div>
 <section class="card">
 ${problemList(problems)}
-${p.encrypted === 1 ? notice('info', 'This paste is encrypted: its content here is the envelope the server cannot read. Change its title and settings here; to change its text, send a new envelope through the API.') : ''}
+${p.encrypted === 1 ? notice('info', 'This paste is encrypted: its content here is the envelope the server cannot read. Change its title and settings here, and add files when you came from its page with the key in the link; to change its text, send a new envelope through the API.') : ''}
 <form method="post" action="/p/${p.hash}/edit" enctype="multipart/form-data">
 ${csrfInput(ctx.csrf())}
 ${pasteFields(v, [['keep', keep], ...EXPIRY_CHOICES], html`<div class="field"><label for="password">New password</label><input type="password" id="password" name="password" autocomplete="new-password" placeholder="${p.password === null ? 'Optional' : 'Empty: keep the current one'}"></div>`, PRIVACY_CHOICES, false)}
 ${currentFiles(filesOf(p), removing)}
-${p.encrypted === 1 ? '' : filesField(ctx.deps.files.limits)}
+${filesField(ctx.deps.files.limits, p.encrypted === 1)}
 ${p.password === null ? '' : html`<div class="checks">${flagBox('clear_password', 'Remove the password', clearPw)}</div>`}
 <div class="actions"><button class="btn btn-primary" type="submit">Save changes</button><a class="btn btn-ghost" href="/p/${p.hash}">Cancel</a></div>
 </form>

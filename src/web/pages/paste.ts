@@ -11,7 +11,7 @@ import { field, type WebContext } from '../context.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
 import { html, raw, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
-import { keepKey } from '../encrypted-view.ts';
+import { allowBlobImages, keepKey } from '../encrypted-view.ts';
 import { allowRemoteImages, showsRendered } from '../markdown-view.ts';
 import { pasteCodeApart, pasteSize, pasteView, shareCard, shortUrl } from '../paste-view.ts';
 import { PAGE_HEAD_CHARS, type CodeView } from '../code-view.ts';
@@ -169,6 +169,7 @@ function viewVisible(ctx: WebContext, p: Paste): Reply | Promise<Reply> {
   const reader = readerWithoutPassword(ctx, p);
   if (reader === null) return passwordGate(ctx, p, `/p/${p.hash}`, [], 401);
   allowRemoteImages(ctx, p);
+  allowBlobImages(ctx, p);
   // Text files are read from their store before the page is written (web/file-view.ts).
   const views = (counted: HeadCounted): Reply | Promise<Reply> => {
     const made = fileViews(ctx, counted.paste);
@@ -223,6 +224,7 @@ export async function unlockPaste(ctx: WebContext): Promise<Reply> {
   const shown = await readWithPassword(ctx, p, gate);
   if ('kind' in shown) return shown;
   allowRemoteImages(ctx, p);
+  allowBlobImages(ctx, p);
   const size = burn ? undefined : await pasteSize(ctx, shown);
   const files = await fileViews(ctx, shown.paste);
   const page = reply(pasteView(ctx, size === undefined ? shown : { ...shown, size }, burn, undefined, files));

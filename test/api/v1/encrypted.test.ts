@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { MIN_ITERATIONS } from '../../../src/paste/envelope.ts';
-import { decryptEnvelope, encryptText, newKey } from '../../../src/paste/envelope-crypto.ts';
+import { decryptEnvelope, encryptText, newKey, openFile, sealFile } from '../../../src/paste/envelope-crypto.ts';
+import { multipart } from '../../helpers/multipart-body.ts';
 import { makeToken, req, startServer, type AppServer } from '../../helpers/server.ts';
-import { storedPaste } from '../../helpers/stored.ts';
+import { apiLogLines, everythingStored, storedFileBytes, storedPaste } from '../../helpers/stored.ts';
 import { registerAll } from '../../helpers/web-client.ts';
 
 const PYTHON = 'import os\n\ndef main():\n    print(os.getcwd())\n';
@@ -155,5 +157,72 @@ describe('encrypted pastes through the API', () => {
     assert.match((await alice.get('/my')).text, new RegExp(hash));
     assert.doesNotMatch((await alice.get(`/my?q=${encodeURIComponent(ivPart)}`)).text, new RegExp(hash));
     assert.match((await alice.get('/my?q=vault')).text, new RegExp(hash));
+  });
+
+  test("an encrypted paste's files: the server holds and serves envelopes under opaque names, never their names or bytes", async () => {
+    const server = await startServer({ env: { OPEN_REGISTRATION: '1' } });
+    const token = await makeToken(server.dataDir, { user: 'alice' });
+    const key = newKey();
+    const marker = 'violet-harbor-5520';
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from(marker)]);
+    const log = Buffer.from(`a log line ${marker}\n`);
+    const plain = [
+      { name: `plan-${marker}.png`, type: 'image/png', bytes: png },
+      { name: `notes-${marker}.log`, type: 'text/plain', bytes: log },
+    ];
+    const sealed = await Promise.all(
+      plain.map((f) => sealFile({ name: f.name, type: f.type, size: f.bytes.length }, f.bytes, key)),
+    );
+    // The first part claims to be a PNG: an encrypted paste's files are kept opaque whatever their parts say.
+    const m = multipart({ content: await encryptText('', key), encrypted: '1', privacy: 'unlisted' }, [
+      { name: 'f1.enc', bytes: Buffer.from(sealed[0] as string), type: 'image/png' },
+      { name: 'f2.enc', bytes: Buffer.from(sealed[1] as string) },
+    ]);
+    const made = await req(server, 'POST', '/api/v1/paste_create.php', {
+      token,
+      body: m.body,
+      headers: { 'content-type': m.type },
+    });
+    assert.equal(made.status, 200, made.text);
+    const hash = String(made.json['hash']);
+    const listed = (await get(server, token, hash))['files'] as Fields[];
+    assert.deepEqual(
+      listed.map((f) => [f['name'], f['type']]),
+      [
+        ['f1.enc', 'application/octet-stream'],
+        ['f2.enc', 'application/octet-stream'],
+      ],
+    );
+
+    // Nothing stored, logged or listed holds a real name or the plain bytes.
+    const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+    const stored = await everythingStored(server.dataDir);
+    const apiLog = JSON.stringify(await apiLogLines(server.dataDir));
+    assert.ok(!stored.includes(marker) && !apiLog.includes(marker) && !JSON.stringify(listed).includes(marker));
+    assert.ok(!stored.includes(key) && !apiLog.includes(key));
+    const held = await storedFileBytes(server.dataDir);
+    assert.equal(held.length, 2);
+    for (const f of plain) assert.ok(!held.includes(sha(f.bytes)), `${f.name}'s plain bytes are stored`);
+
+    // Served as attachments of opaque bytes, never inline; the key opens each to its name, type and bytes.
+    for (const [i, f] of plain.entries()) {
+      const r = await req(server, 'GET', `/api/v1/file.php?hash=${hash}&name=f${i + 1}.enc`, { token });
+      assert.equal(r.status, 200);
+      assert.equal(r.headers['content-type'], 'application/octet-stream');
+      assert.match(String(r.headers['content-disposition']), /^attachment/);
+      const opened = await openFile(r.text, key);
+      assert.deepEqual([opened.name, opened.type, Buffer.from(opened.bytes)], [f.name, f.type, f.bytes]);
+    }
+
+    // The page names no file: the browser fetches each envelope and decrypts it; only this page takes blob: images.
+    const page = await req(server, 'GET', `/p/${hash}`);
+    assert.equal(page.status, 200);
+    assert.ok(!page.text.includes(marker));
+    assert.equal(page.text.match(/data-sealed-file="\/p\/[A-Za-z0-9]{10}\/files\/f[12]\.enc"/g)?.length, 2);
+    assert.doesNotMatch(page.text, /files\.zip|<img class="file-image"/);
+    assert.match(String(page.headers['content-security-policy']), /img-src 'self' data: blob:;/);
+    const bare = await create(server, token, { content: await encryptText('no files', key), encrypted: 1 });
+    for (const path of [`/p/${bare}`, '/'])
+      assert.doesNotMatch(String((await req(server, 'GET', path)).headers['content-security-policy']), /blob:/, path);
   });
 });
