@@ -55,7 +55,8 @@ export async function benchBackends(argv: string[], setup: BackendSetup, flags: 
     const t0 = performance.now();
     const pg = await databaseCopy(running.cluster, 'bench', setup.dataDir, allHashes(setup.seeded));
     console.log(
-      `PostgreSQL: a throwaway cluster on 127.0.0.1:${running.cluster.port} (fsync on); the pastes copied in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+      `PostgreSQL: a throwaway cluster on 127.0.0.1:${running.cluster.port} (fsync on); the pastes copied in ` +
+        `${((performance.now() - t0) / 1000).toFixed(1)} s`,
     );
     const files = await spawnServer('files', argv, { DATA_DIR: setup.dataDir });
     servers.push(files);
@@ -87,7 +88,8 @@ export async function benchBackends(argv: string[], setup: BackendSetup, flags: 
           results[side].push(res);
           const m = res.measure;
           console.log(
-            `  ${s.name} round ${r + 1} ${side}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.non2xx} non-2xx, ${m.errors} errors`,
+            `  ${s.name} round ${r + 1} ${side}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ` +
+              `${m.non2xx} non-2xx, ${m.errors} errors`,
           );
           for (const f of m.failures) console.log(`      refused: ${f}`);
         }
@@ -109,7 +111,9 @@ export async function benchBackends(argv: string[], setup: BackendSetup, flags: 
         console.log(`\n${c.label}'s output mentions errors:\n${c.output().trim().split('\n').slice(0, 20).join('\n')}`);
 
     console.log(
-      `\n${machineLine()}\ncommand: npm run bench -- --backend postgres (${flags.connections} connections, ${flags.durationSec} s per round, best of ${flags.rounds} rounds per side)\nratio: PostgreSQL ÷ data folder, the same server; PostgreSQL's paste cache: ${hits ?? '?'} hits, ${misses ?? '?'} misses\n`,
+      `\n${machineLine()}\ncommand: npm run bench -- --backend postgres (${flags.connections} connections, ` +
+        `${flags.durationSec} s per round, best of ${flags.rounds} rounds per side)\nratio: PostgreSQL ÷ data ` +
+        `folder, the same server; PostgreSQL's paste cache: ${hits ?? '?'} hits, ${misses ?? '?'} misses\n`,
     );
     console.log(table(rows, undefined, ['postgres', 'files']));
     console.log(`\n${loadLine()} (other work on the machine slows both sides)`);
@@ -134,7 +138,8 @@ async function logKeptUp(port: number, scenario: string): Promise<void> {
   const dropped = metric(body, 'paste_api_log_lines_dropped_total');
   if (waiting === '0' && dropped === '0') return;
   console.log(
-    `  WARNING ${scenario}: PostgreSQL's API log fell behind (${waiting ?? '?'} lines still waiting 1.5 s after the load, ${dropped ?? '?'} dropped since start); this row measured less than the whole work`,
+    `  WARNING ${scenario}: PostgreSQL's API log fell behind (${waiting ?? '?'} lines still waiting 1.5 s after ` +
+      `the load, ${dropped ?? '?'} dropped since start); this row measured less than the whole work`,
   );
 }
 

@@ -140,10 +140,13 @@ async function crowd(many: Session, other: Session, n: number): Promise<void> {
   for (const a of answered) statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
   const slowest = Math.max(...answered.map((a) => a.ms));
   process.stdout.write(
-    `\n${n} searches for 200 × U+0130 at once: ${[...statuses].map(([s, k]) => `${k} × ${s}`).join(', ')}, the last answered after ${slowest.toFixed(0)} ms\n`,
+    `\n${n} searches for 200 × U+0130 at once: ${[...statuses].map(([s, k]) => `${k} × ${s}`).join(', ')}, ` +
+      `the last answered after ${slowest.toFixed(0)} ms\n`,
   );
   process.stdout.write(
-    `meanwhile another user's My pastes and /healthz, ${beside.length} times: statuses ${[...new Set(beside.flatMap((b) => [b.page, b.health]))].join(', ')}, slowest ${Math.max(...beside.map((b) => b.ms)).toFixed(0)} ms\n`,
+    `meanwhile another user's My pastes and /healthz, ${beside.length} times: statuses ` +
+      `${[...new Set(beside.flatMap((b) => [b.page, b.health]))].join(', ')}, slowest ` +
+      `${Math.max(...beside.map((b) => b.ms)).toFixed(0)} ms\n`,
   );
 }
 

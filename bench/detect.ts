@@ -81,13 +81,15 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   for (const [name, s] of runs) {
     const text = s.perLanguage.get('text');
     console.log(
-      `| ${name} | ${s.correct} / ${s.total} | ${pct(s.correct, s.total)} | ${text?.tp ?? 0} / ${text?.truth ?? 0} (precision ${pct(text?.tp ?? 0, text?.said ?? 0)}) | ${(s.ms / s.total).toFixed(2)} |`,
+      `| ${name} | ${s.correct} / ${s.total} | ${pct(s.correct, s.total)} | ${text?.tp ?? 0} / ` +
+        `${text?.truth ?? 0} (precision ${pct(text?.tp ?? 0, text?.said ?? 0)}) | ${(s.ms / s.total).toFixed(2)} |`,
     );
   }
   const [oursRun, , , autoSubset] = runs.map((r) => r[1]);
   const all = runs[2]?.[1];
   console.log(
-    '\n| language | snippets | ours: precision | ours: recall | highlightAuto (all): precision | recall | highlightAuto (ours): precision | recall |',
+    '\n| language | snippets | ours: precision | ours: recall | highlightAuto (all): precision | recall | ' +
+      'highlightAuto (ours): precision | recall |',
   );
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   const names = [...new Set(SAMPLE.map((s) => s.language))];
@@ -96,7 +98,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const a = all?.perLanguage.get(grammar(l));
     const b = autoSubset?.perLanguage.get(grammar(l));
     console.log(
-      `| ${l} | ${o?.truth ?? 0} | ${pct(o?.tp ?? 0, o?.said ?? 0)} | ${pct(o?.tp ?? 0, o?.truth ?? 0)} | ${pct(a?.tp ?? 0, a?.said ?? 0)} | ${pct(a?.tp ?? 0, a?.truth ?? 0)} | ${pct(b?.tp ?? 0, b?.said ?? 0)} | ${pct(b?.tp ?? 0, b?.truth ?? 0)} |`,
+      `| ${l} | ${o?.truth ?? 0} | ${pct(o?.tp ?? 0, o?.said ?? 0)} | ${pct(o?.tp ?? 0, o?.truth ?? 0)} | ` +
+        `${pct(a?.tp ?? 0, a?.said ?? 0)} | ${pct(a?.tp ?? 0, a?.truth ?? 0)} | ${pct(b?.tp ?? 0, b?.said ?? 0)} ` +
+        `| ${pct(b?.tp ?? 0, b?.truth ?? 0)} |`,
     );
   }
 }

@@ -46,10 +46,12 @@ export async function benchInstances(s: InstancesSettings): Promise<void> {
   const databaseUrl = `postgres://postgres@127.0.0.1:${pg.port}/bench`;
   const gen = generator();
   console.log(
-    `our server: ${ours.how}, DATABASE_URL on a throwaway PostgreSQL cluster, TRUST_PROXY=1; proxy: HAProxy with deploy/haproxy.cfg`,
+    `our server: ${ours.how}, DATABASE_URL on a throwaway PostgreSQL cluster, TRUST_PROXY=1; proxy: HAProxy ` +
+      'with deploy/haproxy.cfg',
   );
   console.log(
-    `settings: ${gen.label}, ${s.connections} connections, ${s.warmupSec} s warm-up + ${s.durationSec} s measured per round, ${s.rounds} rounds per setup, best round reported`,
+    `settings: ${gen.label}, ${s.connections} connections, ${s.warmupSec} s warm-up + ${s.durationSec} s ` +
+      `measured per round, ${s.rounds} rounds per setup, best round reported`,
   );
   const servers: Child[] = [];
   const proxies: Proxy[] = [];
@@ -97,7 +99,8 @@ export async function benchInstances(s: InstancesSettings): Promise<void> {
         const cores = coresUsed(before, cpuSnapshot(groups));
         results.get(setup.name)?.push({ measure, cores });
         console.log(
-          `  ${setup.name} round ${r + 1}: ${measure.rps.toFixed(0)} req/s, p50 ${measure.p50} ms, p99 ${measure.p99} ms, ${measure.non2xx} non-2xx, ${measure.errors} errors; cores: ${split(cores)}`,
+          `  ${setup.name} round ${r + 1}: ${measure.rps.toFixed(0)} req/s, p50 ${measure.p50} ms, p99 ` +
+            `${measure.p99} ms, ${measure.non2xx} non-2xx, ${measure.errors} errors; cores: ${split(cores)}`,
         );
         for (const f of measure.failures) console.log(`      refused: ${f}`);
       }
@@ -114,14 +117,16 @@ export async function benchInstances(s: InstancesSettings): Promise<void> {
       // What one read costs each part, whatever else ran: cores ÷ reads a second.
       const perRead = PER_READ.map((g) => (((cores[g] ?? 0) / m.rps) * 1e6).toFixed(0)).join(' / ');
       console.log(
-        `| ${name} | ${m.rps.toFixed(0)} | ${m.p50} | ${m.p99} | ${CPU_GROUPS.map((g) => (cores[g] ?? 0).toFixed(2)).join(' / ')} | ${perRead} |`,
+        `| ${name} | ${m.rps.toFixed(0)} | ${m.p50} | ${m.p99} | ` +
+          `${CPU_GROUPS.map((g) => (cores[g] ?? 0).toFixed(2)).join(' / ')} | ${perRead} |`,
       );
     }
     const two = best('two instances, through HAProxy').measure.rps;
     const viaProxy = two / best('one instance, through HAProxy').measure.rps;
     const direct = best('two instances, each loaded directly').measure.rps / best('one instance, direct').measure.rps;
     console.log(
-      `\ntwo instances ÷ one, both through HAProxy: ${viaProxy.toFixed(2)} (goal ≥ ${GOAL}: ${viaProxy >= GOAL ? 'met' : 'NOT met'}); both loaded directly: ${direct.toFixed(2)}`,
+      `\ntwo instances ÷ one, both through HAProxy: ${viaProxy.toFixed(2)} (goal ≥ ${GOAL}: ` +
+        `${viaProxy >= GOAL ? 'met' : 'NOT met'}); both loaded directly: ${direct.toFixed(2)}`,
     );
     console.log(`${loadLine()} (other work on the machine takes cores from every setup)`);
   } finally {

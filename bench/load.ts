@@ -120,7 +120,9 @@ export function chooseGenerator(): Generator {
     return {
       name: 'autocannon',
       label: autocannonLabel,
-      note: 'wrk not found on PATH, falling back to autocannon, which shares the 2 cores with the servers and flatters the ratios: apt-get install wrk',
+      note:
+        'wrk not found on PATH, falling back to autocannon, which shares the 2 cores with the servers and ' +
+        'flatters the ratios: apt-get install wrk',
     };
   }
   return {
@@ -351,7 +353,9 @@ function done(summary, latency, requests)
   end
   local e = summary.errors
   io.write(string.format(
-    '${RESULT_MARK}{"duration_us":%d,"requests":%d,"bytes":%d,"errors":{"connect":%d,"read":%d,"write":%d,"timeout":%d,"status":%d},"p50_us":%d,"p99_us":%d,"non2xx":%d,"failures":[%s]}\\n',
+    '${RESULT_MARK}{"duration_us":%d,"requests":%d,"bytes":%d,' ..
+      '"errors":{"connect":%d,"read":%d,"write":%d,"timeout":%d,"status":%d},' ..
+      '"p50_us":%d,"p99_us":%d,"non2xx":%d,"failures":[%s]}\\n',
     summary.duration, summary.requests, summary.bytes, e.connect, e.read, e.write, e.timeout, e.status,
     latency:percentile(50), latency:percentile(99), bad, table.concat(fails, ",")))
   io.flush()

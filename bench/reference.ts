@@ -164,7 +164,9 @@ function logLine(endpoint: string, status: number, ms: number): void {
     isoMs = now;
     iso = new Date(now).toISOString();
   }
-  const line = `{"time":"${iso}","token_id":"bench000","user_id":1,"method":"GET","endpoint":"${endpoint}","status":${status},"ip":"127.0.0.1","duration_ms":${Math.round(ms * 100) / 100}}\n`;
+  const line =
+    `{"time":"${iso}","token_id":"bench000","user_id":1,"method":"GET","endpoint":"${endpoint}","status":${status},` +
+    `"ip":"127.0.0.1","duration_ms":${Math.round(ms * 100) / 100}}\n`;
   if (linesAt + line.length * 3 > lines.length) linesAt = 0;
   linesAt += lines.write(line, linesAt);
 }

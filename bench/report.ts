@@ -9,7 +9,9 @@ export const loadLine = (): string =>
 
 export function machineLine(): string {
   const cpu = cpus();
-  return `machine: ${cpu[0]?.model ?? 'unknown CPU'}, ${cpu.length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, node ${process.version}, ${process.platform}`;
+  const ram = (totalmem() / 2 ** 30).toFixed(1);
+  const node = `node ${process.version}, ${process.platform}`;
+  return `machine: ${cpu[0]?.model ?? 'unknown CPU'}, ${cpu.length} cores, ${ram} GiB RAM, ${node}`;
 }
 
 /** What a scenario must reach, relative to the reference measured in the same run. */
@@ -75,8 +77,11 @@ export function table(rows: Row[], unjudged?: string, sides: readonly [string, s
   const all = [head, ...body];
   const widths = head.map((_, i) => Math.max(...all.map((row) => (row[i] as string).length)));
   const line = (row: string[]): string =>
-    `| ${row.map((c, i) => (i === 0 || i >= 8 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join(' | ')} |`;
-  const rule = `|${widths.map((w, i) => (i === 0 || i >= 8 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
+    `| ${row
+      .map((c, i) => (i === 0 || i >= 8 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number)))
+      .join(' | ')} |`;
+  const cells = widths.map((w, i) => (i === 0 || i >= 8 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`));
+  const rule = `|${cells.join('|')}|`;
   return [line(head), rule, ...body.map(line)].join('\n');
 }
 

@@ -103,7 +103,8 @@ async function main(): Promise<void> {
   console.log(loadLine());
   const fdLimit = execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim();
   console.log(
-    `open files limit (ulimit -n): ${fdLimit}${Number(fdLimit) < 2_200 ? ' — too low for 1000 idle sockets, raise it (ulimit -n 4096)' : ''}`,
+    'open files limit (ulimit -n): ' +
+      `${fdLimit}${Number(fdLimit) < 2_200 ? ' — too low for 1000 idle sockets, raise it (ulimit -n 4096)' : ''}`,
   );
 
   const gen = generator();
@@ -111,10 +112,14 @@ async function main(): Promise<void> {
   const ours = await ourServerArgv();
   console.log(`our server root: ${ours.root}${ours.root === ROOT ? ' (this repository)' : ' (BENCH_OURS_ROOT)'}`);
   console.log(
-    `our server: ${ours.how}; reference: node --import tsx bench/reference.ts${flags.referenceWork === '' ? '' : ` (REF_WORK=${flags.referenceWork}: its API reads do that work too)`}`,
+    `our server: ${ours.how}; reference: node --import tsx bench/reference.ts${
+      flags.referenceWork === '' ? '' : ` (REF_WORK=${flags.referenceWork}: its API reads do that work too)`
+    }`,
   );
   console.log(
-    `settings: load generator ${gen.label}, ${flags.connections} connections, pipelining 1, ${flags.warmupSec} s warm-up + ${flags.durationSec} s measured per round, ${flags.rounds} rounds per side (ABBA order), best round per side reported`,
+    `settings: load generator ${gen.label}, ${flags.connections} connections, pipelining 1, ${flags.warmupSec} ` +
+      `s warm-up + ${flags.durationSec} s measured per round, ${flags.rounds} rounds per side (ABBA order), best ` +
+      'round per side reported',
   );
 
   const dataDir = await tempDir('data');
@@ -125,7 +130,8 @@ async function main(): Promise<void> {
   const manifest = join(refDir, 'manifest.json');
   await writeFile(manifest, JSON.stringify(seeded));
   console.log(
-    `seeded ${SEED_PASTES.toLocaleString('en')} pastes (200 B–4 KB) + one of 512 KB in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    `seeded ${SEED_PASTES.toLocaleString('en')} pastes (200 B–4 KB) + one of 512 KB in ` +
+      `${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
 
   if (flags.backend === 'postgres') {
@@ -162,7 +168,8 @@ async function main(): Promise<void> {
           const idle =
             res.idle === undefined ? '' : `, idle sockets open ${res.idle.open} (server closed ${res.idle.closed})`;
           console.log(
-            `  [${elapsed()}] ${s.name} round ${r + 1} ${side}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.non2xx} non-2xx, ${m.errors} errors${idle}`,
+            `  [${elapsed()}] ${s.name} round ${r + 1} ${side}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ` +
+              `${m.p99} ms, ${m.non2xx} non-2xx, ${m.errors} errors${idle}`,
           );
           for (const f of m.failures) console.log(`      refused: ${f}`);
         }
@@ -176,7 +183,9 @@ async function main(): Promise<void> {
 
     const extra = flags.referenceWork === '' ? '' : `, --reference-work ${flags.referenceWork}`;
     console.log(
-      `\n${machineLine()}\ncommand: npm run bench (load generator ${gen.label}, ${flags.connections} connections, ${flags.durationSec} s per round, best of ${flags.rounds} rounds per side${extra})\nours: ${ours.how}\n`,
+      `\n${machineLine()}\ncommand: npm run bench (load generator ${gen.label}, ${flags.connections} ` +
+        `connections, ${flags.durationSec} s per round, best of ${flags.rounds} rounds per side${extra})\nours: ` +
+        `${ours.how}\n`,
     );
     console.log(table(rows, extra === '' ? undefined : 'n/a (the reference does more)'));
     console.log(`\n${loadLine()} (other work on the machine slows both sides)`);
@@ -219,7 +228,8 @@ async function probe(our: Child, ref: Child, f: Fixture): Promise<void> {
         `${c.label}: probe failed: paste.php ${page.status} ${page.body.slice(0, 200)}; raw.php ${raw.status}`,
       );
     console.log(
-      `${c.label}: listening after ${c.listeningMs.toFixed(0)} ms; paste.php body ${page.body.length} B, 512 KB raw.php body ${raw.body.length} B`,
+      `${c.label}: listening after ${c.listeningMs.toFixed(0)} ms; paste.php body ${page.body.length} B, 512 KB ` +
+        `raw.php body ${raw.body.length} B`,
     );
   }
 }

@@ -113,7 +113,8 @@ async function seedAccounts(sql: Sql, s: SeedSizes, now: number): Promise<void> 
     );
   }
   await sql`insert into tokens (id, user_id, label, scopes, rate_limit_per_minute, hash, created_at, expires_at)
-    select t.id, 1 + (t.n - 1) % ${s.users}, 'key ' || t.n, case when t.n % 7 = 0 then '{read}'::text[] else '{read,write}'::text[] end,
+    select t.id, 1 + (t.n - 1) % ${s.users}, 'key ' || t.n,
+      case when t.n % 7 = 0 then '{read}'::text[] else '{read,write}'::text[] end,
       60, t.hash, to_timestamp((${now - year}::float8 + t.n * 1000) / 1000), null
     from unnest(${ids}::text[], ${hashes}::text[]) with ordinality as t(id, hash, n) order by t.n`;
   await sql`update accounts_state set version = version + 1, next_user_id = ${s.users + 1}`;
@@ -151,12 +152,14 @@ async function seedPastes(sql: Sql, s: SeedSizes, now: number, say: (m: string) 
       select h, o, p, c, c, e, false, l, t, 1, i % 1000, true, false, null, to_json(b)::text, null, e
       from (
         select i, ${hashSql(sql)} as h,
-          case when i % ${every} = 0 and i / ${every} <= ${s.bigUserPastes} then 2 else 3 + i % ${Math.max(1, s.users - 2)} end as o,
+          case when i % ${every} = 0 and i / ${every} <= ${s.bigUserPastes} then 2
+            else 3 + i % ${Math.max(1, s.users - 2)} end as o,
           (array['public', 'public', 'unlisted', 'private'])[1 + (i / 7) % 4] as p,
           to_timestamp((${now - span}::float8 + i::float8 * ${span / s.pastes}) / 1000) as c,
           case when i % 20 = 1 then to_timestamp((${now}::float8 + 86400000::float8 * (1 + i % 300)) / 1000) end as e,
           (${LANGS}::text[])[1 + (i / 7) % ${LANGS.length}] as l,
-          initcap((${WORDS}::text[])[1 + i % ${WORDS.length}]) || ' ' || (${WORDS}::text[])[1 + (i / 13) % ${WORDS.length}]
+          initcap((${WORDS}::text[])[1 + i % ${WORDS.length}])
+            || ' ' || (${WORDS}::text[])[1 + (i / 13) % ${WORDS.length}]
             || case when i % 11 = 0 then ' for ' || (${NAMES}::text[])[1 + i % ${NAMES.length}] else '' end
             || ' #' || i as t,
           (select body from bench_bodies where n = i % 1000) || E'\nticket ' || i || E'\n' as b
@@ -189,8 +192,8 @@ async function seedLog(sql: Sql, s: SeedSizes, now: number, say: (m: string) => 
   for (let from = 1; from <= s.logLines; from += slice) {
     const to = Math.min(s.logLines, from + slice - 1);
     await sql`
-      insert into bench_log_rows (id, time, token_id, user_id, method, endpoint, endpoint_length, status, ip, duration_ms,
-        request_id, error, unlogged)
+      insert into bench_log_rows (id, time, token_id, user_id, method, endpoint, endpoint_length, status, ip,
+        duration_ms, request_id, error, unlogged)
       select i, to_timestamp((${now - span}::float8 + i::float8 * ${span / s.logLines}) / 1000),
         case when anon then null else tok end, case when anon then null else 1 + (t - 1) % ${s.users} end,
         case when ep = '/api/v1/paste_create.php' then 'POST' else 'GET' end, ep, null, st,
@@ -210,7 +213,8 @@ async function seedLog(sql: Sql, s: SeedSizes, now: number, say: (m: string) => 
                  else 1 + (i::bigint * 7919) % ${Math.max(1, s.users * 2)} end as t0
           from generate_series(${from}::int, ${to}::int) i) y,
           -- Users 3 to 9 are seen only in the oldest days: their other tokens' lines go to users 10 to 16.
-          lateral (select case when not old and (t0 - 1) % ${s.users} + 1 between 3 and 9 then t0 + 7 else t0 end as t) z
+          lateral (
+            select case when not old and (t0 - 1) % ${s.users} + 1 between 3 and 9 then t0 + 7 else t0 end as t) z
       ) x order by i`;
     say(`log lines ${to}/${s.logLines}`);
   }
@@ -237,7 +241,8 @@ async function seedLog(sql: Sql, s: SeedSizes, now: number, say: (m: string) => 
 
 /** Token number t's id, as tokenId makes it (t counts from 1). */
 const tokenIdSql = (sql: Sql) => sql`(
-  select string_agg(substr(${BASE62}, 1 + (((t - 1 + 916132832)::bigint / (62::bigint ^ k)::bigint) % 62)::int, 1), '' order by k desc)
+  select string_agg(
+    substr(${BASE62}, 1 + (((t - 1 + 916132832)::bigint / (62::bigint ^ k)::bigint) % 62)::int, 1), '' order by k desc)
   from generate_series(0, 7) k)`;
 
 /** Migrates the database at `url` and fills it; `say` hears progress. */

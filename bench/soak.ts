@@ -33,7 +33,9 @@ async function main(): Promise<void> {
   const seeded = await seedPastes(dir, creds.userId, 10_000);
   const server = await spawnServer('ours', ours.argv, { DATA_DIR: dir });
   console.log(
-    `soak: ${ours.how}, ${warmup} min warm-up + ${minutes} min measured at ${rate} req/s (90% GET paste.php, 10% POST paste_create.php, rate-limited token), 20 connections, autocannon (it paces the rate; plain wrk cannot)`,
+    `soak: ${ours.how}, ${warmup} min warm-up + ${minutes} min measured at ${rate} req/s (90% GET paste.php, ` +
+      '10% POST paste_create.php, rate-limited token), 20 connections, autocannon (it paces the rate; plain wrk ' +
+      'cannot)',
   );
 
   const samples: { min: number; rss: number }[] = [];
@@ -57,7 +59,8 @@ async function main(): Promise<void> {
     clearInterval(timer);
     await sample();
     console.log(
-      `load: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.requests} requests, ${m.non2xx} non-2xx, ${m.errors} errors`,
+      `load: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.requests} requests, ${m.non2xx} ` +
+        `non-2xx, ${m.errors} errors`,
     );
     for (const f of m.failures) console.log(`  refused: ${f}`);
     const warm = samples.filter((s) => s.min <= warmup);
@@ -74,10 +77,12 @@ async function main(): Promise<void> {
     const first = warm[0]?.rss ?? NaN;
     const filled = warm.at(-1)?.rss ?? NaN;
     console.log(
-      `RSS: ${first.toFixed(1)} MB at start, ${filled.toFixed(1)} MB after the ${warmup} min warm-up, ${(samples.at(-1)?.rss ?? NaN).toFixed(1)} MB at the end`,
+      `RSS: ${first.toFixed(1)} MB at start, ${filled.toFixed(1)} MB after the ${warmup} min warm-up, ` +
+        `${(samples.at(-1)?.rss ?? NaN).toFixed(1)} MB at the end`,
     );
     console.log(
-      `RSS slope over the ${minutes} measured minutes: ${after.toFixed(2)} MB/min — goal |slope| < 1 MB/min: ${verdict}`,
+      `RSS slope over the ${minutes} measured minutes: ${after.toFixed(2)} MB/min — goal |slope| < 1 MB/min: ` +
+        `${verdict}`,
     );
   } finally {
     clearInterval(timer);

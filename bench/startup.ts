@@ -123,20 +123,25 @@ function shuffled<T>(xs: readonly T[]): T[] {
 
 export function printStartup(r: StartupReport, on = ''): void {
   console.log(
-    `\nStart-up and memory${on === '' ? '' : ` on ${on}`} at ${r.pastes.toLocaleString('en')} pastes (seeded in ${(r.seedMs / 1000).toFixed(1)} s)`,
+    `\nStart-up and memory${on === '' ? '' : ` on ${on}`} at ${r.pastes.toLocaleString('en')} pastes ` +
+      `(seeded in ${(r.seedMs / 1000).toFixed(1)} s)`,
   );
   r.starts.forEach((s, i) => {
     console.log(
-      `  start ${i + 1}: listening after ${s.listeningMs.toFixed(0)} ms, first /healthz 200 after ${s.healthMs.toFixed(0)} ms, first paste.php 200 after ${s.firstReadMs.toFixed(0)} ms`,
+      `  start ${i + 1}: listening after ${s.listeningMs.toFixed(0)} ms, first /healthz 200 after ` +
+        `${s.healthMs.toFixed(0)} ms, first paste.php 200 after ${s.firstReadMs.toFixed(0)} ms`,
     );
   });
   const best = Math.min(...r.starts.map((s) => s.healthMs));
   const worst = Math.max(...r.starts.map((s) => s.healthMs));
   console.log(
-    `  start-up (spawn → first /healthz): best ${best.toFixed(0)} ms, worst ${worst.toFixed(0)} ms — goal < 1000 ms: ${worst < 1000 ? 'pass' : 'FAIL'}`,
+    `  start-up (spawn → first /healthz): best ${best.toFixed(0)} ms, worst ${worst.toFixed(0)} ms — goal < ` +
+      `1000 ms: ${worst < 1000 ? 'pass' : 'FAIL'}`,
   );
   console.log(`  RSS idle after start: ${r.rssIdleMb.toFixed(1)} MB`);
   console.log(
-    `  RSS after reading ${r.reads.toLocaleString('en')} distinct random pastes (${generator().name}, ${r.readLoad.rps.toFixed(0)} req/s, ${r.readLoad.non2xx} non-2xx): ${r.rssAfterReadsMb.toFixed(1)} MB (peak ${r.peakMb.toFixed(1)} MB) — goal < 150 MB: ${r.peakMb < 150 ? 'pass' : 'FAIL'}`,
+    `  RSS after reading ${r.reads.toLocaleString('en')} distinct random pastes (${generator().name}, ` +
+      `${r.readLoad.rps.toFixed(0)} req/s, ${r.readLoad.non2xx} non-2xx): ${r.rssAfterReadsMb.toFixed(1)} MB ` +
+      `(peak ${r.peakMb.toFixed(1)} MB) — goal < 150 MB: ${r.peakMb < 150 ? 'pass' : 'FAIL'}`,
   );
 }

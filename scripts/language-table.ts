@@ -50,7 +50,8 @@ for (const key of hljs.listLanguages()) {
   rows.set(name, { name, label: LABELS[name] ?? lang.name ?? name, aliases: [], grammar: key });
 }
 for (const row of SPLIT) rows.set(row.name, { ...row, aliases: [] });
-for (const [name, { label }] of Object.entries(OWN_GRAMMARS)) rows.set(name, { name, label, aliases: [], grammar: name });
+for (const [name, { label }] of Object.entries(OWN_GRAMMARS))
+  rows.set(name, { name, label, aliases: [], grammar: name });
 
 const claimed = new Map<string, string>(Object.entries(OURS));
 for (const row of SPLIT) for (const a of row.aliases) claimed.set(a, row.name);
@@ -67,7 +68,11 @@ for (const key of hljs.listLanguages()) {
 for (const [alias, name] of claimed) if (!rows.has(alias)) rows.get(name)?.aliases.push(alias);
 
 const sorted = [...rows.values()].sort((a, b) => a.name.localeCompare(b.name));
-const lines = sorted.map((r) => `  [${JSON.stringify(r.name)}, ${JSON.stringify(r.label)}, ${JSON.stringify(r.aliases.sort())}, ${JSON.stringify(r.grammar)}],`);
+const lines = sorted.map(
+  (r) =>
+    `  [${JSON.stringify(r.name)}, ${JSON.stringify(r.label)}, ${JSON.stringify(r.aliases.sort())}, ` +
+    `${JSON.stringify(r.grammar)}],`,
+);
 writeFileSync(
   new URL('../src/paste/language-table.ts', import.meta.url),
   `// Written by scripts/language-table.ts from highlight.js ${hljs.versionString}; do not edit by hand.

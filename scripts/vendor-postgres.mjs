@@ -16,7 +16,8 @@ const NAME = 'postgres-3.4.9-pastebin.1';
 const vendor = join(dirname(fileURLToPath(import.meta.url)), '..', 'vendor');
 const checkOnly = process.argv.includes('--check');
 
-const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+const run = (cmd, args, cwd) =>
+  execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
 const integrity = (file) => `sha512-${createHash('sha512').update(readFileSync(file)).digest('base64')}`;
 const fail = (message) => {
   console.error(`scripts/vendor-postgres.mjs: ${message}`);

@@ -71,7 +71,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
 
 /** backup and restore copy the data folder; a database has its own tools (README, Running on PostgreSQL). */
 const NO_BACKUP_ON_POSTGRES =
-  'backup and restore work on the data folder; with DATABASE_URL set, back the database up with pg_dump and restore it with pg_restore';
+  'backup and restore work on the data folder; with DATABASE_URL set, back the database up with pg_dump and ' +
+  'restore it with pg_restore';
 
 /**
  * `export [--user NAME]`: every stored paste (or one user's), oldest first, one JSON line each
@@ -134,7 +135,8 @@ async function importFrom(_args: Args, { config, storage, accounts, actor, io }:
   for (const [from, to] of report.renamed) io.stdout(`renamed ${from} -> ${to} (the hash was taken here)`);
   for (const [line, why] of report.refused) io.stderr?.(`line ${line} refused: ${why}`);
   io.stdout(
-    `imported ${report.imported}, renamed ${report.renamed.length}, already here ${report.unchanged}, refused ${report.refused.length}`,
+    `imported ${report.imported}, renamed ${report.renamed.length}, already here ${report.unchanged}, refused ` +
+      `${report.refused.length}`,
   );
   await accounts.audit?.record(actor, {
     action: 'import',
@@ -149,7 +151,8 @@ async function importFrom(_args: Args, { config, storage, accounts, actor, io }:
   });
   if (report.refused.length > 0)
     throw new CliError(
-      `${report.refused.length} line${report.refused.length === 1 ? '' : 's'} refused (see above); the others were imported`,
+      `${report.refused.length} line${report.refused.length === 1 ? '' : 's'} refused (see above); the others ` +
+        'were imported',
     );
 }
 
@@ -189,7 +192,8 @@ async function restore(args: Args, { config, actor, io }: CliBase): Promise<void
     throw err;
   }
   io.stdout(
-    `restored ${done.files} files (${done.pastes} pastes) from a backup made ${done.manifest.created_at} into ${dataDir}`,
+    `restored ${done.files} files (${done.pastes} pastes) from a backup made ${done.manifest.created_at} into ` +
+      `${dataDir}`,
   );
   if (done.keptIn !== null) io.stdout(`what ${dataDir} held before is kept in ${done.keptIn}`);
   if (done.orphans > 0) io.stderr?.(`warning: ${done.orphans} pastes name an owner the backup's accounts.json lacks`);

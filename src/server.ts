@@ -138,7 +138,8 @@ function buildServices(b: Basics, storage: Storage) {
     new Passwords({
       refused: (subject, problem) =>
         warn(
-          `${subject}: its stored password hash is refused (${problem}); every password for it fails until one is set again`,
+          `${subject}: its stored password hash is refused (${problem}); every password for it fails until one ` +
+            'is set again',
         ),
     });
   const authenticator = new Authenticator({

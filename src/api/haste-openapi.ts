@@ -9,13 +9,18 @@ const WHY: Record<number, string> = {
   304: 'The reader holds the current revision (`If-None-Match`).',
   400: 'The text is empty, not UTF-8, or asks for what an anonymous paste may not have.',
   401: 'A bad token; without one, a create while ANONYMOUS_PASTES is off; a protected paste without its password.',
-  403: "The token lacks the scope or may not make such a paste; the paste's password is wrong; a create without a token from another site's page (an `Origin` neither BASE_URL's nor in CORS_ORIGINS, or `Sec-Fetch-Site: cross-site`).",
+  403:
+    "The token lacks the scope or may not make such a paste; the paste's password is wrong; a create without a " +
+    "token from another site's page (an `Origin` neither BASE_URL's nor in CORS_ORIGINS, or `Sec-Fetch-Site: " +
+    'cross-site`).',
   404: 'No such document (a private paste that is not yours looks the same).',
   405: 'Wrong method; `Allow` lists the right ones.',
   410: 'The paste expired or was burned after reading.',
   413: 'The text is over MAX_PASTE_BYTES (ANONYMOUS_MAX_BYTES without a token).',
   415: 'A multipart form: send the text itself as the body.',
-  429: "The token's rate limit, the client's anonymous creates (ANONYMOUS_RATE_PER_MINUTE), or too many failed authentications.",
+  429:
+    "The token's rate limit, the client's anonymous creates (ANONYMOUS_RATE_PER_MINUTE), or too many failed " +
+    'authentications.',
   500: "An unexpected fault; the detail is only in the server's own log.",
   503: 'The server cannot take the request now.',
   507: "The server's disk is full; nothing was changed.",
@@ -65,7 +70,10 @@ export const hastePaths: Record<string, Schema> = {
       operationId: 'hasteCreate',
       summary: "hastebin's create: the body is the text",
       description:
-        "For hastebin clients and ShareX. The whole body is the content, whatever its Content-Type (not a multipart form); other fields of a create may come in the query string. A bearer token makes it the token user's paste; without one it is an anonymous paste (ANONYMOUS_PASTES, with its limits), and 401 when that is off. The answer adds `delete_url` for an anonymous paste.",
+        'For hastebin clients and ShareX. The whole body is the content, whatever its Content-Type (not a ' +
+        'multipart form); other fields of a create may come in the query string. A bearer token makes it the ' +
+        "token user's paste; without one it is an anonymous paste (ANONYMOUS_PASTES, with its limits), and 401 " +
+        'when that is off. The answer adds `delete_url` for an anonymous paste.',
       security: [{ bearer: [] }, { queryToken: [] }, {}],
       requestBody: { required: true, content: { 'text/plain': { schema: { type: 'string', minLength: 1 } } } },
       responses: {
@@ -95,7 +103,8 @@ export const hastePaths: Record<string, Schema> = {
       operationId: 'hasteGet',
       summary: "hastebin's read: the key and the text",
       description:
-        "Counts a view and burns a one-time paste, as paste.php. Without a token it reads what the paste's web page shows anyone.",
+        "Counts a view and burns a one-time paste, as paste.php. Without a token it reads what the paste's web " +
+        'page shows anyone.',
       security: readSecurity,
       parameters: [keyParam],
       responses: {

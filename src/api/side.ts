@@ -81,7 +81,9 @@ const cors: Step<ApiContext> = (ctx) => {
   return Cors.isPreflight(ctx.req) ? policy.preflight(ctx.req) : undefined;
 };
 
-/** An endpoint that needs no token (the OpenAPI document, the language list) is answered here, before any is asked for. */
+/**
+ * An endpoint that needs no token (the OpenAPI document, the language list) is answered here, before any is asked for.
+ */
 const open: Step<ApiContext> = (ctx) => (ctx.route?.scope === null ? ctx.route.answer(ctx.deps) : undefined);
 
 /**
@@ -161,7 +163,8 @@ const crossSite =
     if (!fromOtherSite(ctx.req, ours, ctx.deps.cors)) return undefined;
     throw new HttpError(
       'cross_site',
-      `A paste without a token is not taken from another site's page. Send a token, or create it at ${ctx.deps.baseUrl}.`,
+      "A paste without a token is not taken from another site's page. Send a token, or create it at " +
+        `${ctx.deps.baseUrl}.`,
     );
   };
 
@@ -213,7 +216,8 @@ const body: Step<ApiContext> = (ctx) => {
   if (ctx.type === null || (ctx.type === 'text' && !text)) {
     throw new HttpError(
       'unsupported_media_type',
-      `Content-Type must be application/json or application/x-www-form-urlencoded${text ? ', or text/plain (UTF-8)' : ''}`,
+      'Content-Type must be application/json or ' +
+        `application/x-www-form-urlencoded${text ? ', or text/plain (UTF-8)' : ''}`,
     );
   }
   return readFields(ctx.req, ctx.type, maxBodyBytes(ctx.deps.maxPasteBytes)).then((fields) => {

@@ -104,7 +104,8 @@ export class Authenticator {
     if ('expired' in outcome.value) {
       throw new AuthError(
         'token_expired',
-        `This API token expired on ${new Date(outcome.value.expired).toISOString().slice(0, 16).replace('T', ' ')} UTC; create a new one`,
+        'This API token expired on ' +
+          `${new Date(outcome.value.expired).toISOString().slice(0, 16).replace('T', ' ')} UTC; create a new one`,
         undefined,
         this.#knownId(secret),
       );

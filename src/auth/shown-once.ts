@@ -13,6 +13,9 @@ export const SHOWN_ONCE_KEY_LENGTH = 22;
 export interface ShownOnceRecords {
   /** Holds `value` for `session`'s next page; answers the key that page names. */
   put(session: Session, value: string, now: number): Promise<string>;
-  /** The value held under `key` for this session, once; undefined after that, for any other session, or when it waited too long. */
+  /**
+   * The value held under `key` for this session, once; undefined after that, for any other session, or when it waited
+   * too long.
+   */
   take(key: string, session: Session, now: number): Promise<string | undefined>;
 }

@@ -3,7 +3,10 @@
 
 /** OIDC_*: the provider, this server's client there, and what its claims decide. */
 export interface OidcConfig {
-  /** The provider's issuer URL exactly as it names itself (Authentik's ends in `/`); discovery reads `/.well-known/openid-configuration` under it. */
+  /**
+   * The provider's issuer URL exactly as it names itself (Authentik's ends in `/`); discovery reads
+   * `/.well-known/openid-configuration` under it.
+   */
   issuer: string;
   clientId: string;
   /** Null: a public client (PKCE alone), no secret is sent. */

@@ -29,7 +29,8 @@ const tooLarge = (): HttpError => new HttpError('payload_too_large', 'Request bo
 const busy = (): HttpError =>
   new HttpError(
     'unavailable',
-    'The server is reading too many unauthenticated bodies right now; try again shortly, or send the token in the Authorization header',
+    'The server is reading too many unauthenticated bodies right now; try again shortly, or send the token in ' +
+      'the Authorization header',
     {
       headers: { 'retry-after': '1' },
     },

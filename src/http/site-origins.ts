@@ -20,5 +20,7 @@ export function siteOrigins(baseUrl: string, loopbackToo: boolean): ReadonlySet<
   return origins;
 }
 
-/** The address a server listening on `host` and `port` is reached at, for its log: an IPv6 host in brackets (RFC 3986). */
+/**
+ * The address a server listening on `host` and `port` is reached at, for its log: an IPv6 host in brackets (RFC 3986).
+ */
 export const listenUrl = (host: string, port: number): string => `http://${isIPv6(host) ? `[${host}]` : host}:${port}`;

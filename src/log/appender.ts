@@ -236,7 +236,10 @@ export function jsonLine(e: ApiLogEntry): string {
   const endpoint = long
     ? `${text(bounded(e.endpoint, MAX_CHARS.endpoint))},"endpoint_length":${e.endpoint.length}`
     : text(e.endpoint);
-  let line = `{"time":${text(e.time)},"token_id":${token},"user_id":${num(e.user_id)},"method":${text(bounded(e.method, MAX_CHARS.method))},"endpoint":${endpoint},"status":${num(e.status)},"ip":${text(bounded(e.ip, MAX_CHARS.ip))},"duration_ms":${num(e.duration_ms)}`;
+  let line =
+    `{"time":${text(e.time)},"token_id":${token},"user_id":${num(e.user_id)},` +
+    `"method":${text(bounded(e.method, MAX_CHARS.method))},"endpoint":${endpoint},"status":${num(e.status)},` +
+    `"ip":${text(bounded(e.ip, MAX_CHARS.ip))},"duration_ms":${num(e.duration_ms)}`;
   if (e.request_id !== undefined) line += `,"request_id":${text(bounded(e.request_id, MAX_CHARS.request_id))}`;
   if (e.error !== undefined) line += `,"error":${text(bounded(e.error, MAX_CHARS.error))}`;
   if (e.unlogged !== undefined) line += `,"unlogged":${num(e.unlogged)}`;

@@ -62,7 +62,8 @@ export class ServerLog {
       .filter(([k]) => k !== 'error')
       .map(([k, v]) => ` ${k}=${typeof v === 'string' ? v : oneLine(v)}`)
       .join('');
-    const head = `${new Date(this.now()).toISOString()} ${level.toUpperCase().padEnd(5)} ${id === undefined ? '' : `[${String(id)}] `}${message}${extra}`;
+    const tag = id === undefined ? '' : `[${String(id)}] `;
+    const head = `${new Date(this.now()).toISOString()} ${level.toUpperCase().padEnd(5)} ${tag}${message}${extra}`;
     // Pretty is for people at a terminal: the stack follows, indented.
     to(
       typeof stack === 'string'

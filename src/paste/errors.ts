@@ -59,7 +59,8 @@ const MESSAGES: Record<PasteFailure, string> = {
   changed: 'The paste has changed since the revision named in If-Match; read it again',
   no_revision: 'This paste has no revision of that number',
   one_time:
-    'A one-time paste keeps no revisions and shows no history: reading it (without revision) shows it once and burns it',
+    'A one-time paste keeps no revisions and shows no history: reading it (without revision) shows it once and ' +
+    'burns it',
   encryption_needs_content:
     'encrypted changes only with new content: an encryption envelope with encrypted=1, plain text with encrypted=0',
   envelope_required:
@@ -75,7 +76,8 @@ const MESSAGES: Record<PasteFailure, string> = {
   quota_exceeded: "The owner's files would pass their quota (USER_QUOTA_BYTES)",
   nothing_left: 'A paste needs content or at least one file',
   damaged:
-    "This paste's file on the server is damaged and cannot be read. Its owner or an admin can delete it; the server's log names the file.",
+    "This paste's file on the server is damaged and cannot be read. Its owner or an admin can delete it; the " +
+    "server's log names the file.",
 };
 
 export class PasteError extends Error {

@@ -73,7 +73,8 @@ export const LINE_CLUES: readonly LineClue[] = [
   line('`', /^```[\w+-]*$/, { markdown: 3 }, 2),
   line('#', /^# syntax=/, { dockerfile: 4 }),
   line(
-    '# . : * body html a p ul ol li div span img table nav header footer main section article button input form label h1 h2 h3 h4 h5 h6 pre code',
+    '# . : * body html a p ul ol li div span img table nav header footer main section article button input form ' +
+      'label h1 h2 h3 h4 h5 h6 pre code',
     SELECTOR,
     { css: 3 },
   ),

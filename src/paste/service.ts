@@ -705,7 +705,9 @@ export class PasteService {
     if (!(await this.#owners.list(p.owner_id)).includes(hash)) await this.#owners.add(p.owner_id, hash);
   }
 
-  /** `p`, flagged when its content is a client's envelope, with its files; other pastes keep the one shape they have. */
+  /**
+   * `p`, flagged when its content is a client's envelope, with its files; other pastes keep the one shape they have.
+   */
   #sealed(encrypted: 0 | 1 | undefined, files: readonly PasteFile[] | undefined, p: Paste): Paste {
     const sealed: Paste = encrypted === 1 ? { ...p, encrypted: 1 } : p;
     return files === undefined ? sealed : { ...sealed, files: opaque(encrypted, files) };
@@ -794,7 +796,10 @@ export class PasteService {
     return { pastes: page.map(counted), total: found };
   }
 
-  /** The pastes of `hashes` that still exist, in that order; a damaged file costs only its own line (it was reported when found). */
+  /**
+   * The pastes of `hashes` that still exist, in that order; a damaged file costs only its own line (it was reported
+   * when found).
+   */
   async #read(hashes: readonly string[], counted: (p: Paste) => Paste): Promise<Paste[]> {
     const pastes: Paste[] = [];
     for (const hash of hashes) {

@@ -84,9 +84,11 @@ const tokenRow = (t: TokenRecord) => ({
 export async function readAccounts(tx: Query): Promise<{ doc: AccountsDoc; version: number }> {
   const [state, users, tokens, revoked] = await Promise.all([
     tx`select version, next_user_id from accounts_state`,
-    tx`select id, name, role, password, created_at, disabled, last_login_at, password_temporary, oidc_issuer, oidc_subject
+    tx`select id, name, role, password, created_at, disabled, last_login_at, password_temporary,
+       oidc_issuer, oidc_subject
        from users order by id`,
-    tx`select id, user_id, label, scopes, rate_limit_per_minute, hash, created_at, expires_at, max_paste_bytes, privacies
+    tx`select id, user_id, label, scopes, rate_limit_per_minute, hash, created_at, expires_at, max_paste_bytes,
+       privacies
        from tokens order by seq`,
     tx`select id from revoked_tokens order by seq`,
   ]);

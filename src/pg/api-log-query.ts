@@ -92,7 +92,8 @@ async function leading(sql: Sql, values: [Kind, string][]): Promise<number> {
   const counts = await sql<{ n: number }[]>`
     select (select count(*) from (select 1 from api_log_seen where kind = f.kind::"char" and value = f.value
       limit ${COUNT_CAP}) x)::int as n
-    from unnest(${values.map((v) => v[0])}::text[], ${values.map((v) => v[1])}::text[]) with ordinality as f(kind, value, i)
+    from unnest(${values.map((v) => v[0])}::text[], ${values.map((v) => v[1])}::text[])
+      with ordinality as f(kind, value, i)
     order by f.i`;
   let best = 0;
   for (let i = 1; i < counts.length; i++) if ((counts[i]?.n ?? 0) < (counts[best]?.n ?? 0)) best = i;
@@ -137,7 +138,8 @@ async function candidates(
     left join api_log_chunks c on c.id = s.chunk ${inRange}
       and not exists (
       select 1 from unnest(${others.map((v) => v[0])}::text[], ${others.map((v) => v[1])}::text[]) as o(kind, value)
-      where not exists (select 1 from api_log_seen x where x.kind = o.kind::"char" and x.value = o.value and x.chunk = s.chunk))
+      where not exists (
+        select 1 from api_log_seen x where x.kind = o.kind::"char" and x.value = o.value and x.chunk = s.chunk))
     order by s.chunk desc`;
 }
 

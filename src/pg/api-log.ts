@@ -8,7 +8,10 @@ import { chunkEntry, readApiLog } from './api-log-query.ts';
 
 export interface PgApiLogOptions extends ApiLogBufferOptions {
   now?: () => number;
-  /** Where chunks are inserted; default the pool. A server gives its log a connection of its own (pg/connect.ts, logDriverOptions). */
+  /**
+   * Where chunks are inserted; default the pool. A server gives its log a connection of its own (pg/connect.ts,
+   * logDriverOptions).
+   */
   inserts?: Sql;
   /** The database, for messages (never the password). */
   where?: string;
@@ -20,7 +23,9 @@ export const CHUNK_LINES = 1_000;
 /** Chunks one prune statement deletes at most, so none runs into the statement timeout. */
 const PRUNE_SLICE = 1_000;
 const CANONICAL_TIME = /^(?!0000)\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-/** A `\u0000` escape (the log's SQL view, `api_log`, cannot make text of U+0000), or an escaped backslash, left alone. */
+/**
+ * A `\u0000` escape (the log's SQL view, `api_log`, cannot make text of U+0000), or an escaped backslash, left alone.
+ */
 const NUL_ESCAPE = /\\(?:\\|u0000)/g;
 
 /**
@@ -208,7 +213,8 @@ class Chunks implements ApiLogPort<ChunkFacts[]> {
           ${facts.lines}, ${bytes.toString('utf8', 0, bytes.length - 1)})
         returning id)
       insert into api_log_seen (kind, value, chunk)
-      select s.kind::"char", s.value, chunk.id from chunk, unnest(${kinds}::text[], ${values}::text[]) as s(kind, value)`;
+      select s.kind::"char", s.value, chunk.id
+      from chunk, unnest(${kinds}::text[], ${values}::text[]) as s(kind, value)`;
   }
 }
 

@@ -24,6 +24,9 @@ export function driverProblem(entry: string = import.meta.resolve('postgres')): 
   }
   if (version !== DRIVER_VERSION) return `the PostgreSQL driver installed is postgres ${String(version)}, ${fix}`;
   if (source.split(DRIVER_MARK).length !== 3)
-    return `the PostgreSQL driver installed (postgres ${DRIVER_VERSION}) lacks the fixes of vendor/README.md in its connection.js; reinstall with npm ci`;
+    return (
+      `the PostgreSQL driver installed (postgres ${DRIVER_VERSION}) lacks the fixes of vendor/README.md in its ` +
+      'connection.js; reinstall with npm ci'
+    );
   return null;
 }

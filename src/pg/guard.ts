@@ -31,7 +31,10 @@ export function isUnavailable(err: unknown): boolean {
   return UNAVAILABLE_CODES.has(code) || UNAVAILABLE_STATES.has(code) || code.startsWith('08');
 }
 
-/** How long a call whose time is up still waits for a change it sent to say whether it was made (README, Running on PostgreSQL). */
+/**
+ * How long a call whose time is up still waits for a change it sent to say whether it was made (README, Running on
+ * PostgreSQL).
+ */
 export const OUTCOME_WAIT_MS = 500;
 
 /**

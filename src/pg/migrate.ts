@@ -40,7 +40,8 @@ export async function migrate(sql: Sql, migrations?: readonly Migration[]): Prom
     const from = (row?.['version'] as number | undefined) ?? 0;
     if (from > latest)
       throw new DatabaseStartError(
-        `cannot start: the database's schema is version ${from}, newer than this server knows (${latest}); run a newer server or restore a backup`,
+        `cannot start: the database's schema is version ${from}, newer than this server knows (${latest}); run ` +
+          'a newer server or restore a backup',
       );
     const applied = known.filter((m) => m.version > from);
     for (const m of applied) {

@@ -209,7 +209,9 @@ async function loadStores(s: PgStores, sql: Sql, warn: (message: string) => void
   // Migration 6 leaves the index out where pg_trgm or btree_gin cannot be made, and says so only in a notice.
   if (!wordIndex)
     warn(
-      "My pastes search has no trigram index: migration 6 could not make the extensions pg_trgm and btree_gin, so each search reads the user's pastes newest first, for at most a second (README, Running on PostgreSQL: Large installs, says how to add it)",
+      'My pastes search has no trigram index: migration 6 could not make the extensions pg_trgm and btree_gin, ' +
+        "so each search reads the user's pastes newest first, for at most a second (README, Running on " +
+        'PostgreSQL: Large installs, says how to add it)',
     );
   return serverKey;
 }

@@ -64,7 +64,10 @@ function kept(ch: string): boolean {
   return (cp < 0xd800 || cp > 0xdfff) && cp !== 0x307 && ch.toUpperCase() === ch && ch.toLowerCase() === ch;
 }
 
-/** A condition on a stored column: a LIKE pattern on its C-collation lower() or on it as it is, or a regular expression on it as it is. */
+/**
+ * A condition on a stored column: a LIKE pattern on its C-collation lower() or on it as it is, or a regular expression
+ * on it as it is.
+ */
 export type WalkTerm = { like: string } | { exact: string } | { regex: string };
 
 /**

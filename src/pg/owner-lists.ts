@@ -122,8 +122,8 @@ export class PgOwnerLists implements OwnerLists {
       const [row] = await this.sql`select count(*)::int as of, ${
         seen.through === undefined
           ? this.sql`0`
-          : this
-              .sql`count(*) filter (where (created_at, seq) >= (${seen.through.at}::text::timestamptz, ${seen.through.seq}::text::bigint))::int`
+          : this.sql`count(*) filter (where (created_at, seq) >= (
+              ${seen.through.at}::text::timestamptz, ${seen.through.seq}::text::bigint))::int`
       } as read from pastes where owner_id = ${userId}`;
       bound.stopped((row?.['read'] as number | undefined) ?? 0, (row?.['of'] as number | undefined) ?? 0);
     }
@@ -253,7 +253,10 @@ export class PgOwnerLists implements OwnerLists {
     }
   }
 
-  /** The user's `n`th paste before `after`, newest first, as a cursor: text, since a timestamp read as a Date would lose its microseconds. */
+  /**
+   * The user's `n`th paste before `after`, newest first, as a cursor: text, since a timestamp read as a Date would lose
+   * its microseconds.
+   */
   async #nth(sql: ISql, userId: number, after: Cursor, n: number): Promise<Cursor | undefined> {
     const [row] = await sql`select created_at::text as at, seq::text as seq from pastes
       where owner_id = ${userId} and (created_at, seq) < (${after.at}::text::timestamptz, ${after.seq}::text::bigint)
@@ -261,7 +264,10 @@ export class PgOwnerLists implements OwnerLists {
     return row === undefined ? undefined : { at: row['at'] as string, seq: row['seq'] as string };
   }
 
-  /** The user's pastes before `after` and from `to` on (or all the rest) that meet `may`, newest first, the first `limit` of them. */
+  /**
+   * The user's pastes before `after` and from `to` on (or all the rest) that meet `may`, newest first, the first
+   * `limit` of them.
+   */
   #between(
     sql: ISql,
     userId: number,
@@ -272,7 +278,8 @@ export class PgOwnerLists implements OwnerLists {
   ): PendingQuery<Row[]> {
     const from =
       to === undefined ? sql`` : sql`and (created_at, seq) >= (${to.at}::text::timestamptz, ${to.seq}::text::bigint)`;
-    return sql`select hash, title, content_json, language, privacy, encrypted, created_at::text as at, seq::text as seq from (
+    return sql`select hash, title, content_json, language, privacy, encrypted, created_at::text as at, seq::text as seq
+      from (
         select * from pastes where owner_id = ${userId}
           and (created_at, seq) < (${after.at}::text::timestamptz, ${after.seq}::text::bigint) ${from} offset 0
       ) w where ${may} order by created_at desc, seq desc ${limit === undefined ? sql`` : sql`limit ${limit}`}`;
@@ -315,7 +322,8 @@ export class PgOwnerLists implements OwnerLists {
       use === 'walk'
         ? sql`((${words('title')}) or (${words('content_json')}))`
         : sql`((${small} and ${words('title')}) or (${small} and ${words('content_json')})
-          or (octet_length(content_json) > ${INDEXED_TEXT_BYTES}::int and ((${words('title')}) or (${words('content_json')}))))`;
+          or (octet_length(content_json) > ${INDEXED_TEXT_BYTES}::int
+            and ((${words('title')}) or (${words('content_json')}))))`;
     return and([
       ...(filter.language === undefined ? [] : [sql`language = ${filter.language}`]),
       ...(filter.privacy === undefined ? [] : [sql`privacy = ${filter.privacy}`]),

@@ -5,7 +5,8 @@ import { isTombstone, type Paste, type Privacy, type Receipt } from '../paste/pa
 
 /**
  * A paste as a row of `pastes` (pg/migrations/001-initial.sql, 003-anonymous-pastes.sql,
- * 005-encrypted-pastes.sql) and back, and a kept version as a row of `paste_revisions`. Times are timestamptz in the table and epoch ms here: they
+ * 005-encrypted-pastes.sql) and back, and a kept version as a row of `paste_revisions`. Times are timestamptz in the
+ * table and epoch ms here: they
  * go in as Dates (whole milliseconds, which is all the server makes) and come out through
  * `extract(epoch ...)`, exact, rather than through a parse of the server's text.
  */

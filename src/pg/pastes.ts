@@ -94,7 +94,10 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
     });
   }
 
-  /** The paste for a page that shows the beginning of its text (PasteRepository.head): a long one's row is read only that far. */
+  /**
+   * The paste for a page that shows the beginning of its text (PasteRepository.head): a long one's row is read only
+   * that far.
+   */
   async head(hash: string, chars: number): Promise<PasteHead | null> {
     const head = await this.#heads.read(hash, chars, (p) => this.#identity.of(p));
     if (head === null || head.size !== undefined) return head;

@@ -19,7 +19,8 @@ export class PgShownOnce implements ShownOnceRecords {
     const key = this.#ids.base62(SHOWN_ONCE_KEY_LENGTH);
     await this.sql`
       insert into shown_once (key, session_key, sealed, until)
-      values (${key}, ${sessionKey(session.id)}, ${seal(session.id, key, value)}, ${new Date(now + SHOWN_ONCE_HOLD_MS)})`;
+      values (
+        ${key}, ${sessionKey(session.id)}, ${seal(session.id, key, value)}, ${new Date(now + SHOWN_ONCE_HOLD_MS)})`;
     return key;
   }
 

@@ -21,8 +21,8 @@ export class PgTokenUsage extends TokenUseCounts {
     const since = Math.floor(this.now() / HOUR_MS) - 23;
     const [used, hours] = await Promise.all([
       this.sql`select token_id, (extract(epoch from last_used_at) * 1000)::float8 as at, last_ip from token_usage`,
-      this
-        .sql`select token_id, hour::float8 as hour, count::float8 as count from token_usage_hourly where hour >= ${since}`,
+      this.sql`select token_id, hour::float8 as hour, count::float8 as count
+        from token_usage_hourly where hour >= ${since}`,
     ]);
     this.restore(
       used.map((r) => [r['token_id'] as string, r['at'] as number, r['last_ip'] as string | null] as const),

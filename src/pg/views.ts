@@ -36,7 +36,9 @@ export interface FoldedCounts {
 /** Nothing cached: each copy is read from its row, and holds its count. */
 const NOWHERE: FoldedCounts = { recount: () => undefined, viewCount: () => undefined };
 
-/** A folded row's whole count, as `view_count`: its views and its paste's row's own (migrations/014-paste-views.sql). */
+/**
+ * A folded row's whole count, as `view_count`: its views and its paste's row's own (migrations/014-paste-views.sql).
+ */
 const total = (sql: ISql): PendingQuery<Row[]> =>
   sql`(pv.views + coalesce((select p.view_count from pastes p where p.hash = pv.hash), 0))::float8 as view_count`;
 
@@ -112,7 +114,8 @@ export class PgViewCounts extends PendingViews {
         const first = taken.filter(([hash]) => !done.has(hash));
         const made = await tx`
           insert into paste_views as pv (hash, views)
-          select p.hash, v.n from unnest(${first.map(([hash]) => hash)}::text[], ${first.map(([, n]) => n)}::bigint[]) as v(hash, n)
+          select p.hash, v.n
+            from unnest(${first.map(([hash]) => hash)}::text[], ${first.map(([, n]) => n)}::bigint[]) as v(hash, n)
             join pastes p using (hash) where not p.burned order by p.hash for key share of p
           on conflict (hash) do update set views = pv.views + excluded.views
           returning pv.hash, ${total(tx)}`;

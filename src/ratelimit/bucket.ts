@@ -91,7 +91,8 @@ export function decisionOf(allowed: boolean, tokens: number, limitPerMinute: num
 }
 
 /**
- * Keyed token buckets (`token:<id>`, `ip:<addr>`) in memory, the data folder's `Limiter` (limiter.ts). Call `prune()` now and then
+ * Keyed token buckets (`token:<id>`, `ip:<addr>`) in memory, the data folder's `Limiter` (limiter.ts). Call `prune()`
+ * now and then
  * (e.g. every minute): a bucket that has refilled completely carries no information.
  */
 export class RateLimiter {

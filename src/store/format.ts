@@ -17,7 +17,8 @@ export class NewerDataFormat extends StorageProblem {
     readonly found: number,
   ) {
     super(
-      `${path} says data format ${found}, and this version reads format ${DATA_FORMAT} at most: run the newer version that wrote it`,
+      `${path} says data format ${found}, and this version reads format ${DATA_FORMAT} at most: run the newer ` +
+        'version that wrote it',
     );
   }
 }

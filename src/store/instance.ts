@@ -20,7 +20,8 @@ export class FolderInUse extends Error {
     readonly what: Holder = 'server',
   ) {
     super(
-      `${path}: the ${what} with pid ${pid} on ${host} is using this data folder; stop it first (two servers on one folder would undo each other's writes)`,
+      `${path}: the ${what} with pid ${pid} on ${host} is using this data folder; stop it first (two servers on ` +
+        "one folder would undo each other's writes)",
     );
   }
 }

@@ -110,7 +110,8 @@ async function openFolder(opts: StorageOptions): Promise<{ dir: string; claim: F
       if (Date.now() - lastRefusal < 60_000) return;
       lastRefusal = Date.now();
       warn(
-        `storage: ${refused.message}; writes answer ${refused instanceof StorageFull ? '507' : '503'} and change nothing until it can be written again`,
+        `storage: ${refused.message}; writes answer ${refused instanceof StorageFull ? '507' : '503'} and ` +
+          'change nothing until it can be written again',
       );
     },
     ...(opts.synced === undefined ? {} : { synced: opts.synced }),
@@ -129,7 +130,8 @@ function buildStores(dir: string, files: DurableFiles, opts: StorageOptions, blo
   const accounts = new AccountStore(dir, files);
   const pastes = new PasteStore(dir, files, config.pasteCacheBytes, (damage) =>
     warn(
-      `paste ${damage.hash ?? '(hash unreadable)'}: ${damage.message}; its owner and admins get 500 paste_damaged (others 404) until one of them deletes it`,
+      `paste ${damage.hash ?? '(hash unreadable)'}: ${damage.message}; its owner and admins get 500 ` +
+        'paste_damaged (others 404) until one of them deletes it',
     ),
   );
   const views = new ViewCounter(pastes, files, join(state, 'views.json'));
@@ -215,7 +217,8 @@ function fileJobs(s: FileStores, claim: FolderClaim, dir: string, opts: StorageO
         await s.idempotency.sweep(now);
       },
     },
-    // Counted views are folded into their pastes, and those still pending saved every round: a crash loses at most one round's.
+    // Counted views are folded into their pastes, and those still pending saved every round: a crash loses at most one
+    // round's.
     { name: 'view counts', everyMs, oncePerCluster: false, run: () => s.views.drain().then(() => s.views.save()) },
     {
       name: 'rate-limit buckets',

@@ -173,7 +173,10 @@ export class PasteStore {
     return paste !== null && paste.hash === hash ? paste : null;
   }
 
-  /** The paste for a page that shows the beginning of its text (PasteRepository.head): a long one's file is read only that far. */
+  /**
+   * The paste for a page that shows the beginning of its text (PasteRepository.head): a long one's file is read only
+   * that far.
+   */
   async head(hash: string, chars: number): Promise<PasteHead | null> {
     const code = shortcodeOf(hash);
     const cached = this.#cache.get(code);
@@ -373,7 +376,8 @@ export class PasteStore {
       if (txn.keep !== undefined)
         await this.files.writeFile(this.#revisionPath(code, txn.keep.revision ?? 1), keptText(txn.keep));
       if (txn.next === 'delete') {
-        // Its kept versions go with it, asked or not, as on PostgreSQL: a later paste of its short code must not list them.
+        // Its kept versions go with it, asked or not, as on PostgreSQL: a later paste of its short code must not list
+        // them.
         if (txn.dropRevisions !== true || txn.keep !== undefined) await this.#dropRevisions(code);
         await this.#removing(code, () => this.files.removeFile(this.#path(code)));
       } else if (txn.next !== undefined) {

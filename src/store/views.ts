@@ -3,7 +3,9 @@ import { CorruptPaste } from '../paste/repository.ts';
 import { readStateFile, stateJson, type DurableFiles } from './files.ts';
 import type { PasteStore } from './pastes.ts';
 
-/** Pastes one upkeep tick folds into their files: each is a durable write, so read-heavy load is not a stream of fsyncs. */
+/**
+ * Pastes one upkeep tick folds into their files: each is a durable write, so read-heavy load is not a stream of fsyncs.
+ */
 const FOLDS_PER_TICK = 100;
 
 /**

@@ -62,7 +62,9 @@ export function contentLines(p: Code): string[] {
 export function codeBlock(id: string, p: Code): SafeHtml {
   // Joined in one go: a template per line was a large share of a short paste's page.
   const lines = contentLines(p);
-  return html`<pre class="code" id="${id}" tabindex="0"><code><span class="l">${raw(lines.join('</span><span class="l">'))}</span></code></pre>`;
+  return html`<pre class="code" id="${id}" tabindex="0"><code><span class="l">${raw(
+    lines.join('</span><span class="l">'),
+  )}</span></code></pre>`;
 }
 
 /** A paste's code block as its page shows it, with what the page says about the text. */
@@ -89,7 +91,9 @@ export interface CodeView {
  * written in milliseconds. The copy button takes the element's text as it is.
  */
 const plainBlock = (id: string, content: string): SafeHtml =>
-  html`<pre class="code plain" id="${id}" tabindex="0"><code>${raw(hasBidiControls(content) ? markBidi(escapeHtml(content)) : escapeHtml(content))}</code></pre>`;
+  html`<pre class="code plain" id="${id}" tabindex="0"><code>${raw(
+    hasBidiControls(content) ? markBidi(escapeHtml(content)) : escapeHtml(content),
+  )}</code></pre>`;
 
 /**
  * The view of a text: at most PAGE_MAX_LINES lines and PAGE_MAX_CHARS characters of it, in

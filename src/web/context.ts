@@ -148,7 +148,9 @@ export type WebHandler = (ctx: WebContext) => Reply | Promise<Reply>;
 export interface WebRoute {
   handler: WebHandler;
   access?: 'user' | 'admin';
-  /** Reachable by a user whose password is temporary (the account page, logging out); every other page sends them there. */
+  /**
+   * Reachable by a user whose password is temporary (the account page, logging out); every other page sends them there.
+   */
   beforeNewPassword?: true;
   /** A `user` route that visitors may reach too when ANONYMOUS_PASTES is on (creating a paste). */
   anonymous?: true;

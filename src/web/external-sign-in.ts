@@ -9,7 +9,10 @@ import { sessionCookie } from './session-cookies.ts';
 // What a sign-in vouched for elsewhere (a trusted proxy, web/proxy-sign-in.ts; an OpenID
 // provider, web/pages/oidc.ts) does here alike: make the user, follow its group, start its session.
 
-/** AUTH_PROXY_CREATE, OIDC_CREATE: the user, made on first sight without a password (no password sign-in until given one). */
+/**
+ * AUTH_PROXY_CREATE, OIDC_CREATE: the user, made on first sight without a password (no password sign-in until given
+ * one).
+ */
 export async function createWithoutPassword(
   accounts: Accounts,
   name: string,

@@ -14,7 +14,9 @@ export const inputMaxLength = (codePoints: number): number => codePoints * 2;
 
 /** `<option>`s with the current value selected. */
 export function options(choices: readonly (readonly [string, string])[], selected: string): SafeHtml {
-  return html`${choices.map(([value, label]) => html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`)}`;
+  return html`${choices.map(
+    ([value, label]) => html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`,
+  )}`;
 }
 
 /** A list of what is wrong with a submitted form, or nothing. */
@@ -22,7 +24,9 @@ export function problemList(problems: readonly string[]): SafeHtml {
   if (problems.length === 0) return html``;
   // One problem reads as one sentence; a list is for several.
   if (problems.length === 1) return html`<div class="alert alert-error" role="alert">${problems[0] ?? ''}</div>`;
-  return html`<div class="alert alert-error" role="alert"><strong>Please fix these:</strong><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>`;
+  return html`<div class="alert alert-error" role="alert"><strong>Please fix these:</strong><ul>${problems.map(
+    (p) => html`<li>${p}</li>`,
+  )}</ul></div>`;
 }
 
 /** A one-line notice (success, info, warning). */

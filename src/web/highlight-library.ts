@@ -4,7 +4,8 @@ import { OWN_GRAMMARS } from './grammars/own.ts';
 import { escape } from './highlight-writer.ts';
 
 /**
- * Highlighting by highlight.js, for every language it knows and the grammars/ it lacks. Its token tree (raw text under scopes) is walked rather than its HTML parsed: each
+ * Highlighting by highlight.js, for every language it knows and the grammars/ it lacks. Its token tree (raw text under
+ * scopes) is walked rather than its HTML parsed: each
  * text is escaped here, each scope mapped to one of our token classes (assets' tk-* rules),
  * and nesting flattened to one span at a time, split at line ends, so every line is balanced.
  */

@@ -39,5 +39,7 @@ const option = ([value, label]: readonly [string, string], selected: string): Sa
 export function languageOptions(selected: string): SafeHtml {
   const choices = languageChoices();
   const commonEnd = COMMON.length + 1;
-  return html`<optgroup label="Common">${choices.slice(0, commonEnd).map((c) => option(c, selected))}</optgroup><optgroup label="All languages">${choices.slice(commonEnd).map((c) => option(c, selected))}</optgroup>`;
+  const common = choices.slice(0, commonEnd).map((c) => option(c, selected));
+  const all = choices.slice(commonEnd).map((c) => option(c, selected));
+  return html`<optgroup label="Common">${common}</optgroup><optgroup label="All languages">${all}</optgroup>`;
 }

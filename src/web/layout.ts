@@ -5,7 +5,8 @@ import { ASSET_URLS } from './static.ts';
 
 // connect-src: the paste forms send their files with XMLHttpRequest, to this site only (client/paste-files.ts).
 const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /**
  * The headers every web response starts with: its request id, no caching, and no inline
@@ -31,17 +32,25 @@ export interface Chrome {
   registrationOpen: () => boolean;
 }
 
-export const LOGO = html`<svg class="logo" viewBox="0 0 24 24" aria-hidden="true" width="22" height="22"><rect x="4" y="3" width="16" height="18" rx="3" fill="none" stroke="currentColor" stroke-width="2"/><path d="M8 8h8M8 12h8M8 16h5" stroke="currentColor" stroke-width="2" stroke-linecap="round"/></svg>`;
+export const LOGO = html`<svg class="logo" viewBox="0 0 24 24" aria-hidden="true" width="22" height="22"><rect x="4" \
+y="3" width="16" height="18" rx="3" fill="none" stroke="currentColor" stroke-width="2"/><path d="M8 8h8M8 12h8M8 16h5" \
+stroke="currentColor" stroke-width="2" stroke-linecap="round"/></svg>`;
 
 function nav(c: Chrome): SafeHtml {
   const link = (href: string, label: string, match = (p: string): boolean => p === href): SafeHtml =>
     html`<a href="${href}"${match(c.path) ? html` aria-current="page"` : ''}>${label}</a>`;
   if (c.user === null) {
-    return html`<nav class="nav">${link('/', 'Recent')}${link('/login', 'Log in')}${c.registrationOpen() ? link('/register', 'Register') : ''}</nav>`;
+    return html`<nav class="nav">${link('/', 'Recent')}${link('/login', 'Log in')}${
+      c.registrationOpen() ? link('/register', 'Register') : ''
+    }</nav>`;
   }
   return html`<nav class="nav">
-${link('/', 'New paste')}${link('/my', 'My pastes')}${link('/api_keys.php', 'API keys')}${link('/account', 'Account')}${c.user.role === 'admin' ? link('/admin/tokens', 'Admin', (p) => p.startsWith('/admin/')) : ''}
-<form method="post" action="/logout" class="nav-logout"><input type="hidden" name="_csrf" value="${c.csrf()}"><button type="submit" class="linklike" title="Log out ${c.user.name}">Log out <span class="who">${isolate(c.user.name)}</span></button></form>
+${link('/', 'New paste')}${link('/my', 'My pastes')}${link('/api_keys.php', 'API keys')}${link('/account', 'Account')}${
+  c.user.role === 'admin' ? link('/admin/tokens', 'Admin', (p) => p.startsWith('/admin/')) : ''
+}
+<form method="post" action="/logout" class="nav-logout"><input type="hidden" name="_csrf" \
+value="${c.csrf()}"><button type="submit" class="linklike" title="Log out ${c.user.name}">Log out \
+<span class="who">${isolate(c.user.name)}</span></button></form>
 </nav>`;
 }
 

@@ -155,7 +155,8 @@ export function markdownRenderer(options: MarkdownOptions): (source: string) => 
       return self.renderToken(tokens, idx, opts);
     }
     // Another server's image is not fetched: a link to it, which the reader may follow.
-    return `<a class="remote-image" href="${escapeHtml(src)}" rel="nofollow noopener noreferrer">${escapeHtml(alt === '' ? 'image' : alt)}</a>`;
+    const label = escapeHtml(alt === '' ? 'image' : alt);
+    return `<a class="remote-image" href="${escapeHtml(src)}" rel="nofollow noopener noreferrer">${label}</a>`;
   };
   return (source) => md.render(source);
 }

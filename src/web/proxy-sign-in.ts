@@ -37,7 +37,8 @@ export function proxySignIn(proxy: AuthProxyConfig, warn: (message: string) => v
       if (!warned) {
         warned = true;
         warn(
-          `the ${proxy.header} header came from ${peer ?? 'an unknown address'}, not from AUTH_PROXY_TRUSTED: ignored (said once; later ones are ignored silently)`,
+          `the ${proxy.header} header came from ${peer ?? 'an unknown address'}, not from AUTH_PROXY_TRUSTED: ` +
+            'ignored (said once; later ones are ignored silently)',
         );
       }
       return undefined;

@@ -58,7 +58,9 @@ function pathOf(m: QrModules): string {
  */
 export function qrSvgOf(m: QrModules, label: string): string {
   const size = m.size + 2 * MARGIN;
-  return html`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${size} ${size}" width="${8 * size}" height="${8 * size}" shape-rendering="crispEdges" data-modules="${m.size}"><title>${label}</title><rect fill="#fff" width="${size}" height="${size}"/><path fill="#000" d="${raw(pathOf(m))}"/></svg>
+  return html`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${size} ${size}" width="${8 * size}" \
+height="${8 * size}" shape-rendering="crispEdges" data-modules="${m.size}"><title>${label}</title><rect fill="#fff" \
+width="${size}" height="${size}"/><path fill="#000" d="${raw(pathOf(m))}"/></svg>
 `.value;
 }
 

@@ -157,7 +157,8 @@ function hasteLink(
  * The web side (README, Web pages): who is asking (session cookie, then a trusted proxy's
  * header when AUTH_PROXY_HEADER is set), the route (404 / 405),
  * for a POST its Origin, the form and its CSRF token (403, 415, 413, 400, 403), the route's
- * access rule (login redirect or 403), a temporary password's redirect, then the page. Errors become escaped HTML pages;
+ * access rule (login redirect or 403), a temporary password's redirect, then the page. Errors become escaped HTML
+ * pages;
  * nothing here touches the API log.
  */
 export function webSide(deps: WebDeps, routes = webRoutes): Side<WebContext> {

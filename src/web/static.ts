@@ -12,7 +12,10 @@ interface Asset {
   etag: string;
 }
 
-const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><rect x="2" y="1" width="20" height="22" rx="5" fill="#4f46e5"/><path d="M7.5 8h9M7.5 12h9M7.5 16h5.5" stroke="#fff" stroke-width="2" stroke-linecap="round"/></svg>`;
+const ICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><rect x="2" y="1" width="20" height="22" rx="5" ' +
+  'fill="#4f46e5"/><path d="M7.5 8h9M7.5 12h9M7.5 16h5.5" stroke="#fff" stroke-width="2" ' +
+  'stroke-linecap="round"/></svg>';
 
 /*
  * The assets live in TypeScript modules rather than files beside the code, so the compiled

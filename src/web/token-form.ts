@@ -41,11 +41,14 @@ export const rateFrom = (form: Fields): number => Number(field(form, 'rate').tri
 export function scopeBoxes(allowed: readonly Scope[], selected: readonly Scope[], idPrefix: string): SafeHtml {
   return html`${allowed.map(
     (s) =>
-      html`<label class="check" for="${idPrefix}-${s}" title="${SCOPE_HELP[s]}"><input type="checkbox" id="${idPrefix}-${s}" name="scope_${s}" value="1"${selected.includes(s) ? html` checked` : ''}> ${s}</label>`,
+      html`<label class="check" for="${idPrefix}-${s}" title="${SCOPE_HELP[s]}"><input type="checkbox" \
+id="${idPrefix}-${s}" name="scope_${s}" value="1"${selected.includes(s) ? html` checked` : ''}> ${s}</label>`,
   )}`;
 }
 
 export const scopeBadges = (scopes: readonly Scope[]): SafeHtml =>
-  html`<span class="badges">${scopes.map((s) => html`<span class="badge${s === 'admin' ? ' badge-warn' : ' badge-accent'}">${s}</span>`)}</span>`;
+  html`<span class="badges">${scopes.map(
+    (s) => html`<span class="badge${s === 'admin' ? ' badge-warn' : ' badge-accent'}">${s}</span>`,
+  )}</span>`;
 
 export const rateLabel = (rate: number): string => (rate === 0 ? 'Unlimited' : `${rate} / min`);

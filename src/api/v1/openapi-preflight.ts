@@ -17,7 +17,8 @@ export function withPreflight(paths: Record<string, Record<string, Schema>>): Re
     responses: {
       204: {
         description:
-          'With CORS_ORIGINS set. For a listed origin: `Access-Control-Allow-Origin`, `-Allow-Methods`, `-Allow-Headers`, `-Max-Age`; for any other, none of them. Never `-Allow-Credentials`.',
+          'With CORS_ORIGINS set. For a listed origin: `Access-Control-Allow-Origin`, `-Allow-Methods`, ' +
+          '`-Allow-Headers`, `-Max-Age`; for any other, none of them. Never `-Allow-Credentials`.',
         headers: {
           'Access-Control-Allow-Origin': { schema: { type: 'string' } },
           'Access-Control-Allow-Methods': { schema: { type: 'string' } },

@@ -49,8 +49,10 @@ export const grantedFileUrl = (
   hash: string,
   burnedAt: number,
   f: PasteFile,
-): string =>
-  `${deps.baseUrl}/api/v1/file.php?hash=${hash}&name=${encodeURIComponent(f.name)}&grant=${fileGrant(deps.signer, hash, burnedAt, f)}`;
+): string => {
+  const name = encodeURIComponent(f.name);
+  return `${deps.baseUrl}/api/v1/file.php?hash=${hash}&name=${name}&grant=${fileGrant(deps.signer, hash, burnedAt, f)}`;
+};
 
 /** The paste object of the README's Get a paste, but for view_count and content. Password and highlight stay inside. */
 function presentFields(deps: FieldDeps, p: Paste, burnedAt: number | undefined): Record<string, unknown> {

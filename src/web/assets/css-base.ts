@@ -44,7 +44,12 @@ h2 { font-size: 1.2rem; }
 h3 { font-size: 1rem; }
 p { margin: 0 0 1em; }
 code, kbd { font-family: var(--mono); font-size: .9em; }
-:not(pre) > code { background: var(--surface-2); border: 1px solid var(--border); border-radius: 6px; padding: .05em .35em; }
+:not(pre) > code {
+  background: var(--surface-2);
+  border: 1px solid var(--border);
+  border-radius: 6px;
+  padding: .05em .35em;
+}
 .muted { color: var(--muted); }
 ::placeholder { color: var(--muted); opacity: 1; }
 .small { font-size: .875rem; }
@@ -59,12 +64,21 @@ main.wrap { flex: 1; padding-top: 24px; padding-bottom: 40px; }
   backdrop-filter: saturate(1.4) blur(10px); border-bottom: 1px solid var(--border);
 }
 .top-inner { display: flex; align-items: center; gap: 16px; min-height: 58px; flex-wrap: wrap; }
-.brand { display: inline-flex; align-items: center; gap: 8px; font-weight: 750; font-size: 1.1rem; color: var(--text); text-decoration: none; }
+.brand {
+  display: inline-flex;
+  align-items: center;
+  gap: 8px;
+  font-weight: 750;
+  font-size: 1.1rem;
+  color: var(--text);
+  text-decoration: none;
+}
 .brand .logo { color: var(--accent); }
 .brand:hover { color: var(--text); }
 .nav { display: flex; align-items: center; gap: 4px; margin-left: auto; overflow-x: auto; scrollbar-width: none; }
 .nav a, .nav .linklike {
-  padding: 7px 12px; border-radius: 999px; color: var(--muted); text-decoration: none; font-weight: 550; font-size: .94rem; white-space: nowrap;
+  padding: 7px 12px; border-radius: 999px; color: var(--muted); text-decoration: none; font-weight: 550;
+  font-size: .94rem; white-space: nowrap;
 }
 .nav a:hover, .nav .linklike:hover { background: var(--surface-2); color: var(--text); }
 .nav a[aria-current="page"] { background: var(--accent-soft); color: var(--accent); }
@@ -79,23 +93,44 @@ main.wrap { flex: 1; padding-top: 24px; padding-bottom: 40px; }
   .nav .who { display: none; }
   h1 { font-size: 1.35rem; }
 }
-.foot { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 8px; padding-top: 18px; padding-bottom: 24px; color: var(--muted); font-size: .85rem; border-top: 1px solid var(--border); }
+.foot {
+  display: flex;
+  flex-wrap: wrap;
+  justify-content: space-between;
+  gap: 8px;
+  padding-top: 18px;
+  padding-bottom: 24px;
+  color: var(--muted);
+  font-size: .85rem;
+  border-top: 1px solid var(--border);
+}
 
 /* Forms */
 form { margin: 0; }
 .field { margin-bottom: 16px; }
 .field > label, .label { display: block; font-weight: 620; font-size: .9rem; margin-bottom: 6px; }
 .hint { display: block; color: var(--muted); font-size: .82rem; margin-top: 5px; font-weight: 400; }
-input[type="text"], input[type="search"], input[type="password"], input[type="number"], input[type="url"], input[type="datetime-local"], select, textarea {
+input[type="text"], input[type="search"], input[type="password"], input[type="number"], input[type="url"],
+input[type="datetime-local"], select, textarea {
   width: 100%; padding: 10px 12px; font: inherit; font-size: .95rem; color: var(--text);
   background: var(--surface); border: 1px solid var(--border-strong); border-radius: var(--radius-sm);
   transition: border-color .15s, box-shadow .15s;
 }
-select { appearance: none; padding-right: 34px; background-image: linear-gradient(45deg, transparent 50%, var(--muted) 50%), linear-gradient(135deg, var(--muted) 50%, transparent 50%);
-  background-position: calc(100% - 18px) 52%, calc(100% - 13px) 52%; background-size: 5px 5px; background-repeat: no-repeat; }
+select {
+  appearance: none; padding-right: 34px;
+  background-image:
+    linear-gradient(45deg, transparent 50%, var(--muted) 50%),
+    linear-gradient(135deg, var(--muted) 50%, transparent 50%);
+  background-position: calc(100% - 18px) 52%, calc(100% - 13px) 52%;
+  background-size: 5px 5px; background-repeat: no-repeat;
+}
 textarea { resize: vertical; line-height: 1.5; }
 textarea.code-input { font-family: var(--mono); font-size: .88rem; min-height: 300px; tab-size: 4; white-space: pre; }
-input:focus, select:focus, textarea:focus { outline: none; border-color: var(--accent); box-shadow: 0 0 0 4px var(--ring); }
+input:focus, select:focus, textarea:focus {
+  outline: none;
+  border-color: var(--accent);
+  box-shadow: 0 0 0 4px var(--ring);
+}
 input[readonly] { background: var(--surface-2); }
 .grid { display: grid; gap: 14px; grid-template-columns: repeat(auto-fit, minmax(140px, 1fr)); }
 .grid .field { margin-bottom: 0; }
@@ -107,7 +142,8 @@ input[readonly] { background: var(--surface-2); }
 /* Buttons */
 .btn {
   display: inline-flex; align-items: center; justify-content: center; gap: 6px; padding: 9px 16px; min-height: 40px;
-  border-radius: var(--radius-sm); border: 1px solid var(--border-strong); background: var(--surface); color: var(--text);
+  border-radius: var(--radius-sm); border: 1px solid var(--border-strong); background: var(--surface);
+  color: var(--text);
   font: inherit; font-weight: 620; font-size: .94rem; text-decoration: none; cursor: pointer; white-space: nowrap;
   transition: background .15s, border-color .15s, transform .05s;
 }
@@ -122,5 +158,7 @@ input[readonly] { background: var(--surface-2); }
 .btn-sm { padding: 5px 11px; min-height: 32px; font-size: .85rem; border-radius: 8px; }
 .btn-block { width: 100%; }
 .btn.copied, .btn-primary.copied { background: var(--ok-soft); border-color: var(--ok); color: var(--ok); }
-@media (prefers-reduced-motion: reduce) { *, *::before, *::after { transition: none !important; animation: none !important; } }
+@media (prefers-reduced-motion: reduce) {
+  *, *::before, *::after { transition: none !important; animation: none !important; }
+}
 `;

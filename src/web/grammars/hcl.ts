@@ -10,7 +10,8 @@ export function hcl(hljs: HLJSApi): Language {
       keyword: 'for in if else endif endfor',
       literal: 'true false null',
       built_in:
-        'resource data variable output module provider locals terraform backend provisioner connection lifecycle dynamic moved import check',
+        'resource data variable output module provider locals terraform backend provisioner connection ' +
+        'lifecycle dynamic moved import check',
     },
     contains: [
       hljs.HASH_COMMENT_MODE,

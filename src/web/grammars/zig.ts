@@ -6,8 +6,13 @@ export function zig(hljs: HLJSApi): Language {
     name: 'Zig',
     keywords: {
       keyword:
-        'addrspace align allowzero and anyframe anytype asm async await break callconv catch comptime const continue defer else enum errdefer error export extern fn for if inline linksection noalias noinline nosuspend opaque or orelse packed pub resume return struct suspend switch test threadlocal try union unreachable usingnamespace var volatile while',
-      type: 'bool void noreturn type anyerror anyopaque comptime_int comptime_float isize usize c_int c_uint c_long c_ulong c_char f16 f32 f64 f80 f128 u8 u16 u32 u64 u128 i8 i16 i32 i64 i128',
+        'addrspace align allowzero and anyframe anytype asm async await break callconv catch comptime const ' +
+        'continue defer else enum errdefer error export extern fn for if inline linksection noalias noinline ' +
+        'nosuspend opaque or orelse packed pub resume return struct suspend switch test threadlocal try union ' +
+        'unreachable usingnamespace var volatile while',
+      type:
+        'bool void noreturn type anyerror anyopaque comptime_int comptime_float isize usize c_int c_uint c_long ' +
+        'c_ulong c_char f16 f32 f64 f80 f128 u8 u16 u32 u64 u128 i8 i16 i32 i64 i128',
       literal: 'true false null undefined',
     },
     contains: [

@@ -34,12 +34,16 @@ function loginPage(ctx: WebContext, opts: { name?: string; next: string; problem
   const form = html`${problemList(opts.problems ?? [])}
 <form method="post" action="/login">
 ${csrfInput(ctx.csrf())}<input type="hidden" name="next" value="${opts.next}">
-<div class="field"><label for="name">User name</label><input type="text" id="name" name="name" value="${opts.name ?? ''}" autocomplete="username" autocapitalize="none" spellcheck="false" required autofocus></div>
-<div class="field"><label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required></div>
+<div class="field"><label for="name">User name</label><input type="text" id="name" name="name" \
+value="${opts.name ?? ''}" autocomplete="username" autocapitalize="none" spellcheck="false" required autofocus></div>
+<div class="field"><label for="password">Password</label><input type="password" id="password" name="password" \
+autocomplete="current-password" required></div>
 <button class="btn btn-primary btn-block" type="submit">Log in</button>
 </form>
 ${ssoButton(ctx, opts.next)}
-<p class="center muted small">No account yet? ${ctx.registrationOpen() ? html`<a href="/register">Register</a>` : 'Ask an admin of this server for one.'}</p>`;
+<p class="center muted small">No account yet? ${
+    ctx.registrationOpen() ? html`<a href="/register">Register</a>` : 'Ask an admin of this server for one.'
+  }</p>`;
   return page(ctx, 'Log in', authCard(ctx, 'Log in', form));
 }
 
@@ -93,13 +97,19 @@ async function startSession(ctx: WebContext, user: User, next: string): Promise<
 
 function registerPage(ctx: WebContext, opts: { name?: string; problems?: string[] } = {}): string {
   const first = ctx.deps.accounts.users.length === 0;
-  const form = html`${first ? notice('info', 'You are the first user here, so your account will be the admin account.') : ''}
+  const form = html`${
+    first ? notice('info', 'You are the first user here, so your account will be the admin account.') : ''
+  }
 ${problemList(opts.problems ?? [])}
 <form method="post" action="/register">
 ${csrfInput(ctx.csrf())}
-<div class="field"><label for="name">User name</label><input type="text" id="name" name="name" value="${opts.name ?? ''}" autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="32" required autofocus><span class="hint">Letters, digits, ".", "_" and "-"; up to 32.</span></div>
-<div class="field"><label for="password">Password</label><input type="password" id="password" name="password" autocomplete="new-password" minlength="8" required><span class="hint">At least 8 characters.</span></div>
-<div class="field"><label for="confirm">Repeat the password</label><input type="password" id="confirm" name="confirm" autocomplete="new-password" minlength="8" required></div>
+<div class="field"><label for="name">User name</label><input type="text" id="name" name="name" \
+value="${opts.name ?? ''}" autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="32" required \
+autofocus><span class="hint">Letters, digits, ".", "_" and "-"; up to 32.</span></div>
+<div class="field"><label for="password">Password</label><input type="password" id="password" name="password" \
+autocomplete="new-password" minlength="8" required><span class="hint">At least 8 characters.</span></div>
+<div class="field"><label for="confirm">Repeat the password</label><input type="password" id="confirm" name="confirm" \
+autocomplete="new-password" minlength="8" required></div>
 <button class="btn btn-primary btn-block" type="submit">Create account</button>
 </form>
 <p class="center muted small">Already registered? <a href="/login">Log in</a></p>`;
@@ -113,7 +123,8 @@ function closedPage(ctx: WebContext): string {
     authCard(
       ctx,
       'Registration is closed',
-      html`<p class="center muted">New accounts are created by an admin on this server. If you already have one, <a href="/login">log in</a>.</p>`,
+      html`<p class="center muted">New accounts are created by an admin on this server. If you already have one, \
+<a href="/login">log in</a>.</p>`,
     ),
   );
 }
@@ -179,6 +190,7 @@ export async function logout(ctx: WebContext): Promise<Reply> {
   ctx.headers['refresh'] = `0; url=${away}`;
   ctx.user = null;
   ctx.session = null;
-  const body = html`<section class="card narrow"><h1>Logged out</h1><p>Signing you out of the sign-in service too: <a href="${away}">continue</a>.</p></section>`;
+  const body = html`<section class="card narrow"><h1>Logged out</h1>\
+<p>Signing you out of the sign-in service too: <a href="${away}">continue</a>.</p></section>`;
   return reply(page(ctx, 'Logged out', body));
 }

@@ -21,14 +21,20 @@ function changes(e: AuditEntry): SafeHtml {
   }
   const keys = [...new Set([...Object.keys(b), ...Object.keys(a)])].filter((k) => shown(b[k]) !== shown(a[k]));
   if (keys.length === 0) return html`<span class="muted">no change</span>`;
-  return html`${keys.map((k) => html`<span class="mono small">${k}: ${isolate(shown(b[k]))} → ${isolate(shown(a[k]))}</span><br>`)}`;
+  return html`${keys.map(
+    (k) => html`<span class="mono small">${k}: ${isolate(shown(b[k]))} → ${isolate(shown(a[k]))}</span><br>`,
+  )}`;
 }
 
 function entryRow(e: AuditEntry): SafeHtml {
   const who =
     e.via === 'cli'
-      ? html`<span class="badge">CLI</span>${e.user === null ? '' : html` <span class="muted small">${isolate(e.user)}</span>`}`
-      : html`${e.via === 'api' ? html`<span class="badge">API</span> ` : ''}${isolate(e.user ?? '?')}${e.user_id === null ? '' : html` <span class="muted small">#${e.user_id}</span>`}`;
+      ? html`<span class="badge">CLI</span>${
+          e.user === null ? '' : html` <span class="muted small">${isolate(e.user)}</span>`
+        }`
+      : html`${e.via === 'api' ? html`<span class="badge">API</span> ` : ''}${isolate(e.user ?? '?')}${
+          e.user_id === null ? '' : html` <span class="muted small">#${e.user_id}</span>`
+        }`;
   return html`<tr>
 <td data-label="Time (UTC)" class="mono">${formatTime(Date.parse(e.time))}</td>
 <td data-label="Who">${who}</td>
@@ -48,12 +54,22 @@ export async function adminAudit(ctx: WebContext): Promise<Reply> {
   const table =
     entries.length === 0
       ? html`<p class="empty">${pageNo === 1 ? 'No admin actions yet.' : 'Nothing on this page.'}</p>`
-      : html`<div class="table-wrap"><table class="stack log-table"><thead><tr><th>Time (UTC)</th><th>Who</th><th>Action</th><th>Target</th><th>Change</th><th>IP</th></tr></thead><tbody>${entries.map(entryRow)}</tbody></table></div>`;
+      : html`<div class="table-wrap"><table class="stack log-table"><thead><tr><th>Time (UTC)</th><th>Who</th>\
+<th>Action</th><th>Target</th><th>Change</th><th>IP</th></tr></thead><tbody>${entries.map(entryRow)}</tbody></table>\
+</div>`;
   const pager = html`<nav class="pager" aria-label="Pages">
-${pageNo === 1 ? html`<span></span>` : html`<a class="btn btn-sm" href="/admin/audit${pageNo === 2 ? '' : `?page=${pageNo - 1}`}">← Newer</a>`}
+${
+  pageNo === 1
+    ? html`<span></span>`
+    : html`<a class="btn btn-sm" href="/admin/audit${pageNo === 2 ? '' : `?page=${pageNo - 1}`}">← Newer</a>`
+}
 <span class="muted small">Page ${pageNo}</span>
-${more ? html`<a class="btn btn-sm" href="/admin/audit?page=${pageNo + 1}" rel="next">Older →</a>` : html`<span></span>`}
+${
+  more ? html`<a class="btn btn-sm" href="/admin/audit?page=${pageNo + 1}" rel="next">Older →</a>` : html`<span></span>`
+}
 </nav>`;
-  const body = html`${adminTabs('audit')}<section class="card"><div class="card-head"><h2>Audit log</h2><span class="muted small">every admin action, on the web or with the CLI · kept in logs/audit-*.jsonl</span></div>${table}${pager}</section>`;
+  const body = html`${adminTabs('audit')}<section class="card"><div class="card-head"><h2>Audit log</h2>\
+<span class="muted small">every admin action, on the web or with the CLI · kept in logs/audit-*.jsonl</span>\
+</div>${table}${pager}</section>`;
   return reply(page(ctx, 'Audit · Admin', body));
 }

@@ -81,9 +81,17 @@ function entryRow(ctx: WebContext, e: ApiLogEntry): SafeHtml {
   return html`<tr>
 <td data-label="Time (UTC)" class="mono">${formatTime(Date.parse(e.time))}</td>
 <td data-label="Status"><span class="status status-${Math.floor(e.status / 100)}">${e.status}</span></td>
-<td class="full" data-label="Request"><span class="mono">${e.method} ${e.endpoint}</span>${e.error === undefined ? '' : html`<br><span class="muted small">${e.error}</span>`}</td>
+<td class="full" data-label="Request"><span class="mono">${e.method} ${e.endpoint}</span>${
+    e.error === undefined ? '' : html`<br><span class="muted small">${e.error}</span>`
+  }</td>
 <td data-label="Token" class="mono">${e.token_id ?? html`<span class="muted">none</span>`}</td>
-<td data-label="User">${e.user_id === null ? html`<span class="muted">none</span>` : html`<span>${user === undefined ? '?' : isolate(user.name)} <span class="muted small">#${e.user_id}</span></span>`}</td>
+<td data-label="User">${
+    e.user_id === null
+      ? html`<span class="muted">none</span>`
+      : html`<span>${
+          user === undefined ? '?' : isolate(user.name)
+        } <span class="muted small">#${e.user_id}</span></span>`
+  }</td>
 <td data-label="IP" class="mono">${e.ip}</td>
 <td data-label="Duration" class="num">${e.duration_ms.toFixed(1)} ms</td>
 </tr>`;
@@ -103,28 +111,47 @@ export async function adminLogs(ctx: WebContext): Promise<Reply> {
   }
   const q = ctx.query;
   const input = (name: string, label: string, placeholder: string, type = 'text', list = ''): SafeHtml =>
-    html`<div class="field"><label for="f-${name}">${label}</label><input type="${type}" id="f-${name}" name="${name}" value="${field(q, name)}" placeholder="${placeholder}"${list === '' ? '' : html` list="${list}"`}></div>`;
+    html`<div class="field"><label for="f-${name}">${label}</label><input type="${type}" id="f-${name}" name="${name}" \
+value="${field(q, name)}" placeholder="${placeholder}"${list === '' ? '' : html` list="${list}"`}></div>`;
   const filters = html`<form method="get" action="/admin/logs" class="card">
 <div class="filters">
 ${input('token', 'Token id', 'e.g. Ab12Cd34')}
 ${input('user', 'User', 'name or id')}
 ${input('endpoint', 'Endpoint', '/api/v1/…', 'text', 'endpoints')}
-<div class="field"><label for="f-status">Status</label><select id="f-status" name="status">${options(STATUS_CHOICES, field(q, 'status'))}</select></div>
+<div class="field"><label for="f-status">Status</label><select id="f-status" name="status">${options(
+    STATUS_CHOICES,
+    field(q, 'status'),
+  )}</select></div>
 ${input('from', 'From (UTC)', '', 'datetime-local')}
 ${input('to', 'To (UTC)', '', 'datetime-local')}
 </div>
 <datalist id="endpoints">${ENDPOINTS.map((e) => html`<option value="${e}">`)}</datalist>
-<div class="actions"><button class="btn btn-primary" type="submit">Filter</button><a class="btn btn-ghost" href="/admin/logs">Clear</a></div>
+<div class="actions"><button class="btn btn-primary" type="submit">Filter</button><a class="btn btn-ghost" \
+href="/admin/logs">Clear</a></div>
 </form>`;
   const table =
     result.entries.length === 0
       ? html`<p class="empty">No log entries match.</p>`
-      : html`<div class="table-wrap"><table class="stack log-table"><thead><tr><th>Time (UTC)</th><th>Status</th><th>Request</th><th>Token</th><th>User</th><th>IP</th><th>Duration</th></tr></thead><tbody>${result.entries.map((e) => entryRow(ctx, e))}</tbody></table></div>`;
+      : html`<div class="table-wrap"><table class="stack log-table"><thead><tr><th>Time (UTC)</th><th>Status</th>\
+<th>Request</th><th>Token</th><th>User</th><th>IP</th><th>Duration</th></tr></thead><tbody>${result.entries.map((e) =>
+          entryRow(ctx, e),
+        )}</tbody></table></div>`;
   const pager = html`<nav class="pager" aria-label="Pages">
-${query.cursor === undefined ? html`<span></span>` : html`<a class="btn btn-sm" href="${filterLink(q, null)}">↑ Newest</a>`}
-<span class="muted small">${result.entries.length} ${result.entries.length === 1 ? 'entry' : 'entries'} on this page</span>
-${result.next === null ? html`<span></span>` : html`<a class="btn btn-sm" href="${filterLink(q, result.next)}" rel="next">Older →</a>`}
+${
+  query.cursor === undefined
+    ? html`<span></span>`
+    : html`<a class="btn btn-sm" href="${filterLink(q, null)}">↑ Newest</a>`
+}
+<span class="muted small">${result.entries.length} ${
+    result.entries.length === 1 ? 'entry' : 'entries'
+  } on this page</span>
+${
+  result.next === null
+    ? html`<span></span>`
+    : html`<a class="btn btn-sm" href="${filterLink(q, result.next)}" rel="next">Older →</a>`
+}
 </nav>`;
-  const body = html`${adminTabs('logs')}${problemList(problems)}${filters}<section class="card">${table}${pager}</section>`;
+  const body = html`${adminTabs('logs')}${problemList(problems)}${filters}\
+<section class="card">${table}${pager}</section>`;
   return reply(page(ctx, 'API Logs · Admin', body));
 }

@@ -16,7 +16,13 @@ import { TOKEN_LIFETIMES } from './api-keys.ts';
 export function adminTabs(current: 'tokens' | 'logs' | 'users' | 'audit'): SafeHtml {
   const tab = (href: string, name: typeof current, label: string): SafeHtml =>
     html`<a href="${href}"${current === name ? html` aria-current="page"` : ''}>${label}</a>`;
-  return html`<div class="page-head"><h1>Admin</h1></div><nav class="tabs" aria-label="Admin">${tab('/admin/tokens', 'tokens', 'API Tokens')}${tab('/admin/logs', 'logs', 'API Logs')}${tab('/admin/users', 'users', 'Users')}${tab('/admin/audit', 'audit', 'Audit')}</nav>`;
+  const tabs = [
+    tab('/admin/tokens', 'tokens', 'API Tokens'),
+    tab('/admin/logs', 'logs', 'API Logs'),
+    tab('/admin/users', 'users', 'Users'),
+    tab('/admin/audit', 'audit', 'Audit'),
+  ];
+  return html`<div class="page-head"><h1>Admin</h1></div><nav class="tabs" aria-label="Admin">${tabs}</nav>`;
 }
 
 export const TOKENS_PAGE_SIZE = 25;
@@ -73,18 +79,42 @@ function tokenRow(ctx: WebContext, t: TokenRecord): SafeHtml {
   const now = ctx.deps.now();
   const owner = ctx.deps.accounts.user(t.user_id);
   const used = ctx.deps.tokenUsage.get(t.id);
+  const lastDay = ctx.deps.tokenUsage.lastDay(t.id, now);
   const allowed = owner === undefined ? [] : allowedScopes(owner);
   return html`<tr id="token-${t.id}">
-<td class="full" data-label="Token"><span class="title-cell">${t.label === '' ? 'Unlabelled token' : isolate(t.label)}</span><br><span class="mono muted">${t.id}</span></td>
-<td data-label="User"><span>${owner === undefined ? '?' : isolate(owner.name)}${owner?.role === 'admin' ? html` <span class="badge badge-warn">admin</span>` : ''}<br><span class="muted small">id ${t.user_id}</span></span></td>
-<td data-label="Used"><span>${used === undefined ? html`<span class="muted">never</span>` : times.tag(used, now)}<br><span class="muted small" data-requests-24h="${ctx.deps.tokenUsage.lastDay(t.id, now)}">${ctx.deps.tokenUsage.lastDay(t.id, now)} requests in 24 h</span><br><span class="muted small">created ${times.tag(t.created_at, now)}</span></span></td>
+<td class="full" data-label="Token"><span class="title-cell">${
+    t.label === '' ? 'Unlabelled token' : isolate(t.label)
+  }</span><br><span class="mono muted">${t.id}</span></td>
+<td data-label="User"><span>${owner === undefined ? '?' : isolate(owner.name)}${
+    owner?.role === 'admin' ? html` <span class="badge badge-warn">admin</span>` : ''
+  }<br><span class="muted small">id ${t.user_id}</span></span></td>
+<td data-label="Used"><span>${
+    used === undefined ? html`<span class="muted">never</span>` : times.tag(used, now)
+  }<br><span class="muted small" data-requests-24h="${lastDay}">${lastDay} requests in 24 h</span><br>\
+<span class="muted small">created ${times.tag(t.created_at, now)}</span></span></td>
 <td class="full" data-label="Scopes, rate and limits"><form method="post" action="/admin/tokens" class="inline-form">
 ${csrfInput(ctx.csrf())}<input type="hidden" name="id" value="${t.id}"><input type="hidden" name="limits" value="1">
 ${scopeBoxes(allowed, t.scopes, `t-${t.id}`)}
-<label class="check" for="rate-${t.id}">Rate <input type="number" id="rate-${t.id}" name="rate" min="0" max="999999999" value="${t.rate_limit_per_minute}" inputmode="numeric"> /min</label>
-<label class="check" for="max-${t.id}">Largest paste <input type="number" id="max-${t.id}" name="max_kib" min="1" max="65536" value="${t.max_paste_bytes === undefined || t.max_paste_bytes === null ? '' : String(Math.round(t.max_paste_bytes / 1024))}" placeholder="any" inputmode="numeric"> KiB</label>
-<span class="check">Privacies ${PRIVACIES.map((p) => html`<label class="check" for="pv-${t.id}-${p}"><input type="checkbox" id="pv-${t.id}-${p}" name="privacy_${p}" value="1"${t.privacies === undefined || t.privacies === null || t.privacies.includes(p) ? html` checked` : ''}> ${p}</label>`)}</span>
-<label class="check" for="exp-${t.id}">Expires <select id="exp-${t.id}" name="expires"><option value="keep" selected>${expiryText(t.expires_at ?? null, now)}</option><option value="0">never</option>${TOKEN_LIFETIMES.filter(([v]) => v !== '0').map(([v, l]) => html`<option value="${v}">in ${l}</option>`)}</select></label>
+<label class="check" for="rate-${t.id}">Rate <input type="number" id="rate-${t.id}" name="rate" min="0" \
+max="999999999" value="${t.rate_limit_per_minute}" inputmode="numeric"> /min</label>
+<label class="check" for="max-${t.id}">Largest paste <input type="number" id="max-${t.id}" name="max_kib" min="1" \
+max="65536" value="${
+    t.max_paste_bytes === undefined || t.max_paste_bytes === null ? '' : String(Math.round(t.max_paste_bytes / 1024))
+  }" placeholder="any" inputmode="numeric"> KiB</label>
+<span class="check">Privacies ${PRIVACIES.map(
+    (p) =>
+      html`<label class="check" for="pv-${t.id}-${p}"><input type="checkbox" id="pv-${t.id}-${p}" name="privacy_${p}" \
+value="1"${
+        t.privacies === undefined || t.privacies === null || t.privacies.includes(p) ? html` checked` : ''
+      }> ${p}</label>`,
+  )}</span>
+<label class="check" for="exp-${t.id}">Expires <select id="exp-${t.id}" name="expires">\
+<option value="keep" selected>${expiryText(
+    t.expires_at ?? null,
+    now,
+  )}</option><option value="0">never</option>${TOKEN_LIFETIMES.filter(([v]) => v !== '0').map(
+    ([v, l]) => html`<option value="${v}">in ${l}</option>`,
+  )}</select></label>
 <button class="btn btn-sm" type="submit">Save</button>
 <a class="btn btn-sm btn-ghost" href="/admin/tokens?revoke=${t.id}#revoke">Revoke</a>
 </form></td>
@@ -109,17 +139,27 @@ ${s.message === undefined ? '' : notice('ok', s.message)}
 ${
   asking === undefined
     ? ''
-    : html`<section class="card" id="revoke"><div class="alert alert-warn"><strong>Revoke token ${asking.id}${owner === undefined ? '' : html` of ${isolate(owner.name)}`}?</strong> Every script using it stops working at once, and it cannot be brought back.</div>
-<form method="post" action="/admin/tokens" class="row-actions">${csrfInput(ctx.csrf())}<input type="hidden" name="action" value="revoke"><input type="hidden" name="id" value="${asking.id}"><button class="btn btn-danger" type="submit">Revoke it</button><a class="btn" href="/admin/tokens">Keep it</a></form></section>`
+    : html`<section class="card" id="revoke"><div class="alert alert-warn"><strong>Revoke token ${asking.id}${
+        owner === undefined ? '' : html` of ${isolate(owner.name)}`
+      }?</strong> Every script using it stops working at once, and it cannot be brought back.</div>
+<form method="post" action="/admin/tokens" class="row-actions">${csrfInput(ctx.csrf())}<input type="hidden" \
+name="action" value="revoke"><input type="hidden" name="id" value="${asking.id}"><button class="btn btn-danger" \
+type="submit">Revoke it</button><a class="btn" href="/admin/tokens">Keep it</a></form></section>`
 }
 ${problemList(s.problems ?? [])}
 <section class="card">
-<div class="card-head"><h2>All API tokens</h2><span class="muted small">${all.length} ${q === '' ? 'in all' : 'found'} · rate 0 = unlimited · the admin scope only for admin users' tokens</span></div>
-<form method="get" action="/admin/tokens" class="inline-form search" role="search"><label class="offscreen" for="token-q">Search tokens</label><input type="search" id="token-q" name="q" value="${q}" placeholder="user name or label"><button class="btn btn-sm" type="submit">Search</button>${q === '' ? '' : html`<a class="btn btn-sm btn-ghost" href="/admin/tokens">Clear</a>`}</form>
+<div class="card-head"><h2>All API tokens</h2><span class="muted small">${all.length} ${q === '' ? 'in all' : 'found'} \
+· rate 0 = unlimited · the admin scope only for admin users' tokens</span></div>
+<form method="get" action="/admin/tokens" class="inline-form search" role="search">\
+<label class="offscreen" for="token-q">Search tokens</label><input type="search" id="token-q" name="q" value="${q}" \
+placeholder="user name or label"><button class="btn btn-sm" type="submit">Search</button>${
+    q === '' ? '' : html`<a class="btn btn-sm btn-ghost" href="/admin/tokens">Clear</a>`
+  }</form>
 ${
   tokens.length === 0
     ? html`<p class="empty">${q === '' ? 'No tokens exist yet.' : 'No token matches.'}</p>`
-    : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Token</th><th>User</th><th>Used</th><th>Scopes, rate and limits</th></tr></thead><tbody>${tokens.map((t) => tokenRow(ctx, t))}</tbody></table></div>`
+    : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Token</th><th>User</th><th>Used</th>\
+<th>Scopes, rate and limits</th></tr></thead><tbody>${tokens.map((t) => tokenRow(ctx, t))}</tbody></table></div>`
 }
 ${
   pages === 1
@@ -127,7 +167,11 @@ ${
     : html`<nav class="pager" aria-label="Pages">
 ${pageNo === 1 ? html`<span></span>` : html`<a class="btn btn-sm" href="${listLink(q, pageNo - 1)}">← Newer</a>`}
 <span class="muted small">Page ${pageNo} of ${pages}</span>
-${pageNo === pages ? html`<span></span>` : html`<a class="btn btn-sm" href="${listLink(q, pageNo + 1)}" rel="next">Older →</a>`}
+${
+  pageNo === pages
+    ? html`<span></span>`
+    : html`<a class="btn btn-sm" href="${listLink(q, pageNo + 1)}" rel="next">Older →</a>`
+}
 </nav>`
 }
 </section>`;

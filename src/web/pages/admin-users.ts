@@ -30,7 +30,11 @@ interface UsersState {
 
 /** One small POST button of a user's row. */
 function action(ctx: WebContext, u: User, name: string, label: string, danger = false): SafeHtml {
-  return html`<form method="post" action="/admin/users" class="inline-form">${csrfInput(ctx.csrf())}<input type="hidden" name="action" value="${name}"><input type="hidden" name="name" value="${u.name}"><button class="btn btn-sm${danger ? ' btn-danger' : ' btn-ghost'}" type="submit">${label}</button></form>`;
+  return html`<form method="post" action="/admin/users" \
+class="inline-form">${csrfInput(ctx.csrf())}<input type="hidden" name="action" value="${name}"><input type="hidden" \
+name="name" value="${u.name}"><button class="btn btn-sm${
+    danger ? ' btn-danger' : ' btn-ghost'
+  }" type="submit">${label}</button></form>`;
 }
 
 /** What a row shows beside the user: their tokens and pastes, counted for all users at once. */
@@ -48,12 +52,22 @@ function userRow(ctx: WebContext, u: User, me: User, counts: Counts): SafeHtml {
   const login = u.last_login_at ?? null;
   const disabled = u.disabled === true;
   return html`<tr id="user-${u.name}">
-<td class="full" data-label="User"><span class="title-cell">${isolate(u.name)}</span>${u.role === 'admin' ? html` <span class="badge badge-warn">admin</span>` : ''}${disabled ? html` <span class="badge">disabled</span>` : ''}${u.password_temporary === true ? html` <span class="badge">temporary password</span>` : ''}${u.id === me.id ? html` <span class="muted small">(you)</span>` : ''}<br><span class="muted small">id ${u.id} · created ${times.tag(u.created_at, now)}</span></td>
+<td class="full" data-label="User"><span class="title-cell">${isolate(u.name)}</span>${
+    u.role === 'admin' ? html` <span class="badge badge-warn">admin</span>` : ''
+  }${disabled ? html` <span class="badge">disabled</span>` : ''}${
+    u.password_temporary === true ? html` <span class="badge">temporary password</span>` : ''
+  }${
+    u.id === me.id ? html` <span class="muted small">(you)</span>` : ''
+  }<br><span class="muted small">id ${u.id} · created ${times.tag(u.created_at, now)}</span></td>
 <td data-label="Last login">${login === null ? html`<span class="muted">never</span>` : times.tag(login, now)}</td>
 <td data-label="Tokens" class="num"><a href="/admin/tokens?q=${encodeURIComponent(u.name)}">${tokens}</a></td>
 <td data-label="Pastes" class="num">${pastes}</td>
 <td data-label="Files" class="num">${sizeLabel(counts.files.get(u.id) ?? 0)}</td>
-<td class="full" data-label=""><span class="row-actions">${disabled ? action(ctx, u, 'enable', 'Enable') : action(ctx, u, 'disable', 'Disable', true)}${u.role === 'admin' ? action(ctx, u, 'unadmin', 'Remove admin') : action(ctx, u, 'admin', 'Make admin')}${action(ctx, u, 'reset', 'Reset password')}</span></td>
+<td class="full" data-label=""><span class="row-actions">${
+    disabled ? action(ctx, u, 'enable', 'Enable') : action(ctx, u, 'disable', 'Disable', true)
+  }${
+    u.role === 'admin' ? action(ctx, u, 'unadmin', 'Remove admin') : action(ctx, u, 'admin', 'Make admin')
+  }${action(ctx, u, 'reset', 'Reset password')}</span></td>
 </tr>`;
 }
 
@@ -72,22 +86,32 @@ ${s.message === undefined ? '' : notice('ok', s.message)}
 ${
   s.added === undefined
     ? ''
-    : html`<section class="card secret-card" id="added"><div class="alert alert-ok"><strong>${isolate(s.added.name)} ${s.added.reset === true ? 'has a new password; their sessions have ended' : 'was added'}.</strong> Their temporary password is shown only this once; hand it over safely. They choose their own at their first sign-in.</div>
+    : html`<section class="card secret-card" id="added"><div class="alert alert-ok"><strong>${isolate(s.added.name)} ${
+        s.added.reset === true ? 'has a new password; their sessions have ended' : 'was added'
+      }.</strong> Their temporary password is shown only this once; hand it over safely. They choose their own \
+at their first sign-in.</div>
 <label class="label" for="temporary-password">Temporary password</label>
-<div class="secret-box"><input type="text" id="temporary-password" class="copyable" value="${s.added.password}" readonly spellcheck="false"><button class="btn btn-primary" type="button" data-copy="temporary-password" hidden>Copy</button></div>
-<p class="muted small">The server keeps only a hash of it. If it is lost, Reset password on their row makes another.</p></section>`
+<div class="secret-box"><input type="text" id="temporary-password" class="copyable" value="${s.added.password}" \
+readonly spellcheck="false"><button class="btn btn-primary" type="button" data-copy="temporary-password" \
+hidden>Copy</button></div>
+<p class="muted small">The server keeps only a hash of it. If it is lost, Reset password on their row makes \
+another.</p></section>`
 }
 ${problemList(s.problems ?? [])}
 <div class="columns">
 <section class="card">
-<div class="card-head"><h2>Users</h2><span class="muted small">${users.length} in all · a disabled user's tokens answer 401 and their sessions end at once</span></div>
-<div class="table-wrap"><table class="stack"><thead><tr><th>User</th><th>Last login</th><th>Tokens</th><th>Pastes</th><th>Files</th><th><span class="offscreen">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>
+<div class="card-head"><h2>Users</h2><span class="muted small">${users.length} in all · a disabled user's tokens \
+answer 401 and their sessions end at once</span></div>
+<div class="table-wrap"><table class="stack"><thead><tr><th>User</th><th>Last login</th><th>Tokens</th><th>Pastes</th>\
+<th>Files</th><th><span class="offscreen">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>
 </section>
 <section class="card">
 <h2>Add a user</h2>
 <form method="post" action="/admin/users">
 ${csrfInput(ctx.csrf())}<input type="hidden" name="action" value="add">
-<div class="field"><label for="new-name">User name</label><input type="text" id="new-name" name="name" value="${s.name ?? ''}" maxlength="32" autocapitalize="none" spellcheck="false" required><span class="hint">Letters, digits, ".", "_" and "-"; up to 32.</span></div>
+<div class="field"><label for="new-name">User name</label><input type="text" id="new-name" name="name" \
+value="${s.name ?? ''}" maxlength="32" autocapitalize="none" spellcheck="false" required><span class="hint">Letters, \
+digits, ".", "_" and "-"; up to 32.</span></div>
 <label class="check" for="new-admin"><input type="checkbox" id="new-admin" name="admin" value="1"> Admin</label>
 <p class="hint">A temporary password is made for them and shown once.</p>
 <button class="btn btn-primary btn-block" type="submit">Add user</button>
@@ -179,7 +203,9 @@ export async function adminUsersAction(ctx: WebContext): Promise<Reply> {
   }
   const user = accounts.userByName(name);
   return redirect(
-    `/admin/users?done=${act}&user=${encodeURIComponent(user?.name ?? name)}#user-${encodeURIComponent(user?.name ?? name)}`,
+    `/admin/users?done=${act}&user=${encodeURIComponent(
+      user?.name ?? name,
+    )}#user-${encodeURIComponent(user?.name ?? name)}`,
     303,
   );
 }

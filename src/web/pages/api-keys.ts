@@ -22,19 +22,33 @@ interface KeysState {
 
 function secretBox(ctx: WebContext, created: { record: TokenRecord; secret: string }): SafeHtml {
   const base = ctx.deps.config.baseUrl;
+  const curl = [
+    html`<span class="l">curl -H "Authorization: Bearer ${created.secret}" \\</span>`,
+    html`<span class="l">     -d content="Hello" ${base}/api/v1/paste_create.php</span>`,
+  ];
   return html`<section class="card secret-card">
-<div class="alert alert-ok"><strong>Your new token is ready.</strong> Copy it now: it is shown only this once, because the server keeps only a hash of it.</div>
-<label class="label" for="new-secret">API token${created.record.label === '' ? '' : html` · ${isolate(created.record.label)}`}</label>
-<div class="secret-box"><input type="text" id="new-secret" class="copyable" value="${created.secret}" readonly spellcheck="false"><button class="btn btn-primary" type="button" data-copy="new-secret" hidden>Copy</button></div>
-<p class="muted small"><strong>Keep it secret.</strong> Anyone who has it can use the API as you, within its scopes. Store it in a password manager or your app's secret settings, never in code or chat. If it leaks, revoke it below and create a new one.</p>
+<div class="alert alert-ok"><strong>Your new token is ready.</strong> Copy it now: it is shown only this once, because \
+the server keeps only a hash of it.</div>
+<label class="label" for="new-secret">API token${
+    created.record.label === '' ? '' : html` · ${isolate(created.record.label)}`
+  }</label>
+<div class="secret-box"><input type="text" id="new-secret" class="copyable" value="${created.secret}" readonly \
+spellcheck="false"><button class="btn btn-primary" type="button" data-copy="new-secret" hidden>Copy</button></div>
+<p class="muted small"><strong>Keep it secret.</strong> Anyone who has it can use the API as you, within its scopes. \
+Store it in a password manager or your app's secret settings, never in code or chat. If it leaks, revoke it below and \
+create a new one.</p>
 <p class="small">Try it:</p>
-<pre class="code snippet"><code><span class="l">curl -H "Authorization: Bearer ${created.secret}" \\</span><span class="l">     -d content="Hello" ${base}/api/v1/paste_create.php</span></code></pre>
+<pre class="code snippet"><code>${curl}</code></pre>
 </section>`;
 }
 
 /** The rate field: up to the configured default for users; any rate, 0 (unlimited) too, for admins. */
 function rateField(dflt: number, admin: boolean): SafeHtml {
-  return html`<div class="field"><label for="rate">Rate limit (requests per minute)</label><input type="number" id="rate" name="rate" min="${admin ? 0 : 1}" max="${admin ? 999999999 : dflt}" step="1" value="${dflt}" inputmode="numeric"><span class="hint">${admin ? '0 means unlimited.' : `At most ${dflt}; an admin can raise it.`}</span></div>`;
+  return html`<div class="field"><label for="rate">Rate limit (requests per minute)</label><input type="number" \
+id="rate" name="rate" min="${admin ? 0 : 1}" max="${admin ? 999999999 : dflt}" step="1" value="${dflt}" \
+inputmode="numeric"><span class="hint">${
+    admin ? '0 means unlimited.' : `At most ${dflt}; an admin can raise it.`
+  }</span></div>`;
 }
 
 /** The address a token was last used from, under its time. */
@@ -69,8 +83,12 @@ export const TOKEN_LIFETIMES: readonly [string, string][] = [
 
 /** Asks before revoking: a revoked token stops working at once, and cannot be brought back. */
 function revokeBox(ctx: WebContext, t: TokenRecord): SafeHtml {
-  return html`<section class="card" id="revoke"><div class="alert alert-warn"><strong>Revoke ${t.label === '' ? 'this unlabelled token' : html`“${isolate(t.label)}”`}?</strong> Every script using it stops working at once, and it cannot be brought back.</div>
-<form method="post" action="/api_keys.php" class="row-actions">${csrfInput(ctx.csrf())}<input type="hidden" name="action" value="revoke"><input type="hidden" name="id" value="${t.id}"><button class="btn btn-danger" type="submit">Revoke it</button><a class="btn" href="/api_keys.php">Keep it</a></form></section>`;
+  return html`<section class="card" id="revoke"><div class="alert alert-warn"><strong>Revoke ${
+    t.label === '' ? 'this unlabelled token' : html`“${isolate(t.label)}”`
+  }?</strong> Every script using it stops working at once, and it cannot be brought back.</div>
+<form method="post" action="/api_keys.php" class="row-actions">${csrfInput(ctx.csrf())}<input type="hidden" \
+name="action" value="revoke"><input type="hidden" name="id" value="${t.id}"><button class="btn btn-danger" \
+type="submit">Revoke it</button><a class="btn" href="/api_keys.php">Keep it</a></form></section>`;
 }
 
 function tokenRows(ctx: WebContext, tokens: TokenRecord[]): SafeHtml {
@@ -80,16 +98,22 @@ function tokenRows(ctx: WebContext, tokens: TokenRecord[]): SafeHtml {
   const rows = tokens.map((t) => {
     const used = ctx.deps.tokenUsage.get(t.id);
     return html`<tr>
-<td class="full" data-label="Token"><span class="title-cell">${t.label === '' ? 'Unlabelled token' : isolate(t.label)}</span><br><span class="mono muted">pst_${t.id}_…</span></td>
+<td class="full" data-label="Token"><span class="title-cell">${
+      t.label === '' ? 'Unlabelled token' : isolate(t.label)
+    }</span><br><span class="mono muted">pst_${t.id}_…</span></td>
 <td data-label="Scopes">${scopeBadges(t.scopes)}</td>
 <td data-label="Rate limit">${rateLabel(t.rate_limit_per_minute)}${limitsNote(t)}</td>
 <td data-label="Created">${times.tag(t.created_at, now)}</td>
-<td data-label="Last used">${used === undefined ? html`<span class="muted">never</span>` : times.tag(used, now)}${lastIp(ctx, t.id)}</td>
+<td data-label="Last used">${
+      used === undefined ? html`<span class="muted">never</span>` : times.tag(used, now)
+    }${lastIp(ctx, t.id)}</td>
 <td data-label="Expires">${expiryCell(times, t.expires_at ?? null, now)}</td>
 <td data-label=""><a class="btn btn-sm btn-ghost" href="/api_keys.php?revoke=${t.id}#revoke">Revoke</a></td>
 </tr>`;
   });
-  return html`<div class="table-wrap"><table class="stack"><thead><tr><th>Token</th><th>Scopes</th><th>Rate limit</th><th>Created</th><th>Last used</th><th>Expires</th><th><span class="offscreen">Revoke</span></th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  return html`<div class="table-wrap"><table class="stack"><thead><tr><th>Token</th><th>Scopes</th><th>Rate limit</th>\
+<th>Created</th><th>Last used</th><th>Expires</th><th><span class="offscreen">Revoke</span></th></tr></thead>\
+<tbody>${rows}</tbody></table></div>`;
 }
 
 function keysPage(ctx: WebContext, user: User, s: KeysState, status = 200): Reply {
@@ -98,7 +122,8 @@ function keysPage(ctx: WebContext, user: User, s: KeysState, status = 200): Repl
     .sort((a, b) => b.created_at - a.created_at);
   const allowed = allowedScopes(user);
   const body = html`<div class="page-head"><h1>My API Keys</h1></div>
-<p class="lede">Tokens let scripts and apps use the paste API as you. Send one as <code>Authorization: Bearer &lt;token&gt;</code>.</p>
+<p class="lede">Tokens let scripts and apps use the paste API as you. Send one as \
+<code>Authorization: Bearer &lt;token&gt;</code>.</p>
 ${s.message === undefined ? '' : notice('ok', s.message)}
 ${s.created === undefined ? '' : secretBox(ctx, s.created)}
 ${s.revoking === undefined ? '' : revokeBox(ctx, s.revoking)}
@@ -112,10 +137,19 @@ ${tokenRows(ctx, tokens)}
 ${problemList(s.problems ?? [])}
 <form method="post" action="/api_keys.php">
 ${csrfInput(ctx.csrf())}<input type="hidden" name="action" value="create">
-<div class="field"><label for="label">Label</label><input type="text" id="label" name="label" maxlength="${inputMaxLength(TOKEN_LABEL_MAX)}" value="${s.label ?? ''}" placeholder="e.g. laptop script"></div>
-<div class="field"><span class="label">Scopes</span><div class="checks">${scopeBoxes(allowed, ['read', 'write'], 'new-scope')}</div>
-<span class="hint">read: view pastes · write: create, edit, delete${allowed.includes('admin') ? ' · admin: full access to every paste' : ''}</span></div>
-<div class="field"><label for="expires">Expires</label><select id="expires" name="expires">${TOKEN_LIFETIMES.map(([v, l]) => html`<option value="${v}"${v === '90' ? html` selected` : ''}>${l}</option>`)}</select><span class="hint">After this, the token answers 401 and a new one is needed.</span></div>
+<div class="field"><label for="label">Label</label><input type="text" id="label" name="label" \
+maxlength="${inputMaxLength(TOKEN_LABEL_MAX)}" value="${s.label ?? ''}" placeholder="e.g. laptop script"></div>
+<div class="field"><span class="label">Scopes</span><div class="checks">${scopeBoxes(
+    allowed,
+    ['read', 'write'],
+    'new-scope',
+  )}</div>
+<span class="hint">read: view pastes · write: create, edit, delete${
+    allowed.includes('admin') ? ' · admin: full access to every paste' : ''
+  }</span></div>
+<div class="field"><label for="expires">Expires</label><select id="expires" name="expires">${TOKEN_LIFETIMES.map(
+    ([v, l]) => html`<option value="${v}"${v === '90' ? html` selected` : ''}>${l}</option>`,
+  )}</select><span class="hint">After this, the token answers 401 and a new one is needed.</span></div>
 ${rateField(ctx.deps.config.defaultTokenRatePerMinute, user.role === 'admin')}
 <button class="btn btn-primary btn-block" type="submit">Create token</button>
 </form>

@@ -32,7 +32,9 @@ export function errorReply(c: Chrome, e: HttpError, message = e.message, request
 <h1>${title}</h1>
 <p class="muted">${message}</p>
 <p><a class="btn" href="/">Back to the start page</a></p>
-${requestId === undefined || e.status < 500 ? '' : html`<p class="muted small">Request id <code>${requestId}</code></p>`}
+${
+  requestId === undefined || e.status < 500 ? '' : html`<p class="muted small">Request id <code>${requestId}</code></p>`
+}
 </section>`;
   return reply(page(c, title, body), e.status, e.extra.headers);
 }

@@ -17,7 +17,9 @@ function diffBlock(before: string, after: string): SafeHtml {
   const cls = { ' ': '', '-': 'tk-del', '+': 'tk-add' } as const;
   return html`<pre class="code diff" tabindex="0"><code>${lines.map(
     (l) =>
-      html`<span class="l">${l.op === ' ' ? html`  ${l.text}` : html`<span class="${cls[l.op]}">${l.op} ${l.text}</span>`}</span>`,
+      html`<span class="l">${
+        l.op === ' ' ? html`  ${l.text}` : html`<span class="${cls[l.op]}">${l.op} ${l.text}</span>`
+      }</span>`,
   )}</code></pre>`;
 }
 
@@ -93,26 +95,58 @@ export async function pasteHistory(ctx: WebContext): Promise<Reply> {
         : before === SEALED || after === SEALED
           ? notice(
               'info',
-              'This paste is encrypted: only a browser with its key can read its revisions, so they are not compared here.',
+              'This paste is encrypted: only a browser with its key can read its revisions, so they are not ' +
+                'compared here.',
             )
           : diffBlock(before, after);
   }
   const { times } = ctx.deps;
   const now = ctx.deps.now();
   const options = (selected: number): SafeHtml =>
-    html`${numbers.map((n) => html`<option value="${n}"${n === selected ? html` selected` : ''}>Revision ${n}</option>`)}`;
-  const body = html`<div class="page-head"><h1>History of ${isolate(pasteTitle(current))}</h1><a class="btn" href="/p/${hash}">Back to the paste</a></div>
-<section class="card"><div class="table-wrap"><table class="stack"><thead><tr><th>Revision</th><th>Saved</th><th>Size</th></tr></thead><tbody>
-${versions.map((v) => html`<tr><td data-label="Revision">${v.revision}${v.revision === last ? html` <span class="badge badge-accent">current</span>` : ''}</td><td data-label="Saved">${v.savedAt === null ? 'damaged' : times.tag(v.savedAt, now)}</td><td data-label="Size">${v.bytes === null ? '?' : `${v.bytes} bytes`}</td></tr>`)}
+    html`${numbers.map(
+      (n) => html`<option value="${n}"${n === selected ? html` selected` : ''}>Revision ${n}</option>`,
+    )}`;
+  const body = html`<div class="page-head"><h1>History of ${isolate(pasteTitle(current))}</h1>\
+<a class="btn" href="/p/${hash}">Back to the paste</a></div>
+<section class="card"><div class="table-wrap"><table class="stack"><thead><tr><th>Revision</th><th>Saved</th>\
+<th>Size</th></tr></thead><tbody>
+${versions.map(
+  (v) =>
+    html`<tr><td data-label="Revision">${v.revision}${
+      v.revision === last ? html` <span class="badge badge-accent">current</span>` : ''
+    }</td><td data-label="Saved">${
+      v.savedAt === null ? 'damaged' : times.tag(v.savedAt, now)
+    }</td><td data-label="Size">${v.bytes === null ? '?' : `${v.bytes} bytes`}</td></tr>`,
+)}
 </tbody></table></div>${
     pages === 1
       ? ''
-      : html`<nav class="pager" aria-label="Revisions">${pageNo > 1 ? html`<a class="btn btn-sm" href="${pageLink(hash, pageNo - 1, field(ctx.query, 'from'), field(ctx.query, 'to'))}" rel="prev">← Newer</a>` : html`<span></span>`}<span class="muted small">Page ${pageNo} of ${pages}</span>${pageNo < pages ? html`<a class="btn btn-sm" href="${pageLink(hash, pageNo + 1, field(ctx.query, 'from'), field(ctx.query, 'to'))}" rel="next">Older →</a>` : html`<span></span>`}</nav>`
+      : html`<nav class="pager" aria-label="Revisions">${
+          pageNo > 1
+            ? html`<a class="btn btn-sm" href="${pageLink(
+                hash,
+                pageNo - 1,
+                field(ctx.query, 'from'),
+                field(ctx.query, 'to'),
+              )}" rel="prev">← Newer</a>`
+            : html`<span></span>`
+        }<span class="muted small">Page ${pageNo} of ${pages}</span>${
+          pageNo < pages
+            ? html`<a class="btn btn-sm" href="${pageLink(
+                hash,
+                pageNo + 1,
+                field(ctx.query, 'from'),
+                field(ctx.query, 'to'),
+              )}" rel="next">Older →</a>`
+            : html`<span></span>`
+        }</nav>`
   }</section>
 <section class="card"><form method="get" action="/p/${hash}/history" class="inline-form compare">
 <label for="from">Compare</label><select id="from" name="from">${options(from)}</select>
 <label for="to">with</label><select id="to" name="to">${options(to)}</select>
-${pageNo === 1 ? '' : html`<input type="hidden" name="page" value="${pageNo}">`}<button class="btn btn-sm" type="submit">Show the changes</button></form>
+${
+  pageNo === 1 ? '' : html`<input type="hidden" name="page" value="${pageNo}">`
+}<button class="btn btn-sm" type="submit">Show the changes</button></form>
 ${diff}</section>`;
   return reply(page(ctx, `History · ${pasteTitle(current)}`, body));
 }

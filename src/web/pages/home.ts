@@ -65,7 +65,8 @@ const EMPTY: CreateState = {
 function createForm(ctx: WebContext, v: CreateState, problems: string[]): SafeHtml {
   const door = ctx.user === null ? ctx.deps.anonymous : null;
   const files = takesFiles(ctx);
-  const password = html`<div class="field"><label for="password">Password</label><input type="password" id="password" name="password" autocomplete="new-password" placeholder="Optional"></div>`;
+  const password = html`<div class="field"><label for="password">Password</label><input type="password" id="password" \
+name="password" autocomplete="new-password" placeholder="Optional"></div>`;
   const later =
     door === null
       ? html`You can edit or delete it later under <a href="/my">My pastes</a>.`
@@ -75,14 +76,19 @@ function createForm(ctx: WebContext, v: CreateState, problems: string[]): SafeHt
 ${problemList(problems)}
 <form method="post" action="/"${files ? html` enctype="multipart/form-data"` : ''}>
 ${csrfInput(ctx.csrf())}
-${door === null ? pasteFields(v, EXPIRY_CHOICES, password, PRIVACY_CHOICES, !files) : pasteFields(v, anonymousExpiries(door), password, ANONYMOUS_PRIVACY_CHOICES, !files)}
+${
+  door === null
+    ? pasteFields(v, EXPIRY_CHOICES, password, PRIVACY_CHOICES, !files)
+    : pasteFields(v, anonymousExpiries(door), password, ANONYMOUS_PRIVACY_CHOICES, !files)
+}
 ${files ? filesField(ctx.deps.files.limits) : ''}
 <div class="checks">
 ${flagBox('highlight', 'Syntax highlighting', v.highlight)}
 ${flagBox('burn_after_read', 'Burn after read (one view only)', v.burn)}
 </div>
 ${encryptOption()}
-<div class="actions"><button class="btn btn-primary" type="submit">Create paste</button><span class="muted small">${later}</span></div>
+<div class="actions"><button class="btn btn-primary" type="submit">Create \
+paste</button><span class="muted small">${later}</span></div>
 </form>
 </section>`;
 }
@@ -93,24 +99,40 @@ const authorOf = (ctx: WebContext, p: Paste): string =>
 function recentList(ctx: WebContext, recent: Paste[], pageNo: number, more: boolean): SafeHtml {
   const { times } = ctx.deps;
   const now = ctx.deps.now();
-  const items = recent.map(
-    (p) =>
-      html`<li><a class="item" href="/p/${p.hash}"><span class="item-title">${isolate(pasteTitle(p))}</span><span class="item-meta"><span class="badge badge-accent">${pasteLanguageLabel(p)}</span><span class="muted small">by ${isolate(authorOf(ctx, p))}</span>${times.tag(p.created_at, now)}</span></a></li>`,
-  );
+  const items = recent.map((p) => {
+    const by = html`<span class="muted small">by ${isolate(authorOf(ctx, p))}</span>`;
+    const language = html`<span class="badge badge-accent">${pasteLanguageLabel(p)}</span>`;
+    const meta = html`${language}${by}${times.tag(p.created_at, now)}`;
+    return html`<li><a class="item" href="/p/${p.hash}"><span class="item-title">${isolate(pasteTitle(p))}</span><span
+class="item-meta">${meta}</span></a></li>`;
+  });
   const pager =
     pageNo > 1 || more
-      ? html`<nav class="pager" aria-label="Recent pastes">${pageNo > 1 ? html`<a class="btn btn-sm" href="/?page=${pageNo - 1}" rel="prev">← Newer</a>` : html`<span></span>`}<span class="muted small">Page ${pageNo}</span>${more ? html`<a class="btn btn-sm" href="/?page=${pageNo + 1}" rel="next">Older →</a>` : html`<span></span>`}</nav>`
+      ? html`<nav class="pager" aria-label="Recent pastes">${
+          pageNo > 1
+            ? html`<a class="btn btn-sm" href="/?page=${pageNo - 1}" rel="prev">← Newer</a>`
+            : html`<span></span>`
+        }<span class="muted small">Page ${pageNo}</span>${
+          more ? html`<a class="btn btn-sm" href="/?page=${pageNo + 1}" rel="next">Older →</a>` : html`<span></span>`
+        }</nav>`
       : '';
   return html`<section class="card">
 <div class="card-head"><h2>Recent pastes</h2></div>
-${recent.length === 0 ? html`<p class="empty">${pageNo > 1 ? 'Nothing on this page.' : 'No public pastes yet.'}</p>` : html`<ul class="paste-list">${items}</ul>`}${pager}
+${
+  recent.length === 0
+    ? html`<p class="empty">${pageNo > 1 ? 'Nothing on this page.' : 'No public pastes yet.'}</p>`
+    : html`<ul class="paste-list">${items}</ul>`
+}${pager}
 </section>`;
 }
 
 const hero = (ctx: WebContext): SafeHtml => html`<section class="card hero">
 <h1>Share text and code, simply</h1>
-<p class="muted">Create pastes with syntax highlighting, short links with QR codes, passwords, expiry and one-time views, from the web or through the API.</p>
-<div class="actions"><a class="btn btn-primary" href="/login">Log in to create a paste</a>${ctx.registrationOpen() ? html`<a class="btn" href="/register">Register</a>` : ''}</div>
+<p class="muted">Create pastes with syntax highlighting, short links with QR codes, passwords, expiry and one-time \
+views, from the web or through the API.</p>
+<div class="actions"><a class="btn btn-primary" href="/login">Log in to create a paste</a>${
+  ctx.registrationOpen() ? html`<a class="btn" href="/register">Register</a>` : ''
+}</div>
 </section>`;
 
 /** The page number asked for (`?page=N`), 1 when it is missing or out of range. */

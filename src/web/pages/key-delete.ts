@@ -23,10 +23,12 @@ export function keyDeleteForm(ctx: WebContext): Reply {
   const { hash, key } = linkOf(ctx);
   const body = html`<section class="card medium warning-card">
 <h1>Delete this paste?</h1>
-<p class="muted">Paste <a href="/p/${hash}">${hash}</a> is removed from the server for good, together with its short link. This cannot be undone.</p>
+<p class="muted">Paste <a href="/p/${hash}">${hash}</a> is removed from the server for good, together with its short \
+link. This cannot be undone.</p>
 <form method="post" action="/p/${hash}/delete/${key}">
 ${csrfInput(ctx.csrf())}
-<div class="actions"><button class="btn btn-danger" type="submit">Delete for good</button><a class="btn btn-ghost" href="/p/${hash}">Keep it</a></div>
+<div class="actions"><button class="btn btn-danger" type="submit">Delete for good</button><a class="btn btn-ghost" \
+href="/p/${hash}">Keep it</a></div>
 </form>
 </section>`;
   return reply(page(ctx, 'Delete paste', body));

@@ -24,7 +24,8 @@ function receiptLine(times: TimeTags, p: Paste, now: number): SafeHtml | '' {
 function row(times: TimeTags, p: Paste, now: number): SafeHtml {
   const dead = p.burned || isExpired(p, now);
   return html`<tr>
-<td class="full" data-label="Paste"><a class="title-cell" href="/p/${p.hash}">${isolate(pasteTitle(p))}</a> ${pasteBadges(p, now)}${receiptLine(times, p, now)}</td>
+<td class="full" data-label="Paste"><a class="title-cell" href="/p/${p.hash}">${isolate(pasteTitle(p))}</a> \
+${pasteBadges(p, now)}${receiptLine(times, p, now)}</td>
 <td data-label="Created">${times.tag(p.created_at, now)}</td>
 <td data-label="Views" class="num">${p.view_count}</td>
 <td data-label="Actions"><div class="row-actions">
@@ -50,11 +51,14 @@ function searchForm(f: OwnedFilter): SafeHtml {
   const opt = (value: string, label: string, selected: string | undefined): SafeHtml =>
     html`<option value="${value}"${value === (selected ?? '') ? html` selected` : ''}>${label}</option>`;
   return html`<form method="get" action="/my" class="inline-form search" role="search">
-<label class="offscreen" for="q">Search</label><input type="search" id="q" name="q" value="${f.text ?? ''}" placeholder="Search titles and text" maxlength="${OWNED_QUERY_UNITS}">
-<label class="offscreen" for="language">Language</label><select id="language" name="language">${opt('', 'Any language', f.language)}${languageChoices()
+<label class="offscreen" for="q">Search</label><input type="search" id="q" name="q" value="${f.text ?? ''}" \
+placeholder="Search titles and text" maxlength="${OWNED_QUERY_UNITS}">
+<label class="offscreen" for="language">Language</label><select id="language" \
+name="language">${opt('', 'Any language', f.language)}${languageChoices()
     .slice(1)
     .map(([l, label]) => opt(l, label, f.language))}</select>
-<label class="offscreen" for="privacy">Visibility</label><select id="privacy" name="privacy">${opt('', 'Any visibility', f.privacy)}${PRIVACIES.map((p) => opt(p, p, f.privacy))}</select>
+<label class="offscreen" for="privacy">Visibility</label><select id="privacy" \
+name="privacy">${opt('', 'Any visibility', f.privacy)}${PRIVACIES.map((p) => opt(p, p, f.privacy))}</select>
 <button class="btn btn-sm" type="submit">Search</button></form>`;
 }
 
@@ -63,7 +67,8 @@ function stoppedNote(searched: OwnedPage['searched']): SafeHtml | '' {
   if (searched === undefined) return '';
   return notice(
     'info',
-    `The search stopped after your newest ${searched.read} of ${searched.of} pastes, to answer in time. Narrow it (a language, a visibility or more words) to search further.`,
+    `The search stopped after your newest ${searched.read} of ${searched.of} pastes, to answer in time. Narrow ` +
+      'it (a language, a visibility or more words) to search further.',
   );
 }
 
@@ -81,7 +86,12 @@ export async function myPastes(ctx: WebContext): Promise<Reply> {
   } = await ctx.deps.pastes.listOwned(user.id, (pageNo - 1) * MY_PAGE_SIZE, MY_PAGE_SIZE, filter);
   const searching = Object.keys(filter).length > 0;
   const more = (n: number): string =>
-    `/my?${new URLSearchParams({ ...(filter.text === undefined ? {} : { q: filter.text }), ...(filter.language === undefined ? {} : { language: filter.language }), ...(filter.privacy === undefined ? {} : { privacy: filter.privacy }), page: String(n) }).toString()}`;
+    `/my?${new URLSearchParams({
+      ...(filter.text === undefined ? {} : { q: filter.text }),
+      ...(filter.language === undefined ? {} : { language: filter.language }),
+      ...(filter.privacy === undefined ? {} : { privacy: filter.privacy }),
+      page: String(n),
+    }).toString()}`;
   const known = Math.max(1, Math.ceil(total / MY_PAGE_SIZE));
   // A search that stopped early, or stopped counting, has more matches past the last page it can number.
   const open = counted === true || (searched !== undefined && pastes.length === MY_PAGE_SIZE);
@@ -90,18 +100,31 @@ export async function myPastes(ctx: WebContext): Promise<Reply> {
   const deleted = field(ctx.query, 'deleted') === '1' ? notice('ok', 'The paste was deleted.') : '';
   const table =
     pastes.length === 0
-      ? html`<p class="empty">${searching ? 'No paste of yours matches.' : total === 0 ? html`You have no pastes yet. <a href="/">Create one</a>.` : 'Nothing on this page.'}</p>`
-      : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Paste</th><th>Created</th><th>Views</th><th><span class="offscreen">Actions</span></th></tr></thead>
+      ? html`<p class="empty">${
+          searching
+            ? 'No paste of yours matches.'
+            : total === 0
+              ? html`You have no pastes yet. <a href="/">Create one</a>.`
+              : 'Nothing on this page.'
+        }</p>`
+      : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Paste</th><th>Created</th><th>Views</th><th>\
+<span class="offscreen">Actions</span></th></tr></thead>
 <tbody>${pastes.map((p) => row(ctx.deps.times, p, now))}</tbody></table></div>`;
   const pager =
     pages > 1
       ? html`<nav class="pager" aria-label="Pages">
 ${pageNo > 1 ? html`<a class="btn btn-sm" href="${more(pageNo - 1)}" rel="prev">← Newer</a>` : html`<span></span>`}
-<span class="muted small">Page ${pageNo}${searched === undefined && counted === undefined ? html` of ${pages}` : ''}</span>
+<span class="muted small">Page ${pageNo}${
+          searched === undefined && counted === undefined ? html` of ${pages}` : ''
+        }</span>
 ${pageNo < pages ? html`<a class="btn btn-sm" href="${more(pageNo + 1)}" rel="next">Older →</a>` : html`<span></span>`}
 </nav>`
       : '';
-  const body = html`${deleted}<div class="page-head"><h1>My pastes</h1><a class="btn btn-primary" href="/">New paste</a></div>
-<section class="card">${searchForm(filter)}<p class="muted small">${counted === true ? 'More than ' : ''}${total} ${total === 1 ? 'paste' : 'pastes'}${searching ? ' found' : ' in all'}.</p>${stoppedNote(searched)}${table}${pager}</section>`;
+  const body = html`${deleted}<div class="page-head"><h1>My pastes</h1>\
+<a class="btn btn-primary" href="/">New paste</a></div>
+<section class="card">${searchForm(filter)}<p class="muted small">${counted === true ? 'More than ' : ''}${total} \
+${
+  total === 1 ? 'paste' : 'pastes'
+}${searching ? ' found' : ' in all'}.</p>${stoppedNote(searched)}${table}${pager}</section>`;
   return reply(page(ctx, 'My pastes', body));
 }

@@ -126,7 +126,8 @@ async function accountOf(ctx: WebContext, oidc: OidcClient, claims: Record<strin
     if (!USER_NAME_RE.test(name))
       throw new Refused(
         'bad_name',
-        `The sign-in provider named a user this server cannot have (its ${usernameClaim} claim must be 1-32 letters, digits, ".", "_" or "-").`,
+        `The sign-in provider named a user this server cannot have (its ${usernameClaim} claim must be 1-32 ` +
+          'letters, digits, ".", "_" or "-").',
         '',
       );
     user =
@@ -141,7 +142,8 @@ async function accountOf(ctx: WebContext, oidc: OidcClient, claims: Record<strin
       if (!(err instanceof AccountError) || err.kind !== 'linked_elsewhere') throw err;
       throw new Refused(
         'linked_elsewhere',
-        `The account "${user.name}" belongs to another user of the sign-in provider. Ask an admin if this is your account.`,
+        `The account "${user.name}" belongs to another user of the sign-in provider. Ask an admin if this is ` +
+          'your account.',
         user.name,
       );
     }

@@ -22,23 +22,35 @@ async function accountPage(ctx: WebContext, s: AccountState, status = 200): Prom
   const temporary = user.password_temporary === true;
   const form =
     user.password === null
-      ? html`<p class="muted">Your account has no password here: you sign in another way (an API token, or the sign-in in front of this server).</p>`
+      ? html`<p class="muted">Your account has no password here: you sign in another way (an API token, or the sign-in \
+in front of this server).</p>`
       : html`<form method="post" action="${ACCOUNT_PATH}">
 ${csrfInput(ctx.csrf())}
-<div class="field"><label for="current">Current password</label><input type="password" id="current" name="current" autocomplete="current-password" required${temporary ? html` autofocus` : ''}></div>
-<div class="field"><label for="password">New password</label><input type="password" id="password" name="password" autocomplete="new-password" minlength="8" required><span class="hint">At least 8 characters.</span></div>
-<div class="field"><label for="confirm">Repeat the new password</label><input type="password" id="confirm" name="confirm" autocomplete="new-password" minlength="8" required></div>
+<div class="field"><label for="current">Current password</label><input type="password" id="current" name="current" \
+autocomplete="current-password" required${temporary ? html` autofocus` : ''}></div>
+<div class="field"><label for="password">New password</label><input type="password" id="password" name="password" \
+autocomplete="new-password" minlength="8" required><span class="hint">At least 8 characters.</span></div>
+<div class="field"><label for="confirm">Repeat the new password</label><input type="password" id="confirm" \
+name="confirm" autocomplete="new-password" minlength="8" required></div>
 <button class="btn btn-primary" type="submit">Change password</button>
 </form>`;
   const body = html`<section class="card narrow">
 <h1>Your account</h1>
 <p class="muted">Signed in as <strong>${user.name}</strong>${user.role === 'admin' ? ' (admin)' : ''}.</p>
-${temporary ? notice('warn', 'Your password is a temporary one an admin gave you. Choose your own before you go on.') : ''}
-${s.changed === true ? notice('ok', 'Your password was changed. Your other sessions have ended; this one goes on.') : ''}
+${
+  temporary
+    ? notice('warn', 'Your password is a temporary one an admin gave you. Choose your own before you go on.')
+    : ''
+}
+${
+  s.changed === true ? notice('ok', 'Your password was changed. Your other sessions have ended; this one goes on.') : ''
+}
 ${problemList(s.problems ?? [])}
 <h2>Files</h2>
-<p id="file-quota">Your pastes' files take <strong>${sizeLabel(used)}</strong> of your <strong>${sizeLabel(quota)}</strong> (${Math.min(100, Math.floor((used / quota) * 100))}%).</p>
-<progress class="quota" value="${String(Math.min(used, quota))}" max="${String(quota)}" aria-labelledby="file-quota"></progress>
+<p id="file-quota">Your pastes' files take <strong>${sizeLabel(used)}</strong> of your \
+<strong>${sizeLabel(quota)}</strong> (${Math.min(100, Math.floor((used / quota) * 100))}%).</p>
+<progress class="quota" value="${String(Math.min(used, quota))}" max="${String(quota)}" \
+aria-labelledby="file-quota"></progress>
 <h2>Change password</h2>
 ${form}
 </section>`;

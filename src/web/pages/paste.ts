@@ -22,8 +22,13 @@ import { hasUnlockGrant, unlockCookie, unlockCookieName } from '../unlock-grant.
 /** The title the burn warning must carry (README, Web pages). */
 export const BURN_TITLE = 'Burn After Read paste';
 
-const FIRE = html`<div class="icon danger" aria-hidden="true"><svg viewBox="0 0 24 24" width="28" height="28" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M12 2c1 3.5 5 6 5 11a5 5 0 0 1-10 0c0-2.2 1-3.8 2.3-5.1C9.8 9.6 11 11 11 11s-.5-5 1-9z"/></svg></div>`;
-const LOCK = html`<div class="icon" aria-hidden="true"><svg viewBox="0 0 24 24" width="26" height="26" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><rect x="4" y="11" width="16" height="10" rx="2"/><path d="M8 11V7a4 4 0 0 1 8 0v4"/></svg></div>`;
+const FIRE = html`<div class="icon danger" aria-hidden="true">\
+<svg viewBox="0 0 24 24" width="28" height="28" fill="none" stroke="currentColor" stroke-width="2" \
+stroke-linecap="round" stroke-linejoin="round">\
+<path d="M12 2c1 3.5 5 6 5 11a5 5 0 0 1-10 0c0-2.2 1-3.8 2.3-5.1C9.8 9.6 11 11 11 11s-.5-5 1-9z"/></svg></div>`;
+const LOCK = html`<div class="icon" aria-hidden="true"><svg viewBox="0 0 24 24" width="26" height="26" fill="none" \
+stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><rect x="4" y="11" width="16" \
+height="10" rx="2"/><path d="M8 11V7a4 4 0 0 1 8 0v4"/></svg></div>`;
 
 export function visiblePaste(ctx: WebContext): Paste | Promise<Paste> {
   const hash = ctx.params['hash'] ?? '';
@@ -68,7 +73,8 @@ function withGrant(ctx: WebContext, p: Paste, r: Reply): Reply {
 }
 
 function passwordField(autofocus: boolean): ReturnType<typeof html> {
-  return html`<div class="field"><label for="password">Password</label><input type="password" id="password" name="password" autocomplete="off" required${autofocus ? html` autofocus` : ''}></div>`;
+  return html`<div class="field"><label for="password">Password</label><input type="password" id="password" \
+name="password" autocomplete="off" required${autofocus ? html` autofocus` : ''}></div>`;
 }
 
 /** The warning a one-time paste shows on GET: nothing is revealed or burned until the POST. */
@@ -91,8 +97,10 @@ function burnWarningPage(ctx: WebContext, p: Paste, problems: string[], csrf: st
   const body = html`<section class="card medium warning-card">
 ${FIRE}
 <h1>${BURN_TITLE}</h1>
-<p>This paste can be read <strong>only once</strong>. When you open it, it is shown to you and deleted from the server at the same moment; the link stops working for everyone.</p>
-<p class="muted small">Make sure you are ready to copy or save it. Link previews and crawlers do not open it: only this button does.</p>
+<p>This paste can be read <strong>only once</strong>. When you open it, it is shown to you and deleted from the server \
+at the same moment; the link stops working for everyone.</p>
+<p class="muted small">Make sure you are ready to copy or save it. Link previews and crawlers do not \
+open it: only this button does.</p>
 ${problemList(problems)}
 <form method="post" action="/p/${p.hash}"${keepKey(p)}>
 ${csrfInput(csrf)}
@@ -101,7 +109,14 @@ ${needsPw ? passwordField(problems.length > 0) : ''}
 </form>
 <p class="small"><a href="/">Not now</a></p>
 </section>
-${ctx.viewer?.userId === p.owner_id ? html`<div class="medium owner-share">${notice('info', 'You created this one-time paste. Share the link below; opening it yourself would use up its only view.')}${shareCard(ctx, p)}</div>` : ''}`;
+${
+  ctx.viewer?.userId === p.owner_id
+    ? html`<div class="medium owner-share">${notice(
+        'info',
+        'You created this one-time paste. Share the link below; opening it yourself would use up its only view.',
+      )}${shareCard(ctx, p)}</div>`
+    : ''
+}`;
   return page(ctx, BURN_TITLE, body);
 }
 
