@@ -152,6 +152,41 @@ describe('multipart create and file.php', () => {
     assert.deepEqual(await spooledUploads(server.dataDir), []);
   });
 
+  test('the rest of the hostile-file corpus: a GIF/JS polyglot, a right-to-left override, NUL, exactly 255 bytes', async () => {
+    // A GIF whose bytes are also a script: served as the image it begins as, never as script (nosniff).
+    const polyglot = Buffer.from('GIF89a/*\x00\x00*/=1;alert(document.domain)//');
+    const gifs = await createWith({ content: 'x' }, [
+      { name: 'cat.gif', bytes: polyglot, type: 'image/gif' },
+      { name: 'cat.js', bytes: polyglot, type: 'application/javascript' },
+    ]);
+    for (const name of ['cat.gif', 'cat.js']) {
+      const r = await file(gifs, name);
+      assert.equal(r.status, 200, name);
+      assert.equal(r.headers['content-type'], 'image/gif', name);
+      assert.equal(r.headers['x-content-type-options'], 'nosniff', name);
+      assert.equal(r.headers['content-security-policy'], 'sandbox', name);
+    }
+    // A right-to-left override is kept for display, isolated on the page, and never sent raw in a header.
+    const rtl = 'invoice\u202Egpj.exe';
+    const h = await createWith({ content: 'x' }, [{ name: rtl, bytes: Buffer.from('MZ') }]);
+    const cd = String((await file(h, rtl)).headers['content-disposition']);
+    assert.match(cd, /^attachment; filename="invoice_gpj\.exe"; filename\*=UTF-8''invoice%E2%80%AEgpj\.exe$/);
+    const page = await req(server, 'GET', `/p/${h}`);
+    assert.ok(page.text.includes(`<bdi>${rtl}</bdi>`), 'the name is isolated from the text around it');
+    // NUL is a control character: refused, as a name one byte over the bound.
+    for (const name of ['a\u0000b.txt', `${'a'.repeat(252)}.txt`]) {
+      const r = await send(
+        '/api/v1/paste_create.php',
+        multipart({ content: 'x' }, [{ name, bytes: Buffer.from('1') }]),
+      );
+      assert.equal(r.status, 400, `${JSON.stringify(name.slice(0, 12))}: ${r.text}`);
+    }
+    const longest = `${'a'.repeat(251)}.txt`;
+    assert.equal(Buffer.byteLength(longest), 255);
+    const kept = await createWith({ content: 'x' }, [{ name: longest, bytes: Buffer.from('1') }]);
+    assert.equal((await file(kept, longest)).status, 200);
+  });
+
   test('a file over MAX_FILE_BYTES is 413, and more files than MAX_FILES_PER_PASTE is 400', async () => {
     const big = await send(
       '/api/v1/paste_create.php',
