@@ -209,6 +209,75 @@ test('a bucket that does not answer fails the create (no paste, no bytes) and th
   assert.deepEqual(await keys(), []);
 });
 
+/** A multipart request of `fields` and `files` to `path`, as a client sends it. */
+async function sendForm(
+  path: string,
+  fields: Record<string, string>,
+  files: { name: string; bytes: Buffer }[] = [],
+): Promise<Awaited<ReturnType<typeof req>>> {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) form.append(k, v);
+  for (const f of files) form.append('file', new Blob([f.bytes]), f.name);
+  const built = new Request('http://localhost/', { method: 'POST', body: form });
+  return req(server, 'POST', path, {
+    token,
+    body: Buffer.from(await built.arrayBuffer()),
+    headers: { 'content-type': built.headers.get('content-type') as string },
+  });
+}
+
+test('on the bucket too: the page serves a file; a kept version holds edited-away bytes; a delete, an expiry and a burn take them', async () => {
+  const away = Buffer.from(`edited away ${Math.random()}\n`);
+  const stays = Buffer.from(`kept by the edit ${Math.random()}\n`);
+  const made = await sendForm('/api/v1/paste_create.php', { content: 'two files' }, [
+    { name: 'away.txt', bytes: away },
+    { name: 'stays.txt', bytes: stays },
+  ]);
+  assert.equal(made.status, 200, made.text);
+  const hash = made.json['hash'] as string;
+  const page = await fetch(`${server.url}/p/${hash}/files/stays.txt`);
+  assert.equal(page.status, 200);
+  assert.ok(Buffer.from(await page.arrayBuffer()).equals(stays), 'the page reads the bytes from the bucket');
+  const edited = await sendForm('/api/v1/paste_edit.php', { hash, remove_file: 'away.txt' });
+  assert.equal(edited.status, 200, edited.text);
+  assert.equal((await fileBytes(hash, 'away.txt')).status, 404, 'unreadable at once');
+  await sweep();
+  // The version before the edit is kept (MAX_REVISIONS) and still names them: they stay until it goes.
+  const afterEdit = await keys();
+  assert.ok(afterEdit.includes(keyOf(stays)) && afterEdit.includes(keyOf(away)), 'the kept version holds its bytes');
+  await remove(hash);
+  await sweep();
+  const afterDelete = await keys();
+  assert.ok(!afterDelete.includes(keyOf(stays)) && !afterDelete.includes(keyOf(away)), 'both went with the paste');
+
+  const expiring = Buffer.from(`expires ${Math.random()}\n`);
+  const soon = await sendForm('/api/v1/paste_create.php', { content: 'soon gone', expiry: '10m' }, [
+    { name: 'soon.txt', bytes: expiring },
+  ]);
+  assert.equal(soon.status, 200, soon.text);
+  assert.ok((await keys()).includes(keyOf(expiring)));
+  server.clock.advance(11 * 60_000);
+  assert.equal((await fileBytes(soon.json['hash'] as string, 'soon.txt')).status, 410, 'expired: unreadable at once');
+  await sweep();
+  await sweep();
+  assert.ok(!(await keys()).includes(keyOf(expiring)), 'the expired paste took its bytes');
+
+  const burnt = Buffer.from(`read once ${Math.random()}\n`);
+  const once = await sendForm('/api/v1/paste_create.php', { content: 'once', burn_after_read: '1' }, [
+    { name: 'once.txt', bytes: burnt },
+  ]);
+  assert.equal(once.status, 200, once.text);
+  const read = await req(server, 'GET', `/api/v1/paste.php?hash=${once.json['hash']}`, { token });
+  assert.equal(read.status, 200, read.text);
+  const url = new URL((read.json['paste'] as { files: { url: string }[] }).files[0]?.url as string);
+  const fetched = await req(server, 'GET', url.pathname + url.search, { token });
+  assert.equal(fetched.status, 200);
+  assert.ok(fetched.body.equals(burnt), 'the burning reader gets the bytes from the bucket, once');
+  await sweep();
+  await sweep();
+  assert.ok(!(await keys()).includes(keyOf(burnt)), 'the burned paste took its bytes');
+});
+
 test('the server never lists the bucket: what a paste holds is in its own store', () => {
   assert.ok(asked.length > 0);
   const listings = asked.filter((a) => /^GET \/[^/?]+\/?(\?|$)/.test(a));
