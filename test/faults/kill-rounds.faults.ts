@@ -217,6 +217,8 @@ test(`kill -9 during uploads, ${FILE_ROUNDS} rounds: every acknowledged file rea
   const bytesOf = new Map<string, Buffer>();
   const pool = Array.from({ length: 4 }, () => randomBytes(randomInt(1, 40_000)));
   const totals = { creates: 0, edits: 0, deletes: 0, inFlight: 0, files: 0 };
+  /** Each client's next request number, kept across rounds: a file name made in one round is never made again. */
+  const serial: number[] = Array.from({ length: CLIENTS }, () => 0);
   let server: ProcessServer | null = null;
   const randomFile = (): Buffer =>
     randomInt(4) === 0 ? (pool[randomInt(pool.length)] as Buffer) : randomBytes(randomInt(1, 300_000));
@@ -246,7 +248,9 @@ test(`kill -9 during uploads, ${FILE_ROUNDS} rounds: every acknowledged file rea
   /** One client's uploads, edits and deletes until the server dies under it. */
   async function uploader(s: ProcessServer, c: number, stopped: () => boolean): Promise<void> {
     const mine = owned[c] as Map<string, FileStates>;
-    for (let n = 0; !stopped(); n++) {
+    while (!stopped()) {
+      const n = serial[c] ?? 0;
+      serial[c] = n + 1;
       const live = [...mine].filter(([, st]) => st.size === 1 && !st.has('deleted'));
       const pick = live.length === 0 ? undefined : live[randomInt(live.length)];
       const roll = randomInt(100);
