@@ -155,3 +155,12 @@ test("no line of src/, scripts/ or bench/ is wider than the formatter's line wid
   assert.ok(files.length > 200, `the source files are found (${files.length})`);
   assert.deepEqual(wide, [], `each line is at most ${width} characters`);
 });
+
+test("the README's Run it shows every command .ci/run runs, so a reader runs the tests CI runs", async () => {
+  const ci = await readFile(join(ROOT, '.ci/run'), 'utf8');
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const runIt = readme.slice(readme.indexOf('## Run it'), readme.indexOf('## Configuration'));
+  const commands = [...ci.matchAll(/^(npm (?:test|run [\w:]+))\s*$/gm)].map((m) => m[1] as string);
+  assert.ok(commands.includes('npm test') && commands.length >= 4, `.ci/run's commands: ${commands.join(', ')}`);
+  for (const c of commands) assert.ok(runIt.includes(c), `Run it shows ${c}`);
+});
