@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { cleanup, ROOT, spawnServer, type TestServer } from '../helpers/server.ts';
 import { skipWithout, tool, willSkip } from '../helpers/tools.ts';
+import { registerThrough } from '../helpers/register-page.ts';
 
 const ARTIFACTS = join(ROOT, 'test/artifacts');
 const VIEWPORTS = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } } as const;
@@ -94,12 +95,7 @@ test('register, create a token, use it, open the paste by its short link, burn a
   await shoot(anon, 'login');
   await anon.close();
 
-  await page.goto('/register');
-  await page.fill('#name', 'ada');
-  await page.fill('#password', 'correct horse battery');
-  await page.fill('#confirm', 'correct horse battery');
-  await page.click('button[type=submit]');
-  await page.waitForURL(`${server.url}/`);
+  await registerThrough(page, server.url, 'ada');
   assert.match((await page.textContent('.nav')) ?? '', /Admin/);
 
   await page.goto('/api_keys.php');

@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { cleanup, ROOT, spawnServer, type ProcessServer } from '../helpers/server.ts';
 import { apiLogLines, everythingStored, storedFileBytes, storedPaste } from '../helpers/stored.ts';
+import { registerThrough } from '../helpers/register-page.ts';
 import { skipWithout, tool, willSkip } from '../helpers/tools.ts';
 import { until } from '../helpers/until.ts';
 
@@ -50,12 +51,7 @@ async function freshPage(): Promise<Page> {
 /** A fresh page signed in as a new user `name`, on the home page. */
 async function registered(name: string): Promise<Page> {
   const page = await freshPage();
-  await page.goto('/register');
-  await page.fill('#name', name);
-  await page.fill('#password', 'correct horse battery');
-  await page.fill('#confirm', 'correct horse battery');
-  await page.click('button[type=submit]');
-  await page.waitForURL(`${server.url}/`);
+  await registerThrough(page, server.url, name);
   return page;
 }
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { cleanup, spawnServer, type ProcessServer } from '../helpers/server.ts';
+import { registerThrough } from '../helpers/register-page.ts';
 import { skipWithout, tool, willSkip } from '../helpers/tools.ts';
 import { until } from '../helpers/until.ts';
 import { readZip } from '../helpers/zip-reader.ts';
@@ -32,12 +33,7 @@ async function signedIn(name: string): Promise<Page> {
     if (m.type() === 'error') problems.push(m.text());
   });
   page.on('pageerror', (e) => problems.push(e.message));
-  await page.goto('/register');
-  await page.fill('#name', name);
-  await page.fill('#password', 'correct horse battery');
-  await page.fill('#confirm', 'correct horse battery');
-  await page.click('button[type=submit]');
-  await page.waitForURL(`${server.url}/`);
+  await registerThrough(page, server.url, name);
   return page;
 }
 
