@@ -102,6 +102,8 @@ export interface FileBytes {
    * claim is looked at again by the sweep after CLAIM_GRACE_MS, in case no record names it.
    */
   keep(file: NewFile, holder: string, now: number): Promise<void>;
+  /** Adds `holder`'s claim on bytes already kept (a create whose first hash was taken claims them again). */
+  claim(holder: string, sha256: string, now: number): Promise<void>;
   /** The bytes, as a stream, or null when the store has none under that hash. */
   open(sha256: string): Promise<StoredBytes | null>;
   /** Asks the sweep to look at `holder`'s claims from `due` on (its paste was deleted, edited, burned, wiped). */
@@ -166,6 +168,10 @@ export class ClaimedFiles implements FileBytes {
   async keep(file: NewFile, holder: string, now: number): Promise<void> {
     await this.held.claim(holder, file.sha256, now);
     await this.blobs.put(file);
+  }
+
+  claim(holder: string, sha256: string, now: number): Promise<void> {
+    return this.held.claim(holder, sha256, now);
   }
 
   open(sha256: string): Promise<StoredBytes | null> {

@@ -686,9 +686,9 @@ export class PasteService {
         : { add: (p) => this.#owners.add(ownerId, p.hash), withdraw: (p) => this.#owners.remove(ownerId, p.hash) },
       first,
     );
-    // The hash tried first was taken: the paste made claims under its own.
+    // The hash tried first was taken: the bytes are kept already, and claimed under the paste's own.
     if (files !== undefined && paste.hash !== first)
-      for (const f of newFiles) await this.#bytes().keep(f, paste.hash, now);
+      for (const f of newFiles) await this.#bytes().claim(paste.hash, f.sha256, now);
     if (paste.privacy === 'public' && paste.burn_after_read === 0) this.#recent.add(paste.hash);
     this.#counts.created++;
     return paste;
