@@ -12,6 +12,7 @@ import {
 } from '@aws-sdk/client-s3';
 import type { S3Target } from '../config/file-store.ts';
 import { type FileBlobs, type NewFile, SNIFF_BYTES, type StoredBytes } from '../paste/files.ts';
+import { checkSpooled } from '../storage/fs.ts';
 
 /**
  * The client's settings for a FILE_STORE bucket. Checksums only where an operation requires
@@ -82,6 +83,8 @@ export class S3FileBlobs implements FileBlobs {
 
   async put(file: NewFile): Promise<void> {
     const Key = this.#key(file.sha256);
+    // Also spares the client a body shorter than its Content-Length, which it waits on for minutes.
+    await checkSpooled(file);
     try {
       // Bytes already there (another paste's) are not sent again.
       if ((await this.#size(file.sha256)) === file.size) return;

@@ -12,6 +12,7 @@ import {
   type StoredBytes,
   SNIFF_BYTES,
 } from '../paste/files.ts';
+import { checkSpooled } from '../storage/fs.ts';
 
 /** Bytes per row of `file_chunks`: no row is large, and a read streams one at a time. */
 export const CHUNK_BYTES = 256 * 1024;
@@ -29,6 +30,7 @@ export class PgFileBlobs implements FileBlobs {
 
   async put(file: NewFile): Promise<void> {
     const sha = file.sha256;
+    await checkSpooled(file);
     const fh = await open(file.path, 'r');
     try {
       await this.sql.begin(async (tx: TransactionSql) => {

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { access, type FileHandle, mkdir, open, readdir, readFile } from 'node:fs/promises';
+import { access, type FileHandle, mkdir, open, readdir, readFile, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { utf8Bytes } from '../http/text-bytes.ts';
@@ -113,4 +114,28 @@ export async function listDir(dir: string): Promise<string[]> {
     if (isErrno(err, 'ENOENT')) return [];
     throw err;
   }
+}
+
+/**
+ * Refuses a spooled upload that is not the `size` bytes hashing to `sha256` it is said to be,
+ * and removes it: bytes are stored by their hash once, so wrong ones would be served for every
+ * paste that names that hash, and a later put of the true bytes would be skipped.
+ */
+export async function checkSpooled(file: { path: string; size: number; sha256: string }): Promise<void> {
+  const hash = createHash('sha256');
+  let size = 0;
+  try {
+    for await (const chunk of fs.createReadStream(file.path)) {
+      hash.update(chunk as Buffer);
+      size += (chunk as Buffer).length;
+    }
+  } catch (err) {
+    await unlink(file.path).catch(() => undefined);
+    throw err;
+  }
+  const sha256 = hash.digest('hex');
+  if (size === file.size && sha256 === file.sha256) return;
+  await unlink(file.path).catch(() => undefined);
+  const said = `the ${file.size} bytes of ${file.sha256}`;
+  throw new Error(`the upload ${file.path} is ${size} bytes hashing to ${sha256}, not ${said}: not stored`);
 }

@@ -12,7 +12,7 @@ import {
   SNIFF_BYTES,
 } from '../paste/files.ts';
 import { isErrno } from '../storage/errors.ts';
-import { listDir, openIfThere } from '../storage/fs.ts';
+import { checkSpooled, listDir, openIfThere } from '../storage/fs.ts';
 import type { DurableFiles } from './files.ts';
 import { KeyedMutex } from './mutex.ts';
 
@@ -34,6 +34,7 @@ export class DiskFileBlobs implements FileBlobs {
   }
 
   async put(file: NewFile): Promise<void> {
+    await checkSpooled(file);
     await this.files.moveIn(file.path, bytesPath(this.#dir, file.sha256));
   }
 
@@ -134,15 +135,17 @@ export class DiskFileClaims implements FileClaims {
       });
       if (Number(at) > claimedBefore) return 'young';
       await this.files.removeFile(`${bytes}@${holder}`);
-      await this.files.removeFile(join(this.#dir, 'claims', holder, sha256));
       // No shard folder: a crash came before the claim by hash was written.
       const shard = await readdir(join(this.#dir, sha256.slice(0, 2))).catch((err: unknown) => {
         if (isErrno(err, 'ENOENT')) return [] as string[];
         throw err;
       });
-      if (shard.some((n) => n.startsWith(`${sha256}@`))) return 'dropped';
-      await last();
-      return 'removed';
+      const others = shard.some((n) => n.startsWith(`${sha256}@`));
+      // The claim by paste goes last: should the removal fail or a crash cut it short, the
+      // next round finds the claim from its paste again and removes the bytes then.
+      if (!others) await last();
+      await this.files.removeFile(join(this.#dir, 'claims', holder, sha256));
+      return others ? 'dropped' : 'removed';
     });
   }
 
