@@ -3,7 +3,9 @@ import { execFileSync } from 'node:child_process';
 import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { sendFiles, sha256 } from './helpers/multipart.ts';
 import { cleanup, events, makeToken, req, ROOT, spawnServer, tempDataDir } from './helpers/server.ts';
+import { runScript } from './helpers/start-errors.ts';
 import { login, WebClient } from './helpers/web-client.ts';
 import { runCli } from '../src/cli.ts';
 
@@ -14,7 +16,7 @@ const SESSION = '-ZOJqsIJUriaoom7WWiLfApoRRQZzcIFNlfW7XRkIGw';
 const backupsOf = async (dir: string): Promise<string[]> =>
   (await readdir(join(dir, 'backups')).catch(() => [])).sort();
 
-test('a format 1 folder is backed up, migrated to format 2 at start, and serves every paste, token, session and login as before', async () => {
+test('a format 1 folder is backed up, migrated to format 3 at start, and serves every paste, token, session and login as before', async () => {
   const dir = await tempDataDir();
   try {
     await cp(FIXTURE, dir, { recursive: true });
@@ -24,18 +26,18 @@ test('a format 1 folder is backed up, migrated to format 2 at start, and serves 
     try {
       const backups = await backupsOf(dir);
       assert.equal(backups.length, 1);
-      assert.match(backups[0] ?? '', /^before-format-2-\d{4}-\d\d-\d\dT[\d-]+Z\.tar\.gz$/);
+      assert.match(backups[0] ?? '', /^before-format-3-\d{4}-\d\d-\d\dT[\d-]+Z\.tar\.gz$/);
       const note = events(server.output()).filter((e) => e.message.startsWith('data format'));
       assert.deepEqual(
         note.map((e) => [e.level, e.message]),
         [
           [
             'info',
-            `data format 1 migrated to 2; the data as it was is backed up in ${join(dir, 'backups', backups[0] as string)}`,
+            `data format 1 migrated to 3; the data as it was is backed up in ${join(dir, 'backups', backups[0] as string)}`,
           ],
         ],
       );
-      assert.deepEqual(JSON.parse(await readFile(join(dir, 'format.json'), 'utf8')), { format: 2 });
+      assert.deepEqual(JSON.parse(await readFile(join(dir, 'format.json'), 'utf8')), { format: 3 });
       const accounts = JSON.parse(await readFile(join(dir, 'accounts.json'), 'utf8')) as {
         users: Record<string, unknown>[];
       };
@@ -110,7 +112,7 @@ test('a format 1 folder is backed up, migrated to format 2 at start, and serves 
       stderr: (l) => lines.push(l),
       readStdin: async () => '',
     });
-    assert.match(lines[0] ?? '', /^note: data format 1 migrated to 2; the data as it was is backed up in /);
+    assert.match(lines[0] ?? '', /^note: data format 1 migrated to 3; the data as it was is backed up in /);
     assert.equal((await backupsOf(dir)).length, 2);
     const twice = JSON.parse(await readFile(join(dir, 'accounts.json'), 'utf8')) as {
       users: Record<string, unknown>[];
@@ -139,7 +141,77 @@ test('a folder with data but no format.json is format 1: it is backed up and mig
     });
     assert.match(out[0] ?? '', /^1\s+olga\s+admin\s+enabled/);
     assert.equal((await backupsOf(dir)).length, 1);
-    assert.deepEqual(JSON.parse(await readFile(join(dir, 'format.json'), 'utf8')), { format: 2 });
+    assert.deepEqual(JSON.parse(await readFile(join(dir, 'format.json'), 'utf8')), { format: 3 });
+  } finally {
+    await cleanup(dir);
+  }
+});
+
+test('a format 2 folder holding files is backed up and marked format 3 at start, and its files read as before', async () => {
+  const dir = await tempDataDir();
+  try {
+    const bytes = Buffer.from('log line\n'.repeat(5000));
+    const first = await spawnServer({ dataDir: dir });
+    let hash: string;
+    try {
+      const token = await makeToken(dir, { user: 'alice' });
+      const made = await sendFiles(first, token, { content: 'see the log' }, [{ name: 'app.log', bytes }]);
+      assert.equal(made.status, 200, made.text);
+      hash = made.json!['hash'] as string;
+    } finally {
+      await first.stop();
+    }
+    // As a version that took files but still said format 2 left it.
+    await writeFile(join(dir, 'format.json'), '{"format":2}\n');
+
+    const server = await spawnServer({ dataDir: dir });
+    try {
+      const backups = await backupsOf(dir);
+      assert.equal(backups.length, 1);
+      assert.match(backups[0] ?? '', /^before-format-3-/);
+      const archive = join(dir, 'backups', backups[0] as string);
+      assert.deepEqual(
+        events(server.output())
+          .filter((e) => e.message.startsWith('data format'))
+          .map((e) => e.message),
+        [`data format 2 migrated to 3; the data as it was is backed up in ${archive}`],
+      );
+      assert.deepEqual(JSON.parse(await readFile(join(dir, 'format.json'), 'utf8')), { format: 3 });
+      // The backup holds the folder as it was: format 2, the file's bytes under their hash.
+      assert.equal(execFileSync('tar', ['-xzOf', archive, 'format.json'], { encoding: 'utf8' }).trim(), '{"format":2}');
+      const held = `files/${sha256(bytes).slice(0, 2)}/${sha256(bytes)}`;
+      assert.ok(Buffer.from(execFileSync('tar', ['-xzOf', archive, held], { maxBuffer: 1 << 20 })).equals(bytes));
+      const token = await makeToken(dir, { user: 'alice' });
+      const file = await fetch(`${server.url}/api/v1/file.php?hash=${hash}&name=app.log`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      assert.equal(file.status, 200);
+      assert.ok(Buffer.from(await file.arrayBuffer()).equals(bytes), 'byte for byte');
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await cleanup(dir);
+  }
+});
+
+test('a folder that says format 4 is refused by the server and the CLI, and left as it was', async () => {
+  const dir = await tempDataDir();
+  try {
+    await cp(FIXTURE, dir, { recursive: true });
+    await writeFile(join(dir, 'format.json'), '{"format":4}');
+    const refusal = `${join(dir, 'format.json')} says data format 4, and this version reads format 3 at most: run the newer version that wrote it`;
+    const server = await runScript('main', { DATA_DIR: dir });
+    assert.equal(server.code, 1);
+    assert.ok(
+      events(server.out).some((e) => e.message === `cannot start: ${refusal}`),
+      server.out,
+    );
+    const cli = await runScript('cli', { DATA_DIR: dir }, ['user', 'list']);
+    assert.equal(cli.code, 1);
+    assert.ok(cli.out.split('\n').includes(`error: ${refusal}`), cli.out);
+    assert.equal(await readFile(join(dir, 'format.json'), 'utf8'), '{"format":4}');
+    assert.deepEqual(await backupsOf(dir), [], 'nothing backed up or migrated');
   } finally {
     await cleanup(dir);
   }

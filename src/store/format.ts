@@ -7,8 +7,10 @@ import type { DurableFiles } from './files.ts';
  * The data format this version reads and writes (README, Data format and upgrades).
  * 1: every version before users could be disabled. 2: users carry `disabled` and
  * `last_login_at`; an older version would let a disabled user in, so it must refuse the folder.
+ * 3: pastes may hold files (`files/`); an older version would drop them from a paste it edits
+ * and never remove their bytes.
  */
-export const DATA_FORMAT = 2;
+export const DATA_FORMAT = 3;
 
 /** A data folder written by a newer version, which this one must not touch. */
 export class NewerDataFormat extends StorageProblem {
@@ -34,11 +36,11 @@ export async function readDataFormat(dataDir: string): Promise<number | null> {
   } catch {
     // Unreadable is not absent: a folder with data and no format.json is format 1, and
     // would be migrated. Say which file, as for any other damaged one (README, Run it).
-    throw new DamagedFile(path, 'it is not JSON ({"format": 2})');
+    throw new DamagedFile(path, `it is not JSON ({"format": ${DATA_FORMAT}})`);
   }
   const found = (saved as { format?: unknown } | null)?.format;
   if (typeof found !== 'number' || !Number.isInteger(found) || found < 1)
-    throw new DamagedFile(path, 'it does not name a data format ({"format": 2})');
+    throw new DamagedFile(path, `it does not name a data format ({"format": ${DATA_FORMAT}})`);
   if (found > DATA_FORMAT) throw new NewerDataFormat(path, found);
   return found;
 }

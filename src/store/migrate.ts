@@ -23,6 +23,8 @@ const MIGRATIONS: Record<number, Migration> = {
       }
     });
   },
+  // 2 → 3: files came with nothing to rewrite; the number alone keeps older versions away.
+  2: async () => undefined,
 };
 
 /** Whether a folder without format.json holds data already (then it is format 1), or is new. */

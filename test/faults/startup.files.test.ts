@@ -131,7 +131,7 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
       oneEvent(
         server.out,
         new RegExp(
-          `^cannot start: ${join(dir, 'format.json')} says data format 99, and this version reads format 2 at most: run the newer version that wrote it$`,
+          `^cannot start: ${join(dir, 'format.json')} says data format 99, and this version reads format 3 at most: run the newer version that wrote it$`,
         ),
       );
       const cli = await runScript('cli', { DATA_DIR: dir }, ['token', 'list']);
@@ -140,7 +140,7 @@ describe('start-up and CLI errors name the file or folder, in one line', () => {
       await rm(join(dir, 'format.json'));
       const fresh = await spawnServer({ dataDir: dir });
       await fresh.stop();
-      assert.deepEqual(JSON.parse(await readFile(join(dir, 'format.json'), 'utf8')), { format: 2 });
+      assert.deepEqual(JSON.parse(await readFile(join(dir, 'format.json'), 'utf8')), { format: 3 });
       assert.deepEqual(
         await readdir(dir).then((n) => n.includes('backups')),
         false,
