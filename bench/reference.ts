@@ -13,8 +13,8 @@
  * API answer, to show what that work alone costs a server this bare: `headers` sends the
  * five headers our API reads carry besides Content-Type and Content-Length (X-Request-Id,
  * X-Content-Type-Options, Cache-Control, X-RateLimit-Limit, ETag; raw.php's also
- * Content-Security-Policy; a file's, those of ours: fileHead); `log` builds each API read's JSON line, as our log does, into
- * memory (our log writes them once a second).
+ * Content-Security-Policy; a file's, those of ours: fileHead); `log` builds each API read's
+ * JSON line, as our log does, into memory (our log writes them once a second).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -237,7 +237,8 @@ async function probe(our: Child, ref: Child, f: Fixture): Promise<void> {
       );
     console.log(
       `${c.label}: listening after ${c.listeningMs.toFixed(0)} ms; paste.php body ${page.body.length} B, 512 KB ` +
-        `raw.php body ${raw.body.length} B, file.php ${file.headers['content-type']} ${file.headers['content-length']} B`,
+        `raw.php body ${raw.body.length} B, file.php ${file.headers['content-type']} ` +
+        `${file.headers['content-length']} B`,
     );
   }
 }
