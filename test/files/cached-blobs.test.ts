@@ -24,6 +24,13 @@ class CountedBlobs implements FileBlobs {
     return { size: bytes.length, head: bytes.subarray(0, 12), stream: () => Readable.from(pieces) };
   }
 
+  /** Holds every open until the function returned is called. */
+  hold(): () => void {
+    let open!: () => void;
+    this.gate = new Promise((resolve) => (open = resolve));
+    return open;
+  }
+
   remove(sha256: string): Promise<void> {
     this.held.delete(sha256);
     return Promise.resolve();
@@ -66,8 +73,7 @@ describe('CachedFileBlobs', () => {
   test('bytes removed while being read are served to that reader but not kept', async () => {
     const store = new CountedBlobs();
     store.held.set(KEY(1), Buffer.from('read while removed'));
-    let open!: () => void;
-    store.gate = new Promise((resolve) => (open = resolve));
+    const open = store.hold();
     const cached = new CachedFileBlobs(store, 400);
     const reading = cached.open(KEY(1));
     await cached.remove(KEY(1));
@@ -80,8 +86,7 @@ describe('CachedFileBlobs', () => {
   test('readers of one file at once read it from the store once', async () => {
     const store = new CountedBlobs();
     store.held.set(KEY(1), Buffer.from('many readers'));
-    let open!: () => void;
-    store.gate = new Promise((resolve) => (open = resolve));
+    const open = store.hold();
     const cached = new CachedFileBlobs(store, 400);
     const all = Array.from({ length: 10 }, () => cached.open(KEY(1)));
     open();
