@@ -5,22 +5,24 @@
  * - GET /api/v1/raw.php?hash=    → Map lookup, a precomputed text body
  * - POST /api/v1/paste_create.php → read body, JSON.parse, temp file + fsync + rename +
  *   fsync of the folder (the durability our store promises), a small JSON answer
+ * - GET /api/v1/file.php?hash=&name= and /p/{hash}/files/{name} → the seeded image's bytes
+ *   from one Buffer made at start (bench/seed.ts, benchPng), as image/png
  * Run as its own process: REF_MANIFEST (the seeder's JSON), REF_DIR, HOST, PORT.
  *
  * REF_WORK (the bench's `--reference-work`) adds some of the work the README asks of every
  * API answer, to show what that work alone costs a server this bare: `headers` sends the
  * five headers our API reads carry besides Content-Type and Content-Length (X-Request-Id,
  * X-Content-Type-Options, Cache-Control, X-RateLimit-Limit, ETag; raw.php's also
- * Content-Security-Policy); `log` builds each API read's JSON line, as our log does, into
- * memory (our log writes them once a second).
+ * Content-Security-Policy; a file's, those of ours: fileHead); `log` builds each API read's
+ * JSON line, as our log does, into memory (our log writes them once a second).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, open, rename } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Seeded } from './seed.ts';
+import { benchPng, type Seeded } from './seed.ts';
 
 const manifest = JSON.parse(readFileSync(process.env['REF_MANIFEST'] ?? '', 'utf8')) as Seeded;
 const dir = process.env['REF_DIR'] ?? '';
@@ -57,6 +59,17 @@ manifest.hashes.forEach((h, i) => {
 });
 if (manifest.big !== null) preload(manifest.big.hash, manifest.big.bytes);
 for (const h of Object.values(manifest.web ?? {})) preload(h, 760);
+/** The seeded image's bytes, drawn again from its seed and checked against the manifest's SHA-256. */
+const image = manifest.image ?? null;
+const imageBody = image === null ? null : benchPng(image.bytes);
+if (
+  image !== null &&
+  createHash('sha256')
+    .update(imageBody as Buffer)
+    .digest('hex') !== image.sha256
+)
+  throw new Error('the reference drew other bytes than the seeded image');
+
 /** Short codes to hashes, for `/s/{code}`. */
 const codes = new Map([...pages.keys()].map((h) => [h.slice(0, 6), h]));
 
@@ -74,6 +87,7 @@ function web(res: ServerResponse, url: string): boolean {
     send(res, 200, 'text/html; charset=utf-8', homeBody);
     return true;
   }
+  if (url.startsWith('/p/') && url.includes('/files/')) return file(res, url);
   if (url.startsWith('/p/')) {
     const hash = url.slice(3, 13);
     const body = url.endsWith('/raw') ? raws.get(hash) : pages.get(hash);
@@ -151,6 +165,37 @@ function read(res: ServerResponse, url: string, bodies: Map<string, Buffer>, typ
   }
 }
 
+/** The headers ours sends with a file besides Content-Type and Content-Length (pipeline/file-reply.ts). */
+function fileHead(api: boolean): string[] {
+  const head = ['x-request-id', `reference-${++requests}`];
+  if (!api) head.push('referrer-policy', 'same-origin', 'x-frame-options', 'DENY');
+  else head.push('x-ratelimit-limit', '0');
+  head.push(
+    'cache-control',
+    'no-store',
+    'x-content-type-options',
+    'nosniff',
+    'content-security-policy',
+    'sandbox',
+    'content-disposition',
+    `inline; filename="${image?.name}"; filename*=UTF-8''${image?.name}`,
+  );
+  return head;
+}
+
+/** The image, whichever paste and name are asked for: the one file the bench serves. */
+function file(res: ServerResponse, url: string): true {
+  if (imageBody === null) {
+    send(res, 404, json, notFound);
+    return true;
+  }
+  const head = withHeaders ? fileHead(url.startsWith('/api/')) : [];
+  head.push('content-type', 'image/png', 'content-length', String(imageBody.length));
+  res.writeHead(200, head);
+  res.end(imageBody);
+  return true;
+}
+
 /** Lines kept in memory, overwritten from the start when full. */
 const lines = Buffer.alloc(8 * 1024 * 1024);
 let linesAt = 0;
@@ -204,6 +249,7 @@ const server = createServer({ keepAliveTimeout: 5_000, headersTimeout: 10_000, r
   const url = req.url ?? '/';
   if (url.startsWith('/api/v1/paste.php')) read(res, url, pages, json);
   else if (url.startsWith('/api/v1/raw.php')) read(res, url, raws, text);
+  else if (url.startsWith('/api/v1/file.php')) file(res, url);
   else if (url.startsWith('/api/v1/paste_create.php') && req.method === 'POST') {
     create(req, res).catch((err: unknown) => {
       console.error(err);

@@ -88,6 +88,7 @@ function parseFlags(argv: string[]): Flags {
 
 const SEED_PASTES = 10_000;
 const BIG_BYTES = 512 * 1024;
+const IMAGE_BYTES = 1024 * 1024;
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2));
@@ -126,11 +127,15 @@ async function main(): Promise<void> {
   const refDir = await tempDir('ref');
   const t0 = performance.now();
   const creds = await makeCredentials(dataDir);
-  const seeded = await seedPastes(dataDir, creds.userId, SEED_PASTES, { bigBytes: BIG_BYTES, pages: true });
+  const seeded = await seedPastes(dataDir, creds.userId, SEED_PASTES, {
+    bigBytes: BIG_BYTES,
+    imageBytes: IMAGE_BYTES,
+    pages: true,
+  });
   const manifest = join(refDir, 'manifest.json');
   await writeFile(manifest, JSON.stringify(seeded));
   console.log(
-    `seeded ${SEED_PASTES.toLocaleString('en')} pastes (200 B–4 KB) + one of 512 KB in ` +
+    `seeded ${SEED_PASTES.toLocaleString('en')} pastes (200 B–4 KB) + one of 512 KB + one holding a 1 MB PNG in ` +
       `${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
 
@@ -208,6 +213,7 @@ async function fixtureOf(port: number, seeded: Seeded, tokens: Credentials): Pro
   return {
     hashes: seeded.hashes,
     bigHash: seeded.big?.hash ?? '',
+    image: { hash: seeded.image?.hash ?? '', name: seeded.image?.name ?? '' },
     auth: { authorization: `Bearer ${tokens.token}` },
     limitedAuth: { authorization: `Bearer ${tokens.limitedToken}` },
     web: {
@@ -223,13 +229,16 @@ async function probe(our: Child, ref: Child, f: Fixture): Promise<void> {
   for (const c of [our, ref]) {
     const page = await get(c.port, `/api/v1/paste.php?hash=${hash}`, f.auth);
     const raw = await get(c.port, `/api/v1/raw.php?hash=${f.bigHash}`, f.limitedAuth);
-    if (page.status !== 200 || raw.status !== 200)
+    const file = await get(c.port, `/api/v1/file.php?hash=${f.image.hash}&name=${f.image.name}`, f.auth);
+    if (page.status !== 200 || raw.status !== 200 || file.headers['content-type'] !== 'image/png')
       throw new Error(
-        `${c.label}: probe failed: paste.php ${page.status} ${page.body.slice(0, 200)}; raw.php ${raw.status}`,
+        `${c.label}: probe failed: paste.php ${page.status} ${page.body.slice(0, 200)}; raw.php ${raw.status}; ` +
+          `file.php ${file.status}`,
       );
     console.log(
       `${c.label}: listening after ${c.listeningMs.toFixed(0)} ms; paste.php body ${page.body.length} B, 512 KB ` +
-        `raw.php body ${raw.body.length} B`,
+        `raw.php body ${raw.body.length} B, file.php ${file.headers['content-type']} ` +
+        `${file.headers['content-length']} B`,
     );
   }
 }

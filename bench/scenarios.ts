@@ -14,6 +14,8 @@ import type { Goal } from './report.ts';
 export interface Fixture {
   hashes: readonly string[];
   bigHash: string;
+  /** The paste holding the 1 MB PNG (bench/seed.ts, benchPng), and its file's name. */
+  image: { hash: string; name: string };
   /** Authorization header of the unlimited token. */
   auth: Record<string, string>;
   /** Authorization header of the rate-limited token. */
@@ -52,6 +54,22 @@ export const SCENARIOS: Scenario[] = [
     goal: READ,
     plan: (f) => ({
       kinds: [{ method: 'GET', path: `/api/v1/raw.php?hash=${f.bigHash}`, headers: f.auth }],
+      largeResponses: true,
+    }),
+  },
+  {
+    name: 'GET file.php 1 MB image',
+    goal: READ,
+    plan: (f) => ({
+      kinds: [{ method: 'GET', path: `/api/v1/file.php?hash=${f.image.hash}&name=${f.image.name}`, headers: f.auth }],
+      largeResponses: true,
+    }),
+  },
+  {
+    name: 'GET /p/{hash}/files/{name} 1 MB image',
+    goal: READ,
+    plan: (f) => ({
+      kinds: [{ method: 'GET', path: `/p/${f.image.hash}/files/${f.image.name}`, headers: {} }],
       largeResponses: true,
     }),
   },

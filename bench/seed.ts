@@ -1,10 +1,14 @@
+import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
 import { runCli } from '../src/cli.ts';
 import { PasteService } from '../src/paste/service.ts';
 import { RateLimiter } from '../src/ratelimit/bucket.ts';
 import { FailureBudget } from '../src/ratelimit/failure-budget.ts';
+import { ClaimedFiles, FILE_LIMIT_DEFAULTS } from '../src/paste/files.ts';
 import type { CreateInput } from '../src/paste/validate.ts';
+import { DiskFileBlobs, DiskFileClaims } from '../src/store/file-bytes.ts';
 import { DurableFiles } from '../src/store/files.ts';
 import { isErrno } from '../src/storage/errors.ts';
 import { OwnerIndex } from '../src/store/owner-index.ts';
@@ -65,6 +69,58 @@ export interface Seeded {
    * one and a password one (PAGE_PASSWORD).
    */
   web: { page: string; burn: string; locked: string; markdown: string } | null;
+  /** The paste holding one PNG image (benchPng, `imageBytes`), its file's name and SHA-256; null when not asked. */
+  image?: { hash: string; name: string; bytes: number; sha256: string } | null;
+}
+
+/** The image's file name in its paste. */
+export const IMAGE_NAME = 'bench.png';
+
+/** The seed of the image's pixels: the reference draws the same bytes from it. */
+export const IMAGE_SEED = 1_048_576;
+
+/** One PNG chunk: length, type, data, CRC-32 of type and data. */
+function pngChunk(type: string, data: Buffer): Buffer {
+  const out = Buffer.alloc(12 + data.length);
+  out.writeUInt32BE(data.length, 0);
+  out.write(type, 4, 'latin1');
+  data.copy(out, 8);
+  out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
+  return out;
+}
+
+/**
+ * A real PNG of exactly `bytes` bytes (at least 64 KB): 512 pixels wide, RGB noise that does
+ * not compress, in stored deflate blocks, brought to size by a tEXt chunk. Its bytes sniff
+ * as image/png, so ours serves it inline (README, Files).
+ */
+export function benchPng(bytes: number, seed = IMAGE_SEED): Buffer {
+  const width = 512;
+  const row = 1 + 3 * width;
+  const rand = prng(seed);
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  const textKey = Buffer.from('Comment\0', 'latin1');
+  // Signature, IHDR, the IDAT's and tEXt's framing and keyword, IEND.
+  const framing = signature.length + 25 + 12 + 12 + textKey.length + 12;
+  for (let height = Math.floor((bytes - framing) / row); height > 0; height--) {
+    const raw = Buffer.alloc(height * row);
+    for (let i = 0; i < raw.length; i++) raw[i] = i % row === 0 ? 0 : Math.floor(rand() * 256);
+    const idat = deflateSync(raw, { level: 0 });
+    const pad = bytes - framing - idat.length;
+    if (pad < 0) continue;
+    const ihdr = Buffer.alloc(13);
+    ihdr.writeUInt32BE(width, 0);
+    ihdr.writeUInt32BE(height, 4);
+    ihdr.set([8, 2, 0, 0, 0], 8);
+    return Buffer.concat([
+      signature,
+      pngChunk('IHDR', ihdr),
+      pngChunk('IDAT', idat),
+      pngChunk('tEXt', Buffer.concat([textKey, Buffer.alloc(pad, 'x')])),
+      pngChunk('IEND', Buffer.alloc(0)),
+    ]);
+  }
+  throw new Error(`benchPng: ${bytes} bytes is too small`);
 }
 
 /** The password of the bench's password-protected paste. */
@@ -175,13 +231,14 @@ export async function makeCredentials(
 
 /**
  * Writes `count` public pastes of 200 B–4 KB (plus, if `bigBytes` > 0, one paste of that
- * size) into `dataDir` through PasteService.create, `concurrency` at a time.
+ * size, and if `imageBytes` > 0, one holding a PNG of that size) into `dataDir` through
+ * PasteService.create, `concurrency` at a time.
  */
 export async function seedPastes(
   dataDir: string,
   ownerId: number,
   count: number,
-  opts: { bigBytes?: number; concurrency?: number; seed?: number; pages?: boolean } = {},
+  opts: { bigBytes?: number; imageBytes?: number; concurrency?: number; seed?: number; pages?: boolean } = {},
 ): Promise<Seeded> {
   const files = new SeedFiles(join(dataDir, 'tmp'));
   await files.init();
@@ -195,7 +252,17 @@ export async function seedPastes(
   const recent = new RecentPastes(files, join(state, 'recent.json'));
   const views = new ViewCounter(store, files, join(state, 'views.json'));
   const budget = new FailureBudget(new RateLimiter(Date.now));
-  const service = new PasteService({ store, views, owners, recent, budget, now: Date.now });
+  // The file's bytes go where the server keeps them, with the paste's claim (store/file-bytes.ts).
+  const bytes = new ClaimedFiles(new DiskFileClaims(dataDir, files), new DiskFileBlobs(dataDir, files));
+  const service = new PasteService({
+    store,
+    views,
+    owners,
+    recent,
+    budget,
+    now: Date.now,
+    files: { bytes, limits: FILE_LIMIT_DEFAULTS },
+  });
 
   const rand = prng(opts.seed ?? 42);
   const sizes = Array.from({ length: count }, () => 200 + Math.floor(rand() * 3897));
@@ -226,6 +293,16 @@ export async function seedPastes(
     const p = await service.create(input(textOfSize(opts.bigBytes, rand), 'bench big paste'), ownerId);
     big = { hash: p.hash, bytes: opts.bigBytes };
   }
+  let image: Seeded['image'] = null;
+  if (opts.imageBytes !== undefined && opts.imageBytes > 0) {
+    const png = benchPng(opts.imageBytes);
+    const sha256 = createHash('sha256').update(png).digest('hex');
+    const path = join(dataDir, 'tmp', 'bench-image.png');
+    await writeFile(path, png);
+    const file = { name: IMAGE_NAME, size: png.length, type: 'image/png', sha256, path };
+    const p = await service.create(input('', 'bench image'), ownerId, undefined, undefined, [file]);
+    image = { hash: p.hash, name: IMAGE_NAME, bytes: png.length, sha256 };
+  }
   let web: Seeded['web'] = null;
   if (opts.pages === true) {
     const page = (over: Partial<CreateInput>): Promise<string> =>
@@ -241,5 +318,5 @@ export async function seedPastes(
   }
   await writeFile(join(dataDir, 'owners', `${ownerId}.log`), owners.lines.join(''), { mode: 0o600, flag: 'a' });
   await recent.save();
-  return { hashes, sizes, big, web };
+  return { hashes, sizes, big, web, image };
 }

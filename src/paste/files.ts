@@ -212,6 +212,8 @@ export interface Due {
 export interface StoredBytes {
   readonly size: number;
   readonly head: Buffer;
+  /** All of them, when they are held in memory (files/cached.ts). */
+  readonly whole?: Buffer;
   stream(): Readable;
 }
 

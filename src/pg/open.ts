@@ -1,7 +1,7 @@
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sql } from 'postgres';
-import { fileBlobsFor } from '../files/open.ts';
+import { fileBlobsFor, servedFileBlobs } from '../files/open.ts';
 import { ClaimedFiles, type FileBlobs, sweepFiles } from '../paste/files.ts';
 import { PgFileBlobs, PgFileClaims } from './file-bytes.ts';
 import { apiLogOver, LOG_FLUSH_MS, type CliStorage, type Storage, type StorageOptions, UPKEEP_MS } from '../backend.ts';
@@ -106,7 +106,7 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
   const sql = scopedSql(db.sql, POOL_SIZE);
   const guard = new DbGuard(opts.config.databaseTimeoutMs, POOL_SIZE * QUEUED_PER_CONNECTION);
   await prepareSpool(join(opts.config.dataDir, 'tmp'), Date.now() - STALE_UPLOAD_MS);
-  const blobs = await fileBlobsFor(opts.config, () => new PgFileBlobs(sql));
+  const blobs = servedFileBlobs(opts.config, await fileBlobsFor(opts.config, () => new PgFileBlobs(sql)));
   const s = buildStores(sql, db, opts, blobs);
   const serverKey = await loadStores(s, sql, opts.warn);
   const probe = databaseProbe(db, guard, opts);

@@ -14,19 +14,17 @@ import type { PasteService, ServedFile } from '../paste/service.ts';
  */
 export function fileReply({ file, bytes }: ServedFile, headers: Headers = {}): Reply {
   const image = inlineImageType(bytes.head);
-  return {
-    kind: 'stream',
-    status: 200,
-    contentType: image ?? 'application/octet-stream',
-    length: bytes.size,
-    open: () => bytes.stream(),
-    headers: {
-      ...headers,
-      'x-content-type-options': 'nosniff',
-      'content-security-policy': 'sandbox',
-      'content-disposition': contentDisposition(image === null ? 'attachment' : 'inline', file.name),
-    },
+  const contentType = image ?? 'application/octet-stream';
+  const all = {
+    ...headers,
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': 'sandbox',
+    'content-disposition': contentDisposition(image === null ? 'attachment' : 'inline', file.name),
   };
+  // Bytes held in memory go out in one write, with the head, as any other body does.
+  if (bytes.whole !== undefined)
+    return { kind: 'bytes', status: 200, contentType, body: bytes.whole, length: bytes.size, headers: all };
+  return { kind: 'stream', status: 200, contentType, length: bytes.size, open: () => bytes.stream(), headers: all };
 }
 
 /**

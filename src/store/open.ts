@@ -18,7 +18,7 @@ import { ensureWritableDir } from '../storage/fs.ts';
 import { AccountStore } from './accounts.ts';
 import { RateLimiter } from '../ratelimit/bucket.ts';
 import { BucketFile } from './bucket-file.ts';
-import { fileBlobsFor } from '../files/open.ts';
+import { fileBlobsFor, servedFileBlobs } from '../files/open.ts';
 import { ClaimedFiles, type FileBlobs, sweepFiles } from '../paste/files.ts';
 import { DiskFileBlobs, DiskFileClaims } from './file-bytes.ts';
 import { countFileBytes } from './file-count.ts';
@@ -52,7 +52,7 @@ const DAY_MS = 86_400_000;
  */
 export async function openFileStorage(opts: StorageOptions): Promise<Storage> {
   const { dir, claim, files } = await openFolder(opts);
-  const blobs = await fileBlobsFor(opts.config, () => new DiskFileBlobs(dir, files));
+  const blobs = servedFileBlobs(opts.config, await fileBlobsFor(opts.config, () => new DiskFileBlobs(dir, files)));
   const stores = buildStores(dir, files, opts, blobs);
   const serverKey = await loadStores(stores, files, dir);
   return {

@@ -287,6 +287,26 @@ describe('storage', () => {
     assert.ok(!(await storedFileBytes(server.dataDir)).includes(sha(bytes)));
   });
 
+  test('a file read again comes from memory alike, HEAD included; its paste deleted, it is 404 at once', async () => {
+    const bytes = Buffer.concat([PNG, Buffer.from(` held ${Math.random()}`)]);
+    const hash = await createWith({ content: 'x' }, [{ name: 'a.png', bytes }]);
+    const first = await file(hash, 'a.png');
+    const again = await file(hash, 'a.png');
+    assert.deepEqual(again.body, bytes);
+    for (const h of ['content-type', 'content-length', 'content-disposition', 'content-security-policy'])
+      assert.equal(again.headers[h], first.headers[h], h);
+    const head = await req(server, 'HEAD', `/api/v1/file.php?hash=${hash}&name=a.png`, { token });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers['content-length'], String(bytes.length));
+    assert.equal(head.body.length, 0);
+    const del = await req(server, 'POST', '/api/v1/paste_delete.php', { token, body: { hash } });
+    assert.equal(del.status, 200);
+    assert.equal((await file(hash, 'a.png')).status, 404);
+    assert.equal((await req(server, 'GET', `/p/${hash}/files/a.png`, {})).status, 404);
+    await sweep();
+    assert.ok(!(await storedFileBytes(server.dataDir)).includes(sha(bytes)));
+  });
+
   test('bytes two pastes hold are stored once and kept until both are gone', async () => {
     const bytes = Buffer.from(`shared ${Math.random()}`);
     const a = await createWith({ content: 'a' }, [{ name: 'a.txt', bytes }]);
