@@ -48,13 +48,18 @@ const web = globalThis as unknown as Web;
 /** The images the page shows from their decrypted bytes: the raster types the server shows inline (paste-view.ts). */
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
+/** Why a file was not sealed, in words for the person who chose it: nothing was sent. */
+class NotSealed extends Error {}
+
 /**
  * The form's chosen files, each replaced by its envelope under an opaque name (`f1.enc`,
  * `f2.enc`, ...): the real name, type and size are inside (envelope-crypto.ts, sealFile).
+ * The page's limit is the file's before it is encrypted; the server takes its envelope.
  */
 async function sealFiles(form: El, key: string, password: string): Promise<void> {
   const input = form.querySelector('input[type="file"]') as (El & { files: ArrayLike<FileLike> | null }) | null;
   if (input === null || input.files === null || input.files.length === 0) return;
+  const max = Number(form.querySelector('[data-max-file-bytes]')?.getAttribute('data-max-file-bytes') ?? Number.NaN);
   const sealed = new web.DataTransfer();
   // On the edit form the paste's own files keep their names: a new one takes the first free.
   const taken = new Set(Array.from(form.querySelectorAll('input[name="remove_file"]')).map((b) => b.value));
@@ -62,11 +67,32 @@ async function sealFiles(form: El, key: string, password: string): Promise<void>
   for (const f of Array.from(input.files)) {
     while (taken.has(`f${++n}.enc`));
     const bytes = new Uint8Array(await f.arrayBuffer());
-    const envelope = await sealFile({ name: f.name, type: f.type, size: bytes.length }, bytes, key, { password });
+    if (bytes.length > max)
+      throw new NotSealed(`${f.name} is larger than ${sizeText(max)}, the most a file may hold; nothing was sent.`);
+    const envelope = await sealFile({ name: f.name, type: f.type, size: bytes.length }, bytes, key, {
+      password,
+    }).catch((err: unknown) => {
+      throw err instanceof EnvelopeRefused ? new NotSealed(`${f.name}: ${err.message}; nothing was sent.`) : err;
+    });
     sealed.items.add(new web.File([envelope], `f${n}.enc`, { type: 'application/octet-stream' }));
   }
   (input as unknown as { files: unknown }).files = sealed.files;
 }
+
+/**
+ * A hidden field put first in the form: `encrypted=1` ahead of the files is what lets the
+ * server take an envelope larger than MAX_FILE_BYTES while it reads them (pipeline/uploads.ts).
+ */
+function fieldFirst(form: El, name: string, value: string): void {
+  const input = doc().createElement('input');
+  input.type = 'hidden';
+  input.name = name;
+  input.value = value;
+  form.insertBefore(input, form.firstChild);
+}
+
+/** What the form's status says when the files could not be sealed. */
+const unsealed = (err: unknown, otherwise: string): string[] => [err instanceof NotSealed ? err.message : otherwise];
 
 function say(status: El | null, lines: string[]): void {
   if (status === null) return;
@@ -96,23 +122,19 @@ function armCreateForm(box: El): void {
     const password = byId('encrypt-password')?.value ?? '';
     Promise.all([encryptText(content.value, key, { password }), sealFiles(form, key, password)]).then(
       ([envelope]) => {
-        const field = (name: string, value: string): void => {
-          const input = doc().createElement('input');
-          input.type = 'hidden';
-          input.name = name;
-          input.value = value;
-          form.appendChild(input);
-        };
         content.removeAttribute('name');
-        field('content', envelope);
-        field('encrypted', '1');
+        fieldFirst(form, 'content', envelope);
+        fieldFirst(form, 'encrypted', '1');
         // The answer is a redirect to the paste, which keeps this fragment: /p/<hash>#<key>.
         form.action = `/#${key}`;
         form.submit();
       },
-      () => {
+      (err: unknown) => {
         sending = false;
-        say(byId('encrypt-status'), ['This browser could not encrypt the text or the files; nothing was sent.']);
+        say(
+          byId('encrypt-status'),
+          unsealed(err, 'This browser could not encrypt the text or the files; nothing was sent.'),
+        );
       },
     );
   });
@@ -159,12 +181,16 @@ function armSealedEdit(box: El): void {
     decryptEnvelope(text, key, password)
       .then(() => sealFiles(form, key, password))
       .then(
-        () => form.submit(),
         () => {
+          fieldFirst(form, 'encrypted', '1');
+          form.submit();
+        },
+        (err: unknown) => {
           sending = false;
-          say(byId('encrypt-status'), [
-            'The key in the link or the password does not open this paste, so its files were not sent.',
-          ]);
+          say(
+            byId('encrypt-status'),
+            unsealed(err, 'The key in the link or the password does not open this paste, so its files were not sent.'),
+          );
         },
       );
   });
