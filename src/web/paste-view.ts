@@ -8,7 +8,7 @@ import { literalHead, literalSizeNow, type TextSize } from '../paste/literal.ts'
 import type { HeadCounted } from '../paste/service.ts';
 import { codeView, PAGE_HEAD_CHARS, shownText, type CodeView } from './code-view.ts';
 import { highlightSteps } from './highlight.ts';
-import { fileLanguage } from './file-view.ts';
+import { fileLanguage } from './file-language.ts';
 import type { WebContext } from './context.ts';
 import { sealedCard, sealedLede, sealedShare } from './encrypted-view.ts';
 import { notice } from './forms.ts';

@@ -320,3 +320,34 @@ test('a file of exactly MAX_FILE_BYTES is sealed and taken; one byte more is ref
   assert.ok((await readFile(await download.path())).equals(full));
   assert.deepEqual(problems, [], 'no console errors or CSP violations');
 });
+
+test("an encrypted paste's text file is shown highlighted by its name once decrypted, its HTML as text", async (t) => {
+  if (skipWithout(t, 'chromium')) return;
+  const ed = await registered('ed');
+  const script = Buffer.from(`def main():\n    return "<script>alert('wren')</script>"\n`);
+  const data = Buffer.from([0, 1, 2, 0xff]);
+  await createSealed(ed, [
+    { name: 'tool-wren.py', buffer: script },
+    { name: 'data-wren.bin', buffer: data },
+  ]);
+  await ed.click('button:has-text("Create paste")');
+  await ed.waitForURL(LINK);
+
+  const reader = await openSealed(ed.url());
+  const item = '.files-card li:has(a[download="tool-wren.py"])';
+  await reader.waitForSelector(`${item} pre.code`);
+  assert.ok((await reader.locator(`${item} pre.code .tk-kw`).count()) > 0, 'highlighted as Python');
+  assert.deepEqual(
+    (await reader.locator(`${item} pre.code .l`).allTextContents()).map((l) => l.trim()),
+    ['def main():', `return "<script>alert('wren')</script>"`],
+  );
+  assert.equal(await reader.locator('.files-card script').count(), 0, 'the text stays text');
+  assert.match((await reader.textContent(item)) ?? '', /Python/);
+  // A file whose name names no language stays a download with its size.
+  const bin = reader.locator('.files-card li:has(a[download="data-wren.bin"])');
+  await bin.waitFor();
+  assert.match((await bin.textContent()) ?? '', /4 bytes/);
+  assert.equal(await bin.locator('pre').count(), 0);
+  await reader.screenshot({ path: join(ARTIFACTS, 'encrypted-file-code.png'), fullPage: true });
+  assert.deepEqual(problems, [], 'no console errors or CSP violations');
+});

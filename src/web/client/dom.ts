@@ -37,6 +37,7 @@ export interface Doc {
   querySelector(selector: string): El | null;
   querySelectorAll(selector: string): ArrayLike<El>;
   createElement(tag: string): El;
+  createTextNode(text: string): El;
   addEventListener(type: string, listener: () => void): void;
 }
 

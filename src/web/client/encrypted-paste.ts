@@ -11,7 +11,8 @@ import {
   sealFile,
 } from '../../paste/envelope-crypto.ts';
 import type { Envelope } from '../../paste/envelope.ts';
-import { contentLines } from '../code-view.ts';
+import { contentLines, shownText } from '../code-view.ts';
+import { FILE_VIEW_MAX_BYTES, fileLanguage } from '../file-language.ts';
 import { languageLabel } from '../languages.ts';
 import { qrSvg } from '../qr.ts';
 import { doc, type El, loc, whenReady } from './dom.ts';
@@ -243,10 +244,60 @@ function openSealed(box: El): void {
   });
 }
 
+/** The lines of a code block, each a span the stylesheet numbers (code-view.ts, codeBlock). */
+const linesHtml = (lines: readonly string[]): string =>
+  `<code><span class="l">${lines.join('</span><span class="l">')}</span></code>`;
+
+/** A file's bytes as text, or null when they are not UTF-8. */
+function utf8(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    // A fatal TextDecoder throws TypeError exactly when the bytes are not UTF-8.
+    return null;
+  }
+}
+
+/**
+ * A decrypted text file as the server shows a paste's (file-view.ts): its language by its
+ * name, at most FILE_VIEW_MAX_BYTES of valid UTF-8, highlighted by the same code, escaped.
+ * Null when it is not one to show; `href` is the download, which has all of a long one.
+ */
+function fileCode(f: { name: string; bytes: Uint8Array }, id: string, href: string): { label: string; box: El } | null {
+  const language = fileLanguage(f.name);
+  const text = language === undefined || f.bytes.length > FILE_VIEW_MAX_BYTES ? null : utf8(f.bytes);
+  if (language === undefined || text === null) return null;
+  const shown = shownText(text);
+  const box = doc().createElement('div');
+  box.setAttribute('class', 'file-code');
+  const pre = doc().createElement('pre');
+  pre.setAttribute('class', 'code');
+  pre.setAttribute('id', id);
+  pre.setAttribute('tabindex', '0');
+  pre.setAttribute('data-language', language);
+  pre.innerHTML = linesHtml(contentLines({ content: shown, language, highlight: 1 }));
+  box.appendChild(pre);
+  if (shown.length < text.length) {
+    const note = doc().createElement('div');
+    note.setAttribute('class', 'alert alert-info');
+    note.setAttribute('role', 'status');
+    note.textContent = 'This file is long: the page shows only its beginning. ';
+    const all = doc().createElement('a');
+    all.href = href;
+    all.setAttribute('download', f.name);
+    all.textContent = 'The file';
+    note.appendChild(all);
+    note.appendChild(doc().createTextNode(' has all of it.'));
+    box.appendChild(note);
+  }
+  return { label: languageLabel(language), box };
+}
+
 /**
  * The paste's files, once its text opened with the same key and password: each is fetched,
- * decrypted and offered under its real name from a Blob URL; an image is also shown. The
- * download's Blob is untyped, so opening it can never render a page of this site.
+ * decrypted and offered under its real name from a Blob URL; an image is also shown, and a
+ * text file highlighted by its name as the server shows a paste's. The download's Blob is
+ * untyped, so opening it can never render a page of this site.
  */
 function openFiles(key: string, password: string): void {
   const items = doc().querySelectorAll('[data-sealed-file]');
@@ -274,7 +325,13 @@ function openFiles(key: string, password: string): void {
           size.textContent = ` ${sizeText(f.size)}`;
           li.appendChild(a);
           li.appendChild(size);
-          if (!IMAGE_TYPES.has(f.type)) return;
+          if (!IMAGE_TYPES.has(f.type)) {
+            const code = fileCode(f, `file-code-${i}`, a.href);
+            if (code === null) return;
+            size.textContent += ` \u00b7 ${code.label}`;
+            li.appendChild(code.box);
+            return;
+          }
           const img = doc().createElement('img');
           img.setAttribute('class', 'file-image');
           img.setAttribute('alt', f.name);
@@ -302,7 +359,7 @@ function show(box: El, status: El | null, key: string, plain: string): void {
   });
   const pre = byId('paste-code');
   if (pre === null) return;
-  pre.innerHTML = `<code><span class="l">${lines.join('</span><span class="l">')}</span></code>`;
+  pre.innerHTML = linesHtml(lines);
   pre.hidden = false;
   pre.setAttribute('data-language', language);
   const label = byId('sealed-language');
