@@ -298,7 +298,7 @@ test('a file of exactly MAX_FILE_BYTES is sealed and taken; one byte more is ref
   ]);
   // The page's limit is the file's as chosen: the one a byte past it is refused here, before anything is encrypted.
   await di.waitForSelector('[data-files-status]:not([hidden])');
-  assert.match((await di.textContent('[data-files-status]')) ?? '', /over-wren\.bin is larger than 19\.5 KB/);
+  assert.match((await di.textContent('[data-files-status]')) ?? '', /over-wren\.bin is larger than 19\.5 KiB/);
   await di.click('button:has-text("Create paste")');
   await di.waitForURL(LINK);
   const link = di.url();
@@ -315,7 +315,7 @@ test('a file of exactly MAX_FILE_BYTES is sealed and taken; one byte more is ref
   const reader = await openSealed(link);
   const bin = reader.locator('.files-card li:has(a[download="full-wren.bin"])');
   await bin.waitFor();
-  assert.match((await bin.textContent()) ?? '', /19\.5 KB/);
+  assert.match((await bin.textContent()) ?? '', /19\.5 KiB/);
   const [download] = await Promise.all([reader.waitForEvent('download'), bin.locator('a').click()]);
   assert.ok((await readFile(await download.path())).equals(full));
   assert.deepEqual(problems, [], 'no console errors or CSP violations');
