@@ -46,6 +46,8 @@ async function seal(bytes, key, password) {
 // A file's plaintext: its name, type and size as JSON, a newline, then its bytes (docs/encrypted-pastes.md).
 // Images by their extension, so the paste page shows them; anything else is only a download.
 const IMAGE_TYPES = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
+// The head's bound (src/paste/envelope.ts, MAX_FILE_HEAD_BYTES): the server's limit on an envelope counts on it.
+const MAX_FILE_HEAD_BYTES = 1024;
 
 function fileBytes(path) {
   const bytes = readFileSync(path);
@@ -53,6 +55,7 @@ function fileBytes(path) {
   const ext = name.split('.').pop().toLowerCase();
   const type = Object.hasOwn(IMAGE_TYPES, ext) ? IMAGE_TYPES[ext] : 'application/octet-stream';
   const head = Buffer.from(`${JSON.stringify({ name, type, size: bytes.length })}\n`);
+  if (head.length > MAX_FILE_HEAD_BYTES) fail(`${path}: the file name is too long to encrypt`);
   return new Uint8Array(Buffer.concat([head, bytes]));
 }
 
@@ -69,6 +72,7 @@ async function put(file, flags, files) {
     body = JSON.stringify({ ...flags, content, encrypted: 1 });
   } else {
     // Multipart, each file an envelope under an opaque name: the server learns neither names nor bytes.
+    // The fields go first: encrypted=1 ahead of the files is what lets an envelope pass MAX_FILE_BYTES.
     body = new FormData();
     for (const [name, value] of Object.entries({ ...flags, content, encrypted: 1 })) body.append(name, String(value));
     for (const [i, path] of files.entries()) {

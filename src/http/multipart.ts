@@ -29,6 +29,11 @@ export interface MultipartLimits {
   /** The part name whose parts are files (with a filename). */
   fileField: string;
   maxFileBytes: number;
+  /**
+   * A file part's own limit and the 413's message, from the text parts before it; without
+   * it, `maxFileBytes`.
+   */
+  fileLimit?: (fields: Readonly<Fields>) => { bytes: number; message: string };
   maxFiles: number;
   /** All text parts' bytes together. */
   maxFieldBytes: number;
@@ -172,7 +177,13 @@ export function readMultipart(
   let buf: Buffer = Buffer.from('\r\n', 'latin1');
   let state: 'preamble' | 'afterDelimiter' | 'head' | 'body' | 'done' = 'preamble';
   let head: PartHead | null = null;
-  let file: { out: WriteStream; hash: ReturnType<typeof createHash>; size: number; path: string } | null = null;
+  let file: {
+    out: WriteStream;
+    hash: ReturnType<typeof createHash>;
+    size: number;
+    path: string;
+    limit: { bytes: number; message: string };
+  } | null = null;
   let text: Buffer[] = [];
   let settled = false;
 
@@ -204,7 +215,11 @@ export function readMultipart(
       const path = join(limits.tmpDir, `upload-${randomBytes(12).toString('hex')}`);
       const out = createWriteStream(path, { flags: 'wx' });
       out.on('error', () => fail(new HttpError('internal', 'Could not spool an upload')));
-      file = { out, hash: createHash('sha256'), size: 0, path };
+      const limit = limits.fileLimit?.(fields) ?? {
+        bytes: limits.maxFileBytes,
+        message: `A file may hold at most ${limits.maxFileBytes} bytes (MAX_FILE_BYTES)`,
+      };
+      file = { out, hash: createHash('sha256'), size: 0, path, limit };
       void h;
     };
 
@@ -212,8 +227,7 @@ export function readMultipart(
       if (bytes.length === 0) return;
       if (file !== null) {
         file.size += bytes.length;
-        if (file.size > limits.maxFileBytes)
-          throw tooLarge(`A file may hold at most ${limits.maxFileBytes} bytes (MAX_FILE_BYTES)`);
+        if (file.size > file.limit.bytes) throw tooLarge(file.limit.message);
         file.hash.update(bytes);
         // Backpressure: the body waits while the disk catches up.
         if (!file.out.write(bytes)) {

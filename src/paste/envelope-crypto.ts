@@ -6,6 +6,7 @@ import {
   fromBase64url,
   IV_BYTES,
   KEY_BYTES,
+  MAX_FILE_HEAD_BYTES,
   PBKDF2_ITERATIONS,
   readEnvelope,
   SALT_BYTES,
@@ -143,17 +144,24 @@ export interface SealedFileHead {
   size: number;
 }
 
+/** A type longer than this is sealed as `application/octet-stream`: it is no media type a reader knows. */
+const MAX_SEALED_TYPE_CHARS = 127;
+
 /**
  * A file of an encrypted paste as its envelope: the plaintext is the JSON of its name, type
- * and size, a newline, then its bytes (docs/encrypted-pastes.md, Files).
+ * and size, a newline, then its bytes (docs/encrypted-pastes.md, Files). A head past
+ * MAX_FILE_HEAD_BYTES is refused (`shape`): the server's limit counts on that bound.
  */
-export function sealFile(
+export async function sealFile(
   head: SealedFileHead,
   bytes: Uint8Array,
   key: string,
   opts: { password?: string; iterations?: number } = {},
 ): Promise<string> {
-  const top = new TextEncoder().encode(`${JSON.stringify({ name: head.name, type: head.type, size: bytes.length })}\n`);
+  const type = head.type.length <= MAX_SEALED_TYPE_CHARS ? head.type : 'application/octet-stream';
+  const top = new TextEncoder().encode(`${JSON.stringify({ name: head.name, type, size: bytes.length })}\n`);
+  if (top.length > MAX_FILE_HEAD_BYTES)
+    throw new EnvelopeRefused('shape', `the file's name and type take more than ${MAX_FILE_HEAD_BYTES} bytes`);
   const plain = new Uint8Array(top.length + bytes.length);
   plain.set(top);
   plain.set(bytes, top.length);

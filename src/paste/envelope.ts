@@ -38,6 +38,35 @@ const B64URL = /^[A-Za-z0-9_-]*$/;
 /** Characters of unpadded base64url that `n` bytes take. */
 export const base64urlLength = (n: number): number => Math.ceil((n * 4) / 3);
 
+/**
+ * The most a file's head may take in its plaintext: the JSON of its name, type and size and
+ * the newline (docs/encrypted-pastes.md, Files). A 255-byte name, every byte escaped, fits.
+ */
+export const MAX_FILE_HEAD_BYTES = 1024;
+
+/**
+ * The characters of the envelope envelope-crypto.ts makes of `plainBytes` bytes, with a
+ * password made with `iter` rounds or without: its fields in the order it writes them.
+ */
+export function envelopeLength(plainBytes: number, password?: { iter: number }): number {
+  const fixed: Record<string, unknown> = {
+    v: ENVELOPE_VERSION,
+    alg: ENVELOPE_ALG,
+    iv: 'x'.repeat(base64urlLength(IV_BYTES)),
+    ct: '',
+  };
+  if (password !== undefined)
+    Object.assign(fixed, { kdf: ENVELOPE_KDF, iter: password.iter, salt: 'x'.repeat(base64urlLength(SALT_BYTES)) });
+  return JSON.stringify(fixed).length + base64urlLength(plainBytes + TAG_BYTES);
+}
+
+/**
+ * The largest envelope of a file of `fileBytes` bytes: the longest head, with a password of
+ * the highest count an envelope may name. What the server takes for an encrypted paste's file.
+ */
+export const sealedFileBytes = (fileBytes: number): number =>
+  envelopeLength(MAX_FILE_HEAD_BYTES + fileBytes, { iter: MAX_ITERATIONS });
+
 const PLAIN_KEYS = ['alg', 'ct', 'iv', 'v'];
 const PASSWORD_KEYS = ['alg', 'ct', 'iter', 'iv', 'kdf', 'salt', 'v'];
 

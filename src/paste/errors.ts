@@ -34,6 +34,8 @@ export type PasteFailure =
   | 'searches_busy'
   /** More files than MAX_FILES_PER_PASTE (README, Files). */
   | 'too_many_files'
+  /** A file past MAX_FILE_BYTES (an encrypted paste's: past the envelope of a file that size). */
+  | 'file_too_large'
   /** Two files of one paste would share a name. */
   | 'file_name_taken'
   /** `remove_file` names no file of the paste. */
@@ -68,6 +70,7 @@ const MESSAGES: Record<PasteFailure, string> = {
   too_many_searches: 'You already have searches running; wait for them to finish, then search again',
   searches_busy: 'The server is busy with other searches; try again in a moment',
   too_many_files: 'A paste holds at most MAX_FILES_PER_PASTE files',
+  file_too_large: 'A file may hold at most MAX_FILE_BYTES bytes',
   file_name_taken: 'Two files of one paste cannot share a name',
   no_such_file: 'remove_file names no file of this paste',
   file_not_found: 'This paste has no file of that name',
@@ -87,7 +90,9 @@ export class PasteError extends Error {
     readonly limit?: { perMinute: number; retryAfterSec: number },
     /** For burned, to its owner: when and how it was read (README, Burn receipts). */
     readonly receipt?: Receipt,
+    /** For file_too_large: the message naming the limit (paste/files.ts, fileLimit). */
+    message?: string,
   ) {
-    super(MESSAGES[kind]);
+    super(message ?? MESSAGES[kind]);
   }
 }

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Paste, PasteFile } from './paste.ts';
 import { FILE_LIMIT_DEFAULTS, type FileLimits } from '../config.ts';
+import { sealedFileBytes } from './envelope.ts';
 
 export { FILE_LIMIT_DEFAULTS, type FileLimits, type PasteFile };
 
@@ -13,6 +14,28 @@ export { FILE_LIMIT_DEFAULTS, type FileLimits, type PasteFile };
 /** A file a request brought, spooled to a temporary file (http/multipart.ts). */
 export interface NewFile extends PasteFile {
   readonly path: string;
+}
+
+/**
+ * The most bytes a file of a paste may hold as stored, and why past it (413): MAX_FILE_BYTES,
+ * or for an encrypted paste the largest envelope of a file that size (paste/envelope.ts),
+ * so the limit is the file's as its author chose it, not its envelope's.
+ */
+export function fileLimit(limits: Pick<FileLimits, 'maxFileBytes'>, encrypted: boolean): FileLimit {
+  const max = limits.maxFileBytes;
+  if (!encrypted) return { bytes: max, message: `A file may hold at most ${max} bytes (MAX_FILE_BYTES)` };
+  const sealed = sealedFileBytes(max);
+  return {
+    bytes: sealed,
+    message:
+      `A file of an encrypted paste may hold at most ${max} bytes (MAX_FILE_BYTES) before it is encrypted, ` +
+      `so its envelope at most ${sealed}`,
+  };
+}
+
+export interface FileLimit {
+  bytes: number;
+  message: string;
 }
 
 /** A file name's bound in UTF-8 bytes, as most filesystems have it. */

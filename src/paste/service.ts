@@ -31,6 +31,7 @@ import {
   type FileLimits,
   FETCHED_HOLD_MS,
   FILE_GRANT_MS,
+  fileLimit,
   filesOf,
   type NewFile,
   type PasteFile,
@@ -276,6 +277,13 @@ export class PasteService {
       out.set(id, used);
     }
     return out;
+  }
+
+  /** Refuses a file larger than a paste, encrypted or not, may hold (paste/files.ts, fileLimit). */
+  #withinFileLimit(encrypted: 0 | 1 | undefined, added: readonly PasteFile[]): void {
+    const limit = fileLimit(this.fileLimits, encrypted === 1);
+    if (added.some((f) => f.size > limit.bytes))
+      throw new PasteError('file_too_large', undefined, undefined, limit.message);
   }
 
   /** A paste's file list as an edit or create leaves it: checked for count and names. */
@@ -650,6 +658,7 @@ export class PasteService {
     const now = this.#now();
     const files = this.#fileList(newFiles);
     if (files === undefined && input.content === '') throw new PasteError('nothing_left');
+    this.#withinFileLimit(input.encrypted, newFiles);
     await this.#withinQuota(
       ownerId,
       newFiles.reduce((n, f) => n + f.size, 0),
@@ -846,6 +855,8 @@ export class PasteService {
     const password = input.password === undefined ? undefined : await this.#passwords.hash(input.password);
     if (changes.add.length > 0) {
       const current = await this.owned(hash, viewer, true);
+      // Checked again below, against the paste as the edit finds it.
+      this.#withinFileLimit(input.encrypted ?? current.encrypted, changes.add);
       const freeing = filesOf(current)
         .filter((f) => changes.remove.includes(f.name))
         .reduce((n, f) => n + f.size, 0);
@@ -896,6 +907,7 @@ export class PasteService {
         if (input.clear_password === 1) next.password = null;
         if (password !== undefined) next.password = password;
         if (changes.add.length > 0 || changes.remove.length > 0) {
+          this.#withinFileLimit(encrypted, changes.add);
           const had = filesOf(p);
           for (const name of changes.remove)
             if (!had.some((f) => f.name === name)) throw new PasteError('no_such_file');

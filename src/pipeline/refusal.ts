@@ -25,6 +25,7 @@ const PASTE_CODES: Record<PasteFailure, ErrorCode> = {
   too_many_searches: 'rate_limited',
   searches_busy: 'unavailable',
   too_many_files: 'bad_request',
+  file_too_large: 'payload_too_large',
   file_name_taken: 'bad_request',
   no_such_file: 'bad_request',
   file_not_found: 'not_found',

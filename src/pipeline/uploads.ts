@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { maxBodyBytes } from '../http/body.ts';
 import { badRequest, HttpError } from '../http/errors.ts';
 import { discardUploads, type Multipart, readMultipart, type Upload } from '../http/multipart.ts';
-import { type FileLimits, fileNameProblem, type NewFile } from '../paste/files.ts';
+import { fileLimit, type FileLimits, fileNameProblem, type NewFile } from '../paste/files.ts';
 
 /** Fields a multipart edit may repeat: each names a file to remove. */
 const REPEATABLE: ReadonlySet<string> = new Set(['remove_file']);
@@ -10,7 +10,8 @@ const REPEATABLE: ReadonlySet<string> = new Set(['remove_file']);
 /**
  * A multipart body of a create or edit, the same on both sides (README, Files): its text
  * parts are the fields, its `file` parts spooled to temporary files. Refused before a byte
- * is read when its declared length is past what the limits allow.
+ * is read when its declared length is past what the limits allow. A file sent after an
+ * `encrypted=1` part may be the envelope of a MAX_FILE_BYTES file (docs/encrypted-pastes.md).
  */
 export function readUploads(
   req: IncomingMessage,
@@ -20,8 +21,9 @@ export function readUploads(
 ): Promise<Multipart> {
   const { limits, tmpDir } = files;
   const fieldBytes = maxBodyBytes(maxPasteBytes);
+  const [plain, sealed] = [fileLimit(limits, false), fileLimit(limits, true)];
   // Each part's headers and delimiter take a few hundred bytes; 16 KiB a file is plenty.
-  const total = fieldBytes + limits.maxFilesPerPaste * (limits.maxFileBytes + 16 * 1024);
+  const total = fieldBytes + limits.maxFilesPerPaste * (sealed.bytes + 16 * 1024);
   if (Number(req.headers['content-length'] ?? 0) > total)
     throw new HttpError(
       'payload_too_large',
@@ -34,6 +36,8 @@ export function readUploads(
       tmpDir,
       fileField: 'file',
       maxFileBytes: limits.maxFileBytes,
+      // An envelope's allowance only after `encrypted=1`, so a plain file stops as soon as it passes MAX_FILE_BYTES.
+      fileLimit: (fields) => (fields['encrypted'] === '1' ? sealed : plain),
       maxFiles: limits.maxFilesPerPaste,
       maxFieldBytes: fieldBytes,
     },

@@ -135,6 +135,7 @@ export function currentFiles(files: readonly PasteFile[], removing: readonly str
 /** The refusals of a paste's files a form shows beside its other problems, and their status. */
 const FILE_REFUSALS: Partial<Record<PasteFailure, number>> = {
   too_many_files: 400,
+  file_too_large: 413,
   file_name_taken: 400,
   no_such_file: 400,
   nothing_left: 400,

@@ -8,7 +8,7 @@ import { literalHead, literalSizeNow, type TextSize } from '../paste/literal.ts'
 import type { HeadCounted } from '../paste/service.ts';
 import { codeView, PAGE_HEAD_CHARS, shownText, type CodeView } from './code-view.ts';
 import { highlightSteps } from './highlight.ts';
-import { fileLanguage } from './file-view.ts';
+import { fileLanguage } from './file-language.ts';
 import type { WebContext } from './context.ts';
 import { sealedCard, sealedLede, sealedShare } from './encrypted-view.ts';
 import { notice } from './forms.ts';
@@ -17,6 +17,7 @@ import { languageLabel, pasteLanguageLabel } from './languages.ts';
 import { isDear, isLong } from './page-parts.ts';
 import { page } from './layout.ts';
 import { markdownView, showsRendered, viewSwitch } from './markdown-view.ts';
+import { sizeLabel } from './size-label.ts';
 
 export const pasteTitle = (p: Pick<Paste, 'title'>): string => (p.title === '' ? 'Untitled paste' : p.title);
 
@@ -140,12 +141,7 @@ const PRIVACY_WORDS: Record<Paste['privacy'], string> = { public: 'Public', unli
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** A size for people: bytes, KiB or MiB (GiB past that). */
-export function sizeLabel(bytes: number): string {
-  if (bytes < 1024) return plural(bytes, 'byte');
-  if (bytes < 1_048_576) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return bytes < 1_073_741_824 ? `${(bytes / 1_048_576).toFixed(1)} MiB` : `${(bytes / 1_073_741_824).toFixed(1)} GiB`;
-}
+export { sizeLabel };
 
 /**
  * The page of a paste being read. `burnedNow` marks the one showing of a one-time paste:

@@ -199,4 +199,30 @@ describe('contrib/encrypted-paste.mjs', () => {
     assert.ok((await readFile(join(burned, 'run-osprey.log'))).equals(log));
     assert.match((await run(['get', once.out.trim()], env)).err, /410 .*burned/);
   });
+
+  test("a file of MAX_FILE_BYTES goes through sealed; a larger one's envelope is refused with the limit before encryption", async () => {
+    const MAX = 4000;
+    const server = await startServer({ env: { MAX_FILE_BYTES: String(MAX) } });
+    const token = await makeToken(server.dataDir);
+    const env = { PASTE_URL: server.url, PASTE_TOKEN: token, PASTE_PASSWORD: 'heron' };
+    const work = join(server.dataDir, '..', `limit-${Date.now()}`);
+    await mkdir(join(work, 'out'), { recursive: true });
+    const full = Buffer.alloc(MAX, 0x5a);
+    await writeFile(join(work, `${'w'.repeat(240)}.bin`), full);
+    await writeFile(join(work, 'twice.bin'), Buffer.alloc(2 * MAX, 1));
+    await writeFile(join(work, 'notes.txt'), TEXT);
+    const put = await run(['put', join(work, 'notes.txt'), '--file', join(work, `${'w'.repeat(240)}.bin`)], env);
+    assert.equal(put.code, 0, put.err);
+    const got = await run(['get', put.out.trim(), '--files', join(work, 'out')], env);
+    assert.deepEqual([got.code, got.out], [0, TEXT], got.err);
+    assert.ok((await readFile(join(work, 'out', `${'w'.repeat(240)}.bin`))).equals(full));
+    const over = await run(['put', join(work, 'notes.txt'), '--file', join(work, 'twice.bin')], env);
+    assert.deepEqual([over.code, over.out], [1, '']);
+    assert.match(
+      over.err,
+      new RegExp(
+        `413 A file of an encrypted paste may hold at most ${MAX} bytes \\(MAX_FILE_BYTES\\) before it is encrypted`,
+      ),
+    );
+  });
 });

@@ -16,6 +16,8 @@ const TEXT = `import os\n\ndef greet(name):\n    # ${MARKER}\n    return "hello 
 const PASSWORD = 'plum-orchard-4412';
 const ARTIFACTS = join(ROOT, 'test/artifacts');
 const LINK = /\/p\/[A-Za-z0-9]{10}#([A-Za-z0-9_-]{43})$/;
+/** Small, so a file of exactly the limit is quick to seal; the files of the other tests are far smaller. */
+const MAX_FILE_BYTES = 20_000;
 
 let server: ProcessServer;
 let browser: Browser;
@@ -25,7 +27,7 @@ before(async () => {
   if (willSkip('chromium')) return;
   const executablePath = tool('chromium');
   await mkdir(ARTIFACTS, { recursive: true });
-  server = await spawnServer({ env: { OPEN_REGISTRATION: '1' } });
+  server = await spawnServer({ env: { OPEN_REGISTRATION: '1', MAX_FILE_BYTES: String(MAX_FILE_BYTES) } });
   browser = await chromium.launch({
     executablePath,
     args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
@@ -261,5 +263,91 @@ test("an encrypted paste's files: sealed in the browser, opened by the link's re
     ['f1.enc', 'f2.enc', 'f3.enc'],
   );
   assert.ok(!(await everythingStored(server.dataDir)).includes('kestrel'));
+  assert.deepEqual(problems, [], 'no console errors or CSP violations');
+});
+
+/** Creates a paste with a password from the home page, "Encrypt in my browser" ticked, choosing `files`. */
+async function createSealed(page: Page, files: { name: string; buffer: Buffer }[]): Promise<void> {
+  await page.fill('#content', TEXT);
+  await page.waitForSelector('[data-encrypt]:not([hidden])');
+  await page.check('#encrypt');
+  await page.fill('#encrypt-password', PASSWORD);
+  await page.setInputFiles(
+    '#file',
+    files.map((f) => ({ ...f, mimeType: 'application/octet-stream' })),
+  );
+}
+
+/** Opens `link` in another browser with the password; answers the page once the text is decrypted. */
+async function openSealed(link: string): Promise<Page> {
+  const reader = await freshPage();
+  await reader.goto(link);
+  await reader.fill('#sealed-pw', PASSWORD);
+  await reader.click('#sealed-password button');
+  await settled(reader);
+  return reader;
+}
+
+test('a file of exactly MAX_FILE_BYTES is sealed and taken; one byte more is refused before anything is sent', async (t) => {
+  if (skipWithout(t, 'chromium')) return;
+  const di = await registered('di');
+  const full = Buffer.alloc(MAX_FILE_BYTES, 0x2e);
+  await createSealed(di, [
+    { name: 'full-wren.bin', buffer: full },
+    { name: 'over-wren.bin', buffer: Buffer.alloc(MAX_FILE_BYTES + 1, 1) },
+  ]);
+  // The page's limit is the file's as chosen: the one a byte past it is refused here, before anything is encrypted.
+  await di.waitForSelector('[data-files-status]:not([hidden])');
+  assert.match((await di.textContent('[data-files-status]')) ?? '', /over-wren\.bin is larger than 19\.5 KiB/);
+  await di.click('button:has-text("Create paste")');
+  await di.waitForURL(LINK);
+  const link = di.url();
+
+  // One envelope went in, larger than MAX_FILE_BYTES: the limit was the file's, not its envelope's.
+  const hash = new URL(link).pathname.slice(3);
+  const files = ((await storedPaste(server.dataDir, hash))?.['files'] ?? []) as Record<string, unknown>[];
+  assert.deepEqual(
+    files.map((f) => f['name']),
+    ['f1.enc'],
+  );
+  assert.ok(Number(files[0]?.['size']) > MAX_FILE_BYTES * 1.3, String(files[0]?.['size']));
+
+  const reader = await openSealed(link);
+  const bin = reader.locator('.files-card li:has(a[download="full-wren.bin"])');
+  await bin.waitFor();
+  assert.match((await bin.textContent()) ?? '', /19\.5 KiB/);
+  const [download] = await Promise.all([reader.waitForEvent('download'), bin.locator('a').click()]);
+  assert.ok((await readFile(await download.path())).equals(full));
+  assert.deepEqual(problems, [], 'no console errors or CSP violations');
+});
+
+test("an encrypted paste's text file is shown highlighted by its name once decrypted, its HTML as text", async (t) => {
+  if (skipWithout(t, 'chromium')) return;
+  const ed = await registered('ed');
+  const script = Buffer.from(`def main():\n    return "<script>alert('wren')</script>"\n`);
+  const data = Buffer.from([0, 1, 2, 0xff]);
+  await createSealed(ed, [
+    { name: 'tool-wren.py', buffer: script },
+    { name: 'data-wren.bin', buffer: data },
+  ]);
+  await ed.click('button:has-text("Create paste")');
+  await ed.waitForURL(LINK);
+
+  const reader = await openSealed(ed.url());
+  const item = '.files-card li:has(a[download="tool-wren.py"])';
+  await reader.waitForSelector(`${item} pre.code`);
+  assert.ok((await reader.locator(`${item} pre.code .tk-kw`).count()) > 0, 'highlighted as Python');
+  assert.deepEqual(
+    (await reader.locator(`${item} pre.code .l`).allTextContents()).map((l) => l.trim()),
+    ['def main():', `return "<script>alert('wren')</script>"`],
+  );
+  assert.equal(await reader.locator('.files-card script').count(), 0, 'the text stays text');
+  assert.match((await reader.textContent(item)) ?? '', /Python/);
+  // A file whose name names no language stays a download with its size.
+  const bin = reader.locator('.files-card li:has(a[download="data-wren.bin"])');
+  await bin.waitFor();
+  assert.match((await bin.textContent()) ?? '', /4 bytes/);
+  assert.equal(await bin.locator('pre').count(), 0);
+  await reader.screenshot({ path: join(ARTIFACTS, 'encrypted-file-code.png'), fullPage: true });
   assert.deepEqual(problems, [], 'no console errors or CSP violations');
 });

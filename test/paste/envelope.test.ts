@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
+  envelopeLength,
   envelopeProblem,
   fromBase64url,
+  MAX_FILE_HEAD_BYTES,
+  MAX_ITERATIONS,
   MIN_ITERATIONS,
+  sealedFileBytes,
   PBKDF2_ITERATIONS,
   toBase64url,
 } from '../../src/paste/envelope.ts';
@@ -132,5 +136,38 @@ describe('the encryption envelope', () => {
     await assert.rejects(openFile(lying, key), refused('shape'));
     const headless = await encryptText('no head at all', key);
     await assert.rejects(openFile(headless, key), refused('shape'));
+  });
+
+  test('envelopeLength is the length of the envelope made, to the byte, with and without a password', async () => {
+    const key = newKey();
+    for (let n = 0; n <= 40; n++) {
+      const bytes = new Uint8Array(n).fill(n);
+      assert.equal((await encryptBytes(bytes, key)).length, envelopeLength(n), `${n} bytes`);
+      const locked = await encryptBytes(bytes, key, { password: 'pw', ...FAST });
+      assert.equal(locked.length, envelopeLength(n, { iter: MIN_ITERATIONS }), `${n} bytes with a password`);
+    }
+    assert.equal(
+      envelopeLength(30_000, { iter: MAX_ITERATIONS }),
+      envelopeLength(30_000, { iter: MIN_ITERATIONS }) + 2,
+    );
+  });
+
+  test("a file's head is at most MAX_FILE_HEAD_BYTES, so a file's largest envelope is sealedFileBytes of its size", async () => {
+    const key = newKey();
+    const size = 5000;
+    const bytes = new Uint8Array(size);
+    // The longest name a file system gives, every character one JSON escapes, still fits.
+    const quotes = await sealFile({ name: '"'.repeat(255), type: 'x'.repeat(127), size }, bytes, key);
+    assert.equal((await openFile(quotes, key)).name, '"'.repeat(255));
+    // A head of exactly the bound, with a password of the highest count: the largest envelope, sealedFileBytes.
+    const bare = `${JSON.stringify({ name: '', type: 't', size })}\n`.length;
+    const name = 'n'.repeat(MAX_FILE_HEAD_BYTES - bare);
+    const largest = await sealFile({ name, type: 't', size }, bytes, key, { password: 'pw', ...FAST });
+    const moreDigits = String(MAX_ITERATIONS).length - String(MIN_ITERATIONS).length;
+    assert.equal(largest.length + moreDigits, sealedFileBytes(size));
+    // One byte more of head is refused before anything is encrypted; a type no reader knows is dropped.
+    await assert.rejects(sealFile({ name: `${name}n`, type: 't', size }, bytes, key), refused('shape'));
+    const odd = await sealFile({ name: 'a', type: 'y'.repeat(128), size }, bytes, key);
+    assert.equal((await openFile(odd, key)).type, 'application/octet-stream');
   });
 });

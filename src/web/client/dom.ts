@@ -20,6 +20,8 @@ export interface El {
   querySelectorAll(selector: string): ArrayLike<El>;
   addEventListener(type: string, listener: (ev: Ev) => void): void;
   appendChild(child: El): El;
+  insertBefore(child: El, before: El | null): El;
+  readonly firstChild: El | null;
   submit(): void;
   focus(): void;
 }
@@ -35,6 +37,7 @@ export interface Doc {
   querySelector(selector: string): El | null;
   querySelectorAll(selector: string): ArrayLike<El>;
   createElement(tag: string): El;
+  createTextNode(text: string): El;
   addEventListener(type: string, listener: () => void): void;
 }
 

@@ -11,7 +11,8 @@ import {
   sealFile,
 } from '../../paste/envelope-crypto.ts';
 import type { Envelope } from '../../paste/envelope.ts';
-import { contentLines } from '../code-view.ts';
+import { contentLines, shownText } from '../code-view.ts';
+import { FILE_VIEW_MAX_BYTES, fileLanguage } from '../file-language.ts';
 import { languageLabel } from '../languages.ts';
 import { qrSvg } from '../qr.ts';
 import { doc, type El, loc, whenReady } from './dom.ts';
@@ -48,13 +49,18 @@ const web = globalThis as unknown as Web;
 /** The images the page shows from their decrypted bytes: the raster types the server shows inline (paste-view.ts). */
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
+/** Why a file was not sealed, in words for the person who chose it: nothing was sent. */
+class NotSealed extends Error {}
+
 /**
  * The form's chosen files, each replaced by its envelope under an opaque name (`f1.enc`,
  * `f2.enc`, ...): the real name, type and size are inside (envelope-crypto.ts, sealFile).
+ * The page's limit is the file's before it is encrypted; the server takes its envelope.
  */
 async function sealFiles(form: El, key: string, password: string): Promise<void> {
   const input = form.querySelector('input[type="file"]') as (El & { files: ArrayLike<FileLike> | null }) | null;
   if (input === null || input.files === null || input.files.length === 0) return;
+  const max = Number(form.querySelector('[data-max-file-bytes]')?.getAttribute('data-max-file-bytes') ?? Number.NaN);
   const sealed = new web.DataTransfer();
   // On the edit form the paste's own files keep their names: a new one takes the first free.
   const taken = new Set(Array.from(form.querySelectorAll('input[name="remove_file"]')).map((b) => b.value));
@@ -62,11 +68,32 @@ async function sealFiles(form: El, key: string, password: string): Promise<void>
   for (const f of Array.from(input.files)) {
     while (taken.has(`f${++n}.enc`));
     const bytes = new Uint8Array(await f.arrayBuffer());
-    const envelope = await sealFile({ name: f.name, type: f.type, size: bytes.length }, bytes, key, { password });
+    if (bytes.length > max)
+      throw new NotSealed(`${f.name} is larger than ${sizeText(max)}, the most a file may hold; nothing was sent.`);
+    const envelope = await sealFile({ name: f.name, type: f.type, size: bytes.length }, bytes, key, {
+      password,
+    }).catch((err: unknown) => {
+      throw err instanceof EnvelopeRefused ? new NotSealed(`${f.name}: ${err.message}; nothing was sent.`) : err;
+    });
     sealed.items.add(new web.File([envelope], `f${n}.enc`, { type: 'application/octet-stream' }));
   }
   (input as unknown as { files: unknown }).files = sealed.files;
 }
+
+/**
+ * A hidden field put first in the form: `encrypted=1` ahead of the files is what lets the
+ * server take an envelope larger than MAX_FILE_BYTES while it reads them (pipeline/uploads.ts).
+ */
+function fieldFirst(form: El, name: string, value: string): void {
+  const input = doc().createElement('input');
+  input.type = 'hidden';
+  input.name = name;
+  input.value = value;
+  form.insertBefore(input, form.firstChild);
+}
+
+/** What the form's status says when the files could not be sealed. */
+const unsealed = (err: unknown, otherwise: string): string[] => [err instanceof NotSealed ? err.message : otherwise];
 
 function say(status: El | null, lines: string[]): void {
   if (status === null) return;
@@ -96,23 +123,19 @@ function armCreateForm(box: El): void {
     const password = byId('encrypt-password')?.value ?? '';
     Promise.all([encryptText(content.value, key, { password }), sealFiles(form, key, password)]).then(
       ([envelope]) => {
-        const field = (name: string, value: string): void => {
-          const input = doc().createElement('input');
-          input.type = 'hidden';
-          input.name = name;
-          input.value = value;
-          form.appendChild(input);
-        };
         content.removeAttribute('name');
-        field('content', envelope);
-        field('encrypted', '1');
+        fieldFirst(form, 'content', envelope);
+        fieldFirst(form, 'encrypted', '1');
         // The answer is a redirect to the paste, which keeps this fragment: /p/<hash>#<key>.
         form.action = `/#${key}`;
         form.submit();
       },
-      () => {
+      (err: unknown) => {
         sending = false;
-        say(byId('encrypt-status'), ['This browser could not encrypt the text or the files; nothing was sent.']);
+        say(
+          byId('encrypt-status'),
+          unsealed(err, 'This browser could not encrypt the text or the files; nothing was sent.'),
+        );
       },
     );
   });
@@ -159,12 +182,16 @@ function armSealedEdit(box: El): void {
     decryptEnvelope(text, key, password)
       .then(() => sealFiles(form, key, password))
       .then(
-        () => form.submit(),
         () => {
+          fieldFirst(form, 'encrypted', '1');
+          form.submit();
+        },
+        (err: unknown) => {
           sending = false;
-          say(byId('encrypt-status'), [
-            'The key in the link or the password does not open this paste, so its files were not sent.',
-          ]);
+          say(
+            byId('encrypt-status'),
+            unsealed(err, 'The key in the link or the password does not open this paste, so its files were not sent.'),
+          );
         },
       );
   });
@@ -217,10 +244,60 @@ function openSealed(box: El): void {
   });
 }
 
+/** The lines of a code block, each a span the stylesheet numbers (code-view.ts, codeBlock). */
+const linesHtml = (lines: readonly string[]): string =>
+  `<code><span class="l">${lines.join('</span><span class="l">')}</span></code>`;
+
+/** A file's bytes as text, or null when they are not UTF-8. */
+function utf8(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    // A fatal TextDecoder throws TypeError exactly when the bytes are not UTF-8.
+    return null;
+  }
+}
+
+/**
+ * A decrypted text file as the server shows a paste's (file-view.ts): its language by its
+ * name, at most FILE_VIEW_MAX_BYTES of valid UTF-8, highlighted by the same code, escaped.
+ * Null when it is not one to show; `href` is the download, which has all of a long one.
+ */
+function fileCode(f: { name: string; bytes: Uint8Array }, id: string, href: string): { label: string; box: El } | null {
+  const language = fileLanguage(f.name);
+  const text = language === undefined || f.bytes.length > FILE_VIEW_MAX_BYTES ? null : utf8(f.bytes);
+  if (language === undefined || text === null) return null;
+  const shown = shownText(text);
+  const box = doc().createElement('div');
+  box.setAttribute('class', 'file-code');
+  const pre = doc().createElement('pre');
+  pre.setAttribute('class', 'code');
+  pre.setAttribute('id', id);
+  pre.setAttribute('tabindex', '0');
+  pre.setAttribute('data-language', language);
+  pre.innerHTML = linesHtml(contentLines({ content: shown, language, highlight: 1 }));
+  box.appendChild(pre);
+  if (shown.length < text.length) {
+    const note = doc().createElement('div');
+    note.setAttribute('class', 'alert alert-info');
+    note.setAttribute('role', 'status');
+    note.textContent = 'This file is long: the page shows only its beginning. ';
+    const all = doc().createElement('a');
+    all.href = href;
+    all.setAttribute('download', f.name);
+    all.textContent = 'The file';
+    note.appendChild(all);
+    note.appendChild(doc().createTextNode(' has all of it.'));
+    box.appendChild(note);
+  }
+  return { label: languageLabel(language), box };
+}
+
 /**
  * The paste's files, once its text opened with the same key and password: each is fetched,
- * decrypted and offered under its real name from a Blob URL; an image is also shown. The
- * download's Blob is untyped, so opening it can never render a page of this site.
+ * decrypted and offered under its real name from a Blob URL; an image is also shown, and a
+ * text file highlighted by its name as the server shows a paste's. The download's Blob is
+ * untyped, so opening it can never render a page of this site.
  */
 function openFiles(key: string, password: string): void {
   const items = doc().querySelectorAll('[data-sealed-file]');
@@ -248,7 +325,13 @@ function openFiles(key: string, password: string): void {
           size.textContent = ` ${sizeText(f.size)}`;
           li.appendChild(a);
           li.appendChild(size);
-          if (!IMAGE_TYPES.has(f.type)) return;
+          if (!IMAGE_TYPES.has(f.type)) {
+            const code = fileCode(f, `file-code-${i}`, a.href);
+            if (code === null) return;
+            size.textContent += ` \u00b7 ${code.label}`;
+            li.appendChild(code.box);
+            return;
+          }
           const img = doc().createElement('img');
           img.setAttribute('class', 'file-image');
           img.setAttribute('alt', f.name);
@@ -276,7 +359,7 @@ function show(box: El, status: El | null, key: string, plain: string): void {
   });
   const pre = byId('paste-code');
   if (pre === null) return;
-  pre.innerHTML = `<code><span class="l">${lines.join('</span><span class="l">')}</span></code>`;
+  pre.innerHTML = linesHtml(lines);
   pre.hidden = false;
   pre.setAttribute('data-language', language);
   const label = byId('sealed-language');

@@ -1,3 +1,4 @@
+import { sizeLabel } from '../size-label.ts';
 import { doc, type El, loc, whenReady } from './dom.ts';
 
 /**
@@ -57,11 +58,8 @@ export function screenshotName(at: Date, type: string): string {
   return `screenshot-${at.getFullYear()}${two(at.getMonth() + 1)}${two(at.getDate())}-${two(at.getHours())}${two(at.getMinutes())}${two(at.getSeconds())}.${ext}`;
 }
 
-export function sizeText(n: number): string {
-  if (n < 1024) return `${n} bytes`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MB`;
-}
+/** Sizes as the pages say them, so a refusal names the limit the form states. */
+export const sizeText = sizeLabel;
 
 function armFiles(box: El): void {
   const input = box.querySelector('input[type="file"]') as FileInput | null;

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { MIN_ITERATIONS } from '../../../src/paste/envelope.ts';
+import { MIN_ITERATIONS, sealedFileBytes } from '../../../src/paste/envelope.ts';
 import { decryptEnvelope, encryptText, newKey, openFile, sealFile } from '../../../src/paste/envelope-crypto.ts';
 import { multipart } from '../../helpers/multipart-body.ts';
 import { makeToken, req, startServer, type AppServer } from '../../helpers/server.ts';
 import { apiLogLines, everythingStored, storedFileBytes, storedPaste } from '../../helpers/stored.ts';
+import { spooledUploads } from '../../helpers/stored.ts';
+import { until } from '../../helpers/until.ts';
 import { registerAll } from '../../helpers/web-client.ts';
 
 const PYTHON = 'import os\n\ndef main():\n    print(os.getcwd())\n';
@@ -224,5 +226,85 @@ describe('encrypted pastes through the API', () => {
     const bare = await create(server, token, { content: await encryptText('no files', key), encrypted: 1 });
     for (const path of [`/p/${bare}`, '/'])
       assert.doesNotMatch(String((await req(server, 'GET', path)).headers['content-security-policy']), /blob:/, path);
+  });
+
+  test("MAX_FILE_BYTES is the file's before encryption: its envelope goes in, and nothing past the largest one", async () => {
+    const MAX = 3000;
+    const server = await startServer({ env: { MAX_FILE_BYTES: String(MAX), OPEN_REGISTRATION: '1' } });
+    const [alice] = await registerAll(server, 'alice');
+    const token = await makeToken(server.dataDir, { user: 'alice' });
+    const key = newKey();
+    const content = await encryptText('', key);
+    const send = (path: string, fields: Record<string, string>, files: Buffer[]) => {
+      const m = multipart(
+        fields,
+        files.map((bytes, i) => ({ name: `f${i + 1}.enc`, bytes })),
+      );
+      return req(server, 'POST', path, { token, body: m.body, headers: { 'content-type': m.type } });
+    };
+    // A file of exactly MAX_FILE_BYTES, a 255-byte name and a password: its envelope is far larger, and taken.
+    const name = `${'a'.repeat(251)}.bin`;
+    const bytes = Buffer.alloc(MAX, 7);
+    const head = { name, type: 'application/octet-stream', size: MAX };
+    const full = await sealFile(head, bytes, key, { password: 'pw', iterations: MIN_ITERATIONS });
+    assert.ok(full.length > MAX * 1.3, String(full.length));
+    const made = await send('/api/v1/paste_create.php', { content, encrypted: '1' }, [Buffer.from(full)]);
+    assert.equal(made.status, 200, made.text);
+    const hash = String(made.json['hash']);
+    const back = await req(server, 'GET', `/api/v1/file.php?hash=${hash}&name=f1.enc`, { token });
+    assert.deepEqual(Buffer.from((await openFile(back.text, key, 'pw')).bytes), bytes);
+
+    // The server cannot see the file inside: it takes an envelope up to the largest a MAX_FILE_BYTES file makes, no more.
+    const largest = sealedFileBytes(MAX);
+    const edge = await send('/api/v1/paste_create.php', { content, encrypted: '1' }, [Buffer.alloc(largest, 0x41)]);
+    assert.equal(edge.status, 200, edge.text);
+    const past = await send('/api/v1/paste_create.php', { content, encrypted: '1' }, [Buffer.alloc(largest + 1, 0x41)]);
+    assert.equal(past.status, 413, past.text);
+    assert.equal(
+      past.json['error'],
+      `A file of an encrypted paste may hold at most ${MAX} bytes (MAX_FILE_BYTES) before it is encrypted, so its envelope at most ${largest}`,
+    );
+
+    // A plain paste's file: MAX_FILE_BYTES itself, one byte more 413; an envelope with no encrypted=1 before it too.
+    const plain = await send('/api/v1/paste_create.php', { content: 'plain' }, [Buffer.alloc(MAX, 1)]);
+    assert.equal(plain.status, 200, plain.text);
+    for (const over of [Buffer.alloc(MAX + 1, 1), Buffer.from(full)]) {
+      const r = await send('/api/v1/paste_create.php', { content: 'plain' }, [over]);
+      assert.equal(r.status, 413, r.text);
+      assert.equal(r.json['error'], `A file may hold at most ${MAX} bytes (MAX_FILE_BYTES)`);
+    }
+
+    // An edit of the encrypted paste takes another such envelope after encrypted=1; without it, a plain file's limit.
+    const unsaid = await send('/api/v1/paste_edit.php', { hash, remove_file: 'f1.enc' }, [Buffer.from(full)]);
+    assert.equal(unsaid.status, 413, unsaid.text);
+    const edit = await send('/api/v1/paste_edit.php', { hash, encrypted: '1', remove_file: 'f1.enc' }, [
+      Buffer.from(full),
+    ]);
+    assert.equal(edit.status, 200, edit.text);
+
+    // encrypted=1 ahead of the files of a plain paste's web edit, which keeps it plain: still MAX_FILE_BYTES.
+    const plainHash = String(plain.json['hash']);
+    await alice.get(`/p/${plainHash}/edit`);
+    const form = multipart(
+      {
+        encrypted: '1',
+        _csrf: alice.csrf,
+        title: 'T',
+        content: 'plain',
+        language: 'text',
+        privacy: 'public',
+        expiry: 'keep',
+      },
+      [{ name: 'big.bin', bytes: Buffer.alloc(MAX + 1, 2) }],
+    );
+    const web = await req(server, 'POST', `/p/${plainHash}/edit`, {
+      headers: { cookie: alice.cookieHeader(), 'content-type': form.type },
+      body: form.body,
+    });
+    assert.equal(web.status, 413, web.text);
+    assert.match(web.text, new RegExp(`role="alert">A file may hold at most ${MAX} bytes \\(MAX_FILE_BYTES\\)\\.<`));
+    const files = ((await get(server, token, plainHash))['files'] as Fields[]).map((f) => f['size']);
+    assert.deepEqual(files, [MAX]);
+    await until(async () => (await spooledUploads(server.dataDir)).length === 0, { what: 'no spooled upload is left' });
   });
 });
