@@ -76,9 +76,10 @@ export interface TokenRoute {
   text?: true;
   /**
    * Lets a request that carries no token at all through: `create` as an anonymous paste
-   * when ANONYMOUS_PASTES is on, `read` always (what a paste's web page shows anyone).
+   * when ANONYMOUS_PASTES is on, `read` always (hastebin's reads), `grant` when the query
+   * carries a burned paste's file grant, which is the key (README, Files).
    */
-  anonymous?: 'create' | 'read';
+  anonymous?: 'create' | 'read' | 'grant';
   /** The whole body is the content whatever its Content-Type, never a place for a token (hastebin's API). */
   raw?: true;
   /** Takes `multipart/form-data` with `file` parts (README, Files); its token is in the header or query only. */

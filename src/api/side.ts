@@ -135,10 +135,12 @@ const noneIfEmpty = (secret: string | null): string | null => (secret === '' ? n
 const authenticate: Step<ApiContext> = (ctx) => {
   const door = ctx.deps.anonymous;
   const open = ctx.secret === null ? routeOf(ctx).anonymous : undefined;
-  if (open === 'read' || (open === 'create' && door !== null)) {
-    ctx.principal = open === 'read' || door === null ? ANONYMOUS_READER : anonymousCreator(door);
+  const reader = open === 'read' || (open === 'grant' && findParam(ctx.rawQuery, 'grant') !== null);
+  const tokenless = reader ? ANONYMOUS_READER : open === 'create' && door !== null ? anonymousCreator(door) : null;
+  if (tokenless !== null) {
+    ctx.principal = tokenless;
     ctx.viewer = NOBODY;
-    ctx.headers['x-ratelimit-limit'] = String(ctx.principal.rateLimit);
+    ctx.headers['x-ratelimit-limit'] = String(tokenless.rateLimit);
     return undefined;
   }
   return ctx.deps.accounts.fresh().then(() =>

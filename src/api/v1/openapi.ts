@@ -549,7 +549,8 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
               name: 'grant',
               in: 'query',
               schema: { type: 'string' },
-              description: "A burned paste's file grant, from the `url` its burning read gave.",
+              description:
+                "A burned paste's file grant, from the `url` its burning read gave; with one no token is needed (the grant is the key), without one a token is (401).",
             },
             ...readParams.slice(2),
           ],

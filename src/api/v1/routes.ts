@@ -16,7 +16,7 @@ export const apiV1Routes: RouteDef<ApiRoute>[] = [
     data: { scope: 'write', text: true, files: true, anonymous: 'create', handler: createPaste },
   },
   { method: 'POST', path: '/api/v1/paste_edit.php', data: { scope: 'write', files: true, handler: editPaste } },
-  { method: 'GET', path: '/api/v1/file.php', data: { scope: 'read', anonymous: 'read', handler: getFile } },
+  { method: 'GET', path: '/api/v1/file.php', data: { scope: 'read', anonymous: 'grant', handler: getFile } },
   { method: 'POST', path: '/api/v1/paste_delete.php', data: { scope: 'write', handler: deletePaste } },
   { method: 'GET', path: '/api/v1/openapi.json', data: { scope: null, answer: openApiReply } },
   { method: 'GET', path: '/api/v1/languages.php', data: { scope: null, answer: languagesReply } },
