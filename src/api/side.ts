@@ -9,7 +9,7 @@ import { multipartBoundary, type Upload } from '../http/multipart.ts';
 import { readUploads, thenDiscard } from '../pipeline/uploads.ts';
 import { fromOtherSite } from '../http/cross-site.ts';
 import { siteOrigins } from '../http/site-origins.ts';
-import { HttpError } from '../http/errors.ts';
+import { badRequest, HttpError } from '../http/errors.ts';
 import { emptyFields, findParam, NO_FIELDS, parseUrlEncoded, type Fields } from '../http/fields.ts';
 import { json } from '../http/reply.ts';
 import { resolveRoute, Router } from '../http/router.ts';
@@ -212,14 +212,17 @@ const body: Step<ApiContext> = (ctx) => {
   };
   if (ctx.method !== 'POST' || ctx.body !== null) return check();
   if (routeOf(ctx).raw === true) return rawBody(ctx).then(check);
-  const boundary = routeOf(ctx).files === true ? multipartBoundary(ctx.req.headers['content-type']) : null;
+  const files = routeOf(ctx).files === true;
+  const boundary = files ? multipartBoundary(ctx.req.headers['content-type']) : null;
   if (boundary !== null) return uploads(ctx, boundary).then(check);
+  if (files && /^\s*multipart\/form-data\s*(;|$)/i.test(ctx.req.headers['content-type'] ?? ''))
+    throw badRequest('multipart/form-data needs a boundary parameter of 1 to 70 characters');
   const text = routeOf(ctx).text === true;
   if (ctx.type === null || (ctx.type === 'text' && !text)) {
     throw new HttpError(
       'unsupported_media_type',
       'Content-Type must be application/json or ' +
-        `application/x-www-form-urlencoded${text ? ', or text/plain (UTF-8)' : ''}`,
+        `application/x-www-form-urlencoded${text ? ', or text/plain (UTF-8)' : ''}${files ? ', or multipart/form-data' : ''}`,
     );
   }
   return readFields(ctx.req, ctx.type, maxBodyBytes(ctx.deps.maxPasteBytes)).then((fields) => {
@@ -231,12 +234,15 @@ const body: Step<ApiContext> = (ctx) => {
 /**
  * A multipart body (README, Files): its text parts are the fields, its `file` parts spooled
  * to temporary files. Refused before a byte is read when its declared length is past what
- * the limits allow, or when an anonymous create may not bring files (ANONYMOUS_FILES).
+ * the limits allow; an anonymous create that may not bring files (ANONYMOUS_FILES) is
+ * refused at its first file part, so a form of text parts alone is still a paste.
  */
 function uploads(ctx: ApiContext, boundary: string): Promise<void> {
-  if (principalOf(ctx).anonymous === true && !ctx.deps.files.limits.anonymousFiles)
-    throw new HttpError('forbidden', 'A paste without a token takes no files on this server (ANONYMOUS_FILES)');
-  return readUploads(ctx.req, boundary, ctx.deps.files, ctx.deps.maxPasteBytes).then((m) => {
+  const noFiles = principalOf(ctx).anonymous === true && !ctx.deps.files.limits.anonymousFiles;
+  const refusal = noFiles
+    ? new HttpError('forbidden', 'A paste without a token takes no files on this server (ANONYMOUS_FILES)')
+    : undefined;
+  return readUploads(ctx.req, boundary, ctx.deps.files, ctx.deps.maxPasteBytes, refusal).then((m) => {
     ctx.body = m.fields;
     ctx.uploads = m.files;
   });

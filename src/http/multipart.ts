@@ -35,6 +35,8 @@ export interface MultipartLimits {
    */
   fileLimit?: (fields: Readonly<Fields>) => { bytes: number; message: string };
   maxFiles: number;
+  /** When set, the first file part stops the read with this refusal (a sender who may bring none). */
+  refuseFiles?: HttpError;
   /** All text parts' bytes together. */
   maxFieldBytes: number;
 }
@@ -77,7 +79,10 @@ interface PartHead {
   type: string;
 }
 
-/** A quoted-string's value (backslash escapes) or a token, from `s` at `i`: [value, next index]. */
+/**
+ * A quoted-string's value or a token, from `s` at `i`: [value, next index]. A backslash escapes
+ * only `"` and itself: browsers and curl send any other backslash of a name as is (`C:\dir\a.png`).
+ */
 function paramValue(s: string, i: number): [string, number] {
   if (s[i] !== '"') {
     const end = s.indexOf(';', i);
@@ -87,7 +92,7 @@ function paramValue(s: string, i: number): [string, number] {
   let out = '';
   for (let j = i + 1; j < s.length; j++) {
     const c = s[j] as string;
-    if (c === '\\' && j + 1 < s.length) out += s[++j];
+    if (c === '\\' && (s[j + 1] === '"' || s[j + 1] === '\\')) out += s[++j];
     else if (c === '"') return [out, j + 1];
     else out += c;
   }
@@ -210,6 +215,7 @@ export function readMultipart(
     };
 
     const startFile = (h: PartHead): void => {
+      if (limits.refuseFiles !== undefined) throw limits.refuseFiles;
       if (files.length >= limits.maxFiles)
         throw bad(`A paste holds at most ${limits.maxFiles} files; this request sends more`);
       const path = join(limits.tmpDir, `upload-${randomBytes(12).toString('hex')}`);

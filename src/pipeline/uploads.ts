@@ -12,12 +12,14 @@ const REPEATABLE: ReadonlySet<string> = new Set(['remove_file']);
  * parts are the fields, its `file` parts spooled to temporary files. Refused before a byte
  * is read when its declared length is past what the limits allow. A file sent after an
  * `encrypted=1` part may be the envelope of a MAX_FILE_BYTES file (docs/encrypted-pastes.md).
+ * With `refuseFiles`, text parts are read and the first file part is refused with it.
  */
 export function readUploads(
   req: IncomingMessage,
   boundary: string,
   files: { tmpDir: string; limits: FileLimits },
   maxPasteBytes: number,
+  refuseFiles?: HttpError,
 ): Promise<Multipart> {
   const { limits, tmpDir } = files;
   const fieldBytes = maxBodyBytes(maxPasteBytes);
@@ -40,6 +42,7 @@ export function readUploads(
       fileLimit: (fields) => (fields['encrypted'] === '1' ? sealed : plain),
       maxFiles: limits.maxFilesPerPaste,
       maxFieldBytes: fieldBytes,
+      ...(refuseFiles === undefined ? {} : { refuseFiles }),
     },
     REPEATABLE,
   );

@@ -56,3 +56,61 @@ describe('file.php asks for a token as paste.php does', () => {
     assert.equal(got.text, 'g');
   });
 });
+
+/** A multipart body written by hand, as odd but legal senders write one. */
+const raw = (boundary: string, parts: string[], tail = '--\r\n'): Buffer =>
+  Buffer.from(`${parts.map((p) => `--${boundary}\r\n${p}\r\n`).join('')}--${boundary}${tail}`, 'utf8');
+
+describe('multipart bodies as clients send them', () => {
+  test('a backslash in a filename is kept, as browsers and curl send it; \\" and \\\\ are escapes', async () => {
+    const body = raw('xyz', [
+      'Content-Disposition: form-data; name="file"; filename="C:\\Users\\me\\a.txt"\r\n\r\none',
+      'Content-Disposition: form-data; name="file"; filename="say \\"hi\\" \\\\ b.txt"\r\n\r\ntwo',
+    ]);
+    const r = await send('/api/v1/paste_create.php', { body, type: 'multipart/form-data; boundary=xyz' });
+    assert.equal(r.status, 200, r.text);
+    const got = await req(server, 'GET', `/api/v1/paste.php?hash=${r.json['hash']}`, { token });
+    const names = (got.json['paste'] as { files: { name: string }[] }).files.map((f) => f.name);
+    assert.deepEqual(names, ['C:\\Users\\me\\a.txt', 'say "hi" \\ b.txt']);
+    assert.equal((await file(r.json['hash'] as string, 'C:\\Users\\me\\a.txt')).text, 'one');
+  });
+
+  test('multipart/form-data without a boundary is 400 saying so; another type names multipart among those taken', async () => {
+    const body = raw('xyz', ['Content-Disposition: form-data; name="content"\r\n\r\nhi']);
+    for (const type of [
+      'multipart/form-data',
+      'multipart/form-data; charset=utf-8',
+      'multipart/form-data; boundary=',
+    ]) {
+      const r = await send('/api/v1/paste_create.php', { body, type });
+      assert.equal(r.status, 400, `${type}: ${r.text}`);
+      assert.match(r.json.error ?? '', /boundary/);
+    }
+    for (const path of ['/api/v1/paste_create.php', '/api/v1/paste_edit.php']) {
+      const r = await send(path, { body, type: 'application/xml' });
+      assert.equal(r.status, 415, r.text);
+      assert.match(r.json.error ?? '', /multipart\/form-data/);
+    }
+    // paste_delete.php takes no files, and says nothing of multipart.
+    const del = await send('/api/v1/paste_delete.php', { body, type: 'multipart/form-data; boundary=xyz' });
+    assert.equal(del.status, 415, del.text);
+    assert.doesNotMatch(del.json.error ?? '', /multipart/);
+  });
+});
+
+describe('anonymous multipart creates without ANONYMOUS_FILES', () => {
+  test('text parts alone make a paste; the first file part is 403 and keeps nothing', async () => {
+    const anon = await startServer({ env: { ANONYMOUS_PASTES: '1' } });
+    const post = (m: { body: Buffer; type: string }): Promise<Res> =>
+      req(anon, 'POST', '/api/v1/paste_create.php', { body: m.body, headers: { 'content-type': m.type } });
+    const text = await post(multipart({ content: 'only text', expiry: '1h' }));
+    assert.equal(text.status, 200, text.text);
+    const read = await req(anon, 'GET', `/api/v1/raw.php?hash=${text.json['hash']}`, {
+      token: await makeToken(anon.dataDir, { user: 'carol' }),
+    });
+    assert.equal(read.text, 'only text');
+    const withFile = await post(multipart({ content: 'x' }, [{ name: 'a.txt', bytes: Buffer.from('a') }]));
+    assert.equal(withFile.status, 403, withFile.text);
+    assert.match(withFile.json.error ?? '', /ANONYMOUS_FILES/);
+  });
+});
