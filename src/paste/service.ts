@@ -43,6 +43,11 @@ import { HASH_LENGTH } from './paste.ts';
 export type { OwnedFilter } from './owned-search.ts';
 
 /** A list skips a damaged paste file (already reported when found) rather than failing whole. */
+/** Why a one-time paste's file is refused before its read (README, Files): its reader gets it by a grant. */
+const ONE_TIME_FILE =
+  "A one-time paste's files are served only to the reader who burns it: read the paste (paste.php, raw.php or " +
+  'its page) and use the grant that answer gives for each file';
+
 const skipDamaged = (err: unknown): null => {
   if (err instanceof CorruptPaste) return null;
   throw err;
@@ -337,7 +342,7 @@ export class PasteService {
    * counted). A one-time paste's files are not served: its one read is the page or paste.php.
    */
   async file(hash: string, name: string, viewer: Viewer | null, opts: ReadOptions): Promise<ServedFile> {
-    const { paste } = await this.#unconsumed(hash, viewer, opts);
+    const { paste } = await this.#unconsumed(hash, viewer, opts, ONE_TIME_FILE);
     const file = filesOf(paste).find((f) => f.name === name);
     if (file === undefined) throw new PasteError('file_not_found');
     const bytes = await this.#bytes().open(file.sha256);
@@ -570,9 +575,9 @@ export class PasteService {
    * A read that counts and burns nothing, after every check a read makes. A one-time paste
    * is refused here: it is read whole and once, and that read burns it (README, Revisions).
    */
-  async #unconsumed(hash: string, viewer: Viewer | null, opts: ReadOptions): Promise<Counted> {
+  async #unconsumed(hash: string, viewer: Viewer | null, opts: ReadOptions, why?: string): Promise<Counted> {
     const current = await this.read(hash, viewer, { ...opts, consume: false, known: undefined });
-    if (current.paste.burn_after_read === 1) throw new PasteError('one_time');
+    if (current.paste.burn_after_read === 1) throw new PasteError('one_time', undefined, undefined, why);
     return current;
   }
 

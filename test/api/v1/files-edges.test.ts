@@ -55,6 +55,15 @@ describe('file.php asks for a token as paste.php does', () => {
     assert.equal(got.status, 200, got.text);
     assert.equal(got.text, 'g');
   });
+
+  test("a one-time paste's file before its read is 403 saying how its files are had, not about revisions", async () => {
+    const once = await createWith({ content: 'b', burn_after_read: '1' }, [{ name: 'a.txt', bytes: Buffer.from('g') }]);
+    const r = await file(once, 'a.txt', other);
+    assert.equal(r.status, 403, r.text);
+    assert.equal(r.json['code'], 'forbidden');
+    assert.match(r.json.error ?? '', /grant/);
+    assert.doesNotMatch(r.json.error ?? '', /revision/);
+  });
 });
 
 /** A multipart body written by hand, as odd but legal senders write one. */
