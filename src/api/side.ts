@@ -221,8 +221,8 @@ const body: Step<ApiContext> = (ctx) => {
   if (ctx.type === null || (ctx.type === 'text' && !text)) {
     throw new HttpError(
       'unsupported_media_type',
-      'Content-Type must be application/json or ' +
-        `application/x-www-form-urlencoded${text ? ', or text/plain (UTF-8)' : ''}${files ? ', or multipart/form-data' : ''}`,
+      'Content-Type must be application/json or application/x-www-form-urlencoded' +
+        `${text ? ', or text/plain (UTF-8)' : ''}${files ? ', or multipart/form-data' : ''}`,
     );
   }
   return readFields(ctx.req, ctx.type, maxBodyBytes(ctx.deps.maxPasteBytes)).then((fields) => {
