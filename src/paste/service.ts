@@ -340,9 +340,20 @@ export class PasteService {
   /**
    * One file of a paste, under the paste's read rules (visibility, expiry, password; nothing
    * counted). A one-time paste's files are not served: its one read is the page or paste.php.
+   * With `revision`, a file of that version, as `revision()` reads it.
    */
-  async file(hash: string, name: string, viewer: Viewer | null, opts: ReadOptions): Promise<ServedFile> {
-    const { paste } = await this.#unconsumed(hash, viewer, opts, ONE_TIME_FILE);
+  async file(
+    hash: string,
+    name: string,
+    viewer: Viewer | null,
+    opts: ReadOptions,
+    revision?: number,
+  ): Promise<ServedFile> {
+    // A kept version's files stay stored while it is kept (docs/files.md, Storing them).
+    const { paste } =
+      revision === undefined
+        ? await this.#unconsumed(hash, viewer, opts, ONE_TIME_FILE)
+        : await this.revision(hash, revision, viewer, opts);
     const file = filesOf(paste).find((f) => f.name === name);
     if (file === undefined) throw new PasteError('file_not_found');
     const bytes = await this.#bytes().open(file.sha256);

@@ -3,11 +3,11 @@ import type { Reply } from '../../http/reply.ts';
 import { fileReply, grantedFileReply } from '../../pipeline/file-reply.ts';
 import { stringField, type ApiRequest } from '../request.ts';
 import { requireHash } from './present.ts';
-import { password } from './read.ts';
+import { password, revisionParam } from './read.ts';
 
 /**
  * GET file.php?hash=&name= — one file of a paste, under the paste's read rules (README, Files);
- * with `grant=`, a burned paste's file, once (paste/file-grant.ts).
+ * with `revision=`, a file of an earlier version; with `grant=`, a burned paste's file, once (paste/file-grant.ts).
  */
 export async function getFile(r: ApiRequest): Promise<Reply> {
   const hash = requireHash(r.query);
@@ -18,10 +18,8 @@ export async function getFile(r: ApiRequest): Promise<Reply> {
     // A burned paste's file, for the reader who burned it: the grant is the key (README, Files).
     return grantedFileReply(r.deps.pastes, r.deps.signer, { hash, name, grant, head: r.req.method === 'HEAD' });
   }
-  const served = await r.deps.pastes.file(hash, name, r.viewer, {
-    password: password(r),
-    client: r.clientKey,
-    consume: false,
-  });
+  const revision = revisionParam(r);
+  const opts = { password: password(r), client: r.clientKey, consume: false };
+  const served = await r.deps.pastes.file(hash, name, r.viewer, opts, revision ?? undefined);
   return fileReply(served);
 }

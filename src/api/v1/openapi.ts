@@ -552,7 +552,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
               description:
                 "A burned paste's file grant, from the `url` its burning read gave; with one no token is needed (the grant is the key), without one a token is (401).",
             },
-            ...readParams.slice(2),
+            ...readParams.slice(1),
           ],
           responses: {
             200: {

@@ -33,11 +33,10 @@ export function password(r: ApiRequest): string | undefined {
  */
 export function readPaste(r: ApiRequest): Counted | Promise<Counted> {
   const hash = requireHash(r.query);
-  const revision = stringField(r.query, 'revision');
+  const revision = revisionParam(r);
   if (revision !== null) {
     // An earlier version (README, Revisions): the same checks, nothing counted or burned.
-    if (!/^[1-9]\d{0,8}$/.test(revision)) throw badRequest('revision must be a whole number from 1');
-    return r.deps.pastes.revision(hash, Number(revision), r.viewer, {
+    return r.deps.pastes.revision(hash, revision, r.viewer, {
       password: password(r),
       client: r.clientKey,
       consume: false,
@@ -53,6 +52,14 @@ export function readPaste(r: ApiRequest): Counted | Promise<Counted> {
     known,
     reader,
   });
+}
+
+/** The `revision` parameter (README, Revisions): null when absent, 400 when not a whole number from 1. */
+export function revisionParam(r: ApiRequest): number | null {
+  const revision = stringField(r.query, 'revision');
+  if (revision === null) return null;
+  if (!/^[1-9]\d{0,8}$/.test(revision)) throw badRequest('revision must be a whole number from 1');
+  return Number(revision);
 }
 
 /** The answer to a reader who holds this revision already. */

@@ -123,3 +123,26 @@ describe('anonymous multipart creates without ANONYMOUS_FILES', () => {
     assert.match(withFile.json.error ?? '', /ANONYMOUS_FILES/);
   });
 });
+
+describe('file.php and revisions', () => {
+  test('revision=N serves the file as that version held it, as paste.php?revision=N lists it', async () => {
+    const hash = await createWith({ content: 'v1' }, [
+      { name: 'a.txt', bytes: Buffer.from('first') },
+      { name: 'gone.txt', bytes: Buffer.from('edited away') },
+    ]);
+    const edit = await send(
+      '/api/v1/paste_edit.php',
+      multipart({ hash, remove_file: ['a.txt', 'gone.txt'] }, [{ name: 'a.txt', bytes: Buffer.from('second') }]),
+    );
+    assert.equal(edit.status, 200, edit.text);
+    assert.equal((await file(hash, 'a.txt')).text, 'second');
+    assert.equal((await file(hash, 'a.txt', token, '&revision=2')).text, 'second');
+    const old = await file(hash, 'a.txt', other, '&revision=1');
+    assert.equal(old.status, 200, old.text);
+    assert.equal(old.text, 'first');
+    assert.equal((await file(hash, 'gone.txt', other, '&revision=1')).text, 'edited away');
+    assert.equal((await file(hash, 'gone.txt')).status, 404);
+    assert.equal((await file(hash, 'a.txt', token, '&revision=3')).status, 404);
+    assert.equal((await file(hash, 'a.txt', token, '&revision=x')).status, 400);
+  });
+});
