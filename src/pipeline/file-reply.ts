@@ -1,3 +1,4 @@
+import { namesEtag } from '../http/conditional.ts';
 import { contentDisposition } from '../http/disposition.ts';
 import type { Headers, Reply } from '../http/reply.ts';
 import { inlineImageType } from '../paste/files.ts';
@@ -11,12 +12,18 @@ import type { PasteService, ServedFile } from '../paste/service.ts';
  * One file of a paste as both sides send it (README, Files): never as a page of ours
  * (`nosniff`, `Content-Security-Policy: sandbox`), inline only when its bytes are a PNG,
  * JPEG, GIF or WebP image (whatever type it claims), else an attachment under its name.
+ * An `If-None-Match` naming its bytes is 304, after every read check has passed.
  */
-export function fileReply({ file, bytes }: ServedFile, headers: Headers = {}): Reply {
+export function fileReply({ file, bytes }: ServedFile, headers: Headers = {}, ifNoneMatch?: string): Reply {
+  // Bytes are named by their SHA-256, so it is their strong validator whatever revision holds them.
+  const etag = `"${file.sha256}"`;
+  if (namesEtag(ifNoneMatch, etag, false))
+    return { kind: 'text', status: 304, body: '', headers: { ...headers, etag } };
   const image = inlineImageType(bytes.head);
   const contentType = image ?? 'application/octet-stream';
   const all = {
     ...headers,
+    etag,
     'x-content-type-options': 'nosniff',
     'content-security-policy': 'sandbox',
     'content-disposition': contentDisposition(image === null ? 'attachment' : 'inline', file.name),

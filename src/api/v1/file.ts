@@ -21,5 +21,5 @@ export async function getFile(r: ApiRequest): Promise<Reply> {
   const revision = revisionParam(r);
   const opts = { password: password(r), client: r.clientKey, consume: false };
   const served = await r.deps.pastes.file(hash, name, r.viewer, opts, revision ?? undefined);
-  return fileReply(served);
+  return fileReply(served, {}, r.req.headers['if-none-match']);
 }

@@ -552,13 +552,23 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
               description:
                 "A burned paste's file grant, from the `url` its burning read gave; with one no token is needed (the grant is the key), without one a token is (401).",
             },
-            ...readParams.slice(1),
+            readParams[1] as Schema,
+            {
+              name: 'If-None-Match',
+              in: 'header',
+              required: false,
+              schema: { type: 'string' },
+              description:
+                "The file's `ETag` (its SHA-256, quoted): when it names the file's bytes the answer is 304 with no body, after every other check.",
+            },
+            ...readParams.slice(3),
           ],
           responses: {
             200: {
               description: "The file's bytes.",
               headers: {
                 ...rateHeaders,
+                ETag: { required: true, schema: { type: 'string' }, description: "The file's SHA-256, quoted." },
                 'Content-Security-Policy': { required: true, schema: { const: 'sandbox' } },
                 'X-Content-Type-Options': { required: true, schema: { const: 'nosniff' } },
                 'Content-Disposition': {
@@ -577,6 +587,13 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
                 'image/jpeg': { schema: { type: 'string' } },
                 'image/gif': { schema: { type: 'string' } },
                 'image/webp': { schema: { type: 'string' } },
+              },
+            },
+            304: {
+              description: 'The reader holds these bytes already (`If-None-Match`): no body.',
+              headers: {
+                ETag: { required: true, schema: { type: 'string' }, description: "The file's SHA-256, quoted." },
+                'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
               },
             },
             ...errors(400, ...AUTHED, 404, 410, 503),

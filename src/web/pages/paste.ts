@@ -292,7 +292,7 @@ export async function pasteFile(ctx: WebContext): Promise<Reply> {
     client: ctx.clientKey,
     consume: false,
   });
-  return fileReply(served);
+  return fileReply(served, {}, ctx.req.headers['if-none-match']);
 }
 
 /**

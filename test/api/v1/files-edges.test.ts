@@ -146,3 +146,33 @@ describe('file.php and revisions', () => {
     assert.equal((await file(hash, 'a.txt', token, '&revision=x')).status, 400);
   });
 });
+
+describe('file.php and ETags', () => {
+  test("a file's ETag is its SHA-256; If-None-Match naming it is 304 after the read checks, on the page too", async () => {
+    const hash = await createWith({ content: 'e', password: 'hunter22' }, [
+      { name: 'a.txt', bytes: Buffer.from('etag me') },
+    ]);
+    const got = await file(hash, 'a.txt');
+    const etag = got.headers['etag'];
+    assert.match(String(etag), /^"[0-9a-f]{64}"$/);
+    const held = { 'if-none-match': String(etag) };
+    const again = await req(server, 'GET', `/api/v1/file.php?hash=${hash}&name=a.txt`, { token, headers: held });
+    assert.equal(again.status, 304, again.text);
+    assert.equal(again.body.length, 0);
+    // The paste's password is still asked first.
+    const other304 = await req(server, 'GET', `/api/v1/file.php?hash=${hash}&name=a.txt`, {
+      token: other,
+      headers: held,
+    });
+    assert.equal(other304.status, 401, other304.text);
+    const changed = await req(server, 'GET', `/api/v1/file.php?hash=${hash}&name=a.txt`, {
+      token,
+      headers: { 'if-none-match': '"0000"' },
+    });
+    assert.equal(changed.status, 200);
+    assert.equal(changed.text, 'etag me');
+    const open = await createWith({ content: 'e' }, [{ name: 'a.txt', bytes: Buffer.from('etag me') }]);
+    const page = await req(server, 'GET', `/p/${open}/files/a.txt`, { headers: held });
+    assert.equal(page.status, 304, 'the same bytes, the same ETag, on the page');
+  });
+});
