@@ -332,6 +332,9 @@ export function readMultipart(
         if (head.filename !== null && head.name === limits.fileField) startFile(head);
         else if (head.filename !== null)
           throw bad(`Files are sent as parts named "${limits.fileField}", not "${head.name.slice(0, 40)}"`);
+        // Else it would be a text field nobody reads, and the request refused for something else.
+        else if (head.name === limits.fileField)
+          throw bad(`A "${limits.fileField}" part needs a filename (curl: -F ${limits.fileField}=@path)`);
         state = 'body';
         return true;
       }

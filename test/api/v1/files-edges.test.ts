@@ -176,3 +176,12 @@ describe('file.php and ETags', () => {
     assert.equal(page.status, 304, 'the same bytes, the same ETag, on the page');
   });
 });
+
+describe('a "file" part without a filename', () => {
+  test('is 400 saying it needs one, not a text field ignored and "content is required"', async () => {
+    const body = raw('xyz', ['Content-Disposition: form-data; name="file"\r\n\r\nhello']);
+    const r = await send('/api/v1/paste_create.php', { body, type: 'multipart/form-data; boundary=xyz' });
+    assert.equal(r.status, 400, r.text);
+    assert.match(r.json.error ?? '', /filename/);
+  });
+});
