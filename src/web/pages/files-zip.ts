@@ -19,6 +19,19 @@ function textName(p: Paste): string {
 }
 
 /**
+ * A file's name in the zip: some unzip tools read a backslash as a folder separator
+ * (`..\..\run.bat`), and a name is never a path, so it becomes `_`, kept apart from the other names.
+ */
+function entryName(name: string, taken: Set<string>): string {
+  if (!name.includes('\\')) return name;
+  const flat = name.replaceAll('\\', '_');
+  let n = flat;
+  for (let i = 2; taken.has(n); i++) n = `${i}-${flat}`;
+  taken.add(n);
+  return n;
+}
+
+/**
  * GET /p/{hash}/files.zip: the whole paste in one zip (README, Web pages), under the page's
  * read rules as its files are: every file under its stored name, and the text, when there
  * is any and the server can read it (not an encrypted paste's envelope). Nothing is counted.
@@ -33,15 +46,18 @@ export async function pasteZip(ctx: WebContext): Promise<Reply> {
   const current = (await ctx.deps.pastes.read(p.hash, ctx.viewer, opts)).paste;
   // Each file opened now, so one gone answers 404 before a byte of the archive is sent.
   const files = await Promise.all(filesOf(current).map((f) => ctx.deps.pastes.file(p.hash, f.name, ctx.viewer, opts)));
+  const text = current.encrypted === 1 ? '' : contentOf(current);
+  const named = text === '' ? null : textName(current);
+  const taken = new Set(files.map(({ file }) => file.name).filter((n) => !n.includes('\\')));
+  if (named !== null) taken.add(named);
   const entries: ZipEntry[] = files.map(({ file, bytes }) => ({
-    name: file.name,
+    name: entryName(file.name, taken),
     size: bytes.size,
     open: () => bytes.stream(),
   }));
-  const text = current.encrypted === 1 ? '' : contentOf(current);
-  if (text !== '') {
+  if (named !== null) {
     const body = Buffer.from(text, 'utf8');
-    entries.unshift({ name: textName(current), size: body.length, open: () => Readable.from([body]) });
+    entries.unshift({ name: named, size: body.length, open: () => Readable.from([body]) });
   }
   const stamp = new Date(current.updated_at);
   return {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { type AppServer, makeToken, req, type Res, startServer } from '../../helpers/server.ts';
 import { multipart } from '../../helpers/multipart-body.ts';
+import { readZip } from '../../helpers/zip-reader.ts';
 
 // What a client of the API meets at the edges of files (README, Files; docs/files.md): who may
 // fetch one, how odd but legal multipart bodies are read, and what a refusal says.
@@ -183,5 +184,29 @@ describe('a "file" part without a filename', () => {
     const r = await send('/api/v1/paste_create.php', { body, type: 'multipart/form-data; boundary=xyz' });
     assert.equal(r.status, 400, r.text);
     assert.match(r.json.error ?? '', /filename/);
+  });
+});
+
+describe('the zip of a paste whose names hold backslashes', () => {
+  test('names no entry with a backslash, which some unzip tools take for a folder: each is kept apart', async () => {
+    const hash = await createWith({ content: 'text', title: 'x_y' }, [
+      { name: '..\\..\\run.bat', bytes: Buffer.from('one') },
+      { name: 'a\\b.txt', bytes: Buffer.from('two') },
+      { name: 'a_b.txt', bytes: Buffer.from('three') },
+    ]);
+    const got = await req(server, 'GET', `/p/${hash}/files.zip`);
+    assert.equal(got.status, 200, got.text);
+    const entries = readZip(got.body);
+    const names = entries.map((e) => e.name);
+    assert.ok(
+      names.every((n) => !n.includes('\\') && !n.includes('/')),
+      names.join(' | '),
+    );
+    assert.equal(new Set(names).size, names.length, 'no two entries share a name');
+    assert.deepEqual(
+      entries.map((e) => e.bytes.toString()),
+      ['text', 'one', 'two', 'three'],
+    );
+    assert.equal(names[3], 'a_b.txt', 'a name without a backslash is kept as it is');
   });
 });
