@@ -293,7 +293,14 @@ export class PasteService {
 
   /** A paste's file list as an edit or create leaves it: checked for count and names. */
   #fileList(files: readonly PasteFile[]): PasteFile[] | undefined {
-    if (files.length > this.fileLimits.maxFilesPerPaste) throw new PasteError('too_many_files');
+    const most = this.fileLimits.maxFilesPerPaste;
+    if (files.length > most)
+      throw new PasteError(
+        'too_many_files',
+        undefined,
+        undefined,
+        `A paste holds at most ${most} files (MAX_FILES_PER_PASTE)`,
+      );
     if (new Set(files.map((f) => f.name)).size !== files.length) throw new PasteError('file_name_taken');
     return files.length === 0 ? undefined : files.map(recordOf);
   }

@@ -210,3 +210,18 @@ describe('the zip of a paste whose names hold backslashes', () => {
     assert.equal(names[3], 'a_b.txt', 'a name without a backslash is kept as it is');
   });
 });
+
+describe('an edit past MAX_FILES_PER_PASTE', () => {
+  test('is 400 naming the number, as a create past it does', async () => {
+    const few = await startServer({ env: { MAX_FILES_PER_PASTE: '2' } });
+    const t = await makeToken(few.dataDir, { user: 'dan' });
+    const post = (path: string, m: { body: Buffer; type: string }): Promise<Res> =>
+      req(few, 'POST', path, { token: t, body: m.body, headers: { 'content-type': m.type } });
+    const one = (name: string) => ({ name, bytes: Buffer.from(name) });
+    const made = await post('/api/v1/paste_create.php', multipart({ content: 'x' }, [one('a'), one('b')]));
+    assert.equal(made.status, 200, made.text);
+    const edit = await post('/api/v1/paste_edit.php', multipart({ hash: String(made.json['hash']) }, [one('c')]));
+    assert.equal(edit.status, 400, edit.text);
+    assert.match(edit.json.error ?? '', /at most 2 files/);
+  });
+});
