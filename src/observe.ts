@@ -193,6 +193,12 @@ export class ServerMetrics {
   attach(sources: Sources): void {
     this.#sources = sources;
     this.#stops.push(processMetrics(this.registry));
+    if (sources.storedFiles !== undefined) {
+      // The first count, so the first scrape already has the gauges rather than none.
+      const firstCount = setTimeout(() => void this.#countFiles(), 1_000);
+      firstCount.unref();
+      this.#stops.push(() => clearTimeout(firstCount));
+    }
     const dir = sources.pastesDir;
     if (dir === undefined) return;
     const scan = (): void => void this.#scan(dir).catch(() => undefined);
