@@ -119,8 +119,13 @@ function dispositionParams(value: string): Map<string, string> {
   return out;
 }
 
-/** RFC 5987's `UTF-8''percent-encoded`, or null when it is not that. */
+/** RFC 5987's `UTF-8''percent-encoded` (or `ISO-8859-1''…`, which it also names), or null when it is neither. */
 function extValue(v: string): string | null {
+  const latin = /^iso-8859-1'[^']*'((?:[!#$&+.^_`|~0-9A-Za-z-]|%[0-9A-Fa-f]{2})*)$/i.exec(v);
+  if (latin !== null)
+    return (latin[1] as string).replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) =>
+      String.fromCharCode(Number.parseInt(h, 16)),
+    );
   const m = /^utf-8'[^']*'(.*)$/i.exec(v);
   if (m === null) return null;
   try {

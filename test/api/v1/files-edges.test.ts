@@ -85,6 +85,18 @@ describe('multipart bodies as clients send them', () => {
     assert.equal((await file(r.json['hash'] as string, 'C:\\Users\\me\\a.txt')).text, 'one');
   });
 
+  test('filename* in UTF-8 or ISO-8859-1 (RFC 5987 names both) wins over filename', async () => {
+    const body = raw('xyz', [
+      `Content-Disposition: form-data; name="file"; filename="plain.txt"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%E2%82%AC.txt\r\n\r\none`,
+      `Content-Disposition: form-data; name="file"; filename*=iso-8859-1'fr'caf%E9.txt\r\n\r\ntwo`,
+    ]);
+    const r = await send('/api/v1/paste_create.php', { body, type: 'multipart/form-data; boundary=xyz' });
+    assert.equal(r.status, 200, r.text);
+    const got = await req(server, 'GET', `/api/v1/paste.php?hash=${r.json['hash']}`, { token });
+    const names = (got.json['paste'] as { files: { name: string }[] }).files.map((f) => f.name);
+    assert.deepEqual(names, ['résumé €.txt', 'café.txt']);
+  });
+
   test('multipart/form-data without a boundary is 400 saying so; another type names multipart among those taken', async () => {
     const body = raw('xyz', ['Content-Disposition: form-data; name="content"\r\n\r\nhi']);
     for (const type of [
