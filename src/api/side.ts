@@ -135,7 +135,7 @@ const noneIfEmpty = (secret: string | null): string | null => (secret === '' ? n
 const authenticate: Step<ApiContext> = (ctx) => {
   const door = ctx.deps.anonymous;
   const open = ctx.secret === null ? routeOf(ctx).anonymous : undefined;
-  const reader = open === 'read' || (open === 'grant' && findParam(ctx.rawQuery, 'grant') !== null);
+  const reader = open === 'read' || (open === 'grant' && (findParam(ctx.rawQuery, 'grant') ?? '') !== '');
   const tokenless = reader ? ANONYMOUS_READER : open === 'create' && door !== null ? anonymousCreator(door) : null;
   if (tokenless !== null) {
     ctx.principal = tokenless;

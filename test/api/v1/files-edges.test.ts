@@ -47,6 +47,7 @@ describe('file.php asks for a token as paste.php does', () => {
       assert.equal(r.json['code'], 'unauthorized');
     }
     assert.equal((await file('bad', 'a.txt', null)).status, 401, 'authentication comes before the hash check');
+    assert.equal((await file(open, 'a.txt', null, '&grant=')).status, 401, 'an empty grant is none');
     assert.equal((await file(open, 'a.txt', other)).text, 'open');
     // A burned paste's file: its grant, with no token at all.
     const once = await createWith({ content: 'b', burn_after_read: '1' }, [{ name: 'a.txt', bytes: Buffer.from('g') }]);
