@@ -179,6 +179,8 @@ function fileHead(api: boolean): string[] {
     'sandbox',
     'content-disposition',
     `inline; filename="${image?.name}"; filename*=UTF-8''${image?.name}`,
+    'etag',
+    `"${image?.sha256}"`,
   );
   return head;
 }
