@@ -703,7 +703,7 @@ export class PasteService {
     );
     // The hash tried first was taken: the bytes are kept already, and claimed under the paste's own.
     if (files !== undefined && paste.hash !== first)
-      for (const f of newFiles) await this.#bytes().claim(paste.hash, f.sha256, now);
+      for (const f of newFiles) await this.#bytes().claim(paste.hash, f, now);
     if (paste.privacy === 'public' && paste.burn_after_read === 0) this.#recent.add(paste.hash);
     this.#counts.created++;
     return paste;
