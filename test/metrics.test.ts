@@ -5,6 +5,7 @@ import { Metrics } from '../src/metrics/registry.ts';
 import { BACKEND } from './helpers/backend.ts';
 import { FILE_COUNT_MS } from '../src/observe.ts';
 import { sendFiles } from './helpers/multipart.ts';
+import { startS3 } from './helpers/s3.ts';
 import { makeToken, req, startServer, type AppServer } from './helpers/server.ts';
 import { until } from './helpers/until.ts';
 import { skipWithout, tool } from './helpers/tools.ts';
@@ -157,42 +158,65 @@ describe('what /metrics counts', () => {
   });
 });
 
+/**
+ * Two pastes' files, one of their bytes shared, then both deleted and swept: the gauges count
+ * each distinct file once, from the claims the paste store keeps, wherever the bytes are.
+ */
+async function storedFilesRound(env: Record<string, string> = {}): Promise<void> {
+  const server = await startServer({ env: { METRICS_TOKEN: TOKEN, ...env } });
+  const token = await makeToken(server.dataDir, { user: 'alice' });
+  const stored = async (): Promise<[number | undefined, number | undefined]> => {
+    const s = samples((await scrape(server)).text);
+    return [s.get('paste_files_stored'), s.get('paste_file_bytes_stored')];
+  };
+  // A scrape answers the last count and starts the next once it is FILE_COUNT_MS old.
+  const reaches = (files: number, bytes: number): Promise<number> =>
+    until(async () => (await stored()).join() === `${files},${bytes}`, {
+      what: `${files} files of ${bytes} bytes in /metrics`,
+      timeoutMs: 4 * FILE_COUNT_MS,
+      everyMs: 200,
+    });
+  await reaches(0, 0);
+  const one = Buffer.alloc(1000, 1);
+  const two = Buffer.alloc(2345, 2);
+  const hashes: string[] = [];
+  for (const files of [
+    [
+      { name: 'one.bin', bytes: one },
+      { name: 'two.bin', bytes: two },
+    ],
+    [{ name: 'again.bin', bytes: one }],
+  ]) {
+    const r = await sendFiles(server, token, { content: 'with files' }, files);
+    assert.equal(r.status, 200, r.text);
+    hashes.push(r.json['hash'] as string);
+  }
+  await reaches(2, 3345);
+  for (const hash of hashes)
+    assert.equal((await req(server, 'POST', '/api/v1/paste_delete.php', { token, body: { hash } })).status, 200);
+  server.clock.advance(61_000);
+  await server.upkeep();
+  await reaches(0, 0);
+}
+
 describe('stored files', () => {
   test('paste_files_stored and paste_file_bytes_stored count each distinct file once, and follow creates and the sweep', async () => {
-    const server = await startServer({ env: { METRICS_TOKEN: TOKEN } });
-    const token = await makeToken(server.dataDir, { user: 'alice' });
-    const stored = async (): Promise<[number | undefined, number | undefined]> => {
-      const s = samples((await scrape(server)).text);
-      return [s.get('paste_files_stored'), s.get('paste_file_bytes_stored')];
-    };
-    // A scrape answers the last count and starts the next once it is FILE_COUNT_MS old.
-    const reaches = (files: number, bytes: number): Promise<number> =>
-      until(async () => (await stored()).join() === `${files},${bytes}`, {
-        what: `${files} files of ${bytes} bytes in /metrics`,
-        timeoutMs: 4 * FILE_COUNT_MS,
-        everyMs: 200,
-      });
-    await reaches(0, 0);
-    const one = Buffer.alloc(1000, 1);
-    const two = Buffer.alloc(2345, 2);
-    const hashes: string[] = [];
-    for (const files of [
-      [
-        { name: 'one.bin', bytes: one },
-        { name: 'two.bin', bytes: two },
-      ],
-      [{ name: 'again.bin', bytes: one }],
-    ]) {
-      const r = await sendFiles(server, token, { content: 'with files' }, files);
-      assert.equal(r.status, 200, r.text);
-      hashes.push(r.json['hash'] as string);
-    }
-    await reaches(2, 3345);
-    for (const hash of hashes)
-      assert.equal((await req(server, 'POST', '/api/v1/paste_delete.php', { token, body: { hash } })).status, 200);
-    server.clock.advance(61_000);
-    await server.upkeep();
-    await reaches(0, 0);
+    await storedFilesRound();
+  });
+
+  test('with FILE_STORE=s3://, the same counts, from the claims: the bytes are in the bucket, which is never listed', async (t) => {
+    const bucket = await startS3();
+    t.after(() => bucket.stop());
+    await storedFilesRound(bucket.env);
+    assert.deepEqual(
+      bucket.asked.filter((a) => /[?&]list-type=|^GET \/[^/?]+\/?(\?|$)/.test(a)),
+      [],
+      'the bucket was never listed',
+    );
+    assert.ok(
+      bucket.asked.some((a) => a.startsWith('PUT ')),
+      'the bytes went to the bucket',
+    );
   });
 });
 

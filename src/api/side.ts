@@ -5,8 +5,8 @@ import { ANONYMOUS_READER, anonymousCreator, NOBODY } from './open-principals.ts
 import { hasScope } from '../auth/tokens.ts';
 import { bodyType, maxBodyBytes, readFields, type BodyType } from '../http/body.ts';
 import { Cors } from '../http/cors.ts';
-import { multipartBoundary, type Upload } from '../http/multipart.ts';
-import { readUploads, thenDiscard } from '../pipeline/uploads.ts';
+import { multipartBoundary } from '../http/multipart.ts';
+import { readUploads } from '../pipeline/uploads.ts';
 import { fromOtherSite } from '../http/cross-site.ts';
 import { siteOrigins } from '../http/site-origins.ts';
 import { badRequest, HttpError } from '../http/errors.ts';
@@ -40,8 +40,6 @@ export class ApiContext extends RequestContext {
   error: string | undefined = undefined;
   /** A refused token's id, when it is (or was) one of ours (README, API request log). */
   refusedTokenId: string | null = null;
-  /** The files a multipart body brought, spooled until the handler is done. */
-  uploads: Upload[] = [];
 
   constructor(
     readonly deps: ApiDeps,
@@ -296,9 +294,7 @@ export function apiSide(deps: ApiDeps, routes = [...apiV1Routes, ...hasteRoutes]
     const body = (ctx.body as Fields | null) ?? NO_FIELDS;
     const { params, uploads } = ctx;
     const r = { deps, req, ip, clientKey, query, body, params, principal: principalOf(ctx), viewer, uploads };
-    if (uploads.length === 0) return routeOf(ctx).handler(r);
-    // What the handler did not keep is removed, whatever its outcome.
-    return thenDiscard(uploads, () => routeOf(ctx).handler(r));
+    return routeOf(ctx).handler(r);
   };
   return {
     context: (req, path, rawQuery, ip, clientKey, id) => new ApiContext(deps, req, path, rawQuery, ip, clientKey, id),

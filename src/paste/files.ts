@@ -126,7 +126,7 @@ export interface FileBytes {
    */
   keep(file: NewFile, holder: string, now: number): Promise<void>;
   /** Adds `holder`'s claim on bytes already kept (a create whose first hash was taken claims them again). */
-  claim(holder: string, sha256: string, now: number): Promise<void>;
+  claim(holder: string, file: ClaimedBytes, now: number): Promise<void>;
   /** The bytes, as a stream, or null when the store has none under that hash. */
   open(sha256: string): Promise<StoredBytes | null>;
   /** Asks the sweep to look at `holder`'s claims from `due` on (its paste was deleted, edited, burned, wiped). */
@@ -145,6 +145,11 @@ export interface FileBytes {
    * while the sweep read it), which the next round looks at.
    */
   settled(due: Due): Promise<void>;
+  /**
+   * The distinct bytes stored and their size together (README, Metrics), counted from the
+   * claims alone, wherever the bytes are: never by listing where they are.
+   */
+  stored(): Promise<{ files: number; bytes: number }>;
   /** Where uploads are spooled before `keep`. */
   readonly tmpDir: string;
 }
@@ -155,11 +160,14 @@ export interface FileBytes {
  * A claim made and the last one dropped take the hash's lock, so they never cross.
  */
 export interface FileClaims extends Omit<FileBytes, 'keep' | 'open' | 'drop'> {
-  /** Makes `holder`'s claim on `sha256`, with a release due once its grace is over. */
-  claim(holder: string, sha256: string, now: number): Promise<void>;
+  /** Makes `holder`'s claim on the bytes, noting their size, with a release due once its grace is over. */
+  claim(holder: string, file: ClaimedBytes, now: number): Promise<void>;
   /** As FileBytes.drop; when the claim was the last, `last` runs under the hash's lock before `removed`. */
   drop(holder: string, sha256: string, claimedBefore: number, last: () => Promise<void>): Promise<Dropped>;
 }
+
+/** Bytes a claim is on: their SHA-256 and their size. */
+export type ClaimedBytes = Pick<PasteFile, 'sha256' | 'size'>;
 
 /**
  * Where the bytes go, by SHA-256: the data folder, PostgreSQL's chunks, or an S3 bucket
@@ -189,12 +197,16 @@ export class ClaimedFiles implements FileBytes {
   }
 
   async keep(file: NewFile, holder: string, now: number): Promise<void> {
-    await this.held.claim(holder, file.sha256, now);
+    await this.held.claim(holder, file, now);
     await this.blobs.put(file);
   }
 
-  claim(holder: string, sha256: string, now: number): Promise<void> {
-    return this.held.claim(holder, sha256, now);
+  claim(holder: string, file: ClaimedBytes, now: number): Promise<void> {
+    return this.held.claim(holder, file, now);
+  }
+
+  stored(): Promise<{ files: number; bytes: number }> {
+    return this.held.stored();
   }
 
   open(sha256: string): Promise<StoredBytes | null> {

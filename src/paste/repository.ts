@@ -1,4 +1,5 @@
-import { withoutFiles } from './files.ts';
+import { PasteError } from './errors.ts';
+import { filesOf, withoutFiles } from './files.ts';
 import { isExpired, isTombstone, NO_CONTENT, type Paste } from './paste.ts';
 import type { TextSize } from './literal.ts';
 import type { OwnedFilter } from './owned-search.ts';
@@ -26,6 +27,29 @@ export interface Txn<T> {
   dropRevisions?: true;
   /** Once `next` is written, remove the kept revisions numbered below this (MAX_REVISIONS). */
   dropBelow?: number;
+  /** Hold `next` to its owner's quota, checked as it is written (an edit adding files). */
+  quota?: FileQuota | undefined;
+}
+
+/**
+ * A write that adds files, held to their owner's quota in the same step (README, Files): the
+ * store refuses it (`quota_exceeded`) when the owner's pastes, this one as written, would hold
+ * more than `limit` bytes of files, and no other such write of the owner's may commit between
+ * its count and its commit, on any server the store is shared by.
+ */
+export interface FileQuota {
+  readonly ownerId: number;
+  readonly limit: number;
+  /** The bytes the owner's pastes other than `hash` hold, for a store that cannot count them in its write (the data folder). */
+  others(hash: string): Promise<number>;
+}
+
+/** The bytes of files a paste holds toward its owner's quota: a burned paste's, going, are not counted. */
+export const quotaBytesOf = (p: Paste): number => (p.burned ? 0 : filesOf(p).reduce((n, f) => n + f.size, 0));
+
+/** Refuses `next` when, with the `others` bytes the owner's other pastes hold, it passes the quota. */
+export function checkQuota(quota: FileQuota, others: number, next: Paste): void {
+  if (others + quotaBytesOf(next) > quota.limit) throw new PasteError('quota_exceeded');
 }
 
 /**
@@ -57,8 +81,8 @@ export interface PasteRepository {
   cached(hash: string): Paste | null | undefined;
   get(hash: string): Promise<Paste | null>;
   getByShortcode(code: string): Promise<Paste | null>;
-  /** Creates a new paste under a free hash, trying `first` before random ones. */
-  create(make: (hash: string) => Paste, listing?: Listing, first?: string): Promise<Paste>;
+  /** Creates a new paste under a free hash, trying `first` before random ones; with `quota`, within it. */
+  create(make: (hash: string) => Paste, listing?: Listing, first?: string, quota?: FileQuota): Promise<Paste>;
   transact<T>(hash: string, fn: (paste: Paste | null) => Txn<T> | Promise<Txn<T>>): Promise<T>;
   /**
    * The paste for a page that shows at most the first `chars` characters of its text

@@ -4,6 +4,8 @@ import { Passwords } from '../crypto/passwords.ts';
 import type { FailureBudget } from '../ratelimit/failure-budget.ts';
 import {
   CorruptPaste,
+  type FileQuota,
+  quotaBytesOf,
   TOMBSTONE_MS,
   type OwnerLists,
   type PasteHead,
@@ -252,13 +254,32 @@ export class PasteService {
   }
 
   /**
-   * Refuses a set of files a paste cannot hold (too many, a name twice) and an owner's
-   * files past their quota: `adding` bytes more than the user's pastes hold now, less `freeing`.
+   * Refuses at once, before any bytes are stored, an owner's files past their quota: `adding`
+   * bytes more than the user's pastes hold now, less `freeing`. The store checks again as it
+   * writes (#quota), which is what holds when writes cross.
    */
   async #withinQuota(ownerId: number, adding: number, freeing = 0): Promise<void> {
     if (adding === 0 || ownerId === ANONYMOUS_OWNER) return;
     const used = await this.usedBytes(ownerId);
     if (used - freeing + adding > this.fileLimits.userQuotaBytes) throw new PasteError('quota_exceeded');
+  }
+
+  /** The quota a write adding files to `ownerId`'s pastes is held to in the store (FileQuota); none for anonymous ones. */
+  #quota(ownerId: number): FileQuota | undefined {
+    if (ownerId === ANONYMOUS_OWNER) return undefined;
+    return {
+      ownerId,
+      limit: this.fileLimits.userQuotaBytes,
+      others: async (except) => {
+        let used = 0;
+        for (const hash of await this.#owners.list(ownerId)) {
+          if (hash === except) continue;
+          const p = await this.#store.get(hash).catch(skipDamaged);
+          if (p !== null) used += quotaBytesOf(p);
+        }
+        return used;
+      },
+    };
   }
 
   /** The bytes of the files a user's pastes hold now (README, Files: quota), each paste's counted. */
@@ -273,14 +294,7 @@ export class PasteService {
   async filesOwned(userIds: readonly number[]): Promise<Map<number, number>> {
     if (this.#owners.fileBytes !== undefined) return this.#owners.fileBytes(userIds);
     const out = new Map<number, number>();
-    for (const id of userIds) {
-      let used = 0;
-      for (const hash of await this.#owners.list(id)) {
-        const p = await this.#store.get(hash).catch(skipDamaged);
-        if (p !== null && !p.burned) for (const f of filesOf(p)) used += f.size;
-      }
-      out.set(id, used);
-    }
+    for (const id of userIds) out.set(id, await (this.#quota(id)?.others('') ?? 0));
     return out;
   }
 
@@ -717,10 +731,11 @@ export class PasteService {
         ? undefined
         : { add: (p) => this.#owners.add(ownerId, p.hash), withdraw: (p) => this.#owners.remove(ownerId, p.hash) },
       first,
+      files === undefined ? undefined : this.#quota(ownerId),
     );
     // The hash tried first was taken: the bytes are kept already, and claimed under the paste's own.
     if (files !== undefined && paste.hash !== first)
-      for (const f of newFiles) await this.#bytes().claim(paste.hash, f.sha256, now);
+      for (const f of newFiles) await this.#bytes().claim(paste.hash, f, now);
     if (paste.privacy === 'public' && paste.burn_after_read === 0) this.#recent.add(paste.hash);
     this.#counts.created++;
     return paste;
@@ -876,10 +891,14 @@ export class PasteService {
     changes: FileChanges = { add: [], remove: [] },
   ): Promise<Paste> {
     const password = input.password === undefined ? undefined : await this.#passwords.hash(input.password);
+    let quota: FileQuota | undefined;
     if (changes.add.length > 0) {
       const current = await this.owned(hash, viewer, true);
       // Checked again below, against the paste as the edit finds it.
       this.#withinFileLimit(input.encrypted ?? current.encrypted, changes.add);
+      // Refused before the new bytes are stored, as it would be after.
+      if (unchangedSince !== undefined && !unchangedSince(current)) throw new PasteError('changed');
+      quota = this.#quota(current.owner_id);
       const freeing = filesOf(current)
         .filter((f) => changes.remove.includes(f.name))
         .reduce((n, f) => n + f.size, 0);
@@ -941,10 +960,10 @@ export class PasteService {
         if (next.content_json === NO_CONTENT && next.files === undefined) throw new PasteError('nothing_left');
         // The version replaced is kept, on disk before the new one (README, Revisions); a
         // one-time paste keeps none, and loses any an earlier version of the server kept.
-        if (p.burn_after_read === 1) return { result: [p, next] as const, next, dropRevisions: true };
+        if (p.burn_after_read === 1) return { result: [p, next] as const, next, dropRevisions: true, quota };
         // The oldest kept ones beyond MAX_REVISIONS go once the new version is written.
         const dropBelow = (p.revision ?? 1) + 1 - this.#maxRevisions;
-        return { result: [p, next] as const, next, keep: p, ...(dropBelow > 1 ? { dropBelow } : {}) };
+        return { result: [p, next] as const, next, keep: p, quota, ...(dropBelow > 1 ? { dropBelow } : {}) };
       })
       .catch((err: unknown) => this.#damaged(err, viewer));
     const [before, after] = edited;

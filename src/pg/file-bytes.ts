@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import type { Sql, TransactionSql } from 'postgres';
 import {
   CLAIM_GRACE_MS,
+  type ClaimedBytes,
   type Dropped,
   type Due,
   type FileBlobs,
@@ -90,15 +91,23 @@ export class PgFileClaims implements FileClaims {
     readonly tmpDir: string,
   ) {}
 
-  async claim(holder: string, sha256: string, now: number): Promise<void> {
+  async claim(holder: string, { sha256, size }: ClaimedBytes, now: number): Promise<void> {
     await this.sql.begin(async (tx: TransactionSql) => {
       await tx`select pg_advisory_xact_lock(${FILE_LOCK}, hashtext(${sha256}))`;
       await tx`
-        insert into file_claims (sha256, holder, claimed_at) values (${sha256}, ${holder}, ${new Date(now)})
-        on conflict (holder, sha256) do update set claimed_at = excluded.claimed_at`;
+        insert into file_claims (sha256, holder, claimed_at, size) values (${sha256}, ${holder}, ${new Date(now)}, ${size})
+        on conflict (holder, sha256) do update set claimed_at = excluded.claimed_at, size = excluded.size`;
       // Looked at once its grace is over, in case no paste ever names it (a create that failed).
       await tx`insert into file_releases (holder, due) values (${holder}, ${new Date(now + CLAIM_GRACE_MS + 1)})`;
     });
+  }
+
+  /** One pass over the claims (migration 20 gave each its size), the bytes' rows and the bucket left alone. */
+  async stored(): Promise<{ files: number; bytes: number }> {
+    const [r] = await this.sql<{ files: string; bytes: string }[]>`
+      select count(*)::text as files, coalesce(sum(size), 0)::text as bytes
+      from (select sha256, max(size) as size from file_claims group by sha256) c`;
+    return { files: Number(r?.files ?? 0), bytes: Number(r?.bytes ?? 0) };
   }
 
   async release(holder: string, due: number): Promise<void> {

@@ -142,12 +142,8 @@ async function openStores(db: Database, opts: StorageOptions): Promise<Storage> 
       sweep: () => s.pastes.sweepStats,
       // A commit is this backend's durable write; PostgreSQL does its own fsyncs, which the server does not see.
       writes: () => s.pastes.commits,
-      // One row per distinct file, read by its primary key's index: no chunk is touched.
-      storedFiles: async () => {
-        const [r] = await sql<{ files: string; bytes: string }[]>`
-          select count(*)::text as files, coalesce(sum(size), 0)::text as bytes from file_blobs`;
-        return { files: Number(r?.files ?? 0), bytes: Number(r?.bytes ?? 0) };
-      },
+      // From the claims, wherever the bytes are (FILE_STORE): no chunk is touched, no bucket listed.
+      storedFiles: () => s.fileBytes.stored(),
     },
     health: () => ({ ok: probe.answering, database: probe.answering ? 'answers' : 'does not answer' }),
     scope: (fn) => guard.request(fn),

@@ -11,6 +11,17 @@ import { likeTerms, type WalkTerm, walkTerms } from './owned-search-terms.ts';
 export const INDEXED_TEXT_BYTES = 2_097_152;
 
 /**
+ * The bytes of the files user `userId`'s pastes other than `except` hold (burned ones left
+ * out), as the quota counts them: a write adding files checks it in its own transaction.
+ */
+export async function otherFileBytes(sql: ISql, userId: number, except: string): Promise<number> {
+  const [row] = await sql`select coalesce(sum((f->>'size')::bigint), 0)::text as bytes
+    from pastes p cross join lateral jsonb_array_elements(p.files) f
+    where p.owner_id = ${userId} and p.files is not null and not p.burned and p.hash <> ${except}`;
+  return Number(row?.['bytes'] ?? 0);
+}
+
+/**
  * Each user's pastes, as a query on `pastes` (by the owner's index). The file store keeps a
  * list per user beside the pastes (store/owner-index.ts) because a folder cannot be asked
  * whose files are whose; here the rows say it, so there is no list to write.

@@ -2,7 +2,9 @@ import type { ISql, Sql, TransactionSql } from 'postgres';
 import { RandomIds } from '../crypto/random.ts';
 import { HASH_LENGTH, type Paste } from '../paste/paste.ts';
 import {
+  checkQuota,
   type CorruptPaste,
+  type FileQuota,
   type Listing,
   type PasteHead,
   type PasteRepository,
@@ -13,6 +15,7 @@ import type { PasteUpkeep } from '../backend.ts';
 import { POOL_SIZE } from './connect.ts';
 import { PgPasteHeads } from './paste-head.ts';
 import { PasteIdentity } from './paste-identity.ts';
+import { otherFileBytes } from './owner-lists.ts';
 import { type SharedCacheOptions, SharedPasteCache } from './paste-cache.ts';
 import { pasteColumns, pasteOf, revisionOf, revisionRowOf, rowOf, sweepTimeOf } from './paste-row.ts';
 
@@ -22,6 +25,12 @@ import { pasteColumns, pasteOf, revisionOf, revisionRowOf, rowOf, sweepTimeOf } 
  * The two-key lock space does not overlap the one-key space migrate.ts locks in.
  */
 const MISSING_PASTE_LOCK = 0x7061_7374;
+
+/**
+ * The advisory lock class of a user's writes that add files (with the user's id as the other
+ * key): held from the count of their files to the commit, so on every instance one at a time.
+ */
+const OWNER_FILES_LOCK = 0x7175_6f74;
 
 /**
  * Pastes a sweep slice visits at once, each in its own transaction: half the pool, so the
@@ -142,10 +151,17 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
    * which means another draw. The listing's entry is written beside the insert, and when
    * one of the two fails the other is undone, so a refused create leaves neither.
    */
-  async create(make: (hash: string) => Paste, listing?: Listing, first?: string): Promise<Paste> {
+  async create(make: (hash: string) => Paste, listing?: Listing, first?: string, quota?: FileQuota): Promise<Paste> {
     for (let candidate = first; ; candidate = undefined) {
       const paste = make(candidate ?? this.#ids.base62(HASH_LENGTH));
-      const [row, entry] = await Promise.allSettled([this.#insert(this.sql, paste), listing?.add(paste)]);
+      const insert =
+        quota === undefined
+          ? this.#insert(this.sql, paste)
+          : this.sql.begin(async (tx) => {
+              await this.#withinQuota(tx, quota, paste);
+              return this.#insert(tx, paste);
+            });
+      const [row, entry] = await Promise.allSettled([insert, listing?.add(paste)]);
       const made = row.status === 'fulfilled' && row.value;
       if (entry.status === 'rejected') {
         if (made) await this.sql`delete from pastes where hash = ${paste.hash}`.catch(() => undefined);
@@ -164,6 +180,15 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
   async #insert(sql: ISql, p: Paste, sweepAt = sweepTimeOf(p)): Promise<boolean> {
     const rows = await sql`insert into pastes ${sql(rowOf(p, sweepAt))} on conflict do nothing returning hash`;
     return rows.length === 1;
+  }
+
+  /**
+   * Takes the owner's lock (held until the transaction ends) and refuses `next` past their
+   * quota, counting their other pastes' files as committed once the lock is had.
+   */
+  async #withinQuota(tx: TransactionSql, quota: FileQuota, next: Paste): Promise<void> {
+    await tx`select pg_advisory_xact_lock(${OWNER_FILES_LOCK}, ${quota.ownerId})`;
+    checkQuota(quota, await otherFileBytes(tx, quota.ownerId, next.hash), next);
   }
 
   /** A row cannot be half written: there is never a damaged paste to remove. */
@@ -199,6 +224,9 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
           current = await this.#lock(tx, hash);
         }
         const decided = await fn(current);
+        // The row's lock, then the owner's: a create takes only the owner's, so no two wait on each other.
+        if (decided.quota !== undefined && decided.next !== undefined && decided.next !== 'delete')
+          await this.#withinQuota(tx, decided.quota, decided.next);
         wrote = await this.#apply(tx, hash, current, decided);
         if (visitedAt !== null && decided.next === undefined && current !== null) {
           // The sweep looked and found nothing due: as the file store drops the index entry

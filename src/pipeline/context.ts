@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Viewer } from '../paste/access.ts';
 import type { Headers } from '../http/reply.ts';
+import type { Upload } from '../http/multipart.ts';
 
 /**
  * What every request has, from the moment app.ts hands it to a side: the request line
@@ -22,6 +23,8 @@ export class RequestContext {
   viewer: Viewer | null = null;
   /** The matched route's pattern (`/p/:hash`), a bounded label for metrics; 'unmatched' before or without one. */
   pattern = 'unmatched';
+  /** The files a multipart body brought, spooled until the request is answered (pipeline/run.ts removes them). */
+  uploads: Upload[] = [];
 
   constructor(
     readonly req: IncomingMessage,

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Reply } from '../http/reply.ts';
+import { discardUploads } from '../http/multipart.ts';
 import { respond } from '../http/respond.ts';
 import type { RequestContext } from './context.ts';
 
@@ -37,7 +38,13 @@ export interface Side<C extends RequestContext> {
  * really waits (the hot read path stays synchronous as far as it can).
  */
 export function runSide<C extends RequestContext>(side: Side<C>, ctx: C, answer: (reply: Reply) => void): void {
-  const refuse = (err: unknown): void => answer(side.refuse(ctx, err));
+  // Whatever the answer (kept, refused by any step, failed), what the request spooled and the
+  // handler did not keep is gone before it is written (README, Files).
+  const settle = (reply: Reply): void => {
+    if (ctx.uploads.length === 0) answer(reply);
+    else void discardUploads(ctx.uploads).then(() => answer(reply));
+  };
+  const refuse = (err: unknown): void => settle(side.refuse(ctx, err));
   let out: Reply | Promise<Reply>;
   try {
     out = runSteps(side.steps, ctx, 0);
@@ -45,7 +52,7 @@ export function runSide<C extends RequestContext>(side: Side<C>, ctx: C, answer:
     refuse(err);
     return;
   }
-  if (out instanceof Promise) out.then(answer, refuse);
+  if (out instanceof Promise) out.then(settle, refuse);
   else answer(out);
 }
 

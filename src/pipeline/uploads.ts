@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { maxBodyBytes } from '../http/body.ts';
 import { badRequest, HttpError } from '../http/errors.ts';
-import { discardUploads, type Multipart, readMultipart, type Upload } from '../http/multipart.ts';
+import { type Multipart, readMultipart, type Upload } from '../http/multipart.ts';
 import { fileLimit, type FileLimits, fileNameProblem, type NewFile } from '../paste/files.ts';
 
 /** Fields a multipart edit may repeat: each names a file to remove. */
@@ -62,15 +62,4 @@ export function newFilesOf(uploads: readonly Upload[]): NewFile[] {
       : 'application/octet-stream';
     return { name: u.name, size: u.size, type, sha256: u.sha256, path: u.path };
   });
-}
-
-/** Runs a handler, then removes the uploads it did not keep, whatever its outcome. */
-export function thenDiscard<T>(uploads: readonly Upload[], run: () => T | Promise<T>): Promise<T> {
-  const done = (): Promise<void> => discardUploads(uploads);
-  return Promise.resolve()
-    .then(run)
-    .then(
-      (reply) => done().then(() => reply),
-      (err: unknown) => done().then(() => Promise.reject(err)),
-    );
 }

@@ -1,8 +1,9 @@
 import { createReadStream } from 'node:fs';
-import { readdir, readFile, rmdir } from 'node:fs/promises';
+import { readdir, readFile, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   CLAIM_GRACE_MS,
+  type ClaimedBytes,
   type Dropped,
   type Due,
   type FileBlobs,
@@ -15,6 +16,15 @@ import { isErrno } from '../storage/errors.ts';
 import { checkSpooled, listDir, openIfThere } from '../storage/fs.ts';
 import type { DurableFiles } from './files.ts';
 import { KeyedMutex } from './mutex.ts';
+
+/** A claim's file: the time it was made, and the size of the bytes it holds (README, Metrics). */
+const claimText = (at: number, size: number): string => `${at} ${size}`;
+
+/** A claim's file read back; one written before claims held a size has none. */
+function claimOf(text: string): { at: number; size: number | null } {
+  const [at = '0', size] = text.trim().split(' ');
+  return { at: Number(at), size: size === undefined ? null : Number(size) };
+}
 
 /** Where a file's bytes are in the data folder: `files/<ab>/<sha256>`. */
 const bytesPath = (filesDir: string, sha: string): string => join(filesDir, sha.slice(0, 2), sha);
@@ -85,15 +95,57 @@ export class DiskFileClaims implements FileClaims {
 
   readonly tmpDir: string;
 
-  claim(holder: string, sha256: string, now: number): Promise<void> {
+  claim(holder: string, { sha256, size }: ClaimedBytes, now: number): Promise<void> {
     return this.#locks.run(sha256, async () => {
       // Looked at once its grace is over, in case no record ever names it (a create that failed).
       // Written first, then the claim by paste, then by hash: a crash at any step leaves
       // something the sweep finds from the release, never a claim nothing leads it to.
       await this.release(holder, now + CLAIM_GRACE_MS + 1);
       await this.files.writeFile(join(this.#dir, 'claims', holder, sha256), '');
-      await this.files.writeFile(`${bytesPath(this.#dir, sha256)}@${holder}`, String(now));
+      await this.files.writeFile(`${bytesPath(this.#dir, sha256)}@${holder}`, claimText(now, size));
     });
+  }
+
+  /**
+   * A walk of the claims by hash (`files/<ab>/<sha256>@<paste>`), one read per distinct hash;
+   * a claim older than its size is sized by the bytes beside it, when they are here.
+   */
+  async stored(): Promise<{ files: number; bytes: number }> {
+    let files = 0;
+    let bytes = 0;
+    for (const shard of await listDir(this.#dir)) {
+      if (!/^[0-9a-f]{2}$/.test(shard)) continue;
+      const claims = new Map<string, string[]>();
+      for (const name of await listDir(join(this.#dir, shard))) {
+        const m = /^([0-9a-f]{64})@[A-Za-z0-9]+$/.exec(name);
+        if (m !== null) claims.set(m[1] as string, [...(claims.get(m[1] as string) ?? []), name]);
+      }
+      for (const [sha, names] of claims) {
+        const size = await this.#sizeOf(shard, sha, names);
+        // Every claim went (the sweep) since the listing: not counted.
+        if (size === undefined) continue;
+        files++;
+        bytes += size;
+      }
+    }
+    return { files, bytes };
+  }
+
+  async #sizeOf(shard: string, sha: string, names: readonly string[]): Promise<number | undefined> {
+    let there = false;
+    for (const name of names) {
+      const text = await readFile(join(this.#dir, shard, name), 'utf8').catch((err: unknown) => {
+        if (isErrno(err, 'ENOENT')) return null;
+        throw err;
+      });
+      if (text === null) continue;
+      there = true;
+      const { size } = claimOf(text);
+      if (size !== null) return size;
+    }
+    if (!there) return undefined;
+    const s = await stat(join(this.#dir, shard, sha)).catch(() => null);
+    return s?.size ?? 0;
   }
 
   release(holder: string, due: number): Promise<void> {
@@ -133,7 +185,7 @@ export class DiskFileClaims implements FileClaims {
         if (isErrno(err, 'ENOENT')) return '0';
         throw err;
       });
-      if (Number(at) > claimedBefore) return 'young';
+      if (claimOf(at).at > claimedBefore) return 'young';
       await this.files.removeFile(`${bytes}@${holder}`);
       // No shard folder: a crash came before the claim by hash was written.
       const shard = await readdir(join(this.#dir, sha256.slice(0, 2))).catch((err: unknown) => {

@@ -21,7 +21,6 @@ import { BucketFile } from './bucket-file.ts';
 import { fileBlobsFor, servedFileBlobs } from '../files/open.ts';
 import { ClaimedFiles, type FileBlobs, sweepFiles } from '../paste/files.ts';
 import { DiskFileBlobs, DiskFileClaims } from './file-bytes.ts';
-import { countFileBytes } from './file-count.ts';
 import { isAnonymous } from '../paste/anonymous.ts';
 import { DurableFiles } from './files.ts';
 import { IdempotencyRecords } from './idempotency.ts';
@@ -88,7 +87,7 @@ export async function openFileStorage(opts: StorageOptions): Promise<Storage> {
       sweep: () => stores.pastes.sweepStats,
       writes: () => files.writes,
       pastesDir: join(dir, 'pastes'),
-      storedFiles: () => countFileBytes(join(dir, 'files')),
+      storedFiles: () => stores.fileBytes.stored(),
     },
   };
 }

@@ -1,4 +1,13 @@
-import { CorruptPaste, TOMBSTONE_MS, type Listing, type PasteHead, type Txn, sweepTxn } from '../paste/repository.ts';
+import {
+  checkQuota,
+  CorruptPaste,
+  type FileQuota,
+  TOMBSTONE_MS,
+  type Listing,
+  type PasteHead,
+  type Txn,
+  sweepTxn,
+} from '../paste/repository.ts';
 import { open, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RandomIds } from '../crypto/random.ts';
@@ -34,6 +43,12 @@ export class PasteStore {
   readonly #root: string;
   readonly #expiryRoot: string;
   readonly #locks = new KeyedMutex();
+  /**
+   * One write adding files per owner at a time, from its count to its write (FileQuota), taken
+   * after the paste's lock: one server holds the folder (store/instance.ts), so this is every
+   * write that could cross it.
+   */
+  readonly #quotas = new KeyedMutex();
   readonly #cache: PasteCache<Paste>;
   readonly #ids = new RandomIds();
   /** Expired pastes the sweep wiped, and tombstones it removed (README, Metrics). */
@@ -306,14 +321,16 @@ export class PasteStore {
    * the index check every hash against the store, and a retried create repairs its entry:
    * see api/v1/idempotency.ts.)
    */
-  async create(make: (hash: string) => Paste, listing?: Listing, first?: string): Promise<Paste> {
+  async create(make: (hash: string) => Paste, listing?: Listing, first?: string, quota?: FileQuota): Promise<Paste> {
     // `first` is tried before any random hash (a retried create's chosen one); if taken, a random one follows.
     for (let candidate = first; ; candidate = undefined) {
       const paste = make(candidate ?? this.#ids.base62(HASH_LENGTH));
       const code = shortcodeOf(paste.hash);
       const path = this.#path(code);
-      const created = await this.#locks.run(code, async () => {
+      let leave: (() => void) | undefined;
+      const creating = this.#locks.run(code, async () => {
         if (this.#cache.get(code) !== undefined) return false;
+        if (quota !== undefined) leave = await this.#ownerTurn(quota, paste);
         // The expiry index entry goes first: a crash may leave an entry without a paste
         // (the sweep ignores it) but never an expiring paste the sweep cannot find.
         // (An imported tombstone is listed for the day it is removed: sweepTimeOf.)
@@ -338,6 +355,7 @@ export class PasteStore {
         this.#invalidate(code);
         return true;
       });
+      const created = await creating.finally(() => leave?.());
       if (created) return paste;
     }
   }
@@ -366,12 +384,40 @@ export class PasteStore {
     });
   }
 
+  /**
+   * The owner's turn for a write adding files (FileQuota), taken under the paste's lock as an
+   * edit and a create both take it: once the count of their other pastes' files lets `next`
+   * in, answers what ends the turn (after the write); else refuses it, the turn ended.
+   */
+  #ownerTurn(quota: FileQuota, next: Paste): Promise<() => void> {
+    return new Promise((entered, refused) => {
+      const turn = (leave: () => void): void => {
+        const refuse = (err: unknown): void => {
+          leave();
+          refused(err);
+        };
+        quota.others(next.hash).then((others) => {
+          try {
+            checkQuota(quota, others, next);
+            entered(leave);
+          } catch (err) {
+            refuse(err);
+          }
+        }, refuse);
+      };
+      void this.#quotas.run(String(quota.ownerId), () => new Promise<void>(turn));
+    });
+  }
+
   /** Reads, decides and writes one paste with no other change to it in between. */
   transact<T>(hash: string, fn: (paste: Paste | null) => Txn<T> | Promise<Txn<T>>): Promise<T> {
     const code = shortcodeOf(hash);
-    return this.#locks.run(code, async () => {
+    let leave: (() => void) | undefined;
+    const done = this.#locks.run(code, async () => {
       const current = await this.get(hash);
       const txn = await fn(current);
+      if (txn.quota !== undefined && txn.next !== undefined && txn.next !== 'delete')
+        leave = await this.#ownerTurn(txn.quota, txn.next);
       if (txn.dropRevisions === true) await this.#dropRevisions(code);
       if (txn.keep !== undefined)
         await this.files.writeFile(this.#revisionPath(code, txn.keep.revision ?? 1), keptText(txn.keep));
@@ -402,6 +448,7 @@ export class PasteStore {
       txn.onCommit?.();
       return txn.result;
     });
+    return done.finally(() => leave?.());
   }
 
   /**

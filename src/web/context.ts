@@ -3,7 +3,6 @@ import type { IncomingMessage } from 'node:http';
 import type { Accounts } from '../auth/accounts.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Config, FileLimits } from '../config.ts';
-import type { Upload } from '../http/multipart.ts';
 import type { Signer } from '../crypto/signature.ts';
 import type { Actor, AuditLog } from '../log/audit.ts';
 import type { BodyBudget } from '../http/body-budget.ts';
@@ -90,8 +89,6 @@ export class WebContext extends RequestContext implements Chrome {
   readonly query: Fields;
   /** The POST body (form-urlencoded); empty for GET. Its CSRF token was already checked. */
   form: Fields = NO_FIELDS;
-  /** The files a multipart form brought, spooled until the page is done (README, Files). */
-  uploads: Upload[] = [];
   /** Why a multipart form was refused while it was read (a file past MAX_FILE_BYTES): the form shows it. */
   uploadRefused: string | null = null;
   /** The request's cookies, by name. */

@@ -3,7 +3,7 @@ import { bodyType, maxBodyBytes, readFields } from '../http/body.ts';
 import { fromOtherSite } from '../http/cross-site.ts';
 import { HttpError } from '../http/errors.ts';
 import { discardUploads, multipartBoundary } from '../http/multipart.ts';
-import { readUploads, thenDiscard } from '../pipeline/uploads.ts';
+import { readUploads } from '../pipeline/uploads.ts';
 import { siteOrigins } from '../http/site-origins.ts';
 import { emptyFields } from '../http/fields.ts';
 import { redirect } from '../http/reply.ts';
@@ -127,9 +127,8 @@ const newPassword: Step<WebContext> = (ctx) => {
   return redirect(ACCOUNT_PATH, ctx.method === 'POST' ? 303 : 302);
 };
 
-/** The page; files a form brought and the page did not keep are removed, whatever its outcome. */
-const handle: Step<WebContext> = (ctx) =>
-  ctx.uploads.length === 0 ? routeOf(ctx).handler(ctx) : thenDiscard(ctx.uploads, () => routeOf(ctx).handler(ctx));
+/** The page; files a form brought and the page did not keep are removed before it is sent (pipeline/run.ts). */
+const handle: Step<WebContext> = (ctx) => routeOf(ctx).handler(ctx);
 
 const PASTE_PAGE: WebRoute = { handler: viewPaste };
 /** `/<key>` or `/<key>.<ext>`: one segment, 10 letters or digits, an optional extension. */
@@ -189,8 +188,6 @@ export function webSide(deps: WebDeps, routes = webRoutes): Side<WebContext> {
     // A session's lookup (and a proxy's sign-in) waits for the accounts check, in the check phase (web/session.ts).
     waitsForCheckPhase: (ctx) => sessionIdOf(ctx) !== null || proxyUserOf(ctx, proxy) !== null,
     refuse: (ctx, err) => {
-      // A form refused after its files were spooled (its CSRF token, its access) keeps none of them.
-      if (ctx.uploads.length > 0) void discardUploads(ctx.uploads);
       const e = toHttpError(err, (fault) => deps.logError(fault, ctx.id), 'The server hit an unexpected error.');
       // The paste rules' "not found" is worded for people, and the same for every cause.
       const message = err instanceof PasteError && err.kind === 'not_found' ? NOT_FOUND_MESSAGE : e.message;

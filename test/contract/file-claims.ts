@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { CLAIM_GRACE_MS, type FileClaims } from '../../src/paste/files.ts';
+import { CLAIM_GRACE_MS, type ClaimedBytes, type FileClaims } from '../../src/paste/files.ts';
 
 /** A hash of its own for each name. */
 const H = (name: string): string => createHash('sha256').update(name).digest('hex');
+/** Bytes to claim: a made-up hash and a size the count can tell apart from another's. */
+const F = (name: string): ClaimedBytes => ({ sha256: H(name), size: 100 + name.length });
 
 /** A `last` that counts its runs (the bytes' removal, under the hash's lock). */
 function counted(): { last: () => Promise<void>; runs: () => number } {
@@ -26,10 +28,10 @@ const sorted = (xs: string[]): string[] => [...xs].sort();
 export function fileClaimsContract(open: () => Promise<FileClaims>): void {
   test('a claim is listed under its paste, once however often it is made; a paste without claims lists none', async () => {
     const c = await open();
-    await c.claim('PasteA0001', H('a'), 1_000);
-    await c.claim('PasteA0001', H('b'), 1_000);
-    await c.claim('PasteA0001', H('a'), 2_000);
-    await c.claim('PasteB0001', H('a'), 1_000);
+    await c.claim('PasteA0001', F('a'), 1_000);
+    await c.claim('PasteA0001', F('b'), 1_000);
+    await c.claim('PasteA0001', F('a'), 2_000);
+    await c.claim('PasteB0001', F('a'), 1_000);
     assert.deepEqual(sorted(await c.claims('PasteA0001')), sorted([H('a'), H('b')]));
     assert.deepEqual(await c.claims('PasteB0001'), [H('a')]);
     assert.deepEqual(await c.claims('Nobody0001'), []);
@@ -37,8 +39,8 @@ export function fileClaimsContract(open: () => Promise<FileClaims>): void {
 
   test('claims are counted per paste: dropping one of two holders keeps the bytes, the last one removes them, once', async () => {
     const c = await open();
-    await c.claim('PasteA0002', H('shared'), 1_000);
-    await c.claim('PasteB0002', H('shared'), 1_000);
+    await c.claim('PasteA0002', F('shared'), 1_000);
+    await c.claim('PasteB0002', F('shared'), 1_000);
     const bytes = counted();
     assert.equal(await c.drop('PasteA0002', H('shared'), 5_000, bytes.last), 'dropped');
     assert.equal(bytes.runs(), 0, 'another paste holds them');
@@ -51,8 +53,8 @@ export function fileClaimsContract(open: () => Promise<FileClaims>): void {
 
   test('a claim one paste made twice is one claim: one drop removes the bytes', async () => {
     const c = await open();
-    await c.claim('PasteA0003', H('twice'), 1_000);
-    await c.claim('PasteA0003', H('twice'), 1_000);
+    await c.claim('PasteA0003', F('twice'), 1_000);
+    await c.claim('PasteA0003', F('twice'), 1_000);
     const bytes = counted();
     assert.equal(await c.drop('PasteA0003', H('twice'), 5_000, bytes.last), 'removed');
     assert.equal(bytes.runs(), 1);
@@ -60,13 +62,13 @@ export function fileClaimsContract(open: () => Promise<FileClaims>): void {
 
   test('a claim made after claimedBefore is young and stays, with the bytes; a claim made again counts from then', async () => {
     const c = await open();
-    await c.claim('PasteA0004', H('young'), 10_000);
+    await c.claim('PasteA0004', F('young'), 10_000);
     const bytes = counted();
     assert.equal(await c.drop('PasteA0004', H('young'), 9_999, bytes.last), 'young');
     assert.equal(bytes.runs(), 0);
     assert.deepEqual(await c.claims('PasteA0004'), [H('young')]);
     // Claimed again later (a create whose first hash was taken): judged from the newer claim.
-    await c.claim('PasteA0004', H('young'), 20_000);
+    await c.claim('PasteA0004', F('young'), 20_000);
     assert.equal(await c.drop('PasteA0004', H('young'), 15_000, bytes.last), 'young');
     assert.equal(await c.drop('PasteA0004', H('young'), 20_000, bytes.last), 'removed');
     assert.equal(bytes.runs(), 1);
@@ -74,7 +76,7 @@ export function fileClaimsContract(open: () => Promise<FileClaims>): void {
 
   test('a drop of a claim that is not there removes nothing another paste holds', async () => {
     const c = await open();
-    await c.claim('PasteB0005', H('held'), 1_000);
+    await c.claim('PasteB0005', F('held'), 1_000);
     const bytes = counted();
     assert.equal(await c.drop('PasteA0005', H('held'), 5_000, bytes.last), 'dropped');
     assert.equal(bytes.runs(), 0);
@@ -83,7 +85,7 @@ export function fileClaimsContract(open: () => Promise<FileClaims>): void {
 
   test('when removing the bytes fails, the claim stays and the next drop tries again', async () => {
     const c = await open();
-    await c.claim('PasteA0006', H('stuck'), 1_000);
+    await c.claim('PasteA0006', F('stuck'), 1_000);
     const failing = async (): Promise<void> => {
       throw new Error('the bucket is down');
     };
@@ -97,16 +99,16 @@ export function fileClaimsContract(open: () => Promise<FileClaims>): void {
 
   test('a new claim on bytes whose last claim is being dropped waits for the drop (the hash lock)', async () => {
     const c = await open();
-    await c.claim('PasteA0007', H('locked'), 1_000);
+    await c.claim('PasteA0007', F('locked'), 1_000);
     // Claims at once first, so a store with a pool has its connections open before the race below.
-    await Promise.all(['w1', 'w2', 'w3', 'w4'].map((w) => c.claim('PasteW0007', H(w), 1_000)));
+    await Promise.all(['w1', 'w2', 'w3', 'w4'].map((w) => c.claim('PasteW0007', F(w), 1_000)));
     const order: string[] = [];
     const dropped = c.drop('PasteA0007', H('locked'), 5_000, async () => {
       order.push('removing');
       // A claim on these bytes, then claims on others that no lock holds up, one after
       // another: those finish while the first waits for this removal to end.
-      void c.claim('PasteB0007', H('locked'), 6_000).then(() => order.push('claimed again'));
-      for (const other of ['free1', 'free2', 'free3']) await c.claim('PasteC0007', H(other), 6_000);
+      void c.claim('PasteB0007', F('locked'), 6_000).then(() => order.push('claimed again'));
+      for (const other of ['free1', 'free2', 'free3']) await c.claim('PasteC0007', F(other), 6_000);
       order.push('removed');
     });
     assert.equal(await dropped, 'removed');
@@ -119,7 +121,7 @@ export function fileClaimsContract(open: () => Promise<FileClaims>): void {
 
   test('a claim is due once its grace is over, a release from its time on; each paste once, at most `limit`', async () => {
     const c = await open();
-    await c.claim('PasteA0008', H('due'), 1_000);
+    await c.claim('PasteA0008', F('due'), 1_000);
     const holders = async (now: number, limit = 100): Promise<string[]> =>
       sorted((await c.due(now, limit)).map((d) => d.holder));
     assert.deepEqual(await holders(1_000 + CLAIM_GRACE_MS), []);
@@ -153,15 +155,29 @@ export function fileClaimsContract(open: () => Promise<FileClaims>): void {
 
   test('settling a paste keeps its claims: only a drop takes them', async () => {
     const c = await open();
-    await c.claim('PasteA0010', H('kept'), 1_000);
+    await c.claim('PasteA0010', F('kept'), 1_000);
     for (const d of await c.due(1_000 + CLAIM_GRACE_MS + 1, 10)) await c.settled(d);
     assert.deepEqual(await c.due(1_000_000, 10), []);
     assert.deepEqual(await c.claims('PasteA0010'), [H('kept')]);
     // Claimed again after the settle: a new release and the claim stay.
-    await c.claim('PasteA0010', H('kept'), 2_000);
+    await c.claim('PasteA0010', F('kept'), 2_000);
     assert.deepEqual(
       (await c.due(2_000 + CLAIM_GRACE_MS + 1, 10)).map((d) => d.holder),
       ['PasteA0010'],
     );
+  });
+
+  test('stored() counts each claimed hash once, with its size, however many pastes hold it, and drops it with its last claim', async () => {
+    const c = await open();
+    const before = await c.stored();
+    await c.claim('PasteA0011', F('count-one'), 1_000);
+    await c.claim('PasteB0011', F('count-one'), 1_000);
+    await c.claim('PasteB0011', F('count-three'), 1_000);
+    const size = F('count-one').size + F('count-three').size;
+    assert.deepEqual(await c.stored(), { files: before.files + 2, bytes: before.bytes + size });
+    const bytes = counted();
+    await c.drop('PasteA0011', H('count-one'), 5_000, bytes.last);
+    await c.drop('PasteB0011', H('count-one'), 5_000, bytes.last);
+    assert.deepEqual(await c.stored(), { files: before.files + 1, bytes: before.bytes + F('count-three').size });
   });
 }

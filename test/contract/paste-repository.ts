@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { contentOf, encodeContent, NO_CONTENT, type Paste } from '../../src/paste/paste.ts';
-import { type PasteRepository, TOMBSTONE_MS, type Txn } from '../../src/paste/repository.ts';
+import { PasteError } from '../../src/paste/errors.ts';
+import {
+  type FileQuota,
+  type PasteRepository,
+  quotaBytesOf,
+  TOMBSTONE_MS,
+  type Txn,
+} from '../../src/paste/repository.ts';
 import { pasteRecord } from '../helpers/paste-record.ts';
 
 /** A store that reads the beginning of a long paste only (PasteRepository.head). */
@@ -311,6 +318,61 @@ export function pasteRepositoryContract(fresh: () => Promise<PasteBackend>): voi
       assert.equal(short?.paste.content_json, encodeContent('short\n'));
       assert.equal((await reader.head('000100Shrt', 3))?.paste, short?.paste);
       assert.equal(await reader.head('000102None', 3), null);
+    });
+
+    test('a FileQuota holds across creates and edits made at once: those that fit are written, the rest refused', async () => {
+      const backend = await fresh();
+      await backend.openAll?.();
+      const { store } = backend;
+      const owner = 7;
+      const listed = new Set<string>();
+      const listing = {
+        add: async (p: Paste) => void listed.add(p.hash),
+        withdraw: async (p: Paste) => void listed.delete(p.hash),
+      };
+      // What the service counts on a store that cannot count in its write: the owner's other pastes.
+      const quota: FileQuota = {
+        ownerId: owner,
+        limit: 100,
+        others: async (except) => {
+          let n = 0;
+          for (const h of listed) if (h !== except) n += quotaBytesOf((await store.get(h)) as Paste);
+          return n;
+        },
+      };
+      const file = (i: number) => ({
+        name: `f${i}`,
+        size: 30,
+        type: 'text/plain',
+        sha256: String(i).padStart(64, '0'),
+      });
+      await store.create(() => record('QuotaBase0', 'base', { owner_id: owner }), listing);
+      const settled = await Promise.allSettled([
+        ...[1, 2, 3, 4].map((i) =>
+          store.create(
+            () => record(`Qu${i}ota0000`, 'x', { owner_id: owner, files: [file(i)] }),
+            listing,
+            undefined,
+            quota,
+          ),
+        ),
+        ...[5, 6].map((i) =>
+          store.transact('QuotaBase0', (p): Txn<null> => {
+            const next = { ...(p as Paste), files: [...((p as Paste).files ?? []), file(i)] };
+            return { result: null, next, quota };
+          }),
+        ),
+      ]);
+      const refused = settled.filter((r) => r.status === 'rejected');
+      for (const r of refused)
+        assert.ok(r.reason instanceof PasteError && r.reason.kind === 'quota_exceeded', r.reason);
+      assert.equal(refused.length, 3, 'three of 30 bytes fit in 100');
+      let held = 0;
+      for (const h of ['QuotaBase0', 'Qu1ota0000', 'Qu2ota0000', 'Qu3ota0000', 'Qu4ota0000']) {
+        const p = await (await backend.reopen()).get(h);
+        if (p !== null) held += quotaBytesOf(p);
+      }
+      assert.equal(held, 90);
     });
   });
 }

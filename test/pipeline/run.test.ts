@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, get, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
@@ -72,6 +76,33 @@ describe('runSide', () => {
   test('a list whose steps all pass on is a fault, refused like any other', async () => {
     const s = side([mark('a')]);
     assert.deepEqual(await run(s), json({ refused: 'no step answered the request', trail: ['a'] }, 400));
+  });
+
+  test('files a request spooled are removed before its answer, whether a handler failed or an earlier step answered', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'run-uploads-'));
+    for (const ending of ['fails', 'refuses'] as const) {
+      const path = join(dir, `upload-${ending}`);
+      await writeFile(path, 'spooled bytes');
+      const spool: Step<Ctx> = async (ctx) => {
+        ctx.uploads = [{ name: 'a.bin', type: 'application/octet-stream', size: 13, sha256: '', path }];
+        return undefined;
+      };
+      const last: Step<Ctx> =
+        ending === 'fails'
+          ? () => {
+              throw new Error('the store broke');
+            }
+          : () => json({ login: true }, 303);
+      const reply = await new Promise<Reply>((resolve) =>
+        runSide(side([spool, last]), start(side([])), (r) => {
+          // Checked as the answer is handed over, before anything else can run.
+          assert.ok(!existsSync(path), `${ending}: the spooled file is gone when the answer is written`);
+          resolve(r);
+        }),
+      );
+      assert.equal(reply.status, ending === 'fails' ? 400 : 303);
+    }
+    await rm(dir, { recursive: true });
   });
 });
 

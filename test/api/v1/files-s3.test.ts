@@ -1,82 +1,39 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
 import { runCli } from '../../../src/cli.ts';
 import { backendEnv } from '../../helpers/backend.ts';
 import { sendFiles } from '../../helpers/multipart.ts';
 import { type AppServer, cleanup, makeToken, req, startServer, tempDataDir } from '../../helpers/server.ts';
+import { S3_BUCKET, S3_KEYS, startS3, type TestS3 } from '../../helpers/s3.ts';
 import { storedFileBytes } from '../../helpers/stored.ts';
 
 // FILE_STORE=s3://… against an S3-compatible server on loopback (README, Files): the bytes go
 // to the bucket under the prefix, the claims stay in the paste's own store (either backend).
 
-const BUCKET = 'pastebin-files';
+const BUCKET = S3_BUCKET;
 const PREFIX = 'pastes/files';
-const KEYS = { S3_ACCESS_KEY_ID: 'S3RVER', S3_SECRET_ACCESS_KEY: 'S3RVER' };
+const KEYS = S3_KEYS;
 
-let s3dir: string;
-let s3: S3rver;
-let proxy: Server;
-let endpoint: string;
+let s3: TestS3;
 let server: AppServer;
 let token: string;
 let bucket: S3Client;
 /** Every request the paste server made to the bucket, as `METHOD path?query`. */
-const asked: string[] = [];
-/** While set, the bucket answers every request 503, as one that is down would. */
-let down = false;
+let asked: string[];
 
 before(async () => {
-  s3dir = await mkdtemp(join(tmpdir(), 'paste-s3-'));
-  s3 = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    silent: true,
-    directory: s3dir,
-    configureBuckets: [{ name: BUCKET }],
-  });
-  const { port } = await s3.run();
-  // A pass-through in front of it notes what the paste server asks for.
-  proxy = createServer((inbound, outbound) => {
-    asked.push(`${inbound.method} ${inbound.url}`);
-    if (down) {
-      inbound.resume();
-      outbound.writeHead(503).end();
-      return;
-    }
-    const upstream = request(
-      { host: '127.0.0.1', port, method: inbound.method, path: inbound.url, headers: inbound.headers },
-      (answer) => {
-        outbound.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outbound);
-      },
-    );
-    upstream.on('error', () => outbound.destroy());
-    inbound.pipe(upstream);
-  });
-  await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
-  endpoint = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  s3 = await startS3(PREFIX);
+  asked = s3.asked;
   bucket = new S3Client({
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: s3.direct,
     region: 'us-east-1',
     forcePathStyle: true,
     credentials: { accessKeyId: KEYS.S3_ACCESS_KEY_ID, secretAccessKey: KEYS.S3_SECRET_ACCESS_KEY },
   });
   server = await startServer({
-    env: {
-      FILE_STORE: `s3://${BUCKET}/${PREFIX}/`,
-      S3_ENDPOINT: endpoint,
-      S3_FORCE_PATH_STYLE: '1',
-      ...KEYS,
-      MAX_FILE_BYTES: String(6 * 1024 * 1024),
-    },
+    env: { ...s3.env, MAX_FILE_BYTES: String(6 * 1024 * 1024) },
   });
   token = await makeToken(server.dataDir, { user: 'alice' });
 });
@@ -84,9 +41,7 @@ before(async () => {
 after(async () => {
   await server?.stop();
   bucket?.destroy();
-  await new Promise((done) => proxy?.close(done));
-  await s3?.close();
-  await rm(s3dir, { recursive: true, force: true });
+  await s3?.stop();
 });
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
@@ -185,7 +140,7 @@ test('a bucket that does not answer fails the create (no paste, no bytes) and th
   const kept = Buffer.from('kept while the bucket was up\n');
   const hash = await createWith([{ name: 'kept.txt', bytes: kept }]);
   const lost = Buffer.from('sent while the bucket was down\n');
-  down = true;
+  s3.down = true;
   try {
     await createWith([{ name: 'lost.txt', bytes: lost }], 500);
     assert.equal((await fileBytes(hash, 'kept.txt')).status, 500);
@@ -196,7 +151,7 @@ test('a bucket that does not answer fails the create (no paste, no bytes) and th
     );
     assert.doesNotMatch(server.output(), /S3RVER/);
   } finally {
-    down = false;
+    s3.down = false;
   }
   const back = await fileBytes(hash, 'kept.txt');
   assert.equal(back.status, 200);
@@ -308,10 +263,7 @@ test('an import with FILE_STORE set puts the bytes in the bucket: an export of a
     const exported = await cli(folder.dataDir, ['export'], await backendEnv(folder.dataDir));
     const into = {
       ...(await backendEnv(dir)),
-      FILE_STORE: `s3://${BUCKET}/${PREFIX}/`,
-      S3_ENDPOINT: endpoint,
-      S3_FORCE_PATH_STYLE: '1',
-      ...KEYS,
+      ...s3.env,
     };
     assert.match((await cli(dir, ['import'], into, exported.join('\n'))).at(-1) ?? '', /^imported 1,/);
     assert.ok((await keys()).includes(keyOf(bytes)), 'the bytes are in the bucket');
