@@ -20,6 +20,8 @@ export class CachedFileBlobs implements FileBlobs {
   /** Reads under way, so that many readers of one file read it once. */
   readonly #loading = new Map<string, Promise<StoredBytes | null>>();
   #bytes = 0;
+  /** Moves at each removal's start and end: a read that saw it move keeps nothing. */
+  #removals = 0;
 
   constructor(
     private readonly blobs: FileBlobs,
@@ -46,14 +48,21 @@ export class CachedFileBlobs implements FileBlobs {
   }
 
   async #load(sha256: string): Promise<StoredBytes | null> {
+    const removals = this.#removals;
     const stored = await this.blobs.open(sha256);
     if (stored === null || stored.size > this.maxBytes / 4) return stored;
     const chunks: Buffer[] = [];
-    for await (const c of stored.stream()) chunks.push(c as Buffer);
+    try {
+      for await (const c of stored.stream()) chunks.push(c as Buffer);
+    } catch (err) {
+      // Removed between the open and the read (the sweep): gone, as an open after it answers, not a fault.
+      if ((await this.blobs.open(sha256)) === null) return null;
+      throw err;
+    }
     const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
     if (bytes.length !== stored.size) throw new Error(`the bytes ${sha256} are not the size stored`);
     // Removed while being read: served to the reader already let in, but not kept.
-    if (this.#loading.has(sha256)) this.#keep(sha256, bytes, stored.head);
+    if (removals === this.#removals && this.#loading.has(sha256)) this.#keep(sha256, bytes, stored.head);
     return whole(bytes, stored.head);
   }
 
@@ -75,9 +84,17 @@ export class CachedFileBlobs implements FileBlobs {
   }
 
   async remove(sha256: string): Promise<void> {
+    this.#removals++;
     this.#forget(sha256);
     this.#loading.delete(sha256);
-    await this.blobs.remove(sha256);
+    try {
+      await this.blobs.remove(sha256);
+    } finally {
+      // A read that finished while the store removed them kept bytes that are now gone.
+      this.#removals++;
+      this.#forget(sha256);
+      this.#loading.delete(sha256);
+    }
   }
 
   /** Bytes held in memory now. */

@@ -40,7 +40,8 @@ export const base64urlLength = (n: number): number => Math.ceil((n * 4) / 3);
 
 /**
  * The most a file's head may take in its plaintext: the JSON of its name, type and size and
- * the newline (docs/encrypted-pastes.md, Files). A 255-byte name, every byte escaped, fits.
+ * the newline (docs/encrypted-pastes.md, Files). A 255-byte name of `"` or `\` fits escaped;
+ * one of control characters (six bytes each escaped) may not.
  */
 export const MAX_FILE_HEAD_BYTES = 1024;
 

@@ -44,12 +44,12 @@ import { HASH_LENGTH } from './paste.ts';
 
 export type { OwnedFilter } from './owned-search.ts';
 
-/** A list skips a damaged paste file (already reported when found) rather than failing whole. */
 /** Why a one-time paste's file is refused before its read (README, Files): its reader gets it by a grant. */
 const ONE_TIME_FILE =
   "A one-time paste's files are served only to the reader who burns it: read the paste (paste.php, raw.php or " +
   'its page) and use the grant that answer gives for each file';
 
+/** A list skips a damaged paste file (already reported when found) rather than failing whole. */
 const skipDamaged = (err: unknown): null => {
   if (err instanceof CorruptPaste) return null;
   throw err;

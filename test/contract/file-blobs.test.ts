@@ -1,14 +1,13 @@
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
+import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { fileStoreOf } from '../../src/config/file-store.ts';
 import { PgFileBlobs } from '../../src/pg/file-bytes.ts';
 import { S3FileBlobs, s3Key } from '../../src/files/s3.ts';
 import { DiskFileBlobs } from '../../src/store/file-bytes.ts';
 import { BACKEND } from '../helpers/backend.ts';
 import { atEnd, freshDatabase, freshFolder } from '../helpers/fresh-storage.ts';
+import { directClient, S3_BUCKET, startS3, type TestS3 } from '../helpers/s3.ts';
 import { type FileBlobsBackend, fileBlobsContract } from './file-blobs.ts';
 
 /** The data folder's bytes, as store/open.ts makes them, over a fresh folder. */
@@ -44,35 +43,17 @@ async function postgres(): Promise<FileBlobsBackend> {
   };
 }
 
-const BUCKET = 'contract-files';
-const KEYS = { S3_ACCESS_KEY_ID: 'S3RVER', S3_SECRET_ACCESS_KEY: 'S3RVER' };
+/** One S3-compatible server on loopback for this file (test/helpers/s3.ts), started when first asked for. */
+let bucket: Promise<{ server: TestS3; client: S3Client }> | undefined;
 
-/** One S3-compatible server on loopback for this file (test/api/v1/files-s3.test.ts does the same), started when first asked for. */
-let bucket: Promise<{ endpoint: string; client: S3Client }> | undefined;
-
-async function startBucket(): Promise<{ endpoint: string; client: S3Client }> {
-  const dir = await mkdtemp(join(tmpdir(), 'paste-s3-'));
-  const server = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    silent: true,
-    directory: dir,
-    configureBuckets: [{ name: BUCKET }],
-  });
-  const { port } = await server.run();
-  const endpoint = `http://127.0.0.1:${port}`;
-  const client = new S3Client({
-    endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: KEYS.S3_ACCESS_KEY_ID, secretAccessKey: KEYS.S3_SECRET_ACCESS_KEY },
-  });
+async function startBucket(): Promise<{ server: TestS3; client: S3Client }> {
+  const server = await startS3();
+  const client = directClient(server);
   atEnd(async () => {
     client.destroy();
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
+    await server.stop();
   });
-  return { endpoint, client };
+  return { server, client };
 }
 
 let prefixes = 0;
@@ -80,14 +61,10 @@ let prefixes = 0;
 /** A FILE_STORE bucket, as files/open.ts makes it, under a prefix of its own. */
 async function s3(): Promise<FileBlobsBackend> {
   bucket ??= startBucket();
-  const { endpoint, client } = await bucket;
+  const { server, client } = await bucket;
   const prefix = `contract/${++prefixes}`;
   const problems: string[] = [];
-  const target = fileStoreOf(
-    { FILE_STORE: `s3://${BUCKET}/${prefix}/`, S3_ENDPOINT: endpoint, ...KEYS },
-    problems,
-    () => true,
-  );
+  const target = fileStoreOf({ ...server.env, FILE_STORE: `s3://${S3_BUCKET}/${prefix}/` }, problems, () => true);
   if (target === null || problems.length > 0) throw new Error(problems.join('; '));
   const { dir } = await freshFolder();
   return {
@@ -95,7 +72,7 @@ async function s3(): Promise<FileBlobsBackend> {
     tmpDir: dir,
     async stored(sha256) {
       // The test lists the bucket; the server never does.
-      const out = await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: s3Key(prefix, sha256) }));
+      const out = await client.send(new ListObjectsV2Command({ Bucket: S3_BUCKET, Prefix: s3Key(prefix, sha256) }));
       const objects = out.Contents ?? [];
       return { copies: objects.length, bytes: objects.reduce((n, o) => n + (o.Size ?? 0), 0) };
     },

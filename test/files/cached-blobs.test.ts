@@ -31,9 +31,12 @@ class CountedBlobs implements FileBlobs {
     return open;
   }
 
-  remove(sha256: string): Promise<void> {
+  /** When set, a remove waits for it before the bytes go (a slow store). */
+  removeGate: Promise<void> | null = null;
+
+  async remove(sha256: string): Promise<void> {
+    await this.removeGate;
     this.held.delete(sha256);
-    return Promise.resolve();
   }
 }
 
@@ -81,6 +84,62 @@ describe('CachedFileBlobs', () => {
     assert.deepEqual((await reading)?.whole, Buffer.from('read while removed'));
     assert.equal(cached.bytes, 0);
     assert.equal(await cached.open(KEY(1)), null);
+  });
+
+  test('bytes read while their removal is under way are not kept once they are gone', async () => {
+    const store = new CountedBlobs();
+    store.held.set(KEY(1), Buffer.from('removed slowly'));
+    let removed!: () => void;
+    store.removeGate = new Promise((resolve) => (removed = resolve));
+    const cached = new CachedFileBlobs(store, 400);
+    const removing = cached.remove(KEY(1));
+    // Let in before the bytes went: served, but memory must not outlive them.
+    assert.deepEqual((await cached.open(KEY(1)))?.whole, Buffer.from('removed slowly'));
+    removed();
+    await removing;
+    assert.equal(cached.bytes, 0);
+    assert.equal(await cached.open(KEY(1)), null);
+  });
+
+  test('a read begun before a removal and one begun after it, both finishing, count the bytes once', async () => {
+    const store = new CountedBlobs();
+    const bytes = Buffer.from('put again after removal');
+    store.held.set(KEY(1), bytes);
+    const open = store.hold();
+    const cached = new CachedFileBlobs(store, 400);
+    const before = cached.open(KEY(1));
+    await cached.remove(KEY(1));
+    // Another paste brings the same bytes back, and a reader of it comes.
+    store.held.set(KEY(1), bytes);
+    const after = cached.open(KEY(1));
+    open();
+    await Promise.all([before, after]);
+    assert.equal(cached.bytes, bytes.length);
+    await cached.remove(KEY(1));
+    assert.equal(cached.bytes, 0);
+  });
+
+  test('bytes removed between their open and their read are gone (null), not a failure', async () => {
+    const store = new CountedBlobs();
+    store.held.set(KEY(1), Buffer.from('swept midway'));
+    const racing: FileBlobs = {
+      put: (f) => store.put(f),
+      remove: (sha) => store.remove(sha),
+      async open(sha) {
+        const s = await store.open(sha);
+        if (s === null) return null;
+        // The sweep removes the bytes once they are opened: reading them fails, as a file gone from disk does.
+        await store.remove(sha);
+        const gone = async function* (): AsyncGenerator<Buffer> {
+          yield* [];
+          throw Object.assign(new Error('ENOENT: no such file'), { code: 'ENOENT' });
+        };
+        return { ...s, stream: () => Readable.from(gone()) };
+      },
+    };
+    const cached = new CachedFileBlobs(racing, 400);
+    assert.equal(await cached.open(KEY(1)), null);
+    assert.equal(cached.bytes, 0);
   });
 
   test('readers of one file at once read it from the store once', async () => {

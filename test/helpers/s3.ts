@@ -3,6 +3,7 @@ import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 
 /** The bucket and keys `startS3` serves. */
@@ -68,3 +69,12 @@ export async function startS3(prefix = 'pastes/files'): Promise<TestS3> {
   };
   return out;
 }
+
+/** A client of the S3 server itself, past the pass-through: for a test to look in the bucket as the server never does. */
+export const directClient = (s3: Pick<TestS3, 'direct'>): S3Client =>
+  new S3Client({
+    endpoint: s3.direct,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: S3_KEYS.S3_ACCESS_KEY_ID, secretAccessKey: S3_KEYS.S3_SECRET_ACCESS_KEY },
+  });

@@ -156,9 +156,11 @@ describe('the encryption envelope', () => {
     const key = newKey();
     const size = 5000;
     const bytes = new Uint8Array(size);
-    // The longest name a file system gives, every character one JSON escapes, still fits.
+    // The longest name a file system gives, every character a quote (two bytes escaped), still fits.
     const quotes = await sealFile({ name: '"'.repeat(255), type: 'x'.repeat(127), size }, bytes, key);
     assert.equal((await openFile(quotes, key)).name, '"'.repeat(255));
+    // Control characters take six bytes each escaped: a name full of them passes the bound and is refused.
+    await assert.rejects(sealFile({ name: '\u0001'.repeat(255), type: 't', size }, bytes, key), refused('shape'));
     // A head of exactly the bound, with a password of the highest count: the largest envelope, sealedFileBytes.
     const bare = `${JSON.stringify({ name: '', type: 't', size })}\n`.length;
     const name = 'n'.repeat(MAX_FILE_HEAD_BYTES - bare);

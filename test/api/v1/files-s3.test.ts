@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { runCli } from '../../../src/cli.ts';
 import { backendEnv } from '../../helpers/backend.ts';
 import { sendFiles } from '../../helpers/multipart.ts';
 import { type AppServer, cleanup, makeToken, req, startServer, tempDataDir } from '../../helpers/server.ts';
-import { S3_BUCKET, S3_KEYS, startS3, type TestS3 } from '../../helpers/s3.ts';
+import { directClient, S3_BUCKET, startS3, type TestS3 } from '../../helpers/s3.ts';
 import { storedFileBytes } from '../../helpers/stored.ts';
 
 // FILE_STORE=s3://… against an S3-compatible server on loopback (README, Files): the bytes go
@@ -14,7 +14,6 @@ import { storedFileBytes } from '../../helpers/stored.ts';
 
 const BUCKET = S3_BUCKET;
 const PREFIX = 'pastes/files';
-const KEYS = S3_KEYS;
 
 let s3: TestS3;
 let server: AppServer;
@@ -26,12 +25,7 @@ let asked: string[];
 before(async () => {
   s3 = await startS3(PREFIX);
   asked = s3.asked;
-  bucket = new S3Client({
-    endpoint: s3.direct,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: KEYS.S3_ACCESS_KEY_ID, secretAccessKey: KEYS.S3_SECRET_ACCESS_KEY },
-  });
+  bucket = directClient(s3);
   server = await startServer({
     env: { ...s3.env, MAX_FILE_BYTES: String(6 * 1024 * 1024) },
   });
