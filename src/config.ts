@@ -59,7 +59,10 @@ export interface Config {
   markdownRemoteImages: boolean;
   /** MAX_FILE_BYTES, MAX_FILES_PER_PASTE, USER_QUOTA_BYTES, ANONYMOUS_FILES (README, Files). */
   files: FileLimits;
-  /** FILE_STORE=s3://… and its S3_* settings: the files' bytes go to that bucket; null: with the pastes (README, Files). */
+  /**
+   * FILE_STORE=s3://… and its S3_* settings: the files' bytes go to that bucket; null: with the pastes
+   * (README, Files).
+   */
   fileStore: S3Target | null;
 }
 
@@ -99,6 +102,10 @@ export class ConfigError extends Error {
     super(`invalid configuration:\n  ${problems.join('\n  ')}`);
   }
 }
+
+// A host name of at most the DNS length, in labels that neither start nor end with a hyphen.
+const HOST_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const HOST_NAME = new RegExp(`^(?=.{1,253}$)${HOST_LABEL}(?:\\.${HOST_LABEL})*$`);
 
 /** METRICS_TOKEN: at least 16 printable characters without spaces, or unset. */
 function metricsTokenOf(raw: string | undefined, problems: string[]): string | null {
@@ -199,12 +206,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
   const port = int('PORT', 8080, 0, 65535);
   const host = env['HOST'] || '127.0.0.1';
   // An IPv4 or IPv6 address, or a host name (letters, digits and hyphens, dot-separated labels).
-  if (
-    isIP(host) === 0 &&
-    !/^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(
-      host,
-    )
-  ) {
+  if (isIP(host) === 0 && !HOST_NAME.test(host)) {
     problems.push(`HOST must be an IP address or a host name, got "${host}"`);
   }
   const dataDir = resolve(env['DATA_DIR'] || './data');

@@ -100,7 +100,8 @@ export class ServerMetrics {
     );
     m.counter(
       'paste_durable_writes_total',
-      'Durable writes: files written durably (temp file, fsync, rename or link, fsync of the folder), or on PostgreSQL paste changes committed.',
+      'Durable writes: files written durably (temp file, fsync, rename or link, fsync of the folder), ' +
+        'or on PostgreSQL paste changes committed.',
       [],
       () => single(this.#src().writes?.() ?? 0),
     );

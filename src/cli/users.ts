@@ -11,7 +11,8 @@ async function addUser(args: Args, { accounts, actor, io }: CliContext): Promise
   // A password piped in without the flag is not read (CONTRACT §2): say what that leaves, off stdout.
   if (password === null)
     io.stderr?.(
-      `note: ${user.name} has no password: they cannot sign in on the web until one is set (--password-stdin, or user passwd ${user.name})`,
+      `note: ${user.name} has no password: they cannot sign in on the web until one is set (--password-stdin, ` +
+        `or user passwd ${user.name})`,
     );
 }
 

@@ -31,7 +31,8 @@ export function fileStoreOf(
   const m = /^s3:\/\/([^/?#]+)(?:\/([^?#]*))?$/.exec(raw);
   if (m === null || !BUCKET_RE.test(m[1] as string)) {
     problems.push(
-      `FILE_STORE must be s3://BUCKET/PREFIX (a bucket name of 3 to 63 lower-case letters, digits, dots and hyphens), got "${raw}"`,
+      'FILE_STORE must be s3://BUCKET/PREFIX (a bucket name of 3 to 63 lower-case letters, digits, dots ' +
+        `and hyphens), got "${raw}"`,
     );
     return null;
   }

@@ -95,7 +95,8 @@ export class PgFileClaims implements FileClaims {
     await this.sql.begin(async (tx: TransactionSql) => {
       await tx`select pg_advisory_xact_lock(${FILE_LOCK}, hashtext(${sha256}))`;
       await tx`
-        insert into file_claims (sha256, holder, claimed_at, size) values (${sha256}, ${holder}, ${new Date(now)}, ${size})
+        insert into file_claims (sha256, holder, claimed_at, size)
+        values (${sha256}, ${holder}, ${new Date(now)}, ${size})
         on conflict (holder, sha256) do update set claimed_at = excluded.claimed_at, size = excluded.size`;
       // Looked at once its grace is over, in case no paste ever names it (a create that failed).
       await tx`insert into file_releases (holder, due) values (${holder}, ${new Date(now + CLAIM_GRACE_MS + 1)})`;
@@ -131,7 +132,8 @@ export class PgFileClaims implements FileClaims {
     return this.sql.begin(async (tx: TransactionSql) => {
       await tx`select pg_advisory_xact_lock(${FILE_LOCK}, hashtext(${sha256}))`;
       const gone = await tx`
-        delete from file_claims where holder = ${holder} and sha256 = ${sha256} and claimed_at <= ${new Date(claimedBefore)}
+        delete from file_claims
+        where holder = ${holder} and sha256 = ${sha256} and claimed_at <= ${new Date(claimedBefore)}
         returning 1`;
       if (gone.length === 0) {
         const there = await tx`select 1 from file_claims where holder = ${holder} and sha256 = ${sha256}`;

@@ -61,7 +61,8 @@ async function refuseInside(dataDir: string, file: string): Promise<void> {
   const inside = (dir: string): boolean => where.startsWith(`${dir}${sep}`);
   if (inside(data) && !inside(join(data, 'backups')))
     throw new BackupRefused(
-      `${file} is inside DATA_DIR (${dataDir}), where a backup could archive itself or replace the data: write it elsewhere, or into ${join(dataDir, 'backups')}`,
+      `${file} is inside DATA_DIR (${dataDir}), where a backup could archive itself or replace the data: ` +
+        `write it elsewhere, or into ${join(dataDir, 'backups')}`,
     );
 }
 
@@ -198,7 +199,8 @@ export async function writeBackup(dataDir: string, file: string, opts: { withLog
         for (const sha of named) bytes += await addFile(archive, `files/${sha.slice(0, 2)}/${sha}`, dataDir, at, done);
       }
     }
-    // Then the rest of files/: the claims and releases (so the sweep goes on after a restore), and bytes no paste above named.
+    // Then the rest of files/: the claims and releases (so the sweep goes on after a restore), and bytes no
+    // paste above named.
     for (const rel of await walk(join(dataDir, 'files'))) {
       const name = `files/${rel.split('\\').join('/')}`;
       if (!done.has(name)) bytes += await addFile(archive, name, dataDir, at, done);

@@ -106,7 +106,8 @@ export async function restoreBackup(file: string, dataDir: string, opts: Restore
   } catch (err) {
     if (err instanceof FolderInUse)
       throw new RestoreError(
-        `the ${err.what} with pid ${err.pid} on ${err.host} is using ${dataDir}; stop it before restoring (nothing was changed)`,
+        `the ${err.what} with pid ${err.pid} on ${err.host} is using ${dataDir}; ` +
+          'stop it before restoring (nothing was changed)',
       );
     throw err;
   }
@@ -127,7 +128,8 @@ async function restoreHeld(file: string, dataDir: string, opts: RestoreOptions):
   const present = (await listDir(dataDir)).filter((n) => !STAYS.has(n));
   if (present.length > 0 && !opts.force) {
     throw new RestoreError(
-      `${dataDir} is not empty (${present.slice(0, 3).join(', ')}${present.length > 3 ? ', …' : ''}); restore into an empty folder, or add --force to replace what is there`,
+      `${dataDir} is not empty (${present.slice(0, 3).join(', ')}${present.length > 3 ? ', …' : ''}); ` +
+        'restore into an empty folder, or add --force to replace what is there',
     );
   }
   await rm(staging, { recursive: true, force: true });
@@ -144,7 +146,8 @@ async function restoreHeld(file: string, dataDir: string, opts: RestoreOptions):
     const format = manifest['data_format'];
     if (typeof format === 'number' && format > DATA_FORMAT) {
       throw new ArchiveError(
-        `the archive holds data format ${format}; this version reads format ${DATA_FORMAT} and older. Restore it with a newer version`,
+        `the archive holds data format ${format}; this version reads format ${DATA_FORMAT} and older. ` +
+          'Restore it with a newer version',
       );
     }
     requireMembers(manifest);
@@ -178,7 +181,8 @@ async function restoreHeld(file: string, dataDir: string, opts: RestoreOptions):
     const missing = await missingBytes(staging, named);
     if (missing.length > 0)
       throw new ArchiveError(
-        `it lacks the bytes of ${missing.length} file${missing.length === 1 ? '' : 's'} its pastes name (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''})`,
+        `it lacks the bytes of ${missing.length} file${missing.length === 1 ? '' : 's'} its pastes name ` +
+          `(${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''})`,
       );
     await openStaged(
       staging,

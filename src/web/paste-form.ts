@@ -80,16 +80,24 @@ export function pasteFields(
   privacyChoices: readonly (readonly [string, string])[] = PRIVACY_CHOICES,
   textRequired = true,
 ): SafeHtml {
-  return html`<div class="field"><label for="title">Title <span class="muted small">(optional)</span></label><input type="text" id="title" name="title" value="${v.title}" maxlength="${inputMaxLength(TITLE_MAX_CHARS)}" placeholder="Untitled paste"></div>
-<div class="field"><label for="content">Content</label><textarea id="content" name="content" class="code-input" rows="14" spellcheck="false" autocapitalize="off"${textRequired ? html` required` : ''} placeholder="Paste your text or code here">
+  return html`<div class="field"><label for="title">Title <span class="muted small">(optional)</span></label><input \
+type="text" id="title" name="title" value="${v.title}" maxlength="${inputMaxLength(TITLE_MAX_CHARS)}" \
+placeholder="Untitled paste"></div>
+<div class="field"><label for="content">Content</label><textarea id="content" name="content" class="code-input" \
+rows="14" spellcheck="false" autocapitalize="off"${textRequired ? html` required` : ''} placeholder="Paste your text \
+or code here">
 ${v.content}</textarea></div>
 <div class="grid">
-<div class="field"><label for="language">Language</label><select id="language" name="language">${languageOptions(v.language)}</select></div>
-<div class="field"><label for="privacy">Visibility</label><select id="privacy" name="privacy">${options(privacyChoices, v.privacy)}</select></div>
-<div class="field"><label for="expiry">Expires</label><select id="expiry" name="expiry">${options(expiryChoices, v.expiry)}</select></div>
+<div class="field"><label for="language">Language</label><select id="language" \
+name="language">${languageOptions(v.language)}</select></div>
+<div class="field"><label for="privacy">Visibility</label><select id="privacy" \
+name="privacy">${options(privacyChoices, v.privacy)}</select></div>
+<div class="field"><label for="expiry">Expires</label><select id="expiry" \
+name="expiry">${options(expiryChoices, v.expiry)}</select></div>
 ${extra}
 </div>
-<p class="hint">Public pastes are listed on the start page; unlisted ones only open with their link; private ones only for you.</p>`;
+<p class="hint">Public pastes are listed on the start page; unlisted ones only open with their link; private ones only \
+for you.</p>`;
 }
 
 /** A checkbox that sends `name=1` when ticked. */
@@ -102,10 +110,13 @@ export const flagBox = (name: string, label: string, on: boolean): SafeHtml =>
  * of chosen files and the upload's progress. Its limits are the server's, shown up front.
  */
 export function filesField(limits: FileLimits, sealed = false): SafeHtml {
-  return html`<div class="field files-field" data-files${sealed ? html` data-sealed-files hidden` : ''} data-module="${clientUrl()}" data-max-file-bytes="${limits.maxFileBytes}" data-max-files="${limits.maxFilesPerPaste}">
-<label for="file">Files <span class="muted small">(optional: up to ${limits.maxFilesPerPaste}, ${sizeLabel(limits.maxFileBytes)} each)</span></label>
+  return html`<div class="field files-field" data-files${sealed ? html` data-sealed-files hidden` : ''} \
+data-module="${clientUrl()}" data-max-file-bytes="${limits.maxFileBytes}" data-max-files="${limits.maxFilesPerPaste}">
+<label for="file">Files <span class="muted small">(optional: up to ${limits.maxFilesPerPaste}, \
+${sizeLabel(limits.maxFileBytes)} each)</span></label>
 <input type="file" id="file" name="file" multiple${sealed ? html` disabled` : ''}>
-${sealed ? sealedFilesNote : ''}<p class="hint" data-files-hint hidden>Or drop files on the form, or paste a screenshot into it.</p>
+${sealed ? sealedFilesNote : ''}<p class="hint" data-files-hint hidden>Or drop files on the form, or paste a \
+screenshot into it.</p>
 <ul class="chosen-files" data-files-list hidden></ul>
 <progress class="upload-progress" data-files-progress max="100" value="0" hidden></progress>
 <div class="alert alert-error" data-files-status role="alert" hidden></div>
@@ -117,7 +128,9 @@ ${sealed ? sealedFilesNote : ''}<p class="hint" data-files-hint hidden>Or drop f
  * with the link's key (client/encrypted-paste.ts): hidden and disabled until then, so no
  * file is ever sent in the clear. The password field has no name: it is never sent.
  */
-const sealedFilesNote = html`<div class="field"><label for="encrypt-password">Encryption password <span class="muted small">(if the paste has one)</span></label><input type="password" id="encrypt-password" autocomplete="off"></div>
+const sealedFilesNote = html`<div class="field"><label for="encrypt-password">Encryption password <span \
+class="muted small">(if the paste has one)</span></label><input type="password" id="encrypt-password" \
+autocomplete="off"></div>
 <p class="hint">Files added here are encrypted in this browser with the key in the link, as the text was.</p>
 <div id="encrypt-status" role="alert" hidden></div>
 `;
@@ -127,9 +140,12 @@ export function currentFiles(files: readonly PasteFile[], removing: readonly str
   if (files.length === 0) return html``;
   const rows = files.map(
     (f) =>
-      html`<li><label class="check"><input type="checkbox" name="remove_file" value="${f.name}"${checked(removing.includes(f.name))}> Remove <bdi class="file-name">${f.name}</bdi> <span class="muted small">${sizeLabel(f.size)}</span></label></li>`,
+      html`<li><label class="check"><input type="checkbox" name="remove_file" \
+value="${f.name}"${checked(removing.includes(f.name))}> Remove <bdi class="file-name">${f.name}</bdi> <span \
+class="muted small">${sizeLabel(f.size)}</span></label></li>`,
   );
-  return html`<fieldset class="current-files"><legend>Files of this paste</legend><ul class="chosen-files">${rows}</ul></fieldset>`;
+  return html`<fieldset class="current-files"><legend>Files of this paste</legend><ul \
+class="chosen-files">${rows}</ul></fieldset>`;
 }
 
 /** The refusals of a paste's files a form shows beside its other problems, and their status. */

@@ -101,7 +101,11 @@ export function pasteBadges(p: Paste, now: number): SafeHtml {
   const expired = p.expire_at !== null && p.expire_at <= now;
   return html`<span class="badges">
 <span class="badge badge-accent">${pasteLanguageLabel(p)}</span>
-${p.privacy === 'public' ? '' : html`<span class="badge${p.privacy === 'private' ? ' badge-private' : ''}">${p.privacy}</span>`}
+${
+  p.privacy === 'public'
+    ? ''
+    : html`<span class="badge${p.privacy === 'private' ? ' badge-private' : ''}">${p.privacy}</span>`
+}
 ${p.burn_after_read === 1 ? html`<span class="badge badge-burn">${p.burned ? 'burned' : 'burn after read'}</span>` : ''}
 ${p.password !== null ? html`<span class="badge">password</span>` : ''}
 ${p.encrypted === 1 && pasteLanguageLabel(p) !== 'Encrypted' ? html`<span class="badge">encrypted</span>` : ''}
@@ -162,20 +166,49 @@ export function pasteView(
   const mine = owns(ctx.viewer, p);
   const sealed = p.encrypted === 1;
   const share = burnedNow ? '' : sealed ? sealedShare() : shareCard(ctx, p);
-  const body = html`${burnedNow ? notice('warn', html`<strong>This paste is now burned.</strong> This is its one and only view: it has been deleted from the server. Copy what you need before you leave this page.`) : ''}
+  const lede =
+    code === null
+      ? sealedLede(p)
+      : onlyFiles(p)
+        ? plural(filesOf(p).length, 'file')
+        : html`${plural(code.lines, 'line')} of ${p.language === 'text' ? 'plain text' : languageLabel(p.language)} \
+&middot; ${sizeLabel(code.bytes)}`;
+  const ownerTools =
+    mine && !burnedNow
+      ? html`<span class="owner-tools"><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/edit"\
+${sealed ? html` data-keep-key` : ''}>Edit</a><a class="btn btn-sm btn-ghost" \
+href="/p/${p.hash}/delete">Delete</a></span>`
+      : '';
+  const body = html`${
+    burnedNow
+      ? notice(
+          'warn',
+          html`<strong>This paste is now burned.</strong> This is its one and only view: it has been deleted from the \
+server. Copy what you need before you leave this page.`,
+        )
+      : ''
+  }
 <div class="paste-layout">
 <section class="card paste-head">
-<div class="head-top">${pasteBadges(p, now)}${mine && !burnedNow ? html`<span class="owner-tools"><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/edit"${sealed ? html` data-keep-key` : ''}>Edit</a><a class="btn btn-sm btn-ghost" href="/p/${p.hash}/delete">Delete</a></span>` : ''}</div>
+<div class="head-top">${pasteBadges(p, now)}${ownerTools}</div>
 <h1 class="paste-title">${isolate(pasteTitle(p))}</h1>
-<p class="lede">${code === null ? sealedLede(p) : onlyFiles(p) ? plural(filesOf(p).length, 'file') : html`${plural(code.lines, 'line')} of ${p.language === 'text' ? 'plain text' : languageLabel(p.language)} &middot; ${sizeLabel(code.bytes)}`}</p>
+<p class="lede">${lede}</p>
 <dl class="facts">
 <div><dt>Author</dt><dd>${isolate(owner)}</dd></div>
 <div><dt>Created</dt><dd>${times.tag(p.created_at, now)}</dd></div>
 <div><dt>Expires</dt><dd>${p.expire_at === null ? 'Never' : times.tag(p.expire_at, now)}</dd></div>
 <div><dt>Views</dt><dd>${viewCount}</dd></div>
 <div><dt>Visibility</dt><dd>${PRIVACY_WORDS[p.privacy]}</dd></div>
-${p.updated_at !== p.created_at && !burnedNow ? html`<div><dt>Edited</dt><dd>${times.tag(p.updated_at, now)}</dd></div>` : ''}
-${(p.revision ?? 1) > 1 && !burnedNow ? html`<div><dt>Revisions</dt><dd><a href="/p/${p.hash}/history">${p.revision ?? 1}, see the history</a></dd></div>` : ''}
+${
+  p.updated_at !== p.created_at && !burnedNow
+    ? html`<div><dt>Edited</dt><dd>${times.tag(p.updated_at, now)}</dd></div>`
+    : ''
+}
+${
+  (p.revision ?? 1) > 1 && !burnedNow
+    ? html`<div><dt>Revisions</dt><dd><a href="/p/${p.hash}/history">${p.revision ?? 1}, see the history</a></dd></div>`
+    : ''
+}
 </dl>
 </section>
 ${share}
@@ -212,7 +245,8 @@ function filesCard(
     const grant = burnedAt === undefined ? '' : `?grant=${fileGrant(ctx.deps.signer, p.hash, burnedAt, f)}`;
     const href = `/p/${p.hash}/files/${encodeURIComponent(f.name)}${grant}`;
     if (sealed)
-      return html`<li${linked ? html` data-sealed-file="${href}"` : ''}><span class="file-name">Encrypted file</span> <span class="muted">${sizeLabel(f.size)}</span></li>`;
+      return html`<li${linked ? html` data-sealed-file="${href}"` : ''}><span class="file-name">Encrypted file</span> \
+<span class="muted">${sizeLabel(f.size)}</span></li>`;
     const name = linked
       ? html`<a class="file-name" href="${href}">${isolate(f.name)}</a>`
       : html`<span class="file-name">${isolate(f.name)}</span>`;
@@ -221,26 +255,72 @@ function filesCard(
         ? html`<img class="file-image" src="${href}" alt="${f.name}" loading="lazy">`
         : '';
     const code = fileCode?.get(f.name);
-    return html`<li>${name} <span class="muted">${sizeLabel(f.size)}${code === undefined ? '' : html` &middot; ${languageLabel(fileLanguage(f.name) ?? 'text')}`}</span>${image}${code === undefined ? '' : fileCodeBlock(code, href)}</li>`;
+    const language = code === undefined ? '' : html` &middot; ${languageLabel(fileLanguage(f.name) ?? 'text')}`;
+    const block = code === undefined ? '' : fileCodeBlock(code, href);
+    return html`<li>${name} <span class="muted">${sizeLabel(f.size)}${language}</span>${image}${block}</li>`;
   });
   return html`<section class="card files-card" aria-label="Files">
-<div class="card-head"><h2>${plural(files.length, 'file')}</h2>${p.burn_after_read === 0 && !sealed ? html`<a class="btn btn-sm" href="/p/${p.hash}/files.zip" download>Download all (zip)</a>` : ''}</div>
-${burnedAt === undefined ? '' : html`<p class="muted small">Each file opens once, in the next ${FILE_GRANT_MS / 60_000} minutes: save what you open.</p>`}
+<div class="card-head"><h2>${plural(files.length, 'file')}</h2>${
+    p.burn_after_read === 0 && !sealed
+      ? html`<a class="btn btn-sm" href="/p/${p.hash}/files.zip" download>Download all (zip)</a>`
+      : ''
+  }</div>
+${
+  burnedAt === undefined
+    ? ''
+    : html`<p class="muted small">Each file opens once, in the next ${FILE_GRANT_MS / 60_000} minutes: save what you \
+open.</p>`
+}
 <ul class="file-list">${items}</ul>
 </section>`;
 }
 
 /** A text file shown in the page (file-view.ts), with the page's note when it is too long to show whole. */
 const fileCodeBlock = (code: CodeView, href: string): SafeHtml =>
-  html`<div class="file-code">${code.block}${code.cut ? notice('info', html`This file is long: the page shows only its first ${sizeLabel(code.shownBytes)} (${code.shownLines} of ${plural(code.lines, 'line')}). <a href="${href}">The file</a> has all of it.`) : ''}</div>`;
+  html`<div class="file-code">${code.block}${
+    code.cut
+      ? notice(
+          'info',
+          html`This file is long: the page shows only its first ${sizeLabel(code.shownBytes)} (${code.shownLines} of \
+${plural(code.lines, 'line')}). <a href="${href}">The file</a> has all of it.`,
+        )
+      : ''
+  }</div>`;
 
 /** The card of a paste's text: its tools, its code block and what the page says about the text. */
 function codeCard(p: Paste, code: CodeView, burnedNow: boolean): SafeHtml {
   return html`<section class="card code-card">
-<div class="code-bar"><span class="info">${languageLabel(p.language)}${p.highlight === 1 ? '' : html` &middot; not highlighted`}</span>
-<span class="tools">${viewSwitch(p, code)}<button class="btn btn-sm" type="button" data-wrap aria-pressed="false" hidden>Wrap</button>${burnedNow ? '' : html`<a class="btn btn-sm" href="/p/${p.hash}/raw">Raw</a><a class="btn btn-sm" href="/p/${p.hash}/raw?download=1" download>Download</a><a class="btn btn-sm" href="/?from=${p.hash}">New from this</a>`}${code.cut ? '' : html`<button class="btn btn-sm" type="button" data-copy="paste-code" hidden>Copy</button>`}</span></div>
+<div class="code-bar"><span class="info">${languageLabel(p.language)}${
+    p.highlight === 1 ? '' : html` &middot; not highlighted`
+  }</span>
+<span class="tools">${viewSwitch(p, code)}<button class="btn btn-sm" type="button" data-wrap aria-pressed="false" \
+hidden>Wrap</button>${
+    burnedNow
+      ? ''
+      : html`<a class="btn btn-sm" href="/p/${p.hash}/raw">Raw</a><a class="btn btn-sm" \
+href="/p/${p.hash}/raw?download=1" download>Download</a><a class="btn btn-sm" href="/?from=${p.hash}">New from this</a>`
+  }${
+    code.cut ? '' : html`<button class="btn btn-sm" type="button" data-copy="paste-code" hidden>Copy</button>`
+  }</span></div>
 ${code.block}
-${code.bidi ? notice('warn', html`This paste contains invisible characters that change the direction of the text around them, so code can read differently from how it runs. Each is shown marked with its code point, like <span class="bidi" data-cp="U+202E"></span>.`) : ''}
-${code.cut ? notice('info', html`This paste is long: the page shows only its first ${sizeLabel(code.shownBytes)} (${code.shownLines} of ${plural(code.lines, 'line')}). <a href="/p/${p.hash}/raw">Raw</a> has all of it.`) : ''}
+${
+  code.bidi
+    ? notice(
+        'warn',
+        html`This paste contains invisible characters that change the direction of the text around them, so code can \
+read differently from how it runs. Each is shown marked with its code point, like <span class="bidi" \
+data-cp="U+202E"></span>.`,
+      )
+    : ''
+}
+${
+  code.cut
+    ? notice(
+        'info',
+        html`This paste is long: the page shows only its first ${sizeLabel(code.shownBytes)} (${code.shownLines} of \
+${plural(code.lines, 'line')}). <a href="/p/${p.hash}/raw">Raw</a> has all of it.`,
+      )
+    : ''
+}
 </section>`;
 }

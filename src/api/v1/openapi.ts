@@ -29,19 +29,38 @@ const codesOf = (status: number): ErrorCode[] =>
 /** Every status an API answer can have, with what it means (README, API). */
 const ERRORS: Record<number, string> = {
   400: 'Malformed body or query, a bad or missing field, or a `hash` that is not 10 letters or digits.',
-  401: 'No token, an unknown or revoked token (`unauthorized`); or a protected paste read without its password (`password_required`).',
-  403: "The token lacks the scope, the token is not the owner's, or the paste password is wrong (`invalid_password`); a create without a token from another site's page: an `Origin` that is neither BASE_URL's nor one CORS_ORIGINS lists, or `Sec-Fetch-Site: cross-site` (`cross_site`).",
+  401:
+    'No token, an unknown or revoked token (`unauthorized`); or a protected paste read without its ' +
+    'password (`password_required`).',
+  403:
+    "The token lacks the scope, the token is not the owner's, or the paste password is wrong " +
+    "(`invalid_password`); a create without a token from another site's page: an `Origin` that is neither " +
+    "BASE_URL's nor one CORS_ORIGINS lists, or `Sec-Fetch-Site: cross-site` (`cross_site`).",
   404: 'No such paste, or a private paste that is not yours (the two look identical).',
   405: 'Wrong method for this endpoint; the `Allow` header lists the right ones.',
   410: 'The paste expired (the error says `expired`) or was burned after reading (`burned`).',
   412: 'The paste has changed since the revision named in `If-Match`; nothing was written.',
-  413: "The body is larger than MAX_PASTE_BYTES × 3 + 64 KiB (refused unread), or the content is over MAX_PASTE_BYTES; a file over MAX_FILE_BYTES, or a user's files over USER_QUOTA_BYTES (`quota_exceeded`).",
-  415: 'A POST body that is neither `application/json` nor `application/x-www-form-urlencoded` (nor `text/plain` for create, nor `multipart/form-data` for create and edit), or a charset other than UTF-8.',
+  413:
+    'The body is larger than MAX_PASTE_BYTES × 3 + 64 KiB (refused unread), or the content is over ' +
+    "MAX_PASTE_BYTES; a file over MAX_FILE_BYTES, or a user's files over USER_QUOTA_BYTES (`quota_exceeded`).",
+  415:
+    'A POST body that is neither `application/json` nor `application/x-www-form-urlencoded` (nor ' +
+    '`text/plain` for create, nor `multipart/form-data` for create and edit), or a charset other than UTF-8.',
   422: 'The `Idempotency-Key` was used by this token for a different request in the last 24 hours.',
-  429: "The token's rate limit (`limit_per_minute` in the body), too many failed authentications from this IP, or too many wrong passwords for this paste.",
+  429:
+    "The token's rate limit (`limit_per_minute` in the body), too many failed authentications from this " +
+    'IP, or too many wrong passwords for this paste.',
   500: "An unexpected fault; the detail is only in the server's own log.",
-  503: 'The server cannot take the request now: the bytes it holds for bodies of not-yet-authenticated requests are spent (retry after `Retry-After` seconds, or send the token in the header), or its data folder cannot be written to (nothing was changed), or more password checks are waiting than it queues (retry after `Retry-After` seconds), or its database did not answer in time (`storage_unavailable`: nothing was changed; retry after `Retry-After` seconds), or lost its connection while a change was on its way (`outcome_unknown`: retry with the same `Idempotency-Key` to learn whether it was made).',
-  507: "The server's disk is full: the write was refused and nothing was changed. Writes work again once there is space.",
+  503:
+    'The server cannot take the request now: the bytes it holds for bodies of not-yet-authenticated ' +
+    'requests are spent (retry after `Retry-After` seconds, or send the token in the header), or its data ' +
+    'folder cannot be written to (nothing was changed), or more password checks are waiting than it queues ' +
+    '(retry after `Retry-After` seconds), or its database did not answer in time (`storage_unavailable`: ' +
+    'nothing was changed; retry after `Retry-After` seconds), or lost its connection while a change was on its ' +
+    'way (`outcome_unknown`: retry with the same `Idempotency-Key` to learn whether it was made).',
+  507:
+    "The server's disk is full: the write was refused and nothing was changed. Writes work again once " +
+    'there is space.',
 };
 
 const flag = (description: string, dflt: 0 | 1): Schema => ({
@@ -53,27 +72,33 @@ const flag = (description: string, dflt: 0 | 1): Schema => ({
 const tokenField: Schema = {
   type: 'string',
   description:
-    'The API token, the third way to send it: used only when neither the Authorization header nor the `token` query parameter carries one.',
+    'The API token, the third way to send it: used only when neither the Authorization header nor the ' +
+    '`token` query parameter carries one.',
 };
 
 const pasteFields = (edit: boolean): Record<string, Schema> => ({
   title: {
     type: 'string',
     maxLength: TITLE_MAX_CHARS,
-    description: `At most ${TITLE_MAX_CHARS} characters, one line (no control characters, U+0085, U+2028 or U+2029).${edit ? ' An empty title clears it.' : ''}`,
+    description:
+      `At most ${TITLE_MAX_CHARS} characters, one line (no control characters, U+0085, U+2028 ` +
+      `or U+2029).${edit ? ' An empty title clears it.' : ''}`,
   },
   content: {
     type: 'string',
     ...(edit ? {} : { minLength: 1 }),
     description:
-      'The text, at most MAX_PASTE_BYTES bytes of UTF-8 (1 MiB by default); never empty. Valid Unicode only: half of a surrogate pair is refused.',
+      'The text, at most MAX_PASTE_BYTES bytes of UTF-8 (1 MiB by default); never empty. Valid Unicode ' +
+      'only: half of a surrogate pair is refused.',
   },
   language: {
     type: 'string',
     default: edit ? undefined : 'auto',
     examples: ['auto', ...KNOWN_LANGUAGES, ...LANGUAGE_ALIASES],
     description:
-      '`auto` detects the language from the content. Any name or alias `languages.php` lists, matched case-insensitively; an alias (`js`, `c++`, `sh`, `yml`...) is stored as the language it stands for. Another name is stored as `text`, and the answer carries a `warning`.',
+      '`auto` detects the language from the content. Any name or alias `languages.php` lists, matched ' +
+      'case-insensitively; an alias (`js`, `c++`, `sh`, `yml`...) is stored as the language it stands for. ' +
+      'Another name is stored as `text`, and the answer carries a `warning`.',
   },
   privacy: { enum: [...PRIVACIES], ...(edit ? {} : { default: 'public' }) },
   expiry: {
@@ -93,7 +118,13 @@ const stripUndefined = (o: Record<string, Schema>): Record<string, Schema> =>
     Object.entries(o).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined))]),
   );
 
-const ENCRYPTED_FIELD = `\`1\`: \`content\` is an envelope the client encrypted (AES-256-GCM), a JSON object \`{"v":${ENVELOPE_VERSION},"alg":"${ENVELOPE_ALG}","iv","ct"}\` with \`"kdf":"${ENVELOPE_KDF}","iter","salt"\` when a password was used, bytes in base64url (docs/encrypted-pastes.md). The server checks its shape only (400 otherwise), keeps it as it is, and neither detects its language nor searches it. Its files are kept as \`application/octet-stream\` whatever their parts claim: a client sends each as an envelope of its own under an opaque name.`;
+const ENCRYPTED_FIELD =
+  `\`1\`: \`content\` is an envelope the client encrypted (AES-256-GCM), a JSON ` +
+  `object \`{"v":${ENVELOPE_VERSION},"alg":"${ENVELOPE_ALG}","iv","ct"}\` with ` +
+  `\`"kdf":"${ENVELOPE_KDF}","iter","salt"\` when a password was used, bytes in base64url ` +
+  `(docs/encrypted-pastes.md). The server checks its shape only (400 otherwise), keeps it as it is, and ` +
+  `neither detects its language nor searches it. Its files are kept as \`application/octet-stream\` whatever ` +
+  `their parts claim: a client sends each as an envelope of its own under an opaque name.`;
 
 /** A paste's file as `paste.php` lists it (README, Files). */
 const pasteFile: Schema = {
@@ -102,7 +133,9 @@ const pasteFile: Schema = {
   properties: {
     name: {
       type: 'string',
-      description: `As given: any UTF-8 but \`/\` and control characters, at most ${MAX_FILE_NAME_BYTES} bytes; unique within the paste.`,
+      description:
+        `As given: any UTF-8 but \`/\` and control characters, at most ${MAX_FILE_NAME_BYTES} ` +
+        `bytes; unique within the paste.`,
     },
     size: { type: 'integer', minimum: 0, description: 'In bytes.' },
     type: {
@@ -114,13 +147,23 @@ const pasteFile: Schema = {
       type: 'string',
       format: 'uri',
       description:
-        'Only in the answer that burns a one-time paste: file.php with a grant that fetches this file once, within 10 minutes.',
+        'Only in the answer that burns a one-time paste: file.php with a grant that fetches this file ' +
+        'once, within 10 minutes.',
     },
   },
 };
 
 const FILES_TEXT =
-  "A `multipart/form-data` body takes the same fields as text parts plus up to MAX_FILES_PER_PASTE (10) parts named `file`, each with a filename and at most MAX_FILE_BYTES (10 MiB; 413 as soon as one is past it, or before a byte is read when Content-Length is past them all). After an `encrypted=1` part, a file part may be the envelope of a MAX_FILE_BYTES file, up to the largest such envelope (docs/encrypted-pastes.md, Limits); a paste that is not encrypted keeps MAX_FILE_BYTES. With at least one file, `content` may be absent or empty. A file name is any UTF-8 but `/` and control characters, at most 255 bytes, and two files of one paste never share one (400). All the files of a user's pastes together stay within USER_QUOTA_BYTES (413 `quota_exceeded`). A multipart request sends its token in the Authorization header or the query, not as a part. A create without a token (ANONYMOUS_PASTES) takes files only with ANONYMOUS_FILES=1; otherwise it is 403.";
+  'A `multipart/form-data` body takes the same fields as text parts plus up to MAX_FILES_PER_PASTE (10) ' +
+  'parts named `file`, each with a filename and at most MAX_FILE_BYTES (10 MiB; 413 as soon as one is past ' +
+  'it, or before a byte is read when Content-Length is past them all). After an `encrypted=1` part, a file ' +
+  'part may be the envelope of a MAX_FILE_BYTES file, up to the largest such envelope ' +
+  '(docs/encrypted-pastes.md, Limits); a paste that is not encrypted keeps MAX_FILE_BYTES. With at least one ' +
+  'file, `content` may be absent or empty. A file name is any UTF-8 but `/` and control characters, at most ' +
+  "255 bytes, and two files of one paste never share one (400). All the files of a user's pastes together " +
+  'stay within USER_QUOTA_BYTES (413 `quota_exceeded`). A multipart request sends its token in the ' +
+  'Authorization header or the query, not as a part. A create without a token (ANONYMOUS_PASTES) takes files ' +
+  'only with ANONYMOUS_FILES=1; otherwise it is 403.';
 
 /** The fields of a multipart create or edit, as text parts, with its `file` parts. */
 const multipartOf = (schema: string, edit: boolean): Schema => ({
@@ -139,7 +182,8 @@ const multipartOf = (schema: string, edit: boolean): Schema => ({
               remove_file: {
                 type: 'array',
                 items: { type: 'string' },
-                description: 'The name of a file to remove; repeat the part for more (400 for a name the paste lacks).',
+                description:
+                  'The name of a file to remove; repeat the part for more (400 for a name the ' + 'paste lacks).',
               },
             }
           : {}),
@@ -160,7 +204,7 @@ const createRequest: Schema = {
   }),
 };
 
-const hashProperty: Schema = { type: 'string', pattern: '^[A-Za-z0-9]{10}$', description: "The paste's hash." };
+const hashProperty: Schema = { type: 'string', pattern: '^[A-Za-z0-9]{10}$', description: "The paste's " + 'hash.' };
 
 const editRequest: Schema = {
   type: 'object',
@@ -172,7 +216,8 @@ const editRequest: Schema = {
     clear_password: flag('Remove the password.', 0),
     encrypted: {
       ...flag(
-        `${ENCRYPTED_FIELD} On edit, changing it needs the new \`content\` (400 otherwise); omitted, the paste stays as it is, and new content of an encrypted paste must be an envelope.`,
+        `${ENCRYPTED_FIELD} On edit, changing it needs the new \`content\` (400 otherwise); omitted, the ` +
+          `paste stays as it is, and new content of an encrypted paste must be an envelope.`,
         0,
       ),
       default: undefined,
@@ -225,11 +270,12 @@ const writeResult: Schema = {
       type: 'string',
       format: 'uri',
       description:
-        'Only for a paste made without a token (ANONYMOUS_PASTES): the page that deletes it. Its key is shown this once and kept only as a digest.',
+        'Only for a paste made without a token (ANONYMOUS_PASTES): the page that deletes it. Its key is ' +
+        'shown this once and kept only as a digest.',
     },
     warning: {
       type: 'string',
-      description: 'Present when a `language` no grammar knows was asked for: the paste was stored as `text`.',
+      description: 'Present when a `language` no grammar knows was asked for: the paste was stored as ' + '`text`.',
       examples: [unknownLanguageWarning('vue')],
     },
   },
@@ -292,7 +338,8 @@ const paste: Schema = {
     encrypted: {
       enum: [0, 1],
       description:
-        'Present (`1`) only on an encrypted paste: `content` is the envelope the client encrypted, as it was sent (docs/encrypted-pastes.md).',
+        'Present (`1`) only on an encrypted paste: `content` is the envelope the client encrypted, as it ' +
+        'was sent (docs/encrypted-pastes.md).',
     },
     short_url: { type: 'string', format: 'uri' },
     created_at: time('When it was created,'),
@@ -333,7 +380,9 @@ const idempotencyKey: Schema = {
   required: false,
   schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
   description:
-    'Makes a retry safe: for 24 hours the same key from the same token answers the first answer (same hash, status and body) instead of writing again; the same key for a different request is 422. Concurrent duplicates share one execution. Kept across restarts.',
+    'Makes a retry safe: for 24 hours the same key from the same token answers the first answer (same ' +
+    'hash, status and body) instead of writing again; the same key for a different request is 422. Concurrent ' +
+    'duplicates share one execution. Kept across restarts.',
 };
 
 const ifMatch: Schema = {
@@ -342,12 +391,14 @@ const ifMatch: Schema = {
   required: false,
   schema: { type: 'string' },
   description:
-    'The `ETag` of the revision this write is meant for: when the paste has changed since, the answer is 412 and nothing is written.',
+    'The `ETag` of the revision this write is meant for: when the paste has changed since, the answer is ' +
+    '412 and nothing is written.',
 };
 
 /** A read's answers when the reader holds the current revision. */
 const notModified: Schema = {
-  description: 'The reader holds the current revision (`If-None-Match`): no body, no view counted, nothing burned.',
+  description:
+    'The reader holds the current revision (`If-None-Match`): no body, no view counted, nothing ' + 'burned.',
   headers: {
     ETag: { $ref: '#/components/headers/ETag' },
     'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
@@ -363,7 +414,8 @@ const readParams: Schema[] = [
     required: false,
     schema: { type: 'integer', minimum: 1 },
     description:
-      'An earlier version of the paste, for whoever may read the paste now; nothing is counted or burned. 404 when there is no such revision.',
+      'An earlier version of the paste, for whoever may read the paste now; nothing is counted or burned. ' +
+      '404 when there is no such revision.',
   },
   {
     name: 'If-None-Match',
@@ -371,7 +423,8 @@ const readParams: Schema[] = [
     required: false,
     schema: { type: 'string' },
     description:
-      "The paste's `ETag` (or a list of them): when it names the current revision the answer is 304 with no body, after every other check, and no view is counted and nothing is burned.",
+      "The paste's `ETag` (or a list of them): when it names the current revision the answer is 304 with " +
+      'no body, after every other check, and no view is counted and nothing is burned.',
   },
   {
     name: 'password',
@@ -452,7 +505,16 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
       title: 'Paste API',
       version: '1',
       description:
-        "The JSON API of a self-hosted paste service. Every answer carries `X-Request-Id`. Every endpoint but this document needs an API token, sent (in this order of preference) as `Authorization: Bearer <token>`, as the query parameter `token`, or as the body field `token` (an empty one is none); but for a create when the server allows anonymous pastes (ANONYMOUS_PASTES), and hastebin's reads, which without a token see what the paste's web page shows. hastebin's endpoints (`/documents`, `/raw/{key}`) answer hastebin's shapes. With CORS_ORIGINS set, a browser's preflight (`OPTIONS`) is answered 204, and answers to a listed origin carry `Access-Control-Allow-Origin`. When several errors apply, the first of 404, 405, 401/429 (authentication), 403 (a create without a token from another site), 429 (rate limit), 403 (scope), 415/413/400 (body), then the endpoint's own checks wins. Every answer carries `Cache-Control: no-store`.",
+        'The JSON API of a self-hosted paste service. Every answer carries `X-Request-Id`. Every endpoint ' +
+        'but this document needs an API token, sent (in this order of preference) as `Authorization: Bearer ' +
+        '<token>`, as the query parameter `token`, or as the body field `token` (an empty one is none); but for a ' +
+        "create when the server allows anonymous pastes (ANONYMOUS_PASTES), and hastebin's reads, which without a " +
+        "token see what the paste's web page shows. hastebin's endpoints (`/documents`, `/raw/{key}`) answer " +
+        "hastebin's shapes. With CORS_ORIGINS set, a browser's preflight (`OPTIONS`) is answered 204, and answers " +
+        'to a listed origin carry `Access-Control-Allow-Origin`. When several errors apply, the first of 404, 405, ' +
+        '401/429 (authentication), 403 (a create without a token from another site), 429 (rate limit), 403 ' +
+        "(scope), 415/413/400 (body), then the endpoint's own checks wins. Every answer carries `Cache-Control: " +
+        'no-store`.',
     },
     servers: [{ url: baseUrl }],
     security: [{ bearer: [] }, { queryToken: [] }],
@@ -461,7 +523,15 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
         post: {
           operationId: 'createPaste',
           summary: 'Create a paste (scope `write`)',
-          description: `A \`text/plain\` body (UTF-8; another charset is 415) is the content, and the other fields come from the query string: \`cmd | curl -H "Content-Type: text/plain" --data-binary @- "…/paste_create.php?title=build.log&expiry=1d"\`. With \`Accept: text/plain\` the answer is the paste's URL and a newline.\n\n${FILES_TEXT}\n\nWhen the server runs with ANONYMOUS_PASTES=1, a request with no token at all is an anonymous create: its own rate limit per client IP (ANONYMOUS_RATE_PER_MINUTE, in the rate-limit headers), at most ANONYMOUS_MAX_BYTES of content (413), public or unlisted only (400), an expiry no longer than ANONYMOUS_MAX_EXPIRY (400; left out, it is that longest one), no Idempotency-Key; the answer adds \`delete_url\`. Otherwise a request without a token is 401.`,
+          description:
+            `A \`text/plain\` body (UTF-8; another charset is 415) is the content, and the ` +
+            `other fields come from the query string: \`cmd | curl -H "Content-Type: text/plain" --data-binary @- ` +
+            `"…/paste_create.php?title=build.log&expiry=1d"\`. With \`Accept: text/plain\` the answer is the paste's ` +
+            `URL and a newline.\n\n${FILES_TEXT}\n\nWhen the server runs with ANONYMOUS_PASTES=1, a request with no ` +
+            `token at all is an anonymous create: its own rate limit per client IP (ANONYMOUS_RATE_PER_MINUTE, ` +
+            `in the rate-limit headers), at most ANONYMOUS_MAX_BYTES of content (413), public or unlisted only ` +
+            `(400), an expiry no longer than ANONYMOUS_MAX_EXPIRY (400; left out, it is that longest one), no ` +
+            `Idempotency-Key; the answer adds \`delete_url\`. Otherwise a request without a token is 401.`,
           security: [{ bearer: [] }, { queryToken: [] }, {}],
           parameters: [idempotencyKey, ...textQueryParams],
           requestBody: {
@@ -494,7 +564,8 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           operationId: 'getPaste',
           summary: 'Get a paste (scope `read`); counts a view, and burns a burn-after-read paste',
           description:
-            '`HEAD` runs the same checks but neither counts a view nor burns (nor, for a one-time paste, sends `Content-Length`).',
+            '`HEAD` runs the same checks but neither counts a view nor burns (nor, for a one-time paste, ' +
+            'sends `Content-Length`).',
           parameters: readParams,
           responses: {
             200: {
@@ -526,7 +597,9 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
                 Link: {
                   schema: { type: 'string' },
                   description:
-                    "Only on the read that burns a one-time paste with files: one `<url>; rel=\"enclosure\"; title*=UTF-8''NAME` per file, its url fetching it once within 10 minutes (as paste.php's `files[].url`).",
+                    'Only on the read that burns a one-time paste with files: one `<url>; ' +
+                    'rel="enclosure"; title*=UTF-8\'\'NAME` per file, its url fetching it once within 10 minutes (as ' +
+                    "paste.php's `files[].url`).",
                 },
               },
               content: { 'text/plain; charset=utf-8': { schema: { type: 'string' } } },
@@ -541,16 +614,30 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           operationId: 'getFile',
           summary: "One file of a paste (scope `read`), under the paste's read rules; counts no view",
           description:
-            "The file's bytes, never as a page of this site: `X-Content-Type-Options: nosniff`, `Content-Security-Policy: sandbox`. Only a PNG, JPEG, GIF or WebP image whose bytes are one is served inline with that type; everything else is `application/octet-stream` with `Content-Disposition: attachment` and its name (RFC 6266: `filename*` in UTF-8 and an ASCII `filename`). A one-time paste's files are not served (403) but through the grants its one read hands out: with `grant`, the file of a burned paste is sent once, within 10 minutes of the burn, with `Cache-Control: no-store` (a HEAD spends nothing); a grant used, expired or another file's is 403. A file of a deleted, expired or burned paste is 404 or 410 at once.",
+            "The file's bytes, never as a page of this site: `X-Content-Type-Options: nosniff`, " +
+            '`Content-Security-Policy: sandbox`. Only a PNG, JPEG, GIF or WebP image whose bytes are one is served ' +
+            'inline with that type; everything else is `application/octet-stream` with `Content-Disposition: ' +
+            "attachment` and its name (RFC 6266: `filename*` in UTF-8 and an ASCII `filename`). A one-time paste's " +
+            'files are not served (403) but through the grants its one read hands out: with `grant`, the file of a ' +
+            'burned paste is sent once, within 10 minutes of the burn, with `Cache-Control: no-store` (a HEAD spends ' +
+            "nothing); a grant used, expired or another file's is 403. A file of a deleted, expired or burned " +
+            'paste is 404 or 410 at once.',
           parameters: [
             hashParam,
-            { name: 'name', in: 'query', required: true, schema: { type: 'string' }, description: "The file's name." },
+            {
+              name: 'name',
+              in: 'query',
+              required: true,
+              schema: { type: 'string' },
+              description: 'The ' + "file's name.",
+            },
             {
               name: 'grant',
               in: 'query',
               schema: { type: 'string' },
               description:
-                "A burned paste's file grant, from the `url` its burning read gave; with one no token is needed (the grant is the key), without one a token is (401).",
+                "A burned paste's file grant, from the `url` its burning read gave; with one no token is " +
+                'needed (the grant is the key), without one a token is (401).',
             },
             readParams[1] as Schema,
             {
@@ -559,7 +646,8 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
               required: false,
               schema: { type: 'string' },
               description:
-                "The file's `ETag` (its SHA-256, quoted): when it names the file's bytes the answer is 304 with no body, after every other check.",
+                "The file's `ETag` (its SHA-256, quoted): when it names the file's bytes the answer is 304 " +
+                'with no body, after every other check.',
             },
             ...readParams.slice(3),
           ],
@@ -568,7 +656,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
               description: "The file's bytes.",
               headers: {
                 ...rateHeaders,
-                ETag: { required: true, schema: { type: 'string' }, description: "The file's SHA-256, quoted." },
+                ETag: { required: true, schema: { type: 'string' }, description: "The file's SHA-256, " + 'quoted.' },
                 'Content-Security-Policy': { required: true, schema: { const: 'sandbox' } },
                 'X-Content-Type-Options': { required: true, schema: { const: 'nosniff' } },
                 'Content-Disposition': {
@@ -592,7 +680,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
             304: {
               description: 'The reader holds these bytes already (`If-None-Match`): no body.',
               headers: {
-                ETag: { required: true, schema: { type: 'string' }, description: "The file's SHA-256, quoted." },
+                ETag: { required: true, schema: { type: 'string' }, description: "The file's SHA-256, " + 'quoted.' },
                 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
               },
             },
@@ -604,7 +692,11 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
         post: {
           operationId: 'editPaste',
           summary: 'Edit a paste (scope `write`; the owner or `admin`)',
-          description: `${FILES_TEXT} An edit adds its \`file\` parts to the paste's files and removes those its \`remove_file\` parts name; the file list is part of the revision, as the content is (If-Match, ETag, revisions).`,
+          description:
+            `${FILES_TEXT} An edit adds its \`file\` parts to the paste's files and removes ` +
+            `those its \`remove_file\` parts name; the file list is part of the revision, as the content is ` +
+            `(If-Match, ` +
+            `ETag, revisions).`,
           parameters: [idempotencyKey, ifMatch],
           requestBody: {
             ...body('EditRequest', { hash: 'aB3dE5gH7j', content: 'print(43)' }),
@@ -615,10 +707,15 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           },
           responses: {
             200: {
-              description: "Edited. `ETag` names the new revision (absent on a repeated Idempotency-Key's answer).",
+              description:
+                "Edited. `ETag` names the new revision (absent on a repeated Idempotency-Key's " + 'answer).',
               headers: {
                 ...rateHeaders,
-                ETag: { required: false, schema: { type: 'string' }, description: "The new revision's entity tag." },
+                ETag: {
+                  required: false,
+                  schema: { type: 'string' },
+                  description: "The new revision's " + 'entity tag.',
+                },
               },
               content: { 'application/json': { schema: ref('WriteResult') } },
             },
@@ -647,7 +744,8 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           operationId: 'listLanguages',
           summary: 'Every language a paste may be tagged with (no token needed)',
           description:
-            '`name` is what a paste stores and `paste.php` answers; `language` on create and edit also takes any of `aliases`, in any case.',
+            '`name` is what a paste stores and `paste.php` answers; `language` on create and edit also ' +
+            'takes any of `aliases`, in any case.',
           security: [],
           responses: {
             200: {
@@ -682,14 +780,16 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           type: 'http',
           scheme: 'bearer',
           description:
-            '`Authorization: Bearer <token>`, the preferred way. Tokens come from the CLI or the My API Keys page.',
+            '`Authorization: Bearer <token>`, the preferred way. Tokens come from the CLI or the My API ' +
+            'Keys page.',
         },
         queryToken: {
           type: 'apiKey',
           in: 'query',
           name: 'token',
           description:
-            'The token as the `token` query parameter (it is never written to the log). A third way, the body field `token`, is described on the request bodies.',
+            'The token as the `token` query parameter (it is never written to the log). A third way, the ' +
+            'body field `token`, is described on the request bodies.',
         },
       },
       headers: {
@@ -716,13 +816,15 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           required: true,
           schema: { type: 'string', pattern: '^"[A-Za-z0-9]{10}\\.[0-9a-z]+"$' },
           description:
-            "A strong validator of the paste's revision: it changes with every edit. Send it back in `If-None-Match` (reads) or `If-Match` (edit, delete).",
+            "A strong validator of the paste's revision: it changes with every edit. Send it back in " +
+            '`If-None-Match` (reads) or `If-Match` (edit, delete).',
         },
         'X-Request-Id': {
           required: true,
           schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$' },
           description:
-            "The request's id: the client's own `X-Request-Id` when it is 1-64 letters, digits or `._:-`, else one made by the server. The API log line and the server's report of a fault name it.",
+            "The request's id: the client's own `X-Request-Id` when it is 1-64 letters, digits or `._:-`, " +
+            "else one made by the server. The API log line and the server's report of a fault name it.",
         },
       },
       schemas: {
@@ -747,7 +849,8 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
         Receipt: {
           type: 'object',
           description:
-            "A burned paste's receipt, in the 410 its owner (or an admin) gets: when it was read, and through which side. Never the content.",
+            "A burned paste's receipt, in the 410 its owner (or an admin) gets: when it was read, and " +
+            'through which side. Never the content.',
           required: ['read_at', 'via', 'token_id'],
           properties: {
             read_at: time('When it was read,'),

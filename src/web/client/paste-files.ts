@@ -55,7 +55,8 @@ const web = globalThis as unknown as Web;
 export function screenshotName(at: Date, type: string): string {
   const two = (n: number): string => String(n).padStart(2, '0');
   const ext = type === 'image/jpeg' ? 'jpg' : (type.split('/')[1] ?? 'png').replace(/[^a-z0-9]/g, '') || 'png';
-  return `screenshot-${at.getFullYear()}${two(at.getMonth() + 1)}${two(at.getDate())}-${two(at.getHours())}${two(at.getMinutes())}${two(at.getSeconds())}.${ext}`;
+  return `screenshot-${at.getFullYear()}${two(at.getMonth() + 1)}${two(at.getDate())}-${two(at.getHours())}\
+${two(at.getMinutes())}${two(at.getSeconds())}.${ext}`;
 }
 
 /** Sizes as the pages say them, so a refusal names the limit the form states. */

@@ -49,17 +49,35 @@ function editPage(
 ): Reply {
   const now = ctx.deps.now();
   const keep = p.expire_at === null ? 'Keep: never expires' : `Keep: expires ${relative(p.expire_at, now)}`;
-  const body = html`<div class="page-head"><h1>Edit paste</h1><a class="btn btn-ghost" href="/p/${p.hash}">Cancel</a></div>
+  const sealed =
+    p.encrypted === 1
+      ? notice(
+          'info',
+          'This paste is encrypted: its content here is the envelope the server cannot read. Change its title and ' +
+            'settings here, and add files when you came from its page with the key in the link; to change its text, ' +
+            'send a new envelope through the API.',
+        )
+      : '';
+  const passwordField = html`<div class="field"><label for="password">New password</label><input type="password" \
+id="password" name="password" autocomplete="new-password" \
+placeholder="${p.password === null ? 'Optional' : 'Empty: keep the current one'}"></div>`;
+  const clearBox =
+    p.password === null
+      ? ''
+      : html`<div class="checks">${flagBox('clear_password', 'Remove the password', clearPw)}</div>`;
+  const body = html`<div class="page-head"><h1>Edit paste</h1><a class="btn btn-ghost" \
+href="/p/${p.hash}">Cancel</a></div>
 <section class="card">
 ${problemList(problems)}
-${p.encrypted === 1 ? notice('info', 'This paste is encrypted: its content here is the envelope the server cannot read. Change its title and settings here, and add files when you came from its page with the key in the link; to change its text, send a new envelope through the API.') : ''}
+${sealed}
 <form method="post" action="/p/${p.hash}/edit" enctype="multipart/form-data">
 ${csrfInput(ctx.csrf())}
-${pasteFields(v, [['keep', keep], ...EXPIRY_CHOICES], html`<div class="field"><label for="password">New password</label><input type="password" id="password" name="password" autocomplete="new-password" placeholder="${p.password === null ? 'Optional' : 'Empty: keep the current one'}"></div>`, PRIVACY_CHOICES, false)}
+${pasteFields(v, [['keep', keep], ...EXPIRY_CHOICES], passwordField, PRIVACY_CHOICES, false)}
 ${currentFiles(filesOf(p), removing)}
 ${filesField(ctx.deps.files.limits, p.encrypted === 1)}
-${p.password === null ? '' : html`<div class="checks">${flagBox('clear_password', 'Remove the password', clearPw)}</div>`}
-<div class="actions"><button class="btn btn-primary" type="submit">Save changes</button><a class="btn btn-ghost" href="/p/${p.hash}">Cancel</a></div>
+${clearBox}
+<div class="actions"><button class="btn btn-primary" type="submit">Save changes</button><a class="btn btn-ghost" \
+href="/p/${p.hash}">Cancel</a></div>
 </form>
 </section>`;
   return reply(page(ctx, `Edit: ${pasteTitle(p)}`, body), status);
@@ -117,13 +135,16 @@ const valuesOf = (p: Paste): PasteFormValues => ({
 export async function deleteForm(ctx: WebContext): Promise<Reply> {
   const p = await ownPaste(ctx, false);
   const body = html`<section class="card medium warning-card">
-<div class="icon danger" aria-hidden="true"><svg viewBox="0 0 24 24" width="26" height="26" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M4 7h16M10 11v6M14 11v6M6 7l1 13h10l1-13M9 7V4h6v3"/></svg></div>
+<div class="icon danger" aria-hidden="true"><svg viewBox="0 0 24 24" width="26" height="26" fill="none" \
+stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path \
+d="M4 7h16M10 11v6M14 11v6M6 7l1 13h10l1-13M9 7V4h6v3"/></svg></div>
 <h1>Delete this paste?</h1>
 <p class="title-text"><strong>${isolate(pasteTitle(p))}</strong></p>
 <p class="muted">It is removed from the server for good, together with its short link. This cannot be undone.</p>
 <form method="post" action="/p/${p.hash}/delete">
 ${csrfInput(ctx.csrf())}
-<div class="actions"><button class="btn btn-danger" type="submit">Delete for good</button><a class="btn btn-ghost" href="/my">Keep it</a></div>
+<div class="actions"><button class="btn btn-danger" type="submit">Delete for good</button><a class="btn btn-ghost" \
+href="/my">Keep it</a></div>
 </form>
 </section>`;
   return reply(page(ctx, 'Delete paste', body));
