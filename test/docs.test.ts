@@ -145,3 +145,8 @@ test("the README's Run it shows every command .ci/run runs, so a reader runs the
   assert.ok(commands.includes('npm test') && commands.length >= 4, `.ci/run's commands: ${commands.join(', ')}`);
   for (const c of commands) assert.ok(runIt.includes(c), `Run it shows ${c}`);
 });
+
+test('the README stays a manual for users: under 700 lines (figures go to bench/README.md, code to ARCHITECTURE.md)', async () => {
+  const lines = (await readFile(join(ROOT, 'README.md'), 'utf8')).split('\n').length - 1; // as wc -l counts
+  assert.ok(lines < 700, `README.md has ${lines} lines`);
+});
