@@ -84,17 +84,20 @@ export class CachedFileBlobs implements FileBlobs {
   }
 
   async remove(sha256: string): Promise<void> {
-    this.#removals++;
-    this.#forget(sha256);
-    this.#loading.delete(sha256);
+    this.#letGo(sha256);
     try {
       await this.blobs.remove(sha256);
     } finally {
       // A read that finished while the store removed them kept bytes that are now gone.
-      this.#removals++;
-      this.#forget(sha256);
-      this.#loading.delete(sha256);
+      this.#letGo(sha256);
     }
+  }
+
+  /** Forgets the bytes, and tells a read of them under way (#removals moved) to keep nothing. */
+  #letGo(sha256: string): void {
+    this.#removals++;
+    this.#forget(sha256);
+    this.#loading.delete(sha256);
   }
 
   /** Bytes held in memory now. */

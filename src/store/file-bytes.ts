@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { readdir, readFile, rmdir, stat } from 'node:fs/promises';
+import { rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   CLAIM_GRACE_MS,
@@ -12,8 +12,7 @@ import {
   type StoredBytes,
   SNIFF_BYTES,
 } from '../paste/files.ts';
-import { isErrno } from '../storage/errors.ts';
-import { checkSpooled, listDir, openIfThere } from '../storage/fs.ts';
+import { checkSpooled, listDir, openIfThere, readTextIfThere } from '../storage/fs.ts';
 import type { DurableFiles } from './files.ts';
 import { KeyedMutex } from './mutex.ts';
 
@@ -134,10 +133,7 @@ export class DiskFileClaims implements FileClaims {
   async #sizeOf(shard: string, sha: string, names: readonly string[]): Promise<number | undefined> {
     let there = false;
     for (const name of names) {
-      const text = await readFile(join(this.#dir, shard, name), 'utf8').catch((err: unknown) => {
-        if (isErrno(err, 'ENOENT')) return null;
-        throw err;
-      });
+      const text = await readTextIfThere(join(this.#dir, shard, name));
       if (text === null) continue;
       there = true;
       const { size } = claimOf(text);
@@ -180,18 +176,12 @@ export class DiskFileClaims implements FileClaims {
   drop(holder: string, sha256: string, claimedBefore: number, last: () => Promise<void>): Promise<Dropped> {
     return this.#locks.run(sha256, async () => {
       const bytes = bytesPath(this.#dir, sha256);
-      const at = await readFile(`${bytes}@${holder}`, 'utf8').catch((err: unknown) => {
-        // A claim a crash left half made (by paste only) is dropped as an old one.
-        if (isErrno(err, 'ENOENT')) return '0';
-        throw err;
-      });
+      // A claim a crash left half made (by paste only) is dropped as an old one.
+      const at = (await readTextIfThere(`${bytes}@${holder}`)) ?? '0';
       if (claimOf(at).at > claimedBefore) return 'young';
       await this.files.removeFile(`${bytes}@${holder}`);
       // No shard folder: a crash came before the claim by hash was written.
-      const shard = await readdir(join(this.#dir, sha256.slice(0, 2))).catch((err: unknown) => {
-        if (isErrno(err, 'ENOENT')) return [] as string[];
-        throw err;
-      });
+      const shard = await listDir(join(this.#dir, sha256.slice(0, 2)));
       const others = shard.some((n) => n.startsWith(`${sha256}@`));
       // The claim by paste goes last: should the removal fail or a crash cut it short, the
       // next round finds the claim from its paste again and removes the bytes then.

@@ -16,4 +16,22 @@ export class KeyedMutex {
     });
     return result;
   }
+
+  /**
+   * Waits for `key`'s turn and answers what ends it: for a turn held across work that is not
+   * one function (store/pastes.ts holds an owner's turn through a paste's write).
+   */
+  async enter(key: string): Promise<() => void> {
+    let leave!: () => void;
+    const held = new Promise<void>((resolve) => {
+      leave = resolve;
+    });
+    await new Promise<void>((entered) => {
+      void this.run(key, () => {
+        entered();
+        return held;
+      });
+    });
+    return leave;
+  }
 }

@@ -389,24 +389,15 @@ export class PasteStore {
    * edit and a create both take it: once the count of their other pastes' files lets `next`
    * in, answers what ends the turn (after the write); else refuses it, the turn ended.
    */
-  #ownerTurn(quota: FileQuota, next: Paste): Promise<() => void> {
-    return new Promise((entered, refused) => {
-      const turn = (leave: () => void): void => {
-        const refuse = (err: unknown): void => {
-          leave();
-          refused(err);
-        };
-        quota.others(next.hash).then((others) => {
-          try {
-            checkQuota(quota, others, next);
-            entered(leave);
-          } catch (err) {
-            refuse(err);
-          }
-        }, refuse);
-      };
-      void this.#quotas.run(String(quota.ownerId), () => new Promise<void>(turn));
-    });
+  async #ownerTurn(quota: FileQuota, next: Paste): Promise<() => void> {
+    const leave = await this.#quotas.enter(String(quota.ownerId));
+    try {
+      checkQuota(quota, await quota.others(next.hash), next);
+      return leave;
+    } catch (err) {
+      leave();
+      throw err;
+    }
   }
 
   /** Reads, decides and writes one paste with no other change to it in between. */

@@ -14,7 +14,7 @@ import type { NewFile } from '../paste/files.ts';
 import { newFilesOf } from '../pipeline/uploads.ts';
 import type { PasteFile } from '../paste/paste.ts';
 import { clientUrl } from './client-asset.ts';
-import { sizeLabel } from './paste-view.ts';
+import { sizeLabel } from './size-label.ts';
 
 export const PRIVACY_CHOICES = [
   ['public', 'Public'],

@@ -145,8 +145,6 @@ const PRIVACY_WORDS: Record<Paste['privacy'], string> = { public: 'Public', unli
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-export { sizeLabel };
-
 /**
  * The page of a paste being read. `burnedNow` marks the one showing of a one-time paste:
  * there is no raw link or short link then, since both already lead to nothing.

@@ -182,8 +182,7 @@ const multipartOf = (schema: string, edit: boolean): Schema => ({
               remove_file: {
                 type: 'array',
                 items: { type: 'string' },
-                description:
-                  'The name of a file to remove; repeat the part for more (400 for a name the ' + 'paste lacks).',
+                description: 'The name of a file to remove; repeat the part for more (400 for a name the paste lacks).',
               },
             }
           : {}),
@@ -275,7 +274,7 @@ const writeResult: Schema = {
     },
     warning: {
       type: 'string',
-      description: 'Present when a `language` no grammar knows was asked for: the paste was stored as ' + '`text`.',
+      description: 'Present when a `language` no grammar knows was asked for: the paste was stored as `text`.',
       examples: [unknownLanguageWarning('vue')],
     },
   },
@@ -397,8 +396,7 @@ const ifMatch: Schema = {
 
 /** A read's answers when the reader holds the current revision. */
 const notModified: Schema = {
-  description:
-    'The reader holds the current revision (`If-None-Match`): no body, no view counted, nothing ' + 'burned.',
+  description: 'The reader holds the current revision (`If-None-Match`): no body, no view counted, nothing burned.',
   headers: {
     ETag: { $ref: '#/components/headers/ETag' },
     'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },

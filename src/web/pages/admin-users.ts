@@ -11,7 +11,7 @@ import { csrfInput, notice, problemList } from '../forms.ts';
 import { html, isolate, type SafeHtml } from '../html.ts';
 import { page } from '../layout.ts';
 import { adminTabs } from './admin-tokens.ts';
-import { sizeLabel } from '../paste-view.ts';
+import { sizeLabel } from '../size-label.ts';
 
 const ids = new RandomIds();
 

@@ -5,7 +5,7 @@ import { actorOf, field, userOf, type WebContext } from '../context.ts';
 import { csrfInput, notice, problemList } from '../forms.ts';
 import { html } from '../html.ts';
 import { page } from '../layout.ts';
-import { sizeLabel } from '../paste-view.ts';
+import { sizeLabel } from '../size-label.ts';
 
 /** The account page, where a user changes their own password (README, Web pages: Your account). */
 export const ACCOUNT_PATH = '/account';

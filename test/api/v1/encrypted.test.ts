@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { MIN_ITERATIONS, sealedFileBytes } from '../../../src/paste/envelope.ts';
 import { decryptEnvelope, encryptText, newKey, openFile, sealFile } from '../../../src/paste/envelope-crypto.ts';
-import { multipart } from '../../helpers/multipart-body.ts';
+import { multipart, sendFiles } from '../../helpers/multipart.ts';
 import { makeToken, req, startServer, type AppServer } from '../../helpers/server.ts';
 import { apiLogLines, everythingStored, storedFileBytes, storedPaste } from '../../helpers/stored.ts';
 import { spooledUploads } from '../../helpers/stored.ts';
@@ -235,13 +235,14 @@ describe('encrypted pastes through the API', () => {
     const token = await makeToken(server.dataDir, { user: 'alice' });
     const key = newKey();
     const content = await encryptText('', key);
-    const send = (path: string, fields: Record<string, string>, files: Buffer[]) => {
-      const m = multipart(
+    const send = (path: string, fields: Record<string, string>, files: Buffer[]) =>
+      sendFiles(
+        server,
+        token,
         fields,
         files.map((bytes, i) => ({ name: `f${i + 1}.enc`, bytes })),
+        path,
       );
-      return req(server, 'POST', path, { token, body: m.body, headers: { 'content-type': m.type } });
-    };
     // A file of exactly MAX_FILE_BYTES, a 255-byte name and a password: its envelope is far larger, and taken.
     const name = `${'a'.repeat(251)}.bin`;
     const bytes = Buffer.alloc(MAX, 7);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { type AppServer, makeToken, req, type Res, startServer } from '../../helpers/server.ts';
-import { multipart } from '../../helpers/multipart-body.ts';
+import { multipart, sendFiles } from '../../helpers/multipart.ts';
 import { readZip } from '../../helpers/zip-reader.ts';
 
 // What a client of the API meets at the edges of files (README, Files; docs/files.md): who may
@@ -26,7 +26,7 @@ function send(path: string, m: { body: Buffer; type: string }, as: string | unde
 }
 
 async function createWith(fields: Record<string, string>, files: { name: string; bytes: Buffer }[]): Promise<string> {
-  const r = await send('/api/v1/paste_create.php', multipart(fields, files));
+  const r = await sendFiles(server, token, fields, files);
   assert.equal(r.status, 200, r.text);
   return r.json['hash'] as string;
 }
@@ -228,12 +228,10 @@ describe('an edit past MAX_FILES_PER_PASTE', () => {
   test('is 400 naming the number, as a create past it does', async () => {
     const few = await startServer({ env: { MAX_FILES_PER_PASTE: '2' } });
     const t = await makeToken(few.dataDir, { user: 'dan' });
-    const post = (path: string, m: { body: Buffer; type: string }): Promise<Res> =>
-      req(few, 'POST', path, { token: t, body: m.body, headers: { 'content-type': m.type } });
     const one = (name: string) => ({ name, bytes: Buffer.from(name) });
-    const made = await post('/api/v1/paste_create.php', multipart({ content: 'x' }, [one('a'), one('b')]));
+    const made = await sendFiles(few, t, { content: 'x' }, [one('a'), one('b')]);
     assert.equal(made.status, 200, made.text);
-    const edit = await post('/api/v1/paste_edit.php', multipart({ hash: String(made.json['hash']) }, [one('c')]));
+    const edit = await sendFiles(few, t, { hash: String(made.json['hash']) }, [one('c')], '/api/v1/paste_edit.php');
     assert.equal(edit.status, 400, edit.text);
     assert.match(edit.json.error ?? '', /at most 2 files/);
   });
