@@ -15,7 +15,7 @@ test('enter waits for the work queued before it, and holds the key until its tur
     return leave;
   });
   await settle();
-  assert.deepEqual(order, [], 'the turn waits for the run before it');
+  assert.equal(order.length, 0, 'the turn waits for the run before it');
   finish();
   await first;
   const leave = await turn;
