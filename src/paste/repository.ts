@@ -81,8 +81,17 @@ export interface PasteRepository {
   cached(hash: string): Paste | null | undefined;
   get(hash: string): Promise<Paste | null>;
   getByShortcode(code: string): Promise<Paste | null>;
-  /** Creates a new paste under a free hash, trying `first` before random ones; with `quota`, within it. */
-  create(make: (hash: string) => Paste, listing?: Listing, first?: string, quota?: FileQuota): Promise<Paste>;
+  /**
+   * Creates a new paste under a free hash, trying `first` before random ones; with `quota`, within it. `make`
+   * builds the record for a hash, and has done whatever must precede a record of that hash (a file's claim)
+   * when it resolves.
+   */
+  create(
+    make: (hash: string) => Paste | Promise<Paste>,
+    listing?: Listing,
+    first?: string,
+    quota?: FileQuota,
+  ): Promise<Paste>;
   transact<T>(hash: string, fn: (paste: Paste | null) => Txn<T> | Promise<Txn<T>>): Promise<T>;
   /**
    * The paste for a page that shows at most the first `chars` characters of its text

@@ -706,8 +706,10 @@ export class PasteService {
     const first = hash ?? (files === undefined ? undefined : this.#ids.base62(HASH_LENGTH));
     for (const f of newFiles) await this.#bytes().keep(f, first as string, now);
     const paste = await this.#store.create(
-      (hash) =>
-        this.#sealed(input.encrypted, files, {
+      async (hash) => {
+        // The hash tried first was taken: the bytes, kept already, are claimed under this one before its record.
+        if (hash !== first) for (const f of newFiles) await this.#bytes().claim(hash, f, now);
+        return this.#sealed(input.encrypted, files, {
           v: 1,
           hash,
           title: input.title,
@@ -726,16 +728,14 @@ export class PasteService {
           receipt: null,
           revision: 1,
           ...(deleteKey === undefined ? {} : { delete_key: deleteKey }),
-        }),
+        });
+      },
       ownerId === ANONYMOUS_OWNER
         ? undefined
         : { add: (p) => this.#owners.add(ownerId, p.hash), withdraw: (p) => this.#owners.remove(ownerId, p.hash) },
       first,
       files === undefined ? undefined : this.#quota(ownerId),
     );
-    // The hash tried first was taken: the bytes are kept already, and claimed under the paste's own.
-    if (files !== undefined && paste.hash !== first)
-      for (const f of newFiles) await this.#bytes().claim(paste.hash, f, now);
     if (paste.privacy === 'public' && paste.burn_after_read === 0) this.#recent.add(paste.hash);
     this.#counts.created++;
     return paste;

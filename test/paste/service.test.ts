@@ -3,8 +3,10 @@ import { access, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, beforeEach, describe, test } from 'node:test';
 import type { Viewer } from '../../src/paste/access.ts';
+import { ANONYMOUS_OWNER } from '../../src/paste/anonymous.ts';
+import { type ClaimedBytes, FILE_LIMIT_DEFAULTS, type FileBytes, type NewFile } from '../../src/paste/files.ts';
 import { PasteError, type PasteFailure } from '../../src/paste/errors.ts';
-import { contentOf } from '../../src/paste/paste.ts';
+import { contentOf, type Paste } from '../../src/paste/paste.ts';
 import {
   OWNED_COUNT_LIMIT,
   OWNED_SEARCH_MS,
@@ -23,7 +25,13 @@ import {
   OWNED_SEARCHES_PER_USER,
   searchWords,
 } from '../../src/paste/owned-search.ts';
-import { type SearchBound, TOMBSTONE_MS } from '../../src/paste/repository.ts';
+import {
+  type FileQuota,
+  type Listing,
+  type PasteRepository,
+  type SearchBound,
+  TOMBSTONE_MS,
+} from '../../src/paste/repository.ts';
 import { RecentPastes } from '../../src/store/recent.ts';
 import { ViewCounter } from '../../src/store/views.ts';
 import { cleanup, tempDataDir } from '../helpers/server.ts';
@@ -412,5 +420,44 @@ describe('relist', () => {
     await service.relist(p.hash);
     await service.relist('ZZZZZZZZZZ');
     assert.equal((await readFile(join(dir, 'owners', `${owner.userId}.log`), 'utf8')).length, size);
+  });
+});
+
+describe('files', () => {
+  test("a create whose first hash is taken claims the kept bytes under the one it gets before that paste's record is written", async () => {
+    const taken = (await service.create(input({ content: 'first' }), ANONYMOUS_OWNER)).hash;
+    const claims = new Map<string, string[]>();
+    const claim = async (holder: string, f: ClaimedBytes): Promise<void> => {
+      claims.set(holder, [...(claims.get(holder) ?? []), f.sha256]);
+    };
+    const bytes = { keep: (f: NewFile, holder: string) => claim(holder, f), claim } as unknown as FileBytes;
+    // What was claimed under each hash when its record was about to be written.
+    const before = new Map<string, string[]>();
+    const watched: PasteRepository = Object.create(store, {
+      create: {
+        value: (make: (hash: string) => Paste | Promise<Paste>, ...rest: [Listing?, string?, FileQuota?]) =>
+          store.create(
+            async (hash) => {
+              const p = await make(hash);
+              before.set(hash, [...(claims.get(hash) ?? [])]);
+              return p;
+            },
+            ...rest,
+          ),
+      },
+    });
+    const files = { bytes, limits: FILE_LIMIT_DEFAULTS };
+    const sha256 = 'a'.repeat(64);
+    const file: NewFile = { name: 'n.txt', size: 1, type: 'text/plain', sha256, path: join(dir, 'spooled') };
+    const made = await serviceWith({ store: watched, files }).create(input(), ANONYMOUS_OWNER, taken, undefined, [
+      file,
+    ]);
+    assert.notEqual(made.hash, taken);
+    assert.deepEqual(claims.get(taken), [sha256], 'kept under the hash tried first');
+    assert.deepEqual(before.get(made.hash), [sha256], 'claimed under its own hash before its record');
+    assert.deepEqual(
+      made.files?.map((f) => f.sha256),
+      [sha256],
+    );
   });
 });
