@@ -3,6 +3,7 @@ import { maxBodyBytes } from '../http/body.ts';
 import { badRequest, HttpError } from '../http/errors.ts';
 import { type Multipart, readMultipart, type Upload } from '../http/multipart.ts';
 import { fileLimit, type FileLimits, fileNameProblem, type NewFile } from '../paste/files.ts';
+import { hashedAsSpooled } from '../storage/fs.ts';
 
 /** Fields a multipart edit may repeat: each names a file to remove. */
 const REPEATABLE: ReadonlySet<string> = new Set(['remove_file']);
@@ -51,7 +52,8 @@ export function readUploads(
 /**
  * The files a multipart request brought, as the paste will keep them: each name checked
  * (README, Files: any UTF-8, never a path; 400 otherwise), its type the one the client gave
- * when it has the form of one.
+ * when it has the form of one. The spooler counted their sizes and hashes as it wrote them:
+ * they are vouched for, and no store reads them again to check (storage/fs.ts checkSpooled).
  */
 export function newFilesOf(uploads: readonly Upload[]): NewFile[] {
   return uploads.map((u) => {
@@ -60,6 +62,6 @@ export function newFilesOf(uploads: readonly Upload[]): NewFile[] {
     const type = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/.test(u.type)
       ? u.type
       : 'application/octet-stream';
-    return { name: u.name, size: u.size, type, sha256: u.sha256, path: u.path };
+    return hashedAsSpooled({ name: u.name, size: u.size, type, sha256: u.sha256, path: u.path });
   });
 }

@@ -116,12 +116,30 @@ export async function listDir(dir: string): Promise<string[]> {
   }
 }
 
+/** A spooled file, as a store is handed it: its path, and the size and SHA-256 it is said to hold. */
+type Spooled = { readonly path: string; readonly size: number; readonly sha256: string };
+
+/** Spooled files whose size and hash were counted from the very bytes as they were written (hashedAsSpooled). */
+const HASHED_AS_SPOOLED = new WeakSet<Spooled>();
+
+/**
+ * Vouches for `file`: its size and SHA-256 were counted from the bytes as the spooler wrote
+ * them (http/multipart.ts), after every write finished, so checkSpooled need not read them
+ * again. Only the code that hashed the bytes itself may call it.
+ */
+export function hashedAsSpooled<T extends Spooled>(file: T): T {
+  HASHED_AS_SPOOLED.add(file);
+  return file;
+}
+
 /**
  * Refuses a spooled upload that is not the `size` bytes hashing to `sha256` it is said to be,
  * and removes it: bytes are stored by their hash once, so wrong ones would be served for every
- * paste that names that hash, and a later put of the true bytes would be skipped.
+ * paste that names that hash, and a later put of the true bytes would be skipped. One the
+ * spooler vouched for (hashedAsSpooled) is taken without reading it twice.
  */
-export async function checkSpooled(file: { path: string; size: number; sha256: string }): Promise<void> {
+export async function checkSpooled(file: Spooled): Promise<void> {
+  if (HASHED_AS_SPOOLED.has(file)) return;
   const hash = createHash('sha256');
   let size = 0;
   try {
