@@ -75,23 +75,20 @@ export interface Listing {
   withdraw(paste: Paste): Promise<void>;
 }
 
+/**
+ * Builds a new paste's record for a hash a create tries; once it resolves, whatever must come
+ * before a record of that hash is done (its files' claims: paste/files.ts FileBytes).
+ */
+export type MakePaste = (hash: string) => Paste | Promise<Paste>;
+
 /** What the service needs of the paste store (store/pastes.ts). */
 export interface PasteRepository {
   /** The paste as the cache knows it, without waiting: undefined when the cache cannot say. */
   cached(hash: string): Paste | null | undefined;
   get(hash: string): Promise<Paste | null>;
   getByShortcode(code: string): Promise<Paste | null>;
-  /**
-   * Creates a new paste under a free hash, trying `first` before random ones; with `quota`, within it. `make`
-   * builds the record for a hash, and has done whatever must precede a record of that hash (a file's claim)
-   * when it resolves.
-   */
-  create(
-    make: (hash: string) => Paste | Promise<Paste>,
-    listing?: Listing,
-    first?: string,
-    quota?: FileQuota,
-  ): Promise<Paste>;
+  /** Creates a new paste under a free hash, trying `first` before random ones; with `quota`, within it. */
+  create(make: MakePaste, listing?: Listing, first?: string, quota?: FileQuota): Promise<Paste>;
   transact<T>(hash: string, fn: (paste: Paste | null) => Txn<T> | Promise<Txn<T>>): Promise<T>;
   /**
    * The paste for a page that shows at most the first `chars` characters of its text

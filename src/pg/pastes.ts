@@ -6,6 +6,7 @@ import {
   type CorruptPaste,
   type FileQuota,
   type Listing,
+  type MakePaste,
   type PasteHead,
   type PasteRepository,
   type Txn,
@@ -151,12 +152,7 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
    * which means another draw. The listing's entry is written beside the insert, and when
    * one of the two fails the other is undone, so a refused create leaves neither.
    */
-  async create(
-    make: (hash: string) => Paste | Promise<Paste>,
-    listing?: Listing,
-    first?: string,
-    quota?: FileQuota,
-  ): Promise<Paste> {
+  async create(make: MakePaste, listing?: Listing, first?: string, quota?: FileQuota): Promise<Paste> {
     for (let candidate = first; ; candidate = undefined) {
       const paste = await make(candidate ?? this.#ids.base62(HASH_LENGTH));
       const insert =

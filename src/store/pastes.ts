@@ -4,6 +4,7 @@ import {
   type FileQuota,
   TOMBSTONE_MS,
   type Listing,
+  type MakePaste,
   type PasteHead,
   type Txn,
   sweepTxn,
@@ -321,12 +322,7 @@ export class PasteStore {
    * the index check every hash against the store, and a retried create repairs its entry:
    * see api/v1/idempotency.ts.)
    */
-  async create(
-    make: (hash: string) => Paste | Promise<Paste>,
-    listing?: Listing,
-    first?: string,
-    quota?: FileQuota,
-  ): Promise<Paste> {
+  async create(make: MakePaste, listing?: Listing, first?: string, quota?: FileQuota): Promise<Paste> {
     // `first` is tried before any random hash (a retried create's chosen one); if taken, a random one follows.
     for (let candidate = first; ; candidate = undefined) {
       const paste = await make(candidate ?? this.#ids.base62(HASH_LENGTH));

@@ -6,7 +6,7 @@ import type { Viewer } from '../../src/paste/access.ts';
 import { ANONYMOUS_OWNER } from '../../src/paste/anonymous.ts';
 import { type ClaimedBytes, FILE_LIMIT_DEFAULTS, type FileBytes, type NewFile } from '../../src/paste/files.ts';
 import { PasteError, type PasteFailure } from '../../src/paste/errors.ts';
-import { contentOf, type Paste } from '../../src/paste/paste.ts';
+import { contentOf } from '../../src/paste/paste.ts';
 import {
   OWNED_COUNT_LIMIT,
   OWNED_SEARCH_MS,
@@ -28,6 +28,7 @@ import {
 import {
   type FileQuota,
   type Listing,
+  type MakePaste,
   type PasteRepository,
   type SearchBound,
   TOMBSTONE_MS,
@@ -435,7 +436,7 @@ describe('files', () => {
     const before = new Map<string, string[]>();
     const watched: PasteRepository = Object.create(store, {
       create: {
-        value: (make: (hash: string) => Paste | Promise<Paste>, ...rest: [Listing?, string?, FileQuota?]) =>
+        value: (make: MakePaste, ...rest: [Listing?, string?, FileQuota?]) =>
           store.create(
             async (hash) => {
               const p = await make(hash);
