@@ -1,6 +1,7 @@
 import { open } from 'node:fs/promises';
 import { unlink } from 'node:fs/promises';
 import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Sql, TransactionSql } from 'postgres';
 import {
   CLAIM_GRACE_MS,
@@ -20,6 +21,9 @@ export const CHUNK_BYTES = 256 * 1024;
 
 /** The advisory lock class of one hash's bytes (with the hash's hashtext as the other key). */
 const FILE_LOCK = 0x6669_6c65;
+
+/** The longest pause of a claim between tries of a hash's lock held by the sweep. */
+const MAX_CLAIM_PAUSE_MS = 50;
 
 /**
  * Files' bytes in PostgreSQL (migrations/016-paste-files.sql): `file_blobs` (size and first
@@ -91,16 +95,29 @@ export class PgFileClaims implements FileClaims {
     readonly tmpDir: string,
   ) {}
 
+  /**
+   * The hash's lock is tried, never waited for with a transaction open: a claim waiting would
+   * hold a place on the pool, and the sweep holding the lock needs one more to remove the bytes
+   * (`last` of drop), so enough claims of the same bytes at once would stall both until their
+   * requests ran out of time. Refused, the claim lets its place go, pauses and tries again.
+   */
   async claim(holder: string, { sha256, size }: ClaimedBytes, now: number): Promise<void> {
-    await this.sql.begin(async (tx: TransactionSql) => {
-      await tx`select pg_advisory_xact_lock(${FILE_LOCK}, hashtext(${sha256}))`;
-      await tx`
-        insert into file_claims (sha256, holder, claimed_at, size)
-        values (${sha256}, ${holder}, ${new Date(now)}, ${size})
-        on conflict (holder, sha256) do update set claimed_at = excluded.claimed_at, size = excluded.size`;
-      // Looked at once its grace is over, in case no paste ever names it (a create that failed).
-      await tx`insert into file_releases (holder, due) values (${holder}, ${new Date(now + CLAIM_GRACE_MS + 1)})`;
-    });
+    for (let pause = 1; ; pause = Math.min(pause * 2, MAX_CLAIM_PAUSE_MS)) {
+      const made = await this.sql.begin(async (tx: TransactionSql) => {
+        const [lock] = await tx<{ got: boolean }[]>`
+          select pg_try_advisory_xact_lock(${FILE_LOCK}, hashtext(${sha256})) as got`;
+        if (lock?.got !== true) return false;
+        await tx`
+          insert into file_claims (sha256, holder, claimed_at, size)
+          values (${sha256}, ${holder}, ${new Date(now)}, ${size})
+          on conflict (holder, sha256) do update set claimed_at = excluded.claimed_at, size = excluded.size`;
+        // Looked at once its grace is over, in case no paste ever names it (a create that failed).
+        await tx`insert into file_releases (holder, due) values (${holder}, ${new Date(now + CLAIM_GRACE_MS + 1)})`;
+        return true;
+      });
+      if (made) return;
+      await sleep(pause);
+    }
   }
 
   /** One pass over the claims (migration 20 gave each its size), the bytes' rows and the bucket left alone. */
