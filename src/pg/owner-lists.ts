@@ -11,14 +11,20 @@ import { likeTerms, type WalkTerm, walkTerms } from './owned-search-terms.ts';
 export const INDEXED_TEXT_BYTES = 2_097_152;
 
 /**
- * The bytes of the files user `userId`'s pastes other than `except` hold (burned ones left
- * out), as the quota counts them: a write adding files checks it in its own transaction.
+ * The bytes of the files each of `userIds`' pastes hold (burned ones left out, and `except`,
+ * a paste a write is about to replace), as the quota counts them: the index of migration 18
+ * holds only the pastes that have files, so this reads those rows alone. A write adding files
+ * counts its owner's in its own transaction (pg/pastes.ts).
  */
-export async function otherFileBytes(sql: ISql, userId: number, except: string): Promise<number> {
-  const [row] = await sql`select coalesce(sum((f->>'size')::bigint), 0)::text as bytes
+export async function fileBytesOf(sql: ISql, userIds: readonly number[], except = ''): Promise<Map<number, number>> {
+  const out = new Map<number, number>(userIds.map((id) => [id, 0]));
+  const rows = await sql`select p.owner_id, sum((f->>'size')::bigint)::text as bytes
     from pastes p cross join lateral jsonb_array_elements(p.files) f
-    where p.owner_id = ${userId} and p.files is not null and not p.burned and p.hash <> ${except}`;
-  return Number(row?.['bytes'] ?? 0);
+    where p.owner_id = any(${userIds as number[]}::integer[]) and p.files is not null and not p.burned
+      and p.hash <> ${except}
+    group by p.owner_id`;
+  for (const r of rows) out.set(r['owner_id'] as number, Number(r['bytes']));
+  return out;
 }
 
 /**
@@ -74,18 +80,9 @@ export class PgOwnerLists implements OwnerLists {
     return out;
   }
 
-  /**
-   * Each user's stored file bytes: the index of migration 18 holds only the pastes that have
-   * files, so this reads those rows alone (their `files` lists), never every paste.
-   */
-  async fileBytes(userIds: readonly number[]): Promise<Map<number, number>> {
-    const out = new Map<number, number>(userIds.map((id) => [id, 0]));
-    const rows = await this.sql`select p.owner_id, sum((f->>'size')::bigint)::text as bytes
-      from pastes p cross join lateral jsonb_array_elements(p.files) f
-      where p.owner_id = any(${userIds as number[]}::integer[]) and p.files is not null and not p.burned
-      group by p.owner_id`;
-    for (const r of rows) out.set(r['owner_id'] as number, Number(r['bytes']));
-    return out;
+  /** Each user's stored file bytes (fileBytesOf). */
+  fileBytes(userIds: readonly number[]): Promise<Map<number, number>> {
+    return fileBytesOf(this.sql, userIds);
   }
 
   /** Whether the trigram index of migration 6 is there (it is left out where its extensions could not be made). */

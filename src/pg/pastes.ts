@@ -16,7 +16,7 @@ import type { PasteUpkeep } from '../backend.ts';
 import { POOL_SIZE } from './connect.ts';
 import { PgPasteHeads } from './paste-head.ts';
 import { PasteIdentity } from './paste-identity.ts';
-import { otherFileBytes } from './owner-lists.ts';
+import { fileBytesOf } from './owner-lists.ts';
 import { type SharedCacheOptions, SharedPasteCache } from './paste-cache.ts';
 import { pasteColumns, pasteOf, revisionOf, revisionRowOf, rowOf, sweepTimeOf } from './paste-row.ts';
 
@@ -189,7 +189,8 @@ export class PgPasteStore implements PasteRepository, PasteUpkeep {
    */
   async #withinQuota(tx: TransactionSql, quota: FileQuota, next: Paste): Promise<void> {
     await tx`select pg_advisory_xact_lock(${OWNER_FILES_LOCK}, ${quota.ownerId})`;
-    checkQuota(quota, await otherFileBytes(tx, quota.ownerId, next.hash), next);
+    const others = (await fileBytesOf(tx, [quota.ownerId], next.hash)).get(quota.ownerId) ?? 0;
+    checkQuota(quota, others, next);
   }
 
   /** A row cannot be half written: there is never a damaged paste to remove. */
