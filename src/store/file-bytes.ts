@@ -117,7 +117,10 @@ export class DiskFileClaims implements FileClaims {
       const claims = new Map<string, string[]>();
       for (const name of await listDir(join(this.#dir, shard))) {
         const m = /^([0-9a-f]{64})@[A-Za-z0-9]+$/.exec(name);
-        if (m !== null) claims.set(m[1] as string, [...(claims.get(m[1] as string) ?? []), name]);
+        if (m === null) continue;
+        const names = claims.get(m[1] as string);
+        if (names === undefined) claims.set(m[1] as string, [name]);
+        else names.push(name);
       }
       for (const [sha, names] of claims) {
         const size = await this.#sizeOf(shard, sha, names);

@@ -39,8 +39,8 @@ function capOf(name: string, top: string, maxPasteBytes: number): { bytes: numbe
   if (name === 'accounts.json' || top === 'state')
     return { bytes: 256 * MiB, what: `${top === 'state' ? 'a state file' : name}` };
   if (top === 'sessions' || top === 'idempotency') return { bytes: 64 * KiB, what: `a file in ${top}/` };
-  // A file's bytes are streamed and counted against free space, as logs are; its claims and releases are a time
-  // or nothing.
+  // A file's bytes are streamed and counted against free space, as logs are; its claims and releases hold a
+  // time and a size, or nothing.
   if (top === 'files' && !FILE_BYTES_RE.test(name)) return { bytes: 64, what: 'a claim or release in files/' };
   return null;
 }
