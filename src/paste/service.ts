@@ -270,16 +270,19 @@ export class PasteService {
     return {
       ownerId,
       limit: this.fileLimits.userQuotaBytes,
-      others: async (except) => {
-        let used = 0;
-        for (const hash of await this.#owners.list(ownerId)) {
-          if (hash === except) continue;
-          const p = await this.#store.get(hash).catch(skipDamaged);
-          if (p !== null) used += quotaBytesOf(p);
-        }
-        return used;
-      },
+      others: (except) => this.#walkedFileBytes(ownerId, except),
     };
+  }
+
+  /** The bytes of files `ownerId`'s pastes but `except` hold, paste by paste, where no store counts them itself. */
+  async #walkedFileBytes(ownerId: number, except = ''): Promise<number> {
+    let used = 0;
+    for (const hash of await this.#owners.list(ownerId)) {
+      if (hash === except) continue;
+      const p = await this.#store.get(hash).catch(skipDamaged);
+      if (p !== null) used += quotaBytesOf(p);
+    }
+    return used;
   }
 
   /** The bytes of the files a user's pastes hold now (README, Files: quota), each paste's counted. */
@@ -294,7 +297,7 @@ export class PasteService {
   async filesOwned(userIds: readonly number[]): Promise<Map<number, number>> {
     if (this.#owners.fileBytes !== undefined) return this.#owners.fileBytes(userIds);
     const out = new Map<number, number>();
-    for (const id of userIds) out.set(id, await (this.#quota(id)?.others('') ?? 0));
+    for (const id of userIds) out.set(id, await this.#walkedFileBytes(id));
     return out;
   }
 
