@@ -31,7 +31,7 @@ export interface ApiDeps {
   preAuth: BodyBudget;
   /** The accounts as they are now (`fresh`), and users' names for the paste's `owner`. */
   accounts: { fresh(): Promise<void>; user(id: number): User | undefined };
-  authenticator: Pick<Authenticator, 'token'>;
+  authenticator: Pick<Authenticator, 'token' | 'current'>;
   limiter: Pick<Limiter, 'consume'>;
   pastes: PasteService;
   /** Cross-origin access (CORS_ORIGINS); null: same-origin only, and OPTIONS is a 405 like any other method. */

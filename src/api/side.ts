@@ -141,7 +141,7 @@ const authenticate: Step<ApiContext> = (ctx) => {
     ctx.headers['x-ratelimit-limit'] = String(tokenless.rateLimit);
     return undefined;
   }
-  return ctx.deps.accounts.fresh().then(() =>
+  return ctx.deps.authenticator.current(ctx.secret).then(() =>
     whenReady(ctx.deps.authenticator.token(ctx.secret, ctx, ctx.req.socket), (principal) => {
       ctx.principal = principal;
       ctx.viewer = tokenViewer(principal);

@@ -72,6 +72,18 @@ export abstract class AccountIndex<V> implements AccountRecords {
   }
 
   /**
+   * `fresh()`, with the stored version checked even when the watch heard of no change: for
+   * a token the copy does not know. PostgreSQL sends a change's notification at commit, and
+   * it may reach this process after the request that uses the token the change made (the
+   * writer's process is done by then); the data folder's inotify event is queued before the
+   * rename returns, so there this check only confirms. Requests of one turn share it.
+   */
+  recheck(): Promise<void> {
+    this.#stale = true;
+    return this.fresh();
+  }
+
+  /**
    * Checks the version and, when it moved, reads the accounts; one at a time, so an older
    * read can never land after a newer one. A failed one is retried by the next check.
    */

@@ -26,6 +26,8 @@ export const RATE_MAX = 999_999_999;
  */
 export interface AccountRecords {
   fresh(): Promise<void>;
+  /** `fresh()`, checking the store even when no change was heard of (auth/account-index.ts). */
+  recheck(): Promise<void>;
   readonly users: readonly User[];
   readonly tokens: readonly TokenRecord[];
   user(id: number): User | undefined;
@@ -135,6 +137,9 @@ export class Accounts {
   /** Resolves once the copy in memory reflects every write finished before this call. */
   fresh(): Promise<void> {
     return this.records.fresh();
+  }
+  recheck(): Promise<void> {
+    return this.records.recheck();
   }
   get users(): readonly User[] {
     return this.records.users;

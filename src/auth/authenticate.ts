@@ -12,7 +12,9 @@ import type { Principal } from './viewer.ts';
 export const LOGIN_USER_LIMIT_PER_MINUTE = 10;
 
 export interface AuthenticatorOptions {
-  accounts: Pick<AccountRecords, 'token' | 'user' | 'userByName' | 'fresh'> & { knownTokenId?(id: string): boolean };
+  accounts: Pick<AccountRecords, 'token' | 'user' | 'userByName' | 'fresh' | 'recheck'> & {
+    knownTokenId?(id: string): boolean;
+  };
   budget: FailureBudget;
   /** Failed authentications allowed per client per minute (AUTH_FAIL_LIMIT_PER_MINUTE; 0: no limit). */
   failLimitPerMinute: number;
@@ -61,8 +63,21 @@ export class Authenticator {
   }
 
   /**
+   * Resolves once the accounts are current enough to judge `secret`: fresh, and when its id
+   * is one the copy has never held, checked against the store as well, so a token just made
+   * by the CLI or another instance authenticates on the next request even when the notice of
+   * it is still on its way (auth/account-index.ts, `recheck`). A made-up id costs at most
+   * one version check per turn of the event loop, shared by every request of that turn.
+   */
+  async current(secret: string | null): Promise<void> {
+    await this.o.accounts.fresh();
+    const id = secret === null ? null : tokenIdOf(secret);
+    if (id !== null && this.o.accounts.knownTokenId?.(id) === false) await this.o.accounts.recheck();
+  }
+
+  /**
    * The caller behind a presented API token secret, against the accounts as they are now
-   * (the caller awaits `fresh()` first). Failures spend the client's failed-auth budget;
+   * (the caller awaits `current(secret)` first). Failures spend the client's failed-auth budget;
    * once it is spent every attempt from the client gets 429, a valid token included, so a
    * guesser learns nothing from the answers until the budget refills. `connection` (the
    * request's socket) remembers the secret that last matched on it (see #record). Answers

@@ -8,6 +8,9 @@ import { migrate } from '../../src/pg/migrate.ts';
 import { addToken, addUser, removeToken } from '../contract/account-records.ts';
 import { createTestDatabase, psql, testCluster } from '../helpers/postgres.ts';
 import { until } from '../helpers/until.ts';
+import { makeToken, req, startServer } from '../helpers/server.ts';
+import { hashToken } from '../../src/auth/tokens.ts';
+import { backendEnv } from '../helpers/backend.ts';
 
 // What every backend's accounts do is in test/contract/account-records.ts; these are PostgreSQL's own.
 
@@ -96,6 +99,41 @@ test('with the listener up, a change whose notification was lost is found by the
   now += 1;
   await server.fresh();
   assert.equal(server.userByName('quiet')?.id, 1);
+});
+
+test('with the listener up and no change heard of, recheck() reads a change whose notification has not come', async () => {
+  // A clock that never moves: without recheck(), nothing but a notification would make the server look.
+  const { server, b } = await pair({ clock: () => 0 });
+  await server.fresh();
+  await b.sql.begin(async (tx) => {
+    await tx`insert into users (id, name, role, created_at) values (1, 'early', 'user', now())`;
+    await tx`update accounts_state set version = version + 1, next_user_id = 2`;
+  });
+  await server.fresh();
+  assert.equal(server.userByName('early'), undefined);
+  const shared = [server.recheck(), server.recheck()];
+  await Promise.all(shared);
+  assert.equal(server.userByName('early')?.id, 1);
+});
+
+test('a token committed on the database authenticates on the very next request, before its notification arrives', async () => {
+  // The suite's backend is PostgreSQL (npm run test:postgres): the server and the CLI share this folder's database.
+  const app = await startServer();
+  const db = await open((await backendEnv(app.dataDir))['DATABASE_URL'] as string);
+  const owner = await makeToken(app.dataDir, { user: 'owner', scopes: 'read' });
+  assert.equal((await req(app, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: owner })).status, 404);
+  // As the CLI commits it, without the NOTIFY: the server hears of it only by looking.
+  const secret = `pst_quiet001_${'q'.repeat(32)}`;
+  await db.sql.begin(async (tx) => {
+    await tx`insert into tokens (id, user_id, label, scopes, rate_limit_per_minute, hash, created_at)
+      select 'quiet001', id, '', '{read}', 0, ${hashToken(secret)}, now() from users where name = 'owner'`;
+    await tx`update accounts_state set version = version + 1`;
+  });
+  const r = await req(app, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: secret });
+  assert.equal(r.status, 404, r.text);
+  // A made-up token is still refused, after its look.
+  const made = await req(app, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: `pst_madeup01_${'m'.repeat(32)}` });
+  assert.equal(made.status, 401, made.text);
 });
 
 /** Whether this database has a listen connection (the driver's, shared by every LISTEN of its pool). */
