@@ -219,7 +219,12 @@ export class Authenticator {
   /** The user these credentials belong to, or null; an unknown name still costs one scrypt. */
   async #verify(name: string, password: string): Promise<User | null> {
     await this.o.accounts.fresh();
-    const user = this.o.accounts.userByName(name);
+    let user = this.o.accounts.userByName(name);
+    // A user just added elsewhere may not have been heard of yet (see `current`).
+    if (user === undefined) {
+      await this.o.accounts.recheck();
+      user = this.o.accounts.userByName(name);
+    }
     if (user === undefined || user.password === null) {
       await this.#passwords.verify(password, await this.#dummyHash());
       return null;

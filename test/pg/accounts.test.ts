@@ -11,6 +11,8 @@ import { until } from '../helpers/until.ts';
 import { makeToken, req, startServer } from '../helpers/server.ts';
 import { hashToken } from '../../src/auth/tokens.ts';
 import { backendEnv } from '../helpers/backend.ts';
+import { login, WebClient } from '../helpers/web-client.ts';
+import { Passwords } from '../../src/crypto/passwords.ts';
 
 // What every backend's accounts do is in test/contract/account-records.ts; these are PostgreSQL's own.
 
@@ -116,7 +118,7 @@ test('with the listener up and no change heard of, recheck() reads a change whos
   assert.equal(server.userByName('early')?.id, 1);
 });
 
-test('a token committed on the database authenticates on the very next request, before its notification arrives', async () => {
+test('a token or a user committed on the database counts on the very next request, before its notification arrives', async () => {
   // The suite's backend is PostgreSQL (npm run test:postgres): the server and the CLI share this folder's database.
   const app = await startServer();
   const db = await open((await backendEnv(app.dataDir))['DATABASE_URL'] as string);
@@ -134,6 +136,16 @@ test('a token committed on the database authenticates on the very next request, 
   // A made-up token is still refused, after its look.
   const made = await req(app, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token: `pst_madeup01_${'m'.repeat(32)}` });
   assert.equal(made.status, 401, made.text);
+  // A user added the same way signs in on the web at once.
+  const browser = new WebClient(app);
+  await browser.get('/login');
+  const hash = await new Passwords().hash('password123');
+  await db.sql.begin(async (tx) => {
+    await tx`insert into users (id, name, role, password, created_at)
+      select next_user_id, 'quietuser', 'user', ${hash}, now() from accounts_state`;
+    await tx`update accounts_state set version = version + 1, next_user_id = next_user_id + 1`;
+  });
+  await login(browser, 'quietuser');
 });
 
 /** Whether this database has a listen connection (the driver's, shared by every LISTEN of its pool). */
