@@ -1,8 +1,12 @@
+import type { FSWatcher } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Sql } from 'postgres';
 import { AccountIndex, RECHECK_MS } from '../auth/account-index.ts';
 import type { AccountsDoc } from '../auth/records.ts';
 import { readAccounts, writeChanges } from './account-rows.ts';
 import { Channel } from './channel.ts';
+import { watchEntry } from '../storage/folder-watch.ts';
 
 export { RECHECK_MS };
 
@@ -16,7 +20,21 @@ export interface PgAccountsOptions {
   listen?: boolean;
   /** Monotonic milliseconds, for the recheck. */
   clock?: () => number;
+  /**
+   * The data folder (DATA_DIR) this process shares with the CLI run beside it: the server
+   * watches its NUDGE_FILE; a process without the listener writes it after each change.
+   */
+  dataDir?: string;
 }
+
+/**
+ * The file in DATA_DIR the CLI writes after each change to the accounts, and the server of
+ * that folder watches: a notification is sent at commit and may reach the server after the
+ * next request, while the kernel reports the write before the CLI's call returns, so the
+ * server beside the CLI sees its change on the very next request (CONTRACT, Command line).
+ * Its content (the new version) is for a reader; only the change counts.
+ */
+export const NUDGE_FILE = 'accounts.changed';
 
 /**
  * PostgreSQL's port of the accounts index (auth/account-index.ts holds the index and its
@@ -31,6 +49,8 @@ export interface PgAccountsOptions {
 export class PgAccounts extends AccountIndex<number> {
   readonly #listenOnLoad: boolean;
   readonly #channel: Channel;
+  readonly #dataDir: string | undefined;
+  #nudges: FSWatcher | null = null;
 
   constructor(
     private readonly sql: Sql,
@@ -38,6 +58,7 @@ export class PgAccounts extends AccountIndex<number> {
   ) {
     super(emptyDoc(), opts.clock);
     this.#listenOnLoad = opts.listen ?? true;
+    this.#dataDir = opts.dataDir;
     this.#channel = new Channel(sql, ACCOUNTS_CHANNEL, {
       notified: (payload) => this.#announced(payload),
       // What was announced while the connection was down is lost.
@@ -49,11 +70,16 @@ export class PgAccounts extends AccountIndex<number> {
     return this.#channel.listening;
   }
 
-  /** Starts the listener (unless told not to) and reads the accounts. */
+  /** Starts the listener and the watch of NUDGE_FILE (unless told not to) and reads the accounts. */
   async load(): Promise<void> {
-    if (this.#listenOnLoad) await this.listen();
+    if (this.#listenOnLoad) {
+      await this.listen();
+      if (this.#dataDir !== undefined) this.#nudges = await watchEntry(this.#dataDir, NUDGE_FILE, this.#nudged);
+    }
     await this.reload();
   }
+
+  readonly #nudged = { changed: () => this.changed(), ended: () => (this.#nudges = null) };
 
   /**
    * Starts listening for announced changes. False (and a version read every turn) when
@@ -75,6 +101,8 @@ export class PgAccounts extends AccountIndex<number> {
    */
   close(): Promise<void> {
     this.changed();
+    this.#nudges?.close();
+    this.#nudges = null;
     return this.#channel.close();
   }
 
@@ -107,12 +135,22 @@ export class PgAccounts extends AccountIndex<number> {
       const before = version === this.held.version ? this.held.doc : (await readAccounts(tx)).doc;
       const doc = structuredClone(before);
       const result = fn(doc);
-      if (!(await writeChanges(tx, before, doc))) return { result, doc, version };
+      if (!(await writeChanges(tx, before, doc))) return { result, doc, version, wrote: false };
       await tx`update accounts_state set version = ${version + 1}, next_user_id = ${doc.next_user_id}`;
       await tx`select pg_notify(${ACCOUNTS_CHANNEL}, ${String(version + 1)})`;
-      return { result, doc, version: version + 1 };
+      return { result, doc, version: version + 1, wrote: true };
     });
     this.set(done.doc, done.version);
+    if (done.wrote && !this.#listenOnLoad && this.#dataDir !== undefined)
+      await nudgeServer(this.#dataDir, done.version);
     return done.result as T;
   }
+}
+
+/**
+ * Writes NUDGE_FILE, after the change it tells of was committed. A failure is not the
+ * change's: that is made, and the notification still tells the server within RECHECK_MS.
+ */
+export async function nudgeServer(dataDir: string, version: number): Promise<void> {
+  await writeFile(join(dataDir, NUDGE_FILE), `${version}\n`).catch(() => undefined);
 }

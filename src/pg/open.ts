@@ -156,7 +156,7 @@ function buildStores(sql: Sql, db: Database, opts: StorageOptions, blobs: FileBl
   const pastes = new PgPasteStore(sql, config.pasteCacheBytes);
   const views = new PgViewCounts(sql, pastes);
   const recent = new PgRecentList(sql);
-  const accounts = new PgAccounts(sql);
+  const accounts = new PgAccounts(sql, { dataDir: config.dataDir });
   const sessions = new PgSessions(sql, config.sessionIdleMs, now);
   const idempotency = new PgIdempotency(sql);
   const shownOnce = new PgShownOnce(sql);
@@ -289,7 +289,8 @@ async function release(s: PgStores, db: Database): Promise<string[]> {
 /**
  * The database as the CLI opens it (CONTRACT §2), beside running servers or without one:
  * the schema brought up to date as a server would, and the accounts read without a listener
- * (a command is short; the servers hear of its changes through the accounts' notification).
+ * (a command is short; the servers hear of its changes through the accounts' notification,
+ * and the server of this DATA_DIR through the file it writes there, pg/accounts.ts).
  */
 export async function openPgCli(config: Config, notes: { note: (message: string) => void }): Promise<CliStorage> {
   const db = await openDatabase(config, { onWait: waitNotes(notes.note) });
@@ -300,7 +301,7 @@ export async function openPgCli(config: Config, notes: { note: (message: string)
     if (migrated.applied.length > 0 && migrated.from > 0)
       notes.note(`database schema brought from version ${migrated.from} to ${migrated.to} on ${db.describe}`);
     const sql = db.sql;
-    const accounts = new PgAccounts(sql, { listen: false });
+    const accounts = new PgAccounts(sql, { listen: false, dataDir: config.dataDir });
     await accounts.load();
     const pastes = new PgPasteStore(sql, config.pasteCacheBytes);
     return {

@@ -1,23 +1,16 @@
-import { watch, type FSWatcher } from 'node:fs';
-import { readFile, stat, statfs } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import type { FSWatcher } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { AccountIndex, RECHECK_MS } from '../auth/account-index.ts';
 import type { AccountsDoc } from '../auth/records.ts';
 import { DamagedFile, isErrno } from '../storage/errors.ts';
+import { watchEntry } from '../storage/folder-watch.ts';
 import type { DurableFiles } from './files.ts';
 import { withFileLock } from './lock.ts';
 
 export { RECHECK_MS };
 
 const emptyDoc = (): AccountsDoc => ({ version: 1, next_user_id: 1, users: [], tokens: [] });
-
-/**
- * Filesystems (statfs f_type) whose every change goes through this kernel, so inotify sees
- * the CLI's writes: ext2-4, xfs, btrfs, tmpfs, overlayfs (Docker's layers), zfs, f2fs.
- * On anything else (NFS, SMB, 9p, virtiofs, FUSE: a Docker Desktop bind mount, say) another
- * kernel may write, unseen, so the file is stat'ed on every turn instead.
- */
-const LOCAL_FILESYSTEMS = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0x2fc12fc1, 0xf2f52010]);
 
 /**
  * The data folder's port of the accounts index (auth/account-index.ts holds the index and
@@ -82,19 +75,15 @@ export class AccountStore extends AccountIndex<string> {
    */
   async watch(): Promise<boolean> {
     if (this.#watcher !== null) return true;
-    try {
-      if (!LOCAL_FILESYSTEMS.has((await statfs(this.#dir)).type)) return false;
-      const self = basename(this.#dir);
-      this.#watcher = watch(this.#dir, { persistent: false }, (_event, name) => {
-        if (name === self) this.unwatch();
-        else if (name === null || name === 'accounts.json') this.changed();
-      });
-    } catch {
-      return false;
-    }
-    this.#watcher.on('error', () => this.unwatch());
+    this.#watcher = await watchEntry(this.#dir, 'accounts.json', {
+      changed: () => this.changed(),
+      ended: () => {
+        this.#watcher = null;
+        this.changed();
+      },
+    });
     this.changed();
-    return true;
+    return this.#watcher !== null;
   }
 
   unwatch(): void {

@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { AccountsDoc } from '../../src/auth/records.ts';
 import { parseConfig } from '../../src/config.ts';
-import { ACCOUNTS_CHANNEL, PgAccounts, RECHECK_MS } from '../../src/pg/accounts.ts';
+import { ACCOUNTS_CHANNEL, NUDGE_FILE, nudgeServer, PgAccounts, RECHECK_MS } from '../../src/pg/accounts.ts';
 import { type Database, openDatabase } from '../../src/pg/connect.ts';
 import { migrate } from '../../src/pg/migrate.ts';
 import { addToken, addUser, removeToken } from '../contract/account-records.ts';
 import { createTestDatabase, psql, testCluster } from '../helpers/postgres.ts';
 import { until } from '../helpers/until.ts';
-import { makeToken, req, startServer } from '../helpers/server.ts';
+import { cli, makeToken, req, startServer } from '../helpers/server.ts';
 import { hashToken } from '../../src/auth/tokens.ts';
 import { backendEnv } from '../helpers/backend.ts';
 import { login, WebClient } from '../helpers/web-client.ts';
@@ -146,6 +148,30 @@ test('a token or a user committed on the database counts on the very next reques
     await tx`update accounts_state set version = version + 1, next_user_id = next_user_id + 1`;
   });
   await login(browser, 'quietuser');
+});
+
+test('the CLI beside a server tells it of a change through DATA_DIR, so its revoke counts on the very next request', async () => {
+  const app = await startServer();
+  const db = await open((await backendEnv(app.dataDir))['DATABASE_URL'] as string);
+  const token = await makeToken(app.dataDir, { user: 'owner', scopes: 'read' });
+  const id = token.slice(4, 12);
+  assert.equal((await req(app, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token })).status, 404);
+  // The CLI writes the file after its commit, with the version it made.
+  await cli(app.dataDir, ['token', 'create', '--user', 'owner', '--scopes', 'read']);
+  const [state] = await db.sql`select version from accounts_state`;
+  assert.equal(await readFile(join(app.dataDir, NUDGE_FILE), 'utf8'), `${state?.['version']}\n`);
+  // A revoke committed without its NOTIFY, then the file written: the server looks at once.
+  assert.equal((await req(app, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token })).status, 404);
+  const version = await db.sql.begin(async (tx) => {
+    await tx`delete from tokens where id = ${id}`;
+    await tx`insert into revoked_tokens (id) values (${id})`;
+    const [row] = await tx`update accounts_state set version = version + 1 returning version`;
+    return Number(row?.['version']);
+  });
+  await nudgeServer(app.dataDir, version);
+  const r = await req(app, 'GET', '/api/v1/paste.php?hash=AAAAAAAAAA', { token });
+  assert.equal(r.status, 401, r.text);
+  assert.match(r.text, /revoked/);
 });
 
 /** Whether this database has a listen connection (the driver's, shared by every LISTEN of its pool). */
